@@ -1,0 +1,2 @@
+// The codesim command-line entry point.
+int main() { return 0; }

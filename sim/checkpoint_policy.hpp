@@ -1,0 +1,62 @@
+// Checkpoint policies (none, every N iterations, every T seconds, Young, Daly) and their costs.
+#pragma once
+
+#include <string>
+
+namespace codesim::sim {
+
+/// Plain description of checkpointing. `policy` is one of:
+///   "none", "every_iterations" (every_iterations), "every_seconds" (every_s of progress),
+///   "young" (tau = sqrt(2 delta M)), "daly" (Daly 2006 higher-order tau),
+/// where delta is the write cost and M = mtbf_s (the whole job's mean time between failures).
+struct CheckpointSpec {
+  std::string policy = "none";
+  int every_iterations = 0;          ///< > 0 for every_iterations
+  double every_s = 0.0;              ///< > 0 for every_seconds
+  double mtbf_s = 0.0;               ///< job MTBF for young/daly; 0 = derive from the cluster
+  double write_s = 0.0;              ///< fixed write cost, seconds
+  double bytes = 0.0;                ///< bytes written per checkpoint (adds bytes / write_bandwidth)
+  double write_bandwidth_Bps = 0.0;  ///< 0 = no bandwidth term
+  double restart_s = 0.0;            ///< cost of restarting from the last checkpoint, seconds
+};
+
+/// Total cost of writing one checkpoint: write_s + bytes / write_bandwidth_Bps.
+double checkpoint_write_cost_s(const CheckpointSpec& spec);
+
+/// Young (1974): tau = sqrt(2 delta M).
+double young_interval_s(double write_cost_s, double mtbf_s);
+/// Daly (2006): tau = sqrt(2 delta M) (1 + sqrt(delta / (2M)) / 3 + delta / (18 M)) - delta
+/// for delta < 2M, else tau = M.
+double daly_interval_s(double write_cost_s, double mtbf_s);
+/// Daly (2006) expected wall time to finish `work_s` of failure-free work with checkpoints every
+/// tau seconds of work, write cost delta, restart R and exponential failures of mean M:
+/// T_w = M e^(R/M) (e^((tau + delta)/M) - 1) work_s / tau.
+double daly_expected_completion_s(double work_s, double tau_s, double write_cost_s,
+                                  double restart_s, double mtbf_s);
+
+/// Decides when a job checkpoints. Progress is counted since the last checkpoint.
+class CheckpointPolicy {
+ public:
+  /// `mtbf_s` is used by young/daly (spec.mtbf_s when > 0 wins over it).
+  CheckpointPolicy(const CheckpointSpec& spec, double mtbf_s);
+
+  /// True when a checkpoint is due after `iterations` iterations taking `progress_s` seconds
+  /// since the last checkpoint (or the start).
+  bool due(int iterations, double progress_s) const;
+  /// The interval in seconds of progress for time-based policies (every_seconds, young, daly);
+  /// infinity for none, 0 for every_iterations.
+  double interval_s() const { return interval_s_; }
+  double write_cost_s() const { return write_cost_s_; }
+  double restart_s() const { return restart_s_; }
+  bool enabled() const { return kind_ != Kind::none; }
+
+ private:
+  enum class Kind { none, iterations, seconds };
+  Kind kind_ = Kind::none;
+  int every_iterations_ = 0;
+  double interval_s_ = 0.0;
+  double write_cost_s_ = 0.0;
+  double restart_s_ = 0.0;
+};
+
+}  // namespace codesim::sim

@@ -1,0 +1,55 @@
+// A simulated cluster: nodes with their straggler laws, the network, and crash and soft-error processes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/crash_process.hpp"
+#include "sim/engine.hpp"
+#include "sim/node.hpp"
+#include "sim/soft_error_process.hpp"
+#include "sim/straggler_model.hpp"
+#include "sim/topology.hpp"
+
+namespace codesim::sim {
+
+/// Plain per-node description of a cluster (defaults and overrides already resolved). Every
+/// vector has one entry per node.
+struct ClusterSpec {
+  std::vector<double> speeds_flops_per_s;
+  std::vector<StragglerSpec> stragglers;
+  std::vector<CrashSpec> crashes;
+  std::vector<SoftErrorSpec> soft_errors;
+  TopologySpec network;  ///< network.nodes == number of nodes
+
+  int node_count() const { return static_cast<int>(speeds_flops_per_s.size()); }
+};
+
+/// A ClusterSpec with `nodes` identical nodes.
+ClusterSpec uniform_cluster(int nodes, double speed_flops_per_s);
+
+/// The live cluster of one replica. Random streams are keyed by (seed, replica, component, node).
+class Cluster {
+ public:
+  Cluster(Engine& engine, const ClusterSpec& spec, std::uint64_t seed, std::uint64_t replica);
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  int size() const { return static_cast<int>(nodes_.size()); }
+  Node& node(int id) { return nodes_[id]; }
+  std::vector<Node>& nodes() { return nodes_; }
+  const Topology& topology() const { return topology_; }
+  CrashProcess& crashes() { return crashes_; }
+  SoftErrorProcess& soft_errors() { return soft_errors_; }
+  /// Mean time between failures of the whole cluster, 1 / sum(1 / mtbf_i); infinity if none crash.
+  double system_mtbf_s() const { return system_mtbf_s_; }
+
+ private:
+  std::vector<Node> nodes_;
+  Topology topology_;
+  CrashProcess crashes_;
+  SoftErrorProcess soft_errors_;
+  double system_mtbf_s_;
+};
+
+}  // namespace codesim::sim

@@ -1,0 +1,30 @@
+// Cost of collective operations over a topology, each with its algorithm and formula.
+#pragma once
+
+#include <span>
+
+#include "sim/topology.hpp"
+
+namespace codesim::sim {
+
+/// Binomial-tree broadcast of `bytes` from participants[0]: ceil(log2 p) rounds; in round k every
+/// holder i < 2^k sends to i + 2^k. Time = sum over rounds of the slowest transfer of the round.
+/// For uniform links: ceil(log2 p) (alpha + bytes beta).
+double broadcast_time_s(const Topology& topology, std::span<const int> participants, double bytes);
+
+/// Binomial-tree reduce of `bytes` vectors to participants[0] (the broadcast tree reversed):
+/// ceil(log2 p) (alpha + bytes beta) for uniform links; the additions are not charged.
+double reduce_time_s(const Topology& topology, std::span<const int> participants, double bytes);
+
+/// Ring all-gather where each participant contributes `bytes_each`: p - 1 steps, in each every
+/// participant i sends one block to i + 1. Time = (p - 1) times the slowest neighbour transfer of
+/// bytes_each; (p - 1)(alpha + bytes_each beta) for uniform links.
+double all_gather_time_s(const Topology& topology, std::span<const int> participants,
+                         double bytes_each);
+
+/// Ring all-reduce of a `bytes` vector: reduce-scatter then all-gather, 2 (p - 1) steps of
+/// bytes / p each; 2 (p - 1)(alpha + bytes beta / p) for uniform links.
+double all_reduce_time_s(const Topology& topology, std::span<const int> participants,
+                         double bytes);
+
+}  // namespace codesim::sim

@@ -1,0 +1,50 @@
+// Crash process: exponential times between failures per node, a fixed repair time, then up again.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sim/engine.hpp"
+#include "sim/node.hpp"
+
+namespace codesim::sim {
+
+/// Crash parameters of one node. mtbf_s = infinity (the default) means the node never crashes.
+struct CrashSpec {
+  double mtbf_s = INFINITY;  ///< mean time between failures while up, seconds (> 0)
+  double repair_s = 0.0;     ///< time a crashed node stays down, seconds (>= 0)
+};
+
+/// Drives crashes of a set of nodes on an engine. Times between failures are drawn from
+/// stream (seed, replica, "crash", node id). A node cannot fail while it is down.
+class CrashProcess {
+ public:
+  /// Called right after node `node_id` went down; `task_lost` tells whether a running task was lost.
+  using CrashListener = std::function<void(int node_id, bool task_lost)>;
+  /// Called right after node `node_id` is back up.
+  using RepairListener = std::function<void(int node_id)>;
+
+  /// `specs[i]` applies to `nodes[i]`. The nodes must outlive the process.
+  CrashProcess(Engine& engine, std::vector<Node>& nodes, std::vector<CrashSpec> specs,
+               std::uint64_t seed, std::uint64_t replica);
+
+  void on_crash(CrashListener listener) { on_crash_ = std::move(listener); }
+  void on_repair(RepairListener listener) { on_repair_ = std::move(listener); }
+  /// Schedules every node's first failure. Call once.
+  void start();
+  std::uint64_t crashes() const { return crashes_; }
+
+ private:
+  void schedule_failure(int node_index);
+
+  Engine& engine_;
+  std::vector<Node>& nodes_;
+  std::vector<CrashSpec> specs_;
+  std::vector<RandomStream> streams_;
+  CrashListener on_crash_;
+  RepairListener on_repair_;
+  std::uint64_t crashes_ = 0;
+};
+
+}  // namespace codesim::sim

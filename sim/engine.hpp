@@ -1,0 +1,70 @@
+// The discrete-event engine: a plain value holding simulated time and a queue of closures.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace codesim::sim {
+
+/// Simulated time in seconds.
+using SimTime = double;
+
+/// Handle of a scheduled event; stays valid (and harmless to cancel) after the event ran.
+struct EventId {
+  std::uint32_t slot = 0;
+  std::uint32_t generation = 0;
+};
+
+/// Events are closures run in (time, scheduling sequence) order, so equal times run FIFO.
+/// No globals: every replica owns its engine.
+class Engine {
+ public:
+  using Action = std::function<void()>;
+
+  /// Schedules `action` at absolute time `time_s` (>= now()).
+  EventId schedule_at(SimTime time_s, Action action);
+  /// Schedules `action` `delay_s` (>= 0) seconds after now().
+  EventId schedule_in(SimTime delay_s, Action action) {
+    return schedule_at(now_ + delay_s, std::move(action));
+  }
+  /// Cancels a pending event; returns false when it already ran or was cancelled.
+  bool cancel(EventId id);
+  /// Runs events until the queue is empty or stop() is called.
+  void run();
+  /// Runs events with time <= `end_s`, then advances now() to `end_s` unless stopped first.
+  void run_until(SimTime end_s);
+  /// Makes run()/run_until() return after the current event.
+  void stop() { stopped_ = true; }
+
+  SimTime now() const { return now_; }
+  bool empty() const { return pending_ == 0; }
+  std::size_t pending_events() const { return pending_; }
+  std::uint64_t events_run() const { return events_run_; }
+
+ private:
+  struct QueueEntry {
+    SimTime time_s;
+    std::uint64_t sequence;
+    std::uint32_t slot;
+    std::uint32_t generation;
+  };
+  struct Slot {
+    Action action;
+    std::uint32_t generation = 0;
+    bool live = false;
+  };
+  bool pop_and_run_next(SimTime end_s);
+  void release(std::uint32_t slot);
+
+  std::vector<QueueEntry> heap_;
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  SimTime now_ = 0.0;
+  std::uint64_t next_sequence_ = 0;
+  std::uint64_t events_run_ = 0;
+  std::size_t pending_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace codesim::sim

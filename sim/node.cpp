@@ -1,0 +1,41 @@
+// Node: task timing and loss of the running task on a crash.
+#include "sim/node.hpp"
+
+#include "sim/check.hpp"
+
+namespace codesim::sim {
+
+Node::Node(int id, double speed_flops_per_s, std::shared_ptr<const StragglerModel> straggler,
+           RandomStream straggler_stream)
+    : id_(id),
+      speed_flops_per_s_(speed_flops_per_s),
+      straggler_(std::move(straggler)),
+      straggler_stream_(std::move(straggler_stream)) {
+  CODESIM_CHECK(speed_flops_per_s > 0.0, "node speed must be positive");
+  CODESIM_CHECK(straggler_ != nullptr, "node needs a straggler model");
+}
+
+double Node::draw_task_duration_s(double flops) {
+  return flops / speed_flops_per_s_ * straggler_->sample_factor(straggler_stream_);
+}
+
+double Node::run_task(Engine& engine, double flops, std::function<void()> on_done) {
+  CODESIM_CHECK(is_up(), "task started on a down node");
+  CODESIM_CHECK(!busy_, "task started on a busy node");
+  const double duration_s = draw_task_duration_s(flops);
+  busy_ = true;
+  running_ = engine.schedule_in(duration_s, [this, done = std::move(on_done)] {
+    busy_ = false;
+    done();
+  });
+  return duration_s;
+}
+
+bool Node::crash(Engine& engine) {
+  state_ = NodeState::down;
+  const bool lost = busy_ && engine.cancel(running_);
+  busy_ = false;
+  return lost;
+}
+
+}  // namespace codesim::sim

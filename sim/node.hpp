@@ -1,0 +1,48 @@
+// A compute node: speed, up/down state, and one compute task at a time slowed by its straggler law.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "sim/engine.hpp"
+#include "sim/random_stream.hpp"
+#include "sim/straggler_model.hpp"
+
+namespace codesim::sim {
+
+enum class NodeState { up, down };
+
+class Node {
+ public:
+  /// `straggler` is shared between nodes with the same law; `straggler_stream` is this node's own.
+  Node(int id, double speed_flops_per_s, std::shared_ptr<const StragglerModel> straggler,
+       RandomStream straggler_stream);
+
+  int id() const { return id_; }
+  double speed_flops_per_s() const { return speed_flops_per_s_; }
+  NodeState state() const { return state_; }
+  bool is_up() const { return state_ == NodeState::up; }
+  bool is_busy() const { return busy_; }
+
+  /// Duration of a task of `flops`: flops / speed times a freshly drawn straggler factor.
+  double draw_task_duration_s(double flops);
+  /// Starts a task of `flops`; `on_done` runs at completion unless the node crashes first.
+  /// Returns the task's duration in seconds. Precondition: up and not busy.
+  double run_task(Engine& engine, double flops, std::function<void()> on_done);
+  /// Takes the node down; a running task is lost (its completion never runs).
+  /// Returns true when a task was lost.
+  bool crash(Engine& engine);
+  /// Brings the node back up, idle.
+  void repair() { state_ = NodeState::up; }
+
+ private:
+  int id_;
+  double speed_flops_per_s_;
+  std::shared_ptr<const StragglerModel> straggler_;
+  RandomStream straggler_stream_;
+  NodeState state_ = NodeState::up;
+  bool busy_ = false;
+  EventId running_;
+};
+
+}  // namespace codesim::sim

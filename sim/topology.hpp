@@ -1,0 +1,68 @@
+// Network topology: a Boost.Graph of compute nodes and switches with per-link latency and bandwidth.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace codesim::sim {
+
+/// One link of an explicit edge list (vertices are compute-node ids 0..nodes-1; switches are
+/// not available in edge lists). Negative latency/bandwidth mean "use the topology default".
+struct EdgeSpec {
+  int a = 0;
+  int b = 0;
+  double latency_s = -1.0;
+  double bandwidth_Bps = -1.0;
+};
+
+/// Plain description of a network. `shape` is one of:
+///   "fully_connected"  a direct link between every pair of nodes
+///   "star"             every node linked to one switch (a single crossbar switch)
+///   "ring"             node i linked to node (i + 1) mod nodes
+///   "torus2d"          torus_rows x torus_cols grid with wrap-around (rows * cols == nodes)
+///   "fat_tree"         a k-ary tree of switches (k = fat_tree_arity) with nodes at the leaves;
+///                      link bandwidth doubles at each level up, so the tree is non-blocking
+///   "edge_list"        exactly the links in `edges` (must connect all nodes)
+struct TopologySpec {
+  std::string shape = "fully_connected";
+  int nodes = 1;
+  double latency_s = 1e-6;         ///< per link, seconds (>= 0)
+  double bandwidth_Bps = 1.25e9;   ///< per link, bytes per second (> 0)
+  int torus_rows = 0;              ///< torus2d; 0 = choose the most square factorization
+  int torus_cols = 0;
+  int fat_tree_arity = 4;          ///< fat_tree: >= 2
+  std::vector<EdgeSpec> edges;     ///< edge_list
+};
+
+/// An immutable topology with cached shortest-latency routes between compute nodes.
+/// A transfer of b bytes along a route takes the sum of its link latencies plus b divided by
+/// the route's bottleneck bandwidth (cut-through, no contention).
+class Topology {
+ public:
+  /// Precondition: the spec is valid (CODESIM_CHECK otherwise).
+  explicit Topology(const TopologySpec& spec);
+  ~Topology();
+  Topology(Topology&&) noexcept;
+  Topology& operator=(Topology&&) noexcept;
+
+  int node_count() const;
+  /// Vertices (compute nodes and switches) and links in the graph.
+  int vertex_count() const;
+  int link_count() const;
+  /// The vertices along the route from src to dst, both included (switches have ids >= nodes).
+  std::vector<int> route(int src, int dst) const;
+  double route_latency_s(int src, int dst) const;
+  double route_bandwidth_Bps(int src, int dst) const;
+  /// Time to move `bytes` from src to dst; 0 when src == dst.
+  double transfer_time_s(int src, int dst, double bytes) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Checks a topology spec; returns an empty string when valid, else what is wrong.
+std::string validate_topology(const TopologySpec& spec);
+
+}  // namespace codesim::sim
