@@ -1,0 +1,114 @@
+// One interface for every way a layer's weight matrix W is stored and multiplied across P nodes.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/coding/linear_code.hpp"
+
+namespace codesim::models {
+
+/// forward: W X (X is N_in x B); backward: W^T D (D is N_out x B).
+enum class Direction { forward, backward };
+
+/// Worst-case capabilities of a scheme in one direction, counted in erroneous nodes.
+struct DirectionCapability {
+  int recovery_threshold = 0;     ///< nodes (or symbols) needed, K
+  int correctable_adversarial = 0;
+  int correctable_random = 0;
+  int detectable = 0;
+  int erasures_tolerated = 0;
+  double elements_sent_per_node = 0;      ///< per product, batch 1
+  double elements_received_per_node = 0;  ///< per product, batch 1 (all results, decentralized)
+};
+
+struct SchemeSummary {
+  std::string scheme;
+  int nodes = 0;
+  double storage_fraction_per_node = 0;  ///< of W
+  double redundancy = 0;                 ///< total stored / size of W
+  DirectionCapability forward;
+  DirectionCapability backward;
+};
+
+/// Decoded product with its status and the nodes blamed.
+struct ProductDecode {
+  DecodeStatus status = DecodeStatus::detected;
+  Matrix product;                ///< W X or W^T D; empty when detected
+  std::vector<int> blamed_nodes;  ///< ascending
+  double condition_number = 0.0;  ///< worst over the codewords decoded
+};
+
+/// A coding scheme. Nodes are 0..node_count()-1. Products go through "symbols": a symbol is
+/// the sum of the partial results of its member nodes (one member for GPD and MDS; a grid row
+/// or column for the CodeNet grid, uncoded and replication), and decoding works on symbols.
+class CodingScheme {
+ public:
+  virtual ~CodingScheme() = default;
+  virtual SchemeSummary summary() const = 0;
+  int node_count() const { return summary().nodes; }
+
+  /// Stores the encoded blocks of W (rows x cols must match the scheme). Called once.
+  virtual void encode(const Matrix& weights) = 0;
+  /// The block(s) node p stores, for fault injection and checkpointing (MDS stores two).
+  virtual std::vector<Matrix*> stored_blocks(int node) = 0;
+  /// Recovers W from the stored blocks (error-free; for tests, checkpoints and audits).
+  virtual Matrix decode_weights() const = 0;
+
+  /// Nodes that compute a partial result in `dir`.
+  virtual std::vector<int> participants(Direction dir) const = 0;
+  /// Node p's encoding of the input (its own copy): x~_p or delta~_p.
+  virtual Matrix encode_input(int node, Direction dir, const Matrix& input) const = 0;
+  /// Node p's partial result from its stored block and its encoded input.
+  virtual Matrix multiply(int node, Direction dir, const Matrix& encoded_input) const = 0;
+  /// Number of symbols in `dir` and the nodes whose partial results sum into symbol s.
+  virtual int symbol_count(Direction dir) const = 0;
+  virtual std::vector<int> symbol_members(Direction dir, int symbol) const = 0;
+  /// Decodes the product from symbols (nullopt = erasure: a member straggled or crashed).
+  virtual ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
+                               const DecodeOptions& options) const = 0;
+
+  /// Encoded update W <- W + eta D X^T applied to node p's stored block(s) only, from D
+  /// (N_out x B) and X (N_in x B); no decoding, no re-encoding.
+  virtual void update(int node, const Matrix& delta, const Matrix& input, double eta) = 0;
+  /// Recomputes node p's stored block(s) from the blocks of nodes in `healthy` (no check of
+  /// them). Returns false when `healthy` cannot determine the block.
+  virtual bool regenerate(int node, std::span<const int> healthy) = 0;
+  /// Nodes whose blocks regenerate(node, ...) would read, chosen deterministically among
+  /// those not in `exclude`.
+  virtual std::vector<int> regeneration_sources(int node, std::span<const int> exclude) const = 0;
+};
+
+/// Plain description of a scheme. Fields used per kind:
+///   uncoded: m, n;  replication: m, n, copies;  mds: k, nodes;
+///   gpd: m, n, nodes, mirrored;  codenet_grid: m, n, grid_rows, grid_cols.
+struct SchemeSpec {
+  std::string kind = "uncoded";
+  int m = 1;
+  int n = 1;
+  int copies = 2;
+  int k = 1;
+  int nodes = 1;
+  bool mirrored = false;
+  int grid_rows = 1;
+  int grid_cols = 1;
+  std::uint64_t seed = 0;  ///< for random generators (CodeNet grid)
+};
+
+/// Checks a spec against W's shape (rows x cols; 0 = do not check divisibility); returns an empty
+/// string when valid, else what is wrong.
+std::string validate_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);
+/// Capabilities of a (valid) spec without building it.
+SchemeSummary summarize_scheme(const SchemeSpec& spec);
+/// Builds the scheme for a rows x cols weight matrix. Precondition: validate_scheme(...) is empty.
+std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols);
+
+/// Helper for callers and tests: every participant computes, symbols are summed, then decoded.
+/// `faulty` may alter a partial result (node, matrix) before summation.
+ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, const Matrix& input,
+                                 const DecodeOptions& options);
+
+}  // namespace codesim::models
