@@ -1,0 +1,15 @@
+// The benchmarks codesim-bench runs; each takes its arguments (without its own name).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace codesim::bench {
+
+/// `codesim-bench engine --nodes N --tasks K [--json]`.
+int run_engine_bench(const std::vector<std::string>& args, std::ostream& out);
+/// `codesim-bench codes [--json] [--quick]`.
+int run_codes_bench(const std::vector<std::string>& args, std::ostream& out);
+
+}  // namespace codesim::bench
