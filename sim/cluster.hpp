@@ -37,6 +37,7 @@ class Cluster {
 
   int size() const { return static_cast<int>(nodes_.size()); }
   Node& node(int id) { return nodes_[id]; }
+  const Node& node(int id) const { return nodes_[id]; }
   std::vector<Node>& nodes() { return nodes_; }
   const Topology& topology() const { return topology_; }
   CrashProcess& crashes() { return crashes_; }

@@ -19,12 +19,23 @@ struct IterativeJobSpec {
   double bytes_per_task = 0.0;   ///< bytes each finished task's result sends
   std::string exchange = "all_gather";  ///< "all_gather", "to_one" (to node 0) or "none"
   bool detect_soft_errors = true;  ///< true: a struck task is detected and rolls back; false: silent
+  bool checkpoint_at_end = false;  ///< write a last checkpoint when the final iteration completes
+  double time_limit_s = 1e12;      ///< simulated time after which the replica gives up (completed = 0)
 };
 
 /// Runs one replica to completion and returns its metrics:
-///   completion_time_s, iterations_done, iterations_redone, checkpoints, rollbacks, crashes,
-///   soft_errors, silent_soft_errors, time_compute_s, time_communication_s, time_checkpoint_s,
-///   time_restart_s, time_lost_s (progress discarded by rollbacks).
+///   completed (1, or 0 when time_limit_s was hit), completion_time_s, iterations_done,
+///   iterations_redone, checkpoints, rollbacks, crashes, soft_errors, detected_soft_errors,
+///   silent_soft_errors, and the time breakdown time_compute_s, time_communication_s,
+///   time_checkpoint_s, time_restart_s (restarts, including waiting for repairs), time_lost_s
+///   (compute, communication and checkpoint writes discarded by rollbacks); the five add up to
+///   completion_time_s.
+/// Semantics: task t runs on node t mod P (a node runs its tasks back to back); the compute phase
+/// ends when the fastest wait_for tasks (or all) finished, the rest are abandoned; then results
+/// are exchanged. Rollback to the last checkpoint (then restart_s) happens when a crash hits a
+/// node whose unfinished task is still needed, a participant of the exchange, a checkpoint write
+/// or a restart (which then starts over), and when a used task was struck by a soft error and
+/// detect_soft_errors is set.
 MetricSet run_iterative_job(const ClusterSpec& cluster, const CheckpointSpec& checkpoint,
                             const IterativeJobSpec& job, std::uint64_t seed,
                             std::uint64_t replica);

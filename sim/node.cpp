@@ -24,8 +24,12 @@ double Node::run_task(Engine& engine, double flops, std::function<void()> on_don
   CODESIM_CHECK(!busy_, "task started on a busy node");
   const double duration_s = draw_task_duration_s(flops);
   busy_ = true;
-  running_ = engine.schedule_in(duration_s, [this, done = std::move(on_done)] {
+  on_done_ = std::move(on_done);
+  running_ = engine.schedule_in(duration_s, [this] {
     busy_ = false;
+    // Moved out first: `done` may start this node's next task, which refills on_done_.
+    const std::function<void()> done = std::move(on_done_);
+    on_done_ = nullptr;
     done();
   });
   return duration_s;
@@ -35,7 +39,14 @@ bool Node::crash(Engine& engine) {
   state_ = NodeState::down;
   const bool lost = busy_ && engine.cancel(running_);
   busy_ = false;
+  on_done_ = nullptr;
   return lost;
+}
+
+void Node::cancel_task(Engine& engine) {
+  if (busy_) engine.cancel(running_);
+  busy_ = false;
+  on_done_ = nullptr;
 }
 
 }  // namespace codesim::sim

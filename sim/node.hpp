@@ -32,17 +32,24 @@ class Node {
   /// Takes the node down; a running task is lost (its completion never runs).
   /// Returns true when a task was lost.
   bool crash(Engine& engine);
+  /// Abandons the running task, if any (its completion never runs); the node stays up.
+  void cancel_task(Engine& engine);
   /// Brings the node back up, idle.
   void repair() { state_ = NodeState::up; }
 
  private:
+  // Hot members first: the completion event touches them, while the stream's large state sits
+  // on other cache lines and is read only when a factor is drawn.
   int id_;
-  double speed_flops_per_s_;
-  std::shared_ptr<const StragglerModel> straggler_;
-  RandomStream straggler_stream_;
   NodeState state_ = NodeState::up;
   bool busy_ = false;
   EventId running_;
+  double speed_flops_per_s_;
+  // Kept here rather than captured by the event, so the event's closure fits std::function's
+  // small buffer and a task costs no allocation.
+  std::function<void()> on_done_;
+  std::shared_ptr<const StragglerModel> straggler_;
+  RandomStream straggler_stream_;
 };
 
 }  // namespace codesim::sim

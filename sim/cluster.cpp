@@ -1,0 +1,54 @@
+// Cluster: builds nodes, network and fault processes of one replica from a ClusterSpec.
+#include "sim/cluster.hpp"
+
+#include <cmath>
+
+#include "sim/check.hpp"
+
+namespace codesim::sim {
+namespace {
+std::vector<Node> build_nodes(const ClusterSpec& spec, std::uint64_t seed, std::uint64_t replica) {
+  CODESIM_CHECK(spec.node_count() >= 1, "a cluster needs at least one node");
+  CODESIM_CHECK(spec.stragglers.size() == spec.speeds_flops_per_s.size() &&
+                    spec.crashes.size() == spec.speeds_flops_per_s.size() &&
+                    spec.soft_errors.size() == spec.speeds_flops_per_s.size(),
+                "cluster spec vectors must have one entry per node");
+  std::vector<Node> nodes;
+  nodes.reserve(spec.speeds_flops_per_s.size());
+  for (int id = 0; id < spec.node_count(); ++id) {
+    std::shared_ptr<const StragglerModel> law = make_straggler_model(spec.stragglers[id]);
+    nodes.emplace_back(id, spec.speeds_flops_per_s[id], std::move(law),
+                       RandomStream({seed, replica, "straggler", static_cast<std::uint64_t>(id)}));
+  }
+  return nodes;
+}
+
+double combined_mtbf_s(const std::vector<CrashSpec>& crashes) {
+  double rate_per_s = 0.0;
+  for (const CrashSpec& c : crashes)
+    if (std::isfinite(c.mtbf_s)) rate_per_s += 1.0 / c.mtbf_s;
+  return rate_per_s > 0.0 ? 1.0 / rate_per_s : INFINITY;
+}
+}  // namespace
+
+ClusterSpec uniform_cluster(int nodes, double speed_flops_per_s) {
+  ClusterSpec spec;
+  spec.speeds_flops_per_s.assign(nodes, speed_flops_per_s);
+  spec.stragglers.assign(nodes, StragglerSpec{});
+  spec.crashes.assign(nodes, CrashSpec{});
+  spec.soft_errors.assign(nodes, SoftErrorSpec{});
+  spec.network.nodes = nodes;
+  return spec;
+}
+
+Cluster::Cluster(Engine& engine, const ClusterSpec& spec, std::uint64_t seed,
+                 std::uint64_t replica)
+    : nodes_(build_nodes(spec, seed, replica)),
+      topology_(spec.network),
+      crashes_(engine, nodes_, spec.crashes, seed, replica),
+      soft_errors_(spec.soft_errors, seed, replica),
+      system_mtbf_s_(combined_mtbf_s(spec.crashes)) {
+  CODESIM_CHECK(spec.network.nodes == spec.node_count(), "network size must equal node count");
+}
+
+}  // namespace codesim::sim

@@ -1,0 +1,314 @@
+// The iterative_job workload as a small state machine of engine events.
+#include "sim/iterative_job.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+#include "sim/check.hpp"
+#include "sim/collectives.hpp"
+
+namespace codesim::sim {
+namespace {
+
+enum class Phase { compute, exchange, checkpoint, restart, waiting, done };
+
+class IterativeJob {
+ public:
+  IterativeJob(const ClusterSpec& cluster_spec, const CheckpointSpec& checkpoint,
+               const IterativeJobSpec& job, std::uint64_t seed, std::uint64_t replica)
+      : cluster_(engine_, cluster_spec, seed, replica),
+        policy_(checkpoint, cluster_.system_mtbf_s()),
+        job_(job),
+        task_count_(job.tasks > 0 ? job.tasks : cluster_.size()),
+        needed_(job.wait_for > 0 ? std::min(job.wait_for, task_count_) : task_count_),
+        queues_(cluster_.size()) {
+    CODESIM_CHECK(job.iterations >= 1, "iterative_job needs at least one iteration");
+    CODESIM_CHECK(job.task_flops > 0.0, "task_flops must be positive");
+    cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
+    cluster_.crashes().on_repair([this](int node) { on_repair(node); });
+  }
+
+  MetricSet run() {
+    cluster_.crashes().start();
+    engine_.schedule_at(0.0, [this] { start_iteration(); });
+    engine_.run_until(job_.time_limit_s);
+    return metrics();
+  }
+
+ private:
+  // --- phases -------------------------------------------------------------------------------
+  void start_iteration() {
+    ++attempt_;
+    phase_ = Phase::compute;
+    phase_start_s_ = iteration_start_s_ = engine_.now();
+    completed_tasks_ = 0;
+    struck_used_ = false;
+    for (auto& q : queues_) q.clear();
+    used_nodes_.clear();
+    for (int t = 0; t < task_count_; ++t) queues_[t % cluster_.size()].push_back(t);
+    if (!enough_nodes_up()) {
+      wait_for_repairs();
+      return;
+    }
+    for (int node = 0; node < cluster_.size(); ++node) start_next_task(node);
+  }
+
+  void start_next_task(int node) {
+    Node& n = cluster_.node(node);
+    if (!n.is_up() || n.is_busy() || queues_[node].empty()) return;
+    const std::uint64_t attempt = attempt_;
+    n.run_task(engine_, job_.task_flops, [this, node, attempt] {
+      if (attempt == attempt_ && phase_ == Phase::compute) on_task_done(node);
+    });
+  }
+
+  void on_task_done(int node) {
+    queues_[node].pop_front();
+    if (cluster_.soft_errors().sample(node, job_.task_flops, engine_.now(), "task")) {
+      ++soft_errors_;
+      struck_used_ = true;
+    }
+    used_nodes_.push_back(node);
+    if (++completed_tasks_ == needed_) {
+      finish_compute();
+    } else {
+      start_next_task(node);
+    }
+  }
+
+  // Moves the time since the phase started into the progress not yet protected by a checkpoint.
+  double close_phase(double& category_pending_s) {
+    const double spent_s = engine_.now() - phase_start_s_;
+    time_pending_s_ += spent_s;
+    category_pending_s += spent_s;
+    phase_start_s_ = engine_.now();
+    return spent_s;
+  }
+
+  void finish_compute() {
+    close_phase(compute_pending_s_);
+    for (int node = 0; node < cluster_.size(); ++node) cluster_.node(node).cancel_task(engine_);
+    phase_ = Phase::exchange;
+    const std::uint64_t attempt = attempt_;
+    engine_.schedule_in(exchange_time_s(), [this, attempt] {
+      if (attempt == attempt_) finish_exchange();
+    });
+  }
+
+  double exchange_time_s() const {
+    if (job_.bytes_per_task <= 0.0 || job_.exchange == "none") return 0.0;
+    std::vector<int> participants = used_nodes_;
+    std::sort(participants.begin(), participants.end());
+    participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
+    if (job_.exchange == "to_one") {
+      // Every used task's result goes to node 0; transfers share node 0's link one after another.
+      double total_s = 0.0;
+      for (int node : used_nodes_)
+        total_s += cluster_.topology().transfer_time_s(node, 0, job_.bytes_per_task);
+      return total_s;
+    }
+    CODESIM_CHECK(job_.exchange == "all_gather", "unknown exchange kind");
+    const double tasks_per_node = static_cast<double>(used_nodes_.size()) / participants.size();
+    return all_gather_time_s(cluster_.topology(), participants,
+                             job_.bytes_per_task * tasks_per_node);
+  }
+
+  void finish_exchange() {
+    close_phase(communication_pending_s_);
+    if (struck_used_) {
+      if (job_.detect_soft_errors) {
+        ++detected_soft_errors_;
+        rollback();
+        return;
+      }
+      ++silent_soft_errors_;
+    }
+    ++iterations_done_;
+    ++iterations_since_checkpoint_;
+    progress_since_checkpoint_s_ += engine_.now() - iteration_start_s_;
+    const bool last = iterations_done_ == job_.iterations;
+    if ((last && job_.checkpoint_at_end) ||
+        (!last && policy_.due(iterations_since_checkpoint_, progress_since_checkpoint_s_))) {
+      start_checkpoint();
+    } else if (last) {
+      finish_job();
+    } else {
+      start_iteration();
+    }
+  }
+
+  void start_checkpoint() {
+    phase_ = Phase::checkpoint;
+    phase_start_s_ = engine_.now();
+    const std::uint64_t attempt = ++attempt_;
+    engine_.schedule_in(policy_.write_cost_s(), [this, attempt] {
+      if (attempt != attempt_) return;
+      time_checkpoint_s_ += engine_.now() - phase_start_s_;
+      commit_pending();
+      ++checkpoints_;
+      checkpointed_iterations_ = iterations_done_;
+      iterations_since_checkpoint_ = 0;
+      progress_since_checkpoint_s_ = 0.0;
+      if (iterations_done_ == job_.iterations) {
+        finish_job();
+      } else {
+        start_iteration();
+      }
+    });
+  }
+
+  void rollback() {
+    ++rollbacks_;
+    // Everything since the last checkpoint is lost, including the interrupted phase.
+    time_lost_s_ += time_pending_s_ + (engine_.now() - phase_start_s_);
+    time_pending_s_ = compute_pending_s_ = communication_pending_s_ = 0.0;
+    iterations_redone_ += iterations_done_ - checkpointed_iterations_;
+    iterations_done_ = checkpointed_iterations_;
+    iterations_since_checkpoint_ = 0;
+    progress_since_checkpoint_s_ = 0.0;
+    for (int node = 0; node < cluster_.size(); ++node) cluster_.node(node).cancel_task(engine_);
+    start_restart();
+  }
+
+  void start_restart() {
+    phase_ = Phase::restart;
+    phase_start_s_ = engine_.now();
+    const std::uint64_t attempt = ++attempt_;
+    engine_.schedule_in(policy_.restart_s(), [this, attempt] {
+      if (attempt != attempt_) return;
+      time_restart_s_ += engine_.now() - phase_start_s_;
+      start_iteration();
+    });
+  }
+
+  void wait_for_repairs() {
+    phase_ = Phase::waiting;
+    phase_start_s_ = engine_.now();
+    ++attempt_;
+  }
+
+  void finish_job() {
+    phase_ = Phase::done;
+    completed_ = true;
+    completion_time_s_ = engine_.now();
+    commit_pending();
+    engine_.stop();
+  }
+
+  void commit_pending() {
+    time_compute_s_ += compute_pending_s_;
+    time_communication_s_ += communication_pending_s_;
+    time_pending_s_ = compute_pending_s_ = communication_pending_s_ = 0.0;
+  }
+
+  // --- fault reactions ----------------------------------------------------------------------
+  bool enough_nodes_up() const {
+    int available = 0;
+    for (int node = 0; node < cluster_.size(); ++node)
+      if (cluster_.node(node).is_up()) available += static_cast<int>(queues_[node].size());
+    return available >= needed_;
+  }
+
+  void on_crash(int node) {
+    ++crashes_;
+    switch (phase_) {
+      case Phase::compute: {
+        if (queues_[node].empty()) return;  // this node owes nothing
+        int possible = completed_tasks_;
+        for (int n = 0; n < cluster_.size(); ++n)
+          if (cluster_.node(n).is_up()) possible += static_cast<int>(queues_[n].size());
+        if (job_.wait_for == 0 || possible < needed_) {
+          rollback();
+        } else {
+          queues_[node].pop_front();  // the running task is lost; the rest resume after repair
+        }
+        return;
+      }
+      case Phase::exchange:
+        if (std::find(used_nodes_.begin(), used_nodes_.end(), node) != used_nodes_.end())
+          rollback();
+        return;
+      case Phase::checkpoint:
+        rollback();
+        return;
+      case Phase::restart:
+        time_restart_s_ += engine_.now() - phase_start_s_;
+        start_restart();
+        return;
+      case Phase::waiting:
+      case Phase::done:
+        return;
+    }
+  }
+
+  void on_repair(int node) {
+    if (phase_ == Phase::compute) {
+      start_next_task(node);
+    } else if (phase_ == Phase::waiting) {
+      time_restart_s_ += engine_.now() - phase_start_s_;
+      start_iteration();  // waits again if still too few nodes are up
+    }
+  }
+
+  MetricSet metrics() const {
+    MetricSet m;
+    const double end_s = completed_ ? completion_time_s_ : engine_.now();
+    m.set("completed", completed_ ? 1.0 : 0.0);
+    m.set("completion_time_s", end_s);
+    m.set("iterations_done", iterations_done_);
+    m.set("iterations_redone", static_cast<double>(iterations_redone_));
+    m.set("checkpoints", static_cast<double>(checkpoints_));
+    m.set("rollbacks", static_cast<double>(rollbacks_));
+    m.set("crashes", static_cast<double>(crashes_));
+    m.set("soft_errors", static_cast<double>(soft_errors_));
+    m.set("detected_soft_errors", static_cast<double>(detected_soft_errors_));
+    m.set("silent_soft_errors", static_cast<double>(silent_soft_errors_));
+    m.set("time_compute_s", time_compute_s_);
+    m.set("time_communication_s", time_communication_s_);
+    m.set("time_checkpoint_s", time_checkpoint_s_);
+    m.set("time_restart_s", time_restart_s_);
+    m.set("time_lost_s", time_lost_s_);
+    return m;
+  }
+
+  Engine engine_;
+  Cluster cluster_;
+  CheckpointPolicy policy_;
+  IterativeJobSpec job_;
+  int task_count_;
+  int needed_;
+
+  std::vector<std::deque<int>> queues_;  // unfinished tasks of this attempt, per node
+  std::vector<int> used_nodes_;          // node of each finished task, in finishing order
+  Phase phase_ = Phase::compute;
+  std::uint64_t attempt_ = 0;  // bumps invalidate callbacks of abandoned phases
+  double phase_start_s_ = 0.0;
+  double iteration_start_s_ = 0.0;
+  int completed_tasks_ = 0;
+  bool struck_used_ = false;
+
+  int iterations_done_ = 0;
+  int checkpointed_iterations_ = 0;
+  int iterations_since_checkpoint_ = 0;
+  double progress_since_checkpoint_s_ = 0.0;
+  bool completed_ = false;
+  double completion_time_s_ = 0.0;
+
+  std::uint64_t iterations_redone_ = 0, checkpoints_ = 0, rollbacks_ = 0, crashes_ = 0;
+  std::uint64_t soft_errors_ = 0, detected_soft_errors_ = 0, silent_soft_errors_ = 0;
+  double time_pending_s_ = 0.0, compute_pending_s_ = 0.0, communication_pending_s_ = 0.0;
+  double time_compute_s_ = 0.0, time_communication_s_ = 0.0, time_checkpoint_s_ = 0.0;
+  double time_restart_s_ = 0.0, time_lost_s_ = 0.0;
+};
+
+}  // namespace
+
+MetricSet run_iterative_job(const ClusterSpec& cluster, const CheckpointSpec& checkpoint,
+                            const IterativeJobSpec& job, std::uint64_t seed,
+                            std::uint64_t replica) {
+  IterativeJob state(cluster, checkpoint, job, seed, replica);
+  return state.run();
+}
+
+}  // namespace codesim::sim

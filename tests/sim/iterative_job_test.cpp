@@ -1,0 +1,151 @@
+// The iterative_job workload: timing, rollbacks, determinism, and Daly's completion-time model.
+#include "sim/iterative_job.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "analysis/summary_statistics.hpp"
+
+using namespace codesim::sim;
+
+namespace {
+double total_breakdown_s(const MetricSet& m) {
+  return m.get("time_compute_s") + m.get("time_communication_s") + m.get("time_checkpoint_s") +
+         m.get("time_restart_s") + m.get("time_lost_s");
+}
+}  // namespace
+
+TEST_CASE("a failure-free job takes iterations times task time plus the all-gather") {
+  ClusterSpec cluster = uniform_cluster(4, 1e9);
+  cluster.network.shape = "fully_connected";
+  cluster.network.latency_s = 1e-3;
+  cluster.network.bandwidth_Bps = 1e6;
+  IterativeJobSpec job;
+  job.iterations = 10;
+  job.task_flops = 2e9;
+  job.bytes_per_task = 1e3;
+  const MetricSet m = run_iterative_job(cluster, CheckpointSpec{}, job, 1, 0);
+  // Ring all-gather over 4 nodes: 3 (latency + bytes / bandwidth) = 3 (1e-3 + 1e-3).
+  const double iteration_s = 2.0 + 3 * (1e-3 + 1e-3);
+  CHECK(m.get("completed") == 1.0);
+  CHECK(m.get("completion_time_s") == doctest::Approx(10 * iteration_s));
+  CHECK(m.get("iterations_done") == 10);
+  CHECK(m.get("rollbacks") == 0);
+  CHECK(m.get("time_compute_s") == doctest::Approx(20.0));
+  CHECK(total_breakdown_s(m) == doctest::Approx(m.get("completion_time_s")));
+}
+
+TEST_CASE("waiting for the fastest K tasks beats waiting for all under stragglers") {
+  ClusterSpec cluster = uniform_cluster(8, 1e9);
+  for (auto& s : cluster.stragglers) {
+    s.kind = "shifted_exponential";
+    s.shift = 1.0;
+    s.rate = 1.0;
+  }
+  IterativeJobSpec job;
+  job.iterations = 50;
+  const double all_s = run_iterative_job(cluster, {}, job, 3, 0).get("completion_time_s");
+  job.wait_for = 4;
+  const double fastest_s = run_iterative_job(cluster, {}, job, 3, 0).get("completion_time_s");
+  CHECK(fastest_s < all_s);
+  // Max of 8 Exp(1) has mean H_8 = 2.718; the 4th fastest has mean 1/8+1/7+1/6+1/5 = 0.635.
+  CHECK(all_s / 50 == doctest::Approx(1.0 + 2.718).epsilon(0.15));
+  CHECK(fastest_s / 50 == doctest::Approx(1.0 + 0.635).epsilon(0.15));
+}
+
+TEST_CASE("the same seed and replica give identical metrics and another replica differs") {
+  ClusterSpec cluster = uniform_cluster(6, 1e9);
+  for (auto& c : cluster.crashes) c = {50.0, 2.0};
+  for (auto& s : cluster.stragglers) {
+    s.kind = "lognormal";
+    s.sigma = 0.5;
+  }
+  CheckpointSpec checkpoint;
+  checkpoint.policy = "every_iterations";
+  checkpoint.every_iterations = 5;
+  checkpoint.write_s = 0.5;
+  checkpoint.restart_s = 1.0;
+  IterativeJobSpec job;
+  job.iterations = 40;
+  const MetricSet a = run_iterative_job(cluster, checkpoint, job, 11, 0);
+  const MetricSet b = run_iterative_job(cluster, checkpoint, job, 11, 0);
+  const MetricSet c = run_iterative_job(cluster, checkpoint, job, 11, 1);
+  CHECK(a.scalars() == b.scalars());
+  CHECK(a.get("completion_time_s") != c.get("completion_time_s"));
+  CHECK(a.get("crashes") > 0);
+  CHECK(a.get("rollbacks") > 0);
+  CHECK(total_breakdown_s(a) == doctest::Approx(a.get("completion_time_s")));
+  CHECK(a.get("iterations_done") == 40);
+}
+
+TEST_CASE("detected soft errors roll back and undetected ones are counted as silent") {
+  ClusterSpec cluster = uniform_cluster(4, 1e9);
+  for (auto& e : cluster.soft_errors) e.probability_per_operation = 0.02;
+  CheckpointSpec checkpoint;
+  checkpoint.policy = "every_iterations";
+  checkpoint.every_iterations = 2;
+  IterativeJobSpec job;
+  job.iterations = 200;
+  const MetricSet detected = run_iterative_job(cluster, checkpoint, job, 5, 0);
+  CHECK(detected.get("detected_soft_errors") > 0);
+  CHECK(detected.get("rollbacks") == detected.get("detected_soft_errors"));
+  CHECK(detected.get("silent_soft_errors") == 0);
+  CHECK(detected.get("iterations_redone") > 0);
+  job.detect_soft_errors = false;
+  const MetricSet silent = run_iterative_job(cluster, checkpoint, job, 5, 0);
+  CHECK(silent.get("rollbacks") == 0);
+  CHECK(silent.get("silent_soft_errors") > 0);
+  // About 200 iterations x 4 tasks x 0.02 = 16 strikes.
+  CHECK(silent.get("soft_errors") == doctest::Approx(16).epsilon(0.6));
+}
+
+TEST_CASE("a replica that cannot finish stops at the time limit and says so") {
+  ClusterSpec cluster = uniform_cluster(1, 1e9);
+  cluster.crashes[0] = {0.5, 0.0};  // fails twice per task on average, no checkpoints
+  IterativeJobSpec job;
+  job.iterations = 100;
+  job.time_limit_s = 1000.0;
+  const MetricSet m = run_iterative_job(cluster, {}, job, 1, 0);
+  CHECK(m.get("completed") == 0.0);
+  CHECK(m.get("completion_time_s") == doctest::Approx(1000.0));
+}
+
+TEST_CASE("mean completion time matches Daly's model within its 95% confidence interval") {
+  // One node, failure-free work T_s, checkpoint every tau of work with cost delta, restart R,
+  // exponential failures of mean M (repair is instantaneous; R is the downtime):
+  //   T_w = M e^(R/M) (e^((tau + delta)/M) - 1) T_s / tau.
+  struct Case {
+    double mtbf_s, tau_s;
+  };
+  const double work_s = 120.0, delta_s = 2.0, restart_s = 3.0;
+  const int replicas = 3000;
+  for (const Case c : {Case{40.0, 6.0}, Case{40.0, 12.0}, Case{100.0, 10.0}, Case{100.0, 24.0},
+                       Case{400.0, 40.0}}) {
+    CAPTURE(c.mtbf_s);
+    CAPTURE(c.tau_s);
+    ClusterSpec cluster = uniform_cluster(1, 1e9);
+    cluster.crashes[0] = {c.mtbf_s, 0.0};
+    CheckpointSpec checkpoint;
+    checkpoint.policy = "every_iterations";
+    checkpoint.every_iterations = static_cast<int>(c.tau_s);
+    checkpoint.write_s = delta_s;
+    checkpoint.restart_s = restart_s;
+    IterativeJobSpec job;
+    job.iterations = static_cast<int>(work_s);  // 1 s per iteration
+    job.task_flops = 1e9;
+    job.checkpoint_at_end = true;
+    std::vector<double> times;
+    for (int r = 0; r < replicas; ++r)
+      times.push_back(
+          run_iterative_job(cluster, checkpoint, job, 2024, r).get("completion_time_s"));
+    const auto stats = codesim::analysis::summarize(times);
+    const double expected_s =
+        daly_expected_completion_s(work_s, c.tau_s, delta_s, restart_s, c.mtbf_s);
+    CAPTURE(stats.mean);
+    CAPTURE(expected_s);
+    CAPTURE(stats.ci95);
+    CHECK(std::abs(stats.mean - expected_s) <= stats.ci95);
+  }
+}
