@@ -7,6 +7,10 @@
 
 namespace codesim::sim {
 
+// In every function participants are compute-node ids in the given order (participants[0] is the
+// root), transfers follow the topology's routes, and fewer than two participants cost 0.
+// alpha is a route's latency and beta the inverse of its bottleneck bandwidth.
+
 /// Binomial-tree broadcast of `bytes` from participants[0]: ceil(log2 p) rounds; in round k every
 /// holder i < 2^k sends to i + 2^k. Time = sum over rounds of the slowest transfer of the round.
 /// For uniform links: ceil(log2 p) (alpha + bytes beta).
@@ -24,7 +28,6 @@ double all_gather_time_s(const Topology& topology, std::span<const int> particip
 
 /// Ring all-reduce of a `bytes` vector: reduce-scatter then all-gather, 2 (p - 1) steps of
 /// bytes / p each; 2 (p - 1)(alpha + bytes beta / p) for uniform links.
-double all_reduce_time_s(const Topology& topology, std::span<const int> participants,
-                         double bytes);
+double all_reduce_time_s(const Topology& topology, std::span<const int> participants, double bytes);
 
 }  // namespace codesim::sim

@@ -1,4 +1,4 @@
-// Network topology: a Boost.Graph of compute nodes and switches with per-link latency and bandwidth.
+// Network topology: a Boost.Graph of nodes and switches with per-link latency and bandwidth.
 #pragma once
 
 #include <memory>
@@ -21,23 +21,31 @@ struct EdgeSpec {
 ///   "star"             every node linked to one switch (a single crossbar switch)
 ///   "ring"             node i linked to node (i + 1) mod nodes
 ///   "torus2d"          torus_rows x torus_cols grid with wrap-around (rows * cols == nodes)
-///   "fat_tree"         a k-ary tree of switches (k = fat_tree_arity) with nodes at the leaves;
-///                      link bandwidth doubles at each level up, so the tree is non-blocking
-///   "edge_list"        exactly the links in `edges` (must connect all nodes)
+///   "fat_tree"         a k-ary tree of switches (k = fat_tree_arity) with nodes at the leaves:
+///                      level 1 has ceil(nodes / k) switches, switch j linking nodes jk..jk+k-1;
+///                      each next level groups the previous level's switches k at a time in id
+///                      order (the last group may be partial) until one root switch remains
+///                      (always at least one switch). Switch ids count up from `nodes`, level by
+///                      level. Links into level l have bandwidth_Bps * 2^(l-1), so a route's
+///                      bottleneck is its leaf links
+///   "edge_list"        exactly the links in `edges` (must connect all nodes; one link per pair)
 struct TopologySpec {
   std::string shape = "fully_connected";
   int nodes = 1;
-  double latency_s = 1e-6;         ///< per link, seconds (>= 0)
-  double bandwidth_Bps = 1.25e9;   ///< per link, bytes per second (> 0)
-  int torus_rows = 0;              ///< torus2d; 0 = choose the most square factorization
+  double latency_s = 1e-6;        ///< per link, seconds (>= 0)
+  double bandwidth_Bps = 1.25e9;  ///< per link, bytes per second (> 0)
+  int torus_rows = 0;             ///< torus2d; 0 = choose the most square factorization
   int torus_cols = 0;
-  int fat_tree_arity = 4;          ///< fat_tree: >= 2
-  std::vector<EdgeSpec> edges;     ///< edge_list
+  int fat_tree_arity = 4;       ///< fat_tree: >= 2
+  std::vector<EdgeSpec> edges;  ///< edge_list
 };
 
 /// An immutable topology with cached shortest-latency routes between compute nodes.
-/// A transfer of b bytes along a route takes the sum of its link latencies plus b divided by
-/// the route's bottleneck bandwidth (cut-through, no contention).
+/// A route minimises total latency, then hop count; remaining ties take, at each vertex, the
+/// lowest-id predecessor. A transfer of b bytes along a route takes the sum of its link latencies
+/// plus b divided by the route's bottleneck bandwidth (cut-through, no contention).
+/// Routes are filled in lazily (one shortest-path tree per source, a bounded cache), so a
+/// Topology must not be queried from several threads at once; give each replica its own.
 class Topology {
  public:
   /// Precondition: the spec is valid (CODESIM_CHECK otherwise).
@@ -47,14 +55,17 @@ class Topology {
   Topology& operator=(Topology&&) noexcept;
 
   int node_count() const;
-  /// Vertices (compute nodes and switches) and links in the graph.
+  /// Vertices (compute nodes and switches) and links in the network.
   int vertex_count() const;
   int link_count() const;
   /// The vertices along the route from src to dst, both included (switches have ids >= nodes).
+  /// src and dst, here and below, are compute-node ids in 0..node_count()-1.
   std::vector<int> route(int src, int dst) const;
+  /// Sum of the route's link latencies, seconds; 0 when src == dst.
   double route_latency_s(int src, int dst) const;
+  /// Smallest link bandwidth on the route, bytes per second; infinity when src == dst.
   double route_bandwidth_Bps(int src, int dst) const;
-  /// Time to move `bytes` from src to dst; 0 when src == dst.
+  /// Time to move `bytes` (>= 0) from src to dst, seconds; 0 when src == dst.
   double transfer_time_s(int src, int dst, double bytes) const;
 
  private:
@@ -62,7 +73,8 @@ class Topology {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Checks a topology spec; returns an empty string when valid, else what is wrong.
+/// Checks a topology spec; returns an empty string when valid, else what is wrong and what is
+/// expected. fully_connected allows at most 65536 nodes (its link count must fit an int).
 std::string validate_topology(const TopologySpec& spec);
 
 }  // namespace codesim::sim

@@ -1,0 +1,68 @@
+// Cost of broadcast, reduce, all-gather and all-reduce from the routes of a topology.
+#include "sim/collectives.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+#include "sim/check.hpp"
+
+namespace codesim::sim {
+namespace {
+
+// Binomial tree rounds: in the round with stride s = 2^k, participant i < s pairs with i + s.
+// `towards_root` reverses every transfer (reduce). Rounds are summed in the same order either
+// way; their order does not change the total.
+double binomial_tree_time_s(const Topology& topology, std::span<const int> participants,
+                            double bytes, bool towards_root) {
+  CODESIM_CHECK(bytes >= 0.0, "collective size must be >= 0 bytes");
+  const std::size_t p = participants.size();
+  double total_s = 0.0;
+  for (std::size_t stride = 1; stride < p; stride *= 2) {
+    double round_s = 0.0;
+    for (std::size_t i = 0; i < stride && i + stride < p; ++i) {
+      const int holder = participants[i];
+      const int other = participants[i + stride];
+      round_s = std::max(round_s, towards_root ? topology.transfer_time_s(other, holder, bytes)
+                                               : topology.transfer_time_s(holder, other, bytes));
+    }
+    total_s += round_s;
+  }
+  return total_s;
+}
+
+// One ring step: every participant i sends `bytes` to i + 1 (mod p); the slowest sets the pace.
+double ring_step_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
+  CODESIM_CHECK(bytes >= 0.0, "collective size must be >= 0 bytes");
+  const std::size_t p = participants.size();
+  double step_s = 0.0;
+  for (std::size_t i = 0; i < p; ++i)
+    step_s = std::max(step_s,
+                      topology.transfer_time_s(participants[i], participants[(i + 1) % p], bytes));
+  return step_s;
+}
+
+}  // namespace
+
+double broadcast_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
+  return binomial_tree_time_s(topology, participants, bytes, false);
+}
+
+double reduce_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
+  return binomial_tree_time_s(topology, participants, bytes, true);
+}
+
+double all_gather_time_s(const Topology& topology, std::span<const int> participants,
+                         double bytes_each) {
+  if (participants.size() <= 1) return 0.0;
+  const double steps = static_cast<double>(participants.size() - 1);
+  return steps * ring_step_time_s(topology, participants, bytes_each);
+}
+
+double all_reduce_time_s(const Topology& topology, std::span<const int> participants,
+                         double bytes) {
+  if (participants.size() <= 1) return 0.0;
+  const double p = static_cast<double>(participants.size());
+  return 2.0 * (p - 1.0) * ring_step_time_s(topology, participants, bytes / p);
+}
+
+}  // namespace codesim::sim

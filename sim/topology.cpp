@@ -1,0 +1,471 @@
+// Network topology: builds the Boost.Graph of each shape, validates specs, and answers routes.
+#include "sim/topology.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+#include "sim/check.hpp"
+
+namespace codesim::sim {
+namespace {
+
+struct Link {
+  double latency_s = 0.0;
+  double bandwidth_Bps = 0.0;
+};
+
+using Graph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property, Link>;
+
+constexpr int kMaxNodes = 1 << 24;
+constexpr int kMaxFullyConnectedNodes = 65536;  // 65536 * 65535 / 2 links still fit an int
+// Shortest-path trees kept at once are capped so their vertex entries (20 bytes each) stay
+// below this many; evicted trees are recomputed identically when asked for again.
+constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 21;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+enum class Shape { kFullyConnected, kStar, kRing, kTorus2d, kFatTree, kEdgeList, kUnknown };
+
+Shape parse_shape(const std::string& name) {
+  if (name == "fully_connected") return Shape::kFullyConnected;
+  if (name == "star") return Shape::kStar;
+  if (name == "ring") return Shape::kRing;
+  if (name == "torus2d") return Shape::kTorus2d;
+  if (name == "fat_tree") return Shape::kFatTree;
+  if (name == "edge_list") return Shape::kEdgeList;
+  return Shape::kUnknown;
+}
+
+template <typename... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream out;
+  (out << ... << args);
+  return out.str();
+}
+
+struct TorusDims {
+  int rows = 0;
+  int cols = 0;
+};
+
+// Both 0: the most square factorization with rows <= cols; one 0: derived from the other.
+TorusDims torus_dims(const TopologySpec& spec) {
+  TorusDims dims{spec.torus_rows, spec.torus_cols};
+  if (dims.rows == 0 && dims.cols == 0) {
+    dims.rows = 1;
+    for (int r = 1; static_cast<std::int64_t>(r) * r <= spec.nodes; ++r)
+      if (spec.nodes % r == 0) dims.rows = r;
+    dims.cols = spec.nodes / dims.rows;
+  } else if (dims.rows == 0) {
+    dims.rows = spec.nodes / dims.cols;
+  } else if (dims.cols == 0) {
+    dims.cols = spec.nodes / dims.rows;
+  }
+  return dims;
+}
+
+std::string validate_torus(const TopologySpec& spec) {
+  const int rows = spec.torus_rows;
+  const int cols = spec.torus_cols;
+  if (rows < 0 || cols < 0)
+    return concat("torus2d needs torus_rows and torus_cols >= 0, 0 = choose (got ", rows, " x ",
+                  cols, ")");
+  if (rows > 0 && cols > 0 && static_cast<std::int64_t>(rows) * cols != spec.nodes)
+    return concat("torus2d needs torus_rows * torus_cols == nodes (got ", rows, " x ", cols,
+                  " for ", spec.nodes, " nodes)");
+  if (rows > 0 && cols == 0 && spec.nodes % rows != 0)
+    return concat("torus2d needs torus_rows to divide nodes (got ", rows, " for ", spec.nodes,
+                  " nodes)");
+  if (cols > 0 && rows == 0 && spec.nodes % cols != 0)
+    return concat("torus2d needs torus_cols to divide nodes (got ", cols, " for ", spec.nodes,
+                  " nodes)");
+  return "";
+}
+
+int find_root(std::vector<int>& parent, int v) {
+  while (parent[v] != v) v = parent[v] = parent[parent[v]];
+  return v;
+}
+
+std::string validate_edges(const TopologySpec& spec) {
+  std::map<std::pair<int, int>, std::size_t> first_edge_of_pair;
+  std::vector<int> parent(spec.nodes);
+  std::iota(parent.begin(), parent.end(), 0);
+  for (std::size_t i = 0; i < spec.edges.size(); ++i) {
+    const EdgeSpec& e = spec.edges[i];
+    if (e.a < 0 || e.a >= spec.nodes || e.b < 0 || e.b >= spec.nodes)
+      return concat("edge ", i, " (", e.a, "-", e.b, ") needs node ids in 0..", spec.nodes - 1);
+    if (e.a == e.b)
+      return concat("edge ", i, " (", e.a, "-", e.b,
+                    ") is a self loop; a link must join two different nodes");
+    if (!(e.latency_s < 0.0) && !std::isfinite(e.latency_s))
+      return concat("edge ", i, " latency_s must be finite, or negative for the default (got ",
+                    e.latency_s, ")");
+    if (!(e.bandwidth_Bps < 0.0) && !(std::isfinite(e.bandwidth_Bps) && e.bandwidth_Bps > 0.0))
+      return concat("edge ", i,
+                    " bandwidth_Bps must be finite and > 0, or negative for the default (got ",
+                    e.bandwidth_Bps, ")");
+    const auto pair = std::minmax(e.a, e.b);
+    const auto [it, inserted] = first_edge_of_pair.emplace(pair, i);
+    if (!inserted)
+      return concat("edges ", it->second, " and ", i, " both link nodes ", pair.first, " and ",
+                    pair.second, "; at most one link per pair");
+    parent[find_root(parent, e.a)] = find_root(parent, e.b);
+  }
+  for (int v = 1; v < spec.nodes; ++v)
+    if (find_root(parent, v) != find_root(parent, 0))
+      return concat("edge_list does not connect all nodes (node ", v,
+                    " is unreachable from node 0)");
+  return "";
+}
+
+// Links first + i * stride for i = 0..count-1 into a cycle; a cycle of two is one link and a
+// cycle of one has none, so the graph never holds self loops or parallel links.
+void add_cycle(Graph& graph, int first, int count, int stride, const Link& link) {
+  for (int i = 0; i + 1 < count; ++i)
+    boost::add_edge(first + i * stride, first + (i + 1) * stride, link, graph);
+  if (count > 2) boost::add_edge(first + (count - 1) * stride, first, link, graph);
+}
+
+Graph build_fat_tree(const TopologySpec& spec) {
+  const int k = spec.fat_tree_arity;
+  int vertices = spec.nodes;
+  for (int width = spec.nodes;;) {
+    width = (width + k - 1) / k;
+    vertices += width;
+    if (width == 1) break;
+  }
+  Graph graph(vertices);
+  std::vector<int> level(spec.nodes);
+  std::iota(level.begin(), level.end(), 0);
+  Link link{spec.latency_s, spec.bandwidth_Bps};
+  int next_id = spec.nodes;
+  do {
+    std::vector<int> up;
+    for (std::size_t first = 0; first < level.size(); first += k) {
+      const int sw = next_id++;
+      up.push_back(sw);
+      const std::size_t last = std::min(level.size(), first + k);
+      for (std::size_t j = first; j < last; ++j) boost::add_edge(level[j], sw, link, graph);
+    }
+    level = std::move(up);
+    link.bandwidth_Bps *= 2.0;
+  } while (level.size() > 1);
+  return graph;
+}
+
+Graph build_graph(const TopologySpec& spec, Shape shape) {
+  const int n = spec.nodes;
+  const Link link{spec.latency_s, spec.bandwidth_Bps};
+  switch (shape) {
+    case Shape::kFullyConnected:
+      return Graph(n);  // links stay implicit, see Topology::Impl
+    case Shape::kStar: {
+      Graph graph(n + 1);
+      for (int i = 0; i < n; ++i) boost::add_edge(i, n, link, graph);
+      return graph;
+    }
+    case Shape::kRing: {
+      Graph graph(n);
+      add_cycle(graph, 0, n, 1, link);
+      return graph;
+    }
+    case Shape::kTorus2d: {
+      const TorusDims dims = torus_dims(spec);
+      Graph graph(n);
+      for (int r = 0; r < dims.rows; ++r) add_cycle(graph, r * dims.cols, dims.cols, 1, link);
+      for (int c = 0; c < dims.cols; ++c) add_cycle(graph, c, dims.rows, dims.cols, link);
+      return graph;
+    }
+    case Shape::kFatTree:
+      return build_fat_tree(spec);
+    case Shape::kEdgeList: {
+      Graph graph(n);
+      for (const EdgeSpec& e : spec.edges) {
+        const Link own{e.latency_s < 0.0 ? spec.latency_s : e.latency_s,
+                       e.bandwidth_Bps < 0.0 ? spec.bandwidth_Bps : e.bandwidth_Bps};
+        boost::add_edge(e.a, e.b, own, graph);
+      }
+      return graph;
+    }
+    case Shape::kUnknown:
+      break;
+  }
+  CODESIM_CHECK(false, "unknown topology shape");
+  return Graph();
+}
+
+// One source's shortest-path tree: predecessor, route latency and bottleneck per vertex.
+struct RouteTree {
+  std::vector<int> pred;
+  std::vector<double> latency_s;
+  std::vector<double> bandwidth_Bps;
+};
+
+// Dijkstra on the key (latency, hops). Boost's dijkstra_shortest_paths leaves equal-key ties to
+// heap order; here a tie takes the lower-id predecessor, which is settled before v because its
+// key is strictly smaller (hops grow along every link), so the answer is heap-independent.
+RouteTree shortest_path_tree(const Graph& graph, int source) {
+  const auto n = boost::num_vertices(graph);
+  RouteTree tree{std::vector<int>(n, -1), std::vector<double>(n, kInf),
+                 std::vector<double>(n, 0.0)};
+  std::vector<int> hops(n, std::numeric_limits<int>::max());
+  std::vector<char> settled(n, 0);
+  using Entry = std::tuple<double, int, int>;  // latency, hops, vertex
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> frontier;
+  tree.pred[source] = source;
+  tree.latency_s[source] = 0.0;
+  tree.bandwidth_Bps[source] = kInf;
+  hops[source] = 0;
+  frontier.emplace(0.0, 0, source);
+  while (!frontier.empty()) {
+    const auto [latency_s, hop, u] = frontier.top();
+    frontier.pop();
+    if (settled[u]) continue;
+    settled[u] = 1;
+    for (auto [it, end] = boost::out_edges(u, graph); it != end; ++it) {
+      const int v = static_cast<int>(boost::target(*it, graph));
+      if (settled[v]) continue;
+      const Link& link = graph[*it];
+      const double candidate_s = latency_s + link.latency_s;
+      const int candidate_hops = hop + 1;
+      const bool better =
+          std::tie(candidate_s, candidate_hops) < std::tie(tree.latency_s[v], hops[v]);
+      const bool tie_to_lower_id =
+          candidate_s == tree.latency_s[v] && candidate_hops == hops[v] && u < tree.pred[v];
+      if (!better && !tie_to_lower_id) continue;
+      tree.pred[v] = u;
+      tree.latency_s[v] = candidate_s;
+      tree.bandwidth_Bps[v] = std::min(tree.bandwidth_Bps[u], link.bandwidth_Bps);
+      hops[v] = candidate_hops;
+      if (better) frontier.emplace(candidate_s, candidate_hops, v);
+    }
+  }
+  return tree;
+}
+
+struct PathCost {
+  double latency_s = 0.0;
+  double bandwidth_Bps = kInf;
+};
+
+}  // namespace
+
+// Three routing strategies, chosen by structure, all giving the shortest-latency route:
+//  - fully_connected keeps its P(P-1)/2 links implicit (the graph holds only the vertices): the
+//    direct link is the unique route with the fewest hops and no longer latency, so routes are
+//    answered analytically in O(1) and the topology builds in O(P);
+//  - a graph that is a tree (star, fat_tree, and any other shape with links == vertices - 1) has
+//    one simple path per pair: it is rooted once at its highest-id vertex by BFS, and a route
+//    climbs from both ends to their common ancestor in O(depth), with no per-source work;
+//  - anything else (ring, torus2d, edge_list) runs Dijkstra lazily per source, with a bounded
+//    FIFO cache of shortest-path trees.
+struct Topology::Impl {
+  Shape shape = Shape::kUnknown;
+  int nodes = 0;
+  Link default_link;
+  Graph graph;
+  int links = 0;
+
+  bool is_tree = false;
+  std::vector<int> parent;  // tree only: parent vertex (root: itself), depth, link to parent
+  std::vector<int> depth;
+  std::vector<Link> up_link;
+
+  std::size_t cache_capacity = 1;
+  mutable std::vector<int> cache_slot;  // per source node: index into trees, or -1
+  mutable std::vector<RouteTree> trees;
+  mutable std::deque<int> cached_sources;  // oldest first
+
+  void root_tree() {
+    const int n = static_cast<int>(boost::num_vertices(graph));
+    const int root = n - 1;
+    parent.assign(n, -1);
+    depth.assign(n, 0);
+    up_link.assign(n, Link{});
+    parent[root] = root;
+    std::vector<int> order{root};
+    order.reserve(n);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const int u = order[i];
+      for (auto [it, end] = boost::out_edges(u, graph); it != end; ++it) {
+        const int v = static_cast<int>(boost::target(*it, graph));
+        if (parent[v] != -1) continue;
+        parent[v] = u;
+        depth[v] = depth[u] + 1;
+        up_link[v] = graph[*it];
+        order.push_back(v);
+      }
+    }
+  }
+
+  // Walks the tree path src -> dst; appends its vertices to `vertices` when given.
+  PathCost tree_path(int src, int dst, std::vector<int>* vertices) const {
+    PathCost cost;
+    std::vector<int> down;  // dst side, collected upwards
+    int a = src;
+    int b = dst;
+    auto climb = [&](int& v) {
+      cost.latency_s += up_link[v].latency_s;
+      cost.bandwidth_Bps = std::min(cost.bandwidth_Bps, up_link[v].bandwidth_Bps);
+      v = parent[v];
+    };
+    if (vertices) vertices->push_back(a);
+    while (a != b) {
+      if (depth[a] >= depth[b]) {
+        climb(a);
+        if (vertices) vertices->push_back(a);
+      } else {
+        if (vertices) down.push_back(b);
+        climb(b);
+      }
+    }
+    if (vertices) vertices->insert(vertices->end(), down.rbegin(), down.rend());
+    return cost;
+  }
+
+  const RouteTree& tree_from(int src) const {
+    if (cache_slot[src] >= 0) return trees[cache_slot[src]];
+    int slot = static_cast<int>(trees.size());
+    if (trees.size() < cache_capacity) {
+      trees.push_back(shortest_path_tree(graph, src));
+    } else {
+      const int evicted = cached_sources.front();
+      cached_sources.pop_front();
+      slot = cache_slot[evicted];
+      cache_slot[evicted] = -1;
+      trees[slot] = shortest_path_tree(graph, src);
+    }
+    cache_slot[src] = slot;
+    cached_sources.push_back(src);
+    return trees[slot];
+  }
+
+  PathCost cost(int src, int dst) const {
+    if (src == dst) return {};
+    if (shape == Shape::kFullyConnected)
+      return {default_link.latency_s, default_link.bandwidth_Bps};
+    if (is_tree) return tree_path(src, dst, nullptr);
+    const RouteTree& tree = tree_from(src);
+    return {tree.latency_s[dst], tree.bandwidth_Bps[dst]};
+  }
+
+  void check_node(int id) const {
+    CODESIM_CHECK(id >= 0 && id < nodes, "route endpoint is not a compute-node id");
+  }
+};
+
+Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
+  const std::string error = validate_topology(spec);
+  CODESIM_CHECK(error.empty(), error.c_str());
+  Impl& m = *impl_;
+  m.shape = parse_shape(spec.shape);
+  m.nodes = spec.nodes;
+  m.default_link = Link{spec.latency_s, spec.bandwidth_Bps};
+  m.graph = build_graph(spec, m.shape);
+  const auto vertices = boost::num_vertices(m.graph);
+  if (m.shape == Shape::kFullyConnected) {
+    m.links = static_cast<int>(static_cast<std::int64_t>(spec.nodes) * (spec.nodes - 1) / 2);
+  } else {
+    m.links = static_cast<int>(boost::num_edges(m.graph));
+    m.is_tree = boost::num_edges(m.graph) + 1 == vertices;
+  }
+  if (m.is_tree) m.root_tree();
+  m.cache_capacity = std::clamp<std::size_t>(kRouteCacheEntries / vertices, 1, spec.nodes);
+  m.cache_slot.assign(spec.nodes, -1);
+}
+
+Topology::~Topology() = default;
+Topology::Topology(Topology&&) noexcept = default;
+Topology& Topology::operator=(Topology&&) noexcept = default;
+
+int Topology::node_count() const { return impl_->nodes; }
+int Topology::vertex_count() const { return static_cast<int>(boost::num_vertices(impl_->graph)); }
+int Topology::link_count() const { return impl_->links; }
+
+std::vector<int> Topology::route(int src, int dst) const {
+  const Impl& m = *impl_;
+  m.check_node(src);
+  m.check_node(dst);
+  if (src == dst) return {src};
+  if (m.shape == Shape::kFullyConnected) return {src, dst};
+  std::vector<int> vertices;
+  if (m.is_tree) {
+    m.tree_path(src, dst, &vertices);
+    return vertices;
+  }
+  const RouteTree& tree = m.tree_from(src);
+  for (int v = dst; v != src; v = tree.pred[v]) vertices.push_back(v);
+  vertices.push_back(src);
+  std::reverse(vertices.begin(), vertices.end());
+  return vertices;
+}
+
+double Topology::route_latency_s(int src, int dst) const {
+  impl_->check_node(src);
+  impl_->check_node(dst);
+  return impl_->cost(src, dst).latency_s;
+}
+
+double Topology::route_bandwidth_Bps(int src, int dst) const {
+  impl_->check_node(src);
+  impl_->check_node(dst);
+  return impl_->cost(src, dst).bandwidth_Bps;
+}
+
+double Topology::transfer_time_s(int src, int dst, double bytes) const {
+  impl_->check_node(src);
+  impl_->check_node(dst);
+  CODESIM_CHECK(bytes >= 0.0, "transfer size must be >= 0 bytes");
+  if (src == dst) return 0.0;
+  const PathCost cost = impl_->cost(src, dst);
+  return cost.latency_s + bytes / cost.bandwidth_Bps;
+}
+
+std::string validate_topology(const TopologySpec& spec) {
+  const Shape shape = parse_shape(spec.shape);
+  if (shape == Shape::kUnknown)
+    return concat("unknown shape '", spec.shape,
+                  "' (expected fully_connected, star, ring, torus2d, fat_tree or edge_list)");
+  if (spec.nodes < 1 || spec.nodes > kMaxNodes)
+    return concat("nodes must be between 1 and ", kMaxNodes, " (got ", spec.nodes, ")");
+  if (!(std::isfinite(spec.latency_s) && spec.latency_s >= 0.0))
+    return concat("latency_s must be finite and >= 0 (got ", spec.latency_s, ")");
+  if (!(std::isfinite(spec.bandwidth_Bps) && spec.bandwidth_Bps > 0.0))
+    return concat("bandwidth_Bps must be finite and > 0 (got ", spec.bandwidth_Bps, ")");
+  if (shape != Shape::kEdgeList && !spec.edges.empty())
+    return concat("edges are only used by shape edge_list (got ", spec.edges.size(), " for ",
+                  spec.shape, ")");
+  switch (shape) {
+    case Shape::kFullyConnected:
+      if (spec.nodes > kMaxFullyConnectedNodes)
+        return concat("fully_connected allows at most ", kMaxFullyConnectedNodes, " nodes (got ",
+                      spec.nodes, "); use star for a large single switch");
+      return "";
+    case Shape::kTorus2d:
+      return validate_torus(spec);
+    case Shape::kFatTree:
+      if (spec.fat_tree_arity < 2)
+        return concat("fat_tree_arity must be >= 2 (got ", spec.fat_tree_arity, ")");
+      return "";
+    case Shape::kEdgeList:
+      return validate_edges(spec);
+    default:
+      return "";
+  }
+}
+
+}  // namespace codesim::sim

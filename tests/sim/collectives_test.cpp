@@ -1,0 +1,163 @@
+// Collective costs over topology routes against their closed forms on uniform links.
+#include "sim/collectives.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "sim/topology.hpp"
+
+using codesim::sim::all_gather_time_s;
+using codesim::sim::all_reduce_time_s;
+using codesim::sim::broadcast_time_s;
+using codesim::sim::reduce_time_s;
+using codesim::sim::Topology;
+using codesim::sim::TopologySpec;
+
+namespace {
+constexpr double kAlpha_s = 2e-6;
+constexpr double kBandwidth_Bps = 1.25e9;
+constexpr double kBeta_s_per_B = 1.0 / kBandwidth_Bps;
+constexpr double kBytes = 4e6;
+
+Topology uniform(const std::string& shape, int nodes) {
+  TopologySpec spec;
+  spec.shape = shape;
+  spec.nodes = nodes;
+  spec.latency_s = kAlpha_s;
+  spec.bandwidth_Bps = kBandwidth_Bps;
+  return Topology(spec);
+}
+
+std::vector<int> first_nodes(int p) {
+  std::vector<int> ids(p);
+  std::iota(ids.begin(), ids.end(), 0);
+  return ids;
+}
+}  // namespace
+
+TEST_CASE("collectives over eight fully connected nodes match the closed forms") {
+  const Topology topology = uniform("fully_connected", 8);
+  const std::vector<int> all = first_nodes(8);
+  const double step_s = kAlpha_s + kBytes * kBeta_s_per_B;
+  CHECK(broadcast_time_s(topology, all, kBytes) == doctest::Approx(3 * step_s));
+  CHECK(reduce_time_s(topology, all, kBytes) == doctest::Approx(3 * step_s));
+  CHECK(all_gather_time_s(topology, all, kBytes) == doctest::Approx(7 * step_s));
+  CHECK(all_reduce_time_s(topology, all, kBytes) ==
+        doctest::Approx(2 * 7 * (kAlpha_s + kBytes * kBeta_s_per_B / 8)));
+}
+
+TEST_CASE("collectives over a non-power-of-two group round the tree depth up") {
+  const Topology topology = uniform("fully_connected", 10);
+  const double step_s = kAlpha_s + kBytes * kBeta_s_per_B;
+  for (int p : {2, 3, 5, 6, 7, 9}) {
+    CAPTURE(p);
+    const std::vector<int> group = first_nodes(p);
+    const int rounds = static_cast<int>(std::ceil(std::log2(p)));
+    CHECK(broadcast_time_s(topology, group, kBytes) == doctest::Approx(rounds * step_s));
+    CHECK(reduce_time_s(topology, group, kBytes) == doctest::Approx(rounds * step_s));
+    CHECK(all_gather_time_s(topology, group, kBytes) == doctest::Approx((p - 1) * step_s));
+    CHECK(all_reduce_time_s(topology, group, kBytes) ==
+          doctest::Approx(2 * (p - 1) * (kAlpha_s + kBytes * kBeta_s_per_B / p)));
+  }
+}
+
+TEST_CASE("a single participant or none costs nothing") {
+  const Topology topology = uniform("ring", 4);
+  const std::vector<int> one{2};
+  const std::vector<int> none;
+  for (const auto& group : {one, none}) {
+    CHECK(broadcast_time_s(topology, group, kBytes) == 0.0);
+    CHECK(reduce_time_s(topology, group, kBytes) == 0.0);
+    CHECK(all_gather_time_s(topology, group, kBytes) == 0.0);
+    CHECK(all_reduce_time_s(topology, group, kBytes) == 0.0);
+  }
+}
+
+TEST_CASE("collectives through a star pay two link latencies per transfer") {
+  const Topology topology = uniform("star", 12);
+  const std::vector<int> group{11, 3, 7, 0, 5, 9};  // any subset, any order
+  const double step_s = 2 * kAlpha_s + kBytes * kBeta_s_per_B;
+  CHECK(broadcast_time_s(topology, group, kBytes) == doctest::Approx(3 * step_s));
+  CHECK(all_gather_time_s(topology, group, kBytes) == doctest::Approx(5 * step_s));
+  CHECK(all_reduce_time_s(topology, group, kBytes) ==
+        doctest::Approx(10 * (2 * kAlpha_s + kBytes * kBeta_s_per_B / 6)));
+}
+
+TEST_CASE("ring collectives take the longest neighbour route in the given participant order") {
+  const Topology topology = uniform("ring", 8);
+  const double transfer_s = kBytes * kBeta_s_per_B;
+  const std::vector<int> spaced{0, 2, 4, 6};    // every neighbour two hops away
+  const std::vector<int> shuffled{0, 4, 2, 6};  // 0->4 and 2->6 are four hops
+  CHECK(all_gather_time_s(topology, spaced, kBytes) ==
+        doctest::Approx(3 * (2 * kAlpha_s + transfer_s)));
+  CHECK(all_gather_time_s(topology, shuffled, kBytes) ==
+        doctest::Approx(3 * (4 * kAlpha_s + transfer_s)));
+  // Broadcast from 0: round 1 is 0->4 (four hops), round 2 is 0->2 and 4->6 (two hops each).
+  CHECK(broadcast_time_s(topology, shuffled, kBytes) ==
+        doctest::Approx((4 * kAlpha_s + transfer_s) + (2 * kAlpha_s + transfer_s)));
+  CHECK(broadcast_time_s(topology, spaced, kBytes) ==
+        doctest::Approx((4 * kAlpha_s + transfer_s) + (2 * kAlpha_s + transfer_s)));
+}
+
+TEST_CASE("each tree round costs its slowest transfer") {
+  // Four fully linked nodes where the 0-2 link has half the bandwidth; it stays the route from
+  // 0 to 2 because it has the lowest latency.
+  TopologySpec spec;
+  spec.shape = "edge_list";
+  spec.nodes = 4;
+  spec.latency_s = kAlpha_s;
+  spec.bandwidth_Bps = kBandwidth_Bps;
+  spec.edges = {{0, 1}, {0, 2, -1.0, kBandwidth_Bps / 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  const Topology topology(spec);
+  const std::vector<int> group = first_nodes(4);
+  const double fast_s = kAlpha_s + kBytes * kBeta_s_per_B;
+  const double slow_s = kAlpha_s + 2 * kBytes * kBeta_s_per_B;
+  // Round 1: 0->1; round 2: 0->2 (slow) alongside 1->3.
+  CHECK(broadcast_time_s(topology, group, kBytes) == doctest::Approx(fast_s + slow_s));
+  CHECK(reduce_time_s(topology, group, kBytes) == doctest::Approx(fast_s + slow_s));
+  // The ring 0-1-2-3-0 avoids the slow link; the ring 0-2-1-3-0 uses it.
+  CHECK(all_gather_time_s(topology, group, kBytes) == doctest::Approx(3 * fast_s));
+  const std::vector<int> through_slow{0, 2, 1, 3};
+  CHECK(all_gather_time_s(topology, through_slow, kBytes) == doctest::Approx(3 * slow_s));
+  CHECK(all_reduce_time_s(topology, through_slow, kBytes) ==
+        doctest::Approx(6 * (kAlpha_s + 2 * kBytes * kBeta_s_per_B / 4)));
+}
+
+TEST_CASE("reduce sends along the routes towards the root, broadcast away from it") {
+  // Between 0 and 5 the route out (0-4-1-5) has a narrow link and the route back (5-3-2-0) not.
+  TopologySpec spec;
+  spec.shape = "edge_list";
+  spec.nodes = 6;
+  spec.latency_s = kAlpha_s;
+  spec.bandwidth_Bps = kBandwidth_Bps;
+  spec.edges = {{0, 4}, {4, 1}, {1, 5, -1.0, kBandwidth_Bps / 4}, {0, 2}, {2, 3}, {3, 5}};
+  const Topology topology(spec);
+  const std::vector<int> pair{0, 5};
+  CHECK(broadcast_time_s(topology, pair, kBytes) ==
+        doctest::Approx(3 * kAlpha_s + 4 * kBytes * kBeta_s_per_B));
+  CHECK(reduce_time_s(topology, pair, kBytes) ==
+        doctest::Approx(3 * kAlpha_s + kBytes * kBeta_s_per_B));
+}
+
+TEST_CASE("a ring all-reduce over a 20000-node fat tree is quick and paced by the root crossing") {
+  TopologySpec spec;
+  spec.shape = "fat_tree";
+  spec.nodes = 20000;
+  spec.fat_tree_arity = 4;
+  spec.latency_s = kAlpha_s;
+  spec.bandwidth_Bps = kBandwidth_Bps;
+  const auto start = std::chrono::steady_clock::now();
+  const Topology topology(spec);
+  const std::vector<int> all = first_nodes(20000);
+  // Eight switch levels; the wrap-around transfer 19999 -> 0 climbs to the root and back.
+  const double time_s = all_reduce_time_s(topology, all, kBytes);
+  CHECK(time_s == doctest::Approx(2 * 19999 * (16 * kAlpha_s + kBytes * kBeta_s_per_B / 20000)));
+  const double elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(elapsed_s < 0.5);
+}

@@ -1,0 +1,374 @@
+// Topology shapes, shortest-latency routes, transfer times, the route cache and spec validation.
+#include "sim/topology.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+using codesim::sim::EdgeSpec;
+using codesim::sim::Topology;
+using codesim::sim::TopologySpec;
+using codesim::sim::validate_topology;
+using Route = std::vector<int>;
+
+namespace {
+// Exact binary fractions so that latency sums compare exactly.
+constexpr double kLatency_s = 0.25;
+constexpr double kBandwidth_Bps = 1024.0;
+
+TopologySpec spec_of(const std::string& shape, int nodes) {
+  TopologySpec spec;
+  spec.shape = shape;
+  spec.nodes = nodes;
+  spec.latency_s = kLatency_s;
+  spec.bandwidth_Bps = kBandwidth_Bps;
+  return spec;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool mentions(const std::string& message, const std::string& part) {
+  return message.find(part) != std::string::npos;
+}
+}  // namespace
+
+TEST_CASE("a fully connected network routes every pair over its direct link") {
+  const Topology topology(spec_of("fully_connected", 6));
+  CHECK(topology.node_count() == 6);
+  CHECK(topology.vertex_count() == 6);
+  CHECK(topology.link_count() == 15);
+  CHECK(topology.route(1, 4) == Route{1, 4});
+  CHECK(topology.route(4, 1) == Route{4, 1});
+  CHECK(topology.route_latency_s(1, 4) == kLatency_s);
+  CHECK(topology.route_bandwidth_Bps(1, 4) == kBandwidth_Bps);
+}
+
+TEST_CASE("a route from a node to itself is the node alone and costs nothing") {
+  for (const char* shape : {"fully_connected", "star", "ring", "torus2d", "fat_tree"}) {
+    CAPTURE(shape);
+    const Topology topology(spec_of(shape, 9));
+    CHECK(topology.route(3, 3) == Route{3});
+    CHECK(topology.route_latency_s(3, 3) == 0.0);
+    CHECK(topology.route_bandwidth_Bps(3, 3) == std::numeric_limits<double>::infinity());
+    CHECK(topology.transfer_time_s(3, 3, 1e9) == 0.0);
+  }
+}
+
+TEST_CASE("a star routes through its switch, whose id is the node count") {
+  const Topology topology(spec_of("star", 5));
+  CHECK(topology.vertex_count() == 6);
+  CHECK(topology.link_count() == 5);
+  CHECK(topology.route(0, 4) == Route{0, 5, 4});
+  CHECK(topology.route(3, 1) == Route{3, 5, 1});
+  CHECK(topology.route_latency_s(0, 4) == 2 * kLatency_s);
+  CHECK(topology.route_bandwidth_Bps(0, 4) == kBandwidth_Bps);
+}
+
+TEST_CASE("a ring routes the shortest way round and breaks the half-way tie by lower ids") {
+  const Topology topology(spec_of("ring", 8));
+  CHECK(topology.vertex_count() == 8);
+  CHECK(topology.link_count() == 8);
+  CHECK(topology.route(0, 3) == Route{0, 1, 2, 3});
+  CHECK(topology.route(0, 6) == Route{0, 7, 6});
+  CHECK(topology.route(6, 1) == Route{6, 7, 0, 1});
+  CHECK(topology.route(0, 4) == Route{0, 1, 2, 3, 4});
+  CHECK(topology.route(4, 0) == Route{4, 3, 2, 1, 0});
+  CHECK(topology.route_latency_s(0, 6) == 2 * kLatency_s);
+  CHECK(topology.route_latency_s(2, 6) == 4 * kLatency_s);
+}
+
+TEST_CASE("rings of one and two nodes have no self loop and no parallel link") {
+  CHECK(Topology(spec_of("ring", 1)).link_count() == 0);
+  const Topology two(spec_of("ring", 2));
+  CHECK(two.link_count() == 1);
+  CHECK(two.route(1, 0) == Route{1, 0});
+}
+
+TEST_CASE("a torus wraps around in both dimensions") {
+  TopologySpec spec = spec_of("torus2d", 12);
+  spec.torus_rows = 3;
+  spec.torus_cols = 4;
+  const Topology topology(spec);
+  CHECK(topology.link_count() == 24);
+  // Node id = row * cols + col.
+  CHECK(topology.route(0, 3) == Route{0, 3});       // along the row, through the wrap link
+  CHECK(topology.route(0, 8) == Route{0, 8});       // along the column, through the wrap link
+  CHECK(topology.route(0, 11) == Route{0, 3, 11});  // tie between 3 and 8: lower id
+  CHECK(topology.route(5, 7) == Route{5, 4, 7});    // tie between 4 and 6: lower id
+  CHECK(topology.route_latency_s(0, 10) == 3 * kLatency_s);
+}
+
+TEST_CASE("a torus without dimensions takes the most square factorization") {
+  CHECK(Topology(spec_of("torus2d", 12)).link_count() == 24);  // 3 x 4
+  CHECK(Topology(spec_of("torus2d", 16)).link_count() == 32);  // 4 x 4
+  const Topology prime(spec_of("torus2d", 7));                 // 1 x 7: a ring
+  CHECK(prime.link_count() == 7);
+  CHECK(prime.route(0, 5) == Route{0, 6, 5});
+  // In 3 x 4, node 6 is (1, 2): one row and two columns from node 0.
+  const Topology auto_dims(spec_of("torus2d", 12));
+  CHECK(auto_dims.route_latency_s(0, 6) == 3 * kLatency_s);
+  CHECK(auto_dims.route(0, 6) == Route{0, 1, 2, 6});
+  TopologySpec given_rows = spec_of("torus2d", 12);
+  given_rows.torus_rows = 2;  // 2 x 6: the column cycles of two are single links
+  const Topology two_by_six(given_rows);
+  CHECK(two_by_six.link_count() == 18);
+  CHECK(two_by_six.route(0, 9) == Route{0, 1, 2, 3, 9});
+}
+
+TEST_CASE("a fat tree climbs to the common ancestor of the two nodes") {
+  TopologySpec spec = spec_of("fat_tree", 16);
+  spec.fat_tree_arity = 4;
+  const Topology topology(spec);
+  // Edge switches 16..19 (nodes 4j..4j+3 under switch 16+j), root 20.
+  CHECK(topology.vertex_count() == 21);
+  CHECK(topology.link_count() == 20);
+  CHECK(topology.route(0, 3) == Route{0, 16, 3});
+  CHECK(topology.route(0, 5) == Route{0, 16, 20, 17, 5});
+  CHECK(topology.route(15, 4) == Route{15, 19, 20, 17, 4});
+  CHECK(topology.route_latency_s(0, 5) == 4 * kLatency_s);
+  CHECK(topology.route_bandwidth_Bps(0, 5) == kBandwidth_Bps);  // the leaf links are narrowest
+}
+
+TEST_CASE("a fat tree over a node count that is not a power of the arity fills groups in order") {
+  TopologySpec spec = spec_of("fat_tree", 10);
+  spec.fat_tree_arity = 4;
+  const Topology topology(spec);
+  // Level 1: 10 (nodes 0-3), 11 (4-7), 12 (8-9); level 2: root 13.
+  CHECK(topology.vertex_count() == 14);
+  CHECK(topology.link_count() == 13);
+  CHECK(topology.route(8, 9) == Route{8, 12, 9});
+  CHECK(topology.route(9, 0) == Route{9, 12, 13, 10, 0});
+
+  TopologySpec binary = spec_of("fat_tree", 5);
+  binary.fat_tree_arity = 2;
+  const Topology deep(binary);
+  // Level 1: 5 (0,1), 6 (2,3), 7 (4); level 2: 8 (5,6), 9 (7); level 3: root 10.
+  CHECK(deep.vertex_count() == 11);
+  CHECK(deep.route(4, 0) == Route{4, 7, 9, 10, 8, 5, 0});
+  CHECK(deep.route(1, 3) == Route{1, 5, 8, 6, 3});
+
+  TopologySpec single = spec_of("fat_tree", 1);
+  CHECK(Topology(single).vertex_count() == 2);  // always at least one switch
+}
+
+TEST_CASE("transfer time is route latency plus bytes over the bottleneck bandwidth") {
+  const Topology topology(spec_of("ring", 8));
+  CHECK(topology.transfer_time_s(0, 3, 0.0) == 3 * kLatency_s);
+  CHECK(topology.transfer_time_s(0, 3, 2048.0) == doctest::Approx(3 * kLatency_s + 2.0));
+  CHECK(topology.transfer_time_s(3, 0, 512.0) == doctest::Approx(3 * kLatency_s + 0.5));
+}
+
+TEST_CASE("an edge list uses per-edge overrides and prefers lower latency over fewer hops") {
+  TopologySpec spec = spec_of("edge_list", 5);
+  spec.edges = {
+      {0, 1, -1.0, -1.0},   // defaults
+      {1, 2, -1.0, 256.0},  // narrow
+      {2, 3, -1.0, -1.0},   //
+      {0, 3, 1.0, 4096.0},  // direct and wide, but slower than 0-1-2-3
+      {3, 4, 0.5, -1.0},    //
+      {0, 4, 1.25, -1.0},   // direct, exactly as slow as 0-1-2-3-4
+  };
+  const Topology topology(spec);
+  CHECK(topology.link_count() == 6);
+  CHECK(topology.route(0, 3) == Route{0, 1, 2, 3});
+  CHECK(topology.route_latency_s(0, 3) == 3 * kLatency_s);
+  CHECK(topology.route_bandwidth_Bps(0, 3) == 256.0);
+  CHECK(topology.transfer_time_s(0, 3, 512.0) == doctest::Approx(0.75 + 2.0));
+  // 0-4 directly is 1.25 s, the same as 0-1-2-3-4; the tie goes to fewer hops.
+  CHECK(topology.route(0, 4) == Route{0, 4});
+  CHECK(topology.route_latency_s(0, 4) == 1.25);
+  CHECK(topology.route_bandwidth_Bps(0, 4) == kBandwidth_Bps);
+  CHECK(topology.route(3, 4) == Route{3, 4});
+  CHECK(topology.route_latency_s(3, 4) == 0.5);
+}
+
+TEST_CASE("an equal-latency tie goes to the lower-id predecessor even if it is settled later") {
+  TopologySpec spec = spec_of("edge_list", 4);
+  // 0-2-3 and 0-1-3 both take 1 s in two hops; node 2 is reached first, node 1 has the lower id.
+  spec.edges = {{0, 2, 0.25, -1.0}, {2, 3, 0.75, -1.0}, {0, 1, 0.5, -1.0}, {1, 3, 0.5, -1.0}};
+  const Topology topology(spec);
+  CHECK(topology.route(0, 3) == Route{0, 1, 3});
+  CHECK(topology.route_latency_s(0, 3) == 1.0);
+}
+
+TEST_CASE("ties are broken at the destination end, so the way back may differ") {
+  // Two equal two-hop detours between 0 and 5: 0-4-1-5 (narrow) and 0-2-3-5.
+  TopologySpec spec = spec_of("edge_list", 6);
+  spec.edges = {{0, 4}, {4, 1}, {1, 5, -1.0, 64.0}, {0, 2}, {2, 3}, {3, 5}};
+  const Topology topology(spec);
+  CHECK(topology.route(0, 5) == Route{0, 4, 1, 5});  // predecessor of 5: 1 < 3
+  CHECK(topology.route(5, 0) == Route{5, 3, 2, 0});  // predecessor of 0: 2 < 4
+  CHECK(topology.route_latency_s(0, 5) == topology.route_latency_s(5, 0));
+  CHECK(topology.route_bandwidth_Bps(0, 5) == 64.0);
+  CHECK(topology.route_bandwidth_Bps(5, 0) == kBandwidth_Bps);
+}
+
+TEST_CASE("a tree-shaped edge list routes along its only path") {
+  TopologySpec spec = spec_of("edge_list", 5);
+  spec.edges = {{0, 1, 0.5, 100.0}, {1, 2}, {1, 3}, {3, 4, -1.0, 50.0}};
+  const Topology topology(spec);
+  CHECK(topology.route(2, 4) == Route{2, 1, 3, 4});
+  CHECK(topology.route(4, 0) == Route{4, 3, 1, 0});
+  CHECK(topology.route_latency_s(4, 0) == 1.0);
+  CHECK(topology.route_bandwidth_Bps(4, 0) == 50.0);
+  CHECK(topology.route_bandwidth_Bps(2, 0) == 100.0);
+}
+
+TEST_CASE("cached routes give the same answers in any query order") {
+  TopologySpec spec = spec_of("torus2d", 30);
+  const Topology first(spec);
+  const Topology second(spec);
+  std::vector<Route> forward;
+  for (int s = 0; s < 30; ++s)
+    for (int d = 0; d < 30; ++d) forward.push_back(first.route(s, d));
+  for (int s = 29; s >= 0; --s)
+    for (int d = 29; d >= 0; --d) {
+      CHECK(second.route(s, d) == forward[s * 30 + d]);
+      CHECK(first.route(s, d) == forward[s * 30 + d]);
+      CHECK(first.route_latency_s(s, d) == second.route_latency_s(s, d));
+    }
+}
+
+TEST_CASE("routes recomputed after eviction from the cache are identical") {
+  // 20000 vertices allow about a hundred cached source trees; query more than that.
+  const Topology topology(spec_of("ring", 20000));
+  const Route first = topology.route(0, 9999);
+  const double first_s = topology.route_latency_s(0, 9999);
+  for (int s = 1; s <= 150; ++s) CHECK(topology.route(s, s + 2).size() == 3);
+  CHECK(topology.route(0, 9999) == first);
+  CHECK(topology.route_latency_s(0, 9999) == first_s);
+  CHECK(first.size() == 10000);
+  CHECK(first_s == 9999 * kLatency_s);
+}
+
+TEST_CASE("a moved topology keeps answering routes") {
+  Topology original(spec_of("ring", 6));
+  const Route before = original.route(0, 4);
+  Topology moved(std::move(original));
+  CHECK(moved.route(0, 4) == before);
+  Topology assigned(spec_of("star", 2));
+  assigned = std::move(moved);
+  CHECK(assigned.route(0, 4) == before);
+}
+
+TEST_CASE("a 20000-node star builds and answers routes quickly") {
+  const auto start = std::chrono::steady_clock::now();
+  const Topology topology(spec_of("star", 20000));
+  CHECK(topology.route(17, 19999) == Route{17, 20000, 19999});
+  double total_s = 0.0;
+  for (int i = 0; i + 1 < 20000; ++i) total_s += topology.transfer_time_s(i, i + 1, 1024.0);
+  CHECK(total_s == doctest::Approx(19999 * (2 * kLatency_s + 1.0)));
+  CHECK(seconds_since(start) < 0.5);
+}
+
+TEST_CASE("20000-node networks of every generated shape build quickly") {
+  for (const char* shape : {"fully_connected", "ring", "torus2d", "fat_tree"}) {
+    CAPTURE(shape);
+    const auto start = std::chrono::steady_clock::now();
+    const Topology topology(spec_of(shape, 20000));
+    CHECK(topology.route_latency_s(0, 19999) > 0.0);
+    CHECK(seconds_since(start) < 0.5);
+  }
+  const Topology torus(spec_of("torus2d", 20000));  // 125 x 160
+  CHECK(torus.link_count() == 40000);
+  CHECK(torus.route(0, 159) == Route{0, 159});
+  CHECK(torus.route(0, 124 * 160) == Route{0, 124 * 160});
+  CHECK(Topology(spec_of("fully_connected", 20000)).link_count() == 199990000);
+}
+
+TEST_CASE("a valid spec of every shape passes validation") {
+  for (const char* shape : {"fully_connected", "star", "ring", "torus2d", "fat_tree"})
+    CHECK(validate_topology(spec_of(shape, 10)) == "");
+  TopologySpec edges = spec_of("edge_list", 3);
+  edges.edges = {{0, 1}, {2, 1}};
+  CHECK(validate_topology(edges) == "");
+  CHECK(validate_topology(spec_of("edge_list", 1)) == "");
+  CHECK(validate_topology(TopologySpec{}) == "");
+}
+
+TEST_CASE("validation rejects bad node counts, latencies, bandwidths and shapes") {
+  TopologySpec spec = spec_of("ring", 0);
+  CHECK(mentions(validate_topology(spec), "nodes must be between 1 and"));
+  CHECK(mentions(validate_topology(spec), "(got 0)"));
+
+  spec = spec_of("ring", 4);
+  spec.latency_s = -1e-6;
+  CHECK(mentions(validate_topology(spec), "latency_s must be finite and >= 0"));
+  spec.latency_s = std::numeric_limits<double>::infinity();
+  CHECK(mentions(validate_topology(spec), "latency_s must be finite and >= 0 (got inf)"));
+  spec.latency_s = std::nan("");
+  CHECK(mentions(validate_topology(spec), "latency_s must be finite"));
+
+  spec = spec_of("ring", 4);
+  spec.bandwidth_Bps = 0.0;
+  CHECK(validate_topology(spec) == "bandwidth_Bps must be finite and > 0 (got 0)");
+  spec.bandwidth_Bps = std::numeric_limits<double>::infinity();
+  CHECK(mentions(validate_topology(spec), "bandwidth_Bps must be finite and > 0"));
+
+  spec = spec_of("mesh", 4);
+  CHECK(mentions(validate_topology(spec), "unknown shape 'mesh' (expected fully_connected"));
+
+  spec = spec_of("fully_connected", 70000);
+  CHECK(mentions(validate_topology(spec), "fully_connected allows at most 65536 nodes"));
+}
+
+TEST_CASE("validation rejects a fat tree arity below two") {
+  TopologySpec spec = spec_of("fat_tree", 8);
+  spec.fat_tree_arity = 1;
+  CHECK(validate_topology(spec) == "fat_tree_arity must be >= 2 (got 1)");
+  spec.shape = "ring";  // the arity only matters for fat trees
+  CHECK(validate_topology(spec) == "");
+}
+
+TEST_CASE("validation rejects torus dimensions that do not match the node count") {
+  TopologySpec spec = spec_of("torus2d", 10);
+  spec.torus_rows = 3;
+  spec.torus_cols = 4;
+  CHECK(validate_topology(spec) ==
+        "torus2d needs torus_rows * torus_cols == nodes (got 3 x 4 for 10 nodes)");
+  spec.torus_cols = 0;
+  CHECK(validate_topology(spec) == "torus2d needs torus_rows to divide nodes (got 3 for 10 nodes)");
+  spec.torus_rows = 0;
+  spec.torus_cols = 4;
+  CHECK(validate_topology(spec) == "torus2d needs torus_cols to divide nodes (got 4 for 10 nodes)");
+  spec.torus_rows = -2;
+  spec.torus_cols = -5;
+  CHECK(mentions(validate_topology(spec), "torus2d needs torus_rows and torus_cols >= 0"));
+  spec.torus_rows = 5;
+  spec.torus_cols = 0;
+  CHECK(validate_topology(spec) == "");
+}
+
+TEST_CASE("validation rejects bad edge lists") {
+  TopologySpec spec = spec_of("edge_list", 5);
+  spec.edges = {{0, 1}, {1, 2}, {2, 3}, {7, 2}};
+  CHECK(validate_topology(spec) == "edge 3 (7-2) needs node ids in 0..4");
+  spec.edges = {{0, 1}, {-1, 2}};
+  CHECK(validate_topology(spec) == "edge 1 (-1-2) needs node ids in 0..4");
+  spec.edges = {{0, 1}, {1, 2}, {3, 3}};
+  CHECK(mentions(validate_topology(spec), "edge 2 (3-3) is a self loop"));
+  spec.edges = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {2, 1}};
+  CHECK(validate_topology(spec) ==
+        "edges 1 and 4 both link nodes 1 and 2; at most one link per pair");
+  spec.edges = {{0, 1}, {1, 2, std::numeric_limits<double>::infinity(), -1.0}};
+  CHECK(mentions(validate_topology(spec), "edge 1 latency_s must be finite"));
+  spec.edges = {{0, 1, -1.0, 0.0}};
+  CHECK(mentions(validate_topology(spec), "edge 0 bandwidth_Bps must be finite and > 0"));
+  spec.edges = {{0, 1}, {1, 2}, {3, 4}};
+  CHECK(validate_topology(spec) ==
+        "edge_list does not connect all nodes (node 3 is unreachable from node 0)");
+  spec.edges = {};
+  CHECK(mentions(validate_topology(spec), "node 1 is unreachable from node 0"));
+}
+
+TEST_CASE("validation rejects edges given to a generated shape") {
+  TopologySpec spec = spec_of("ring", 4);
+  spec.edges = {{0, 2}};
+  CHECK(validate_topology(spec) == "edges are only used by shape edge_list (got 1 for ring)");
+}
