@@ -11,14 +11,18 @@ namespace codesim::sim {
 /// where delta is the write cost and M = mtbf_s (the whole job's mean time between failures).
 struct CheckpointSpec {
   std::string policy = "none";
-  int every_iterations = 0;          ///< > 0 for every_iterations
-  double every_s = 0.0;              ///< > 0 for every_seconds
-  double mtbf_s = 0.0;               ///< job MTBF for young/daly; 0 = derive from the cluster
-  double write_s = 0.0;              ///< fixed write cost, seconds
-  double bytes = 0.0;                ///< bytes written per checkpoint (adds bytes / write_bandwidth)
+  int every_iterations = 0;  ///< > 0 for every_iterations
+  double every_s = 0.0;      ///< > 0 for every_seconds
+  double mtbf_s = 0.0;       ///< job MTBF for young/daly; 0 = derive from the cluster
+  double write_s = 0.0;      ///< fixed write cost, seconds
+  double bytes = 0.0;        ///< bytes written per checkpoint (adds bytes / write_bandwidth)
   double write_bandwidth_Bps = 0.0;  ///< 0 = no bandwidth term
   double restart_s = 0.0;            ///< cost of restarting from the last checkpoint, seconds
 };
+
+/// Returns "" when `spec` is usable, else what is wrong and what is expected, e.g.
+/// "checkpoint every_s must be > 0 (got 0)". young/daly need a positive write cost.
+std::string validate_checkpoint(const CheckpointSpec& spec);
 
 /// Total cost of writing one checkpoint: write_s + bytes / write_bandwidth_Bps.
 double checkpoint_write_cost_s(const CheckpointSpec& spec);

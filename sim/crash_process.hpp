@@ -1,6 +1,7 @@
 // Crash process: exponential times between failures per node, a fixed repair time, then up again.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -20,7 +21,8 @@ struct CrashSpec {
 /// stream (seed, replica, "crash", node id). A node cannot fail while it is down.
 class CrashProcess {
  public:
-  /// Called right after node `node_id` went down; `task_lost` tells whether a running task was lost.
+  /// Called right after node `node_id` went down; `task_lost` tells whether a running task was
+  /// lost.
   using CrashListener = std::function<void(int node_id, bool task_lost)>;
   /// Called right after node `node_id` is back up.
   using RepairListener = std::function<void(int node_id)>;

@@ -43,19 +43,21 @@ class Engine {
   std::uint64_t events_run() const { return events_run_; }
 
  private:
+  // Times are >= 0, so their IEEE-754 bit patterns order like the values and compare as integers.
   struct QueueEntry {
-    SimTime time_s;
+    std::uint64_t time_bits;
     std::uint64_t sequence;
     std::uint32_t slot;
     std::uint32_t generation;
   };
+  // A slot's generation changes whenever its event runs or is cancelled, so a queue entry or a
+  // handle is current exactly when its generation matches. Starts at 1: EventId{} matches nothing.
   struct Slot {
     Action action;
-    std::uint32_t generation = 0;
-    bool live = false;
+    std::uint32_t generation = 1;
   };
   bool pop_and_run_next(SimTime end_s);
-  void release(std::uint32_t slot);
+  void release(Slot& slot, std::uint32_t index);
 
   std::vector<QueueEntry> heap_;
   std::vector<Slot> slots_;

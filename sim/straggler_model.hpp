@@ -38,7 +38,12 @@ class StragglerModel {
   virtual double mean_factor() const = 0;
 };
 
-/// Builds the law `spec.kind` names. Precondition: the spec was validated (CODESIM_CHECK otherwise).
+/// Returns "" when `spec` is usable, else what is wrong and what is expected, e.g.
+/// "pareto shape must be > 0 (got -1)". Only the fields `spec.kind` reads are checked.
+std::string validate_straggler(const StragglerSpec& spec);
+
+/// Builds the law `spec.kind` names. Precondition: the spec was validated (CODESIM_CHECK
+/// otherwise).
 std::unique_ptr<StragglerModel> make_straggler_model(const StragglerSpec& spec);
 
 }  // namespace codesim::sim

@@ -1,0 +1,117 @@
+// Checkpoint policies: validation, write cost, Young and Daly intervals, Daly's expected time.
+#include "sim/checkpoint_policy.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "sim/check.hpp"
+
+namespace codesim::sim {
+namespace {
+
+// "checkpoint <what> (got value)"; the tests are written so NaN fails them.
+std::string problem(const std::string& what, double got) {
+  std::ostringstream out;
+  out << "checkpoint " << what << " (got " << got << ")";
+  return out.str();
+}
+
+bool finite_non_negative(double value) { return value >= 0.0 && std::isfinite(value); }
+
+}  // namespace
+
+std::string validate_checkpoint(const CheckpointSpec& spec) {
+  const std::string& policy = spec.policy;
+  if (policy != "none" && policy != "every_iterations" && policy != "every_seconds" &&
+      policy != "young" && policy != "daly")
+    return "unknown checkpoint policy '" + policy +
+           "' (expected none, every_iterations, every_seconds, young or daly)";
+  if (!finite_non_negative(spec.write_s))
+    return problem("write_s must be finite and >= 0", spec.write_s);
+  if (!finite_non_negative(spec.bytes)) return problem("bytes must be finite and >= 0", spec.bytes);
+  if (!finite_non_negative(spec.write_bandwidth_Bps))
+    return problem("write_bandwidth_Bps must be finite and >= 0", spec.write_bandwidth_Bps);
+  if (!finite_non_negative(spec.restart_s))
+    return problem("restart_s must be finite and >= 0", spec.restart_s);
+  if (!(spec.mtbf_s >= 0.0)) return problem("mtbf_s must be > 0, or 0 to derive it", spec.mtbf_s);
+  if (policy == "every_iterations" && spec.every_iterations <= 0)
+    return problem("every_iterations must be > 0", spec.every_iterations);
+  if (policy == "every_seconds" && !(spec.every_s > 0.0 && std::isfinite(spec.every_s)))
+    return problem("every_s must be finite and > 0", spec.every_s);
+  if ((policy == "young" || policy == "daly") && !(checkpoint_write_cost_s(spec) > 0.0))
+    return problem(
+        policy + " needs a positive write cost (write_s, or bytes with write_bandwidth_Bps)",
+        checkpoint_write_cost_s(spec));
+  return "";
+}
+
+double checkpoint_write_cost_s(const CheckpointSpec& spec) {
+  const double transfer_s =
+      spec.write_bandwidth_Bps > 0.0 ? spec.bytes / spec.write_bandwidth_Bps : 0.0;
+  return spec.write_s + transfer_s;
+}
+
+double young_interval_s(double write_cost_s, double mtbf_s) {
+  CODESIM_CHECK(write_cost_s >= 0.0 && mtbf_s > 0.0, "Young needs delta >= 0 and M > 0");
+  return std::sqrt(2.0 * write_cost_s * mtbf_s);
+}
+
+double daly_interval_s(double write_cost_s, double mtbf_s) {
+  CODESIM_CHECK(write_cost_s >= 0.0 && mtbf_s > 0.0, "Daly needs delta >= 0 and M > 0");
+  const double delta = write_cost_s;
+  const double m = mtbf_s;
+  if (std::isinf(m)) return INFINITY;
+  if (delta >= 2.0 * m) return m;
+  return std::sqrt(2.0 * delta * m) *
+             (1.0 + std::sqrt(delta / (2.0 * m)) / 3.0 + delta / (18.0 * m)) -
+         delta;
+}
+
+double daly_expected_completion_s(double work_s, double tau_s, double write_cost_s,
+                                  double restart_s, double mtbf_s) {
+  CODESIM_CHECK(
+      work_s >= 0.0 && tau_s > 0.0 && write_cost_s >= 0.0 && restart_s >= 0.0 && mtbf_s > 0.0,
+      "Daly completion needs work >= 0, tau > 0, delta >= 0, R >= 0 and M > 0");
+  const double m = mtbf_s;
+  // Without failures the formula's limit is the work plus one write per interval.
+  if (std::isinf(m)) return work_s * (1.0 + write_cost_s / tau_s);
+  return m * std::exp(restart_s / m) * std::expm1((tau_s + write_cost_s) / m) * work_s / tau_s;
+}
+
+CheckpointPolicy::CheckpointPolicy(const CheckpointSpec& spec, double mtbf_s)
+    : write_cost_s_(checkpoint_write_cost_s(spec)), restart_s_(spec.restart_s) {
+  const std::string error = validate_checkpoint(spec);
+  CODESIM_CHECK(error.empty(), error.c_str());
+  if (spec.policy == "none") {
+    kind_ = Kind::none;
+    interval_s_ = INFINITY;
+  } else if (spec.policy == "every_iterations") {
+    kind_ = Kind::iterations;
+    every_iterations_ = spec.every_iterations;
+    interval_s_ = 0.0;
+  } else if (spec.policy == "every_seconds") {
+    kind_ = Kind::seconds;
+    interval_s_ = spec.every_s;
+  } else {
+    const double m = spec.mtbf_s > 0.0 ? spec.mtbf_s : mtbf_s;
+    CODESIM_CHECK(m > 0.0, "young/daly need a positive MTBF");
+    interval_s_ = spec.policy == "young" ? young_interval_s(write_cost_s_, m)
+                                         : daly_interval_s(write_cost_s_, m);
+    // A job that never fails never needs a checkpoint.
+    kind_ = std::isinf(interval_s_) ? Kind::none : Kind::seconds;
+  }
+}
+
+bool CheckpointPolicy::due(int iterations, double progress_s) const {
+  switch (kind_) {
+    case Kind::none:
+      return false;
+    case Kind::iterations:
+      return iterations >= every_iterations_;
+    case Kind::seconds:
+      return progress_s >= interval_s_;
+  }
+  return false;
+}
+
+}  // namespace codesim::sim
