@@ -42,6 +42,7 @@ class Cluster {
   const Topology& topology() const { return topology_; }
   CrashProcess& crashes() { return crashes_; }
   SoftErrorProcess& soft_errors() { return soft_errors_; }
+  const SoftErrorProcess& soft_errors() const { return soft_errors_; }
   /// Mean time between failures of the whole cluster, 1 / sum(1 / mtbf_i); infinity if none crash.
   double system_mtbf_s() const { return system_mtbf_s_; }
 

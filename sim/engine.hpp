@@ -59,7 +59,10 @@ class Engine {
   bool pop_and_run_next(SimTime end_s);
   void release(Slot& slot, std::uint32_t index);
 
+  // heap_[0, heap_size_) is a 4-ary min-heap; the entries after it are sentinels that run after
+  // everything, so a group of four children can always be read whole.
   std::vector<QueueEntry> heap_;
+  std::size_t heap_size_ = 0;
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
   SimTime now_ = 0.0;

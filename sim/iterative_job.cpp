@@ -18,9 +18,9 @@ class IterativeJob {
   IterativeJob(const ClusterSpec& cluster_spec, const CheckpointSpec& checkpoint,
                const IterativeJobSpec& job, std::uint64_t seed, std::uint64_t replica)
       : cluster_(engine_, cluster_spec, seed, replica),
-        policy_(checkpoint, cluster_.system_mtbf_s()),
         job_(job),
         task_count_(job.tasks > 0 ? job.tasks : cluster_.size()),
+        policy_(checkpoint, job_mtbf_s()),
         needed_(job.wait_for > 0 ? std::min(job.wait_for, task_count_) : task_count_),
         queues_(cluster_.size()) {
     CODESIM_CHECK(job.iterations >= 1, "iterative_job needs at least one iteration");
@@ -272,11 +272,29 @@ class IterativeJob {
     return m;
   }
 
+  // Mean time between rollbacks for young/daly: crashes of any node, plus detected soft errors
+  // at their rate per second of nominal (straggler-free) iteration time.
+  double job_mtbf_s() const {
+    double rate_per_s = std::isfinite(cluster_.system_mtbf_s()) ? 1.0 / cluster_.system_mtbf_s() : 0;
+    if (job_.detect_soft_errors) {
+      double strikes_per_iteration = 0.0, slowest_node_s = 0.0;
+      std::vector<double> busy_s(cluster_.size(), 0.0);
+      for (int t = 0; t < task_count_; ++t) {
+        const int node = t % cluster_.size();
+        strikes_per_iteration += cluster_.soft_errors().strike_probability(node, job_.task_flops);
+        busy_s[node] += job_.task_flops / cluster_.node(node).speed_flops_per_s();
+        slowest_node_s = std::max(slowest_node_s, busy_s[node]);
+      }
+      rate_per_s += strikes_per_iteration / slowest_node_s;
+    }
+    return rate_per_s > 0.0 ? 1.0 / rate_per_s : INFINITY;
+  }
+
   Engine engine_;
   Cluster cluster_;
-  CheckpointPolicy policy_;
   IterativeJobSpec job_;
   int task_count_;
+  CheckpointPolicy policy_;
   int needed_;
 
   std::vector<std::deque<int>> queues_;  // unfinished tasks of this attempt, per node

@@ -35,7 +35,9 @@ struct IterativeJobSpec {
 /// are exchanged. Rollback to the last checkpoint (then restart_s) happens when a crash hits a
 /// node whose unfinished task is still needed, a participant of the exchange, a checkpoint write
 /// or a restart (which then starts over), and when a used task was struck by a soft error and
-/// detect_soft_errors is set.
+/// detect_soft_errors is set. Young and Daly intervals use the job's mean time between
+/// rollbacks: crashes of any node plus detected soft errors at their expected rate per second of
+/// straggler-free iteration time (unless the checkpoint spec gives mtbf_s).
 MetricSet run_iterative_job(const ClusterSpec& cluster, const CheckpointSpec& checkpoint,
                             const IterativeJobSpec& job, std::uint64_t seed,
                             std::uint64_t replica);

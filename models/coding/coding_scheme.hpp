@@ -1,6 +1,8 @@
 // One interface for every way a layer's weight matrix W is stored and multiplied across P nodes.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -16,7 +18,9 @@ enum class Direction { forward, backward };
 
 /// Worst-case capabilities of a scheme in one direction, counted in erroneous nodes.
 struct DirectionCapability {
-  int recovery_threshold = 0;     ///< nodes (or symbols) needed, K
+  /// Symbols needed, K: any K for GPD, MDS and the CodeNet grid (grid rows forward, grid columns
+  /// backward); one copy of each block row (column) for replication and uncoded.
+  int recovery_threshold = 0;
   int correctable_adversarial = 0;
   int correctable_random = 0;
   int detectable = 0;
@@ -37,7 +41,7 @@ struct SchemeSummary {
 /// Decoded product with its status and the nodes blamed.
 struct ProductDecode {
   DecodeStatus status = DecodeStatus::detected;
-  Matrix product;                ///< W X or W^T D; empty when detected
+  Matrix product;                 ///< W X or W^T D; empty when detected
   std::vector<int> blamed_nodes;  ///< ascending
   double condition_number = 0.0;  ///< worst over the codewords decoded
 };
@@ -78,7 +82,7 @@ class CodingScheme {
   /// them). Returns false when `healthy` cannot determine the block.
   virtual bool regenerate(int node, std::span<const int> healthy) = 0;
   /// Nodes whose blocks regenerate(node, ...) would read, chosen deterministically among
-  /// those not in `exclude`.
+  /// those not in `exclude` (and not `node`); empty when too few remain.
   virtual std::vector<int> regeneration_sources(int node, std::span<const int> exclude) const = 0;
 };
 
@@ -101,14 +105,20 @@ struct SchemeSpec {
 /// Checks a spec against W's shape (rows x cols; 0 = do not check divisibility); returns an empty
 /// string when valid, else what is wrong.
 std::string validate_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);
-/// Capabilities of a (valid) spec without building it.
-SchemeSummary summarize_scheme(const SchemeSpec& spec);
+/// Capabilities of a (valid) spec without building it. Element counts are for a rows x cols W;
+/// with rows = cols = 0 they are fractions of the product's length (N_out forward, N_in backward).
+SchemeSummary summarize_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);
 /// Builds the scheme for a rows x cols weight matrix. Precondition: validate_scheme(...) is empty.
 std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols);
 
-/// Helper for callers and tests: every participant computes, symbols are summed, then decoded.
-/// `faulty` may alter a partial result (node, matrix) before summation.
+/// Fault hook for compute_and_decode: may alter node p's partial result before summation;
+/// returning false drops it (the node straggled or crashed: its symbol becomes an erasure).
+using PartialResultHook = std::function<bool(int node, Matrix& partial)>;
+
+/// Helper for callers and tests: every participant encodes its input and computes, the partial
+/// results are summed into symbols (after `faulty`, when given), then decoded.
 ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, const Matrix& input,
-                                 const DecodeOptions& options);
+                                 const DecodeOptions& options,
+                                 const PartialResultHook& faulty = {});
 
 }  // namespace codesim::models

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
@@ -14,11 +15,15 @@ using Matrix = Eigen::MatrixXd;
 /// the product (CodeNet rolls back).
 enum class DecodeStatus { clean, corrected, detected };
 
-/// How erroneous values are assumed to behave.
-///   adversarial: arbitrary values; corrects up to floor((a - K) / 2) errors among a received
-///                symbols, flags more (up to a - K) as detected.
+/// How erroneous values are assumed to behave (a usable symbols: present and not screened out).
+///   adversarial: arbitrary values; corrects up to floor((a - K) / 2) errors. Patterns of more
+///                errors, up to a - K, are detected when their values are random (continuous);
+///                crafted values can imitate a pattern within the bound (no code both corrects
+///                floor((a - K) / 2) and detects every a - K errors).
 ///   random:      values from a continuous distribution; corrects up to a - K - 1 errors by
-///                finding the consistent set (probability one).
+///                finding the consistent set (probability one). Non-generic errors, such as
+///                equal values in the same entry of several symbols, get only the adversarial
+///                guarantee.
 enum class ErrorModel { adversarial, random };
 
 struct DecodeOptions {
@@ -26,11 +31,18 @@ struct DecodeOptions {
   /// Length of the dot products that produced each symbol entry (sets the round-off scale of the
   /// consistency threshold); >= 1.
   int inner_dimension = 1;
-  /// Multiplier on the round-off estimate: residual threshold =
-  /// tolerance_factor * unit_roundoff * inner_dimension * condition * magnitude of the symbols.
+  /// A set B of >= K symbols is consistent when every entry of its syndrome H_B Y_B (H_B an
+  /// orthonormal basis of the left null space of G_B, Y_B the symbols as rows) is at most
+  ///   tau = tolerance_factor * 2^-53 * inner_dimension * max_{s in B} sum_k |G_sk| max_j |M_kj|,
+  /// M the least-squares message from B: the size of the terms summed into one symbol entry, a
+  /// bound on its round-off per unit of inner_dimension (<= cond(G_B) times the symbol peak up to
+  /// sqrt(|B| K)). Rows with tolerance_factor * 2^-53 * inner_dimension * cond(G_B) >= 1 count
+  /// as singular (detected). Errors below tau may be left in, moving the message by about
+  /// tau / sigma_min(G_B).
   double tolerance_factor = 64.0;
-  /// A finite symbol entry larger than this times the median symbol magnitude is treated as
-  /// erroneous (an "absurd magnitude"), like NaN and Inf.
+  /// A symbol with a finite entry larger than this times the lower median of the nonzero
+  /// per-symbol max-abs values (over present, finite symbols) is erroneous, like NaN and Inf: it
+  /// is treated as an erasure and blamed.
   double absurd_ratio = 1e12;
 };
 
@@ -57,14 +69,21 @@ class LinearCode {
 
   /// Encodes a K x L message into S x L symbols.
   Matrix encode(const Matrix& message) const;
-  /// Decodes from `symbols` (S entries; nullopt = erasure, each a 1 x L row or L x 1 column is
-  /// NOT accepted: every present symbol must be a row vector of the same length L).
-  /// Never returns a wrong message silently: inconsistent patterns beyond the model's
-  /// correction bound give `detected`. Fewer than K usable symbols also give `detected`.
+  /// Decodes from `symbols` (S entries; nullopt = erasure). Every present symbol must be a row
+  /// vector of the same length L (checked).
+  /// Screens out non-finite and absurd symbols (blamed, then erased); with a usable ones, a < K
+  /// gives `detected` and a == K solves with no check. Otherwise the message is solved when all
+  /// a are consistent (see DecodeOptions::tolerance_factor), else after finding an error
+  /// support E, |E| <= the model's bound, leaving a consistent rest (candidates from the
+  /// syndrome's column space, enumeration capped at 2e5 supports and 48 consistency passes;
+  /// past the caps: detected, never a guess). Status: clean when nothing was blamed, else
+  /// corrected. Never returns a wrong message silently for errors within the model's
+  /// assumptions: inconsistent patterns beyond its bound give `detected`.
+  /// Cost: clean, one blocked pass of O(a^2 L) flops with no a x L copy; corrected, a few more.
   CodeDecodeResult decode(std::span<const std::optional<Eigen::RowVectorXd>> symbols,
                           const DecodeOptions& options) const;
-  /// Recovers the message from exactly the listed symbol indices (no error checking); used for
-  /// regeneration. Precondition: |indices| >= K.
+  /// Least-squares message from exactly the listed symbols (no error checking); used for
+  /// regeneration. `symbol_rows` is |indices| x L, row i = symbol indices[i]. |indices| >= K.
   Matrix solve_from(std::span<const int> indices, const Matrix& symbol_rows) const;
 
   /// Largest number of errors the model corrects with `erasures` erasures.

@@ -1,0 +1,37 @@
+// Results documents: per-replica metrics, their aggregate (mean, stderr, ci95, n), atomic writes.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/metric_set.hpp"
+
+namespace codesim::analysis {
+
+/// {"replica": r, then every metric of `metrics` in its order}.
+nlohmann::ordered_json replica_json(std::uint64_t replica, const sim::MetricSet& metrics);
+
+/// {metric: {"mean", "stderr", "ci95", "n"}} for every metric of any replica, in first-seen order;
+/// n counts the replicas that have the metric. Non-finite statistics are written as null.
+nlohmann::ordered_json aggregate_json(std::span<const sim::MetricSet> replicas);
+
+/// One point of a results document: {"params": params, "replicas": [...], "aggregate": {...}};
+/// replicas[i] is replica number i.
+nlohmann::ordered_json point_json(nlohmann::ordered_json params,
+                                  std::span<const sim::MetricSet> replicas);
+
+/// The text of `document`: two-space indentation and a final newline, the same bytes for the
+/// same document.
+std::string json_text(const nlohmann::ordered_json& document);
+
+/// Writes json_text(document) to `path` atomically: a temporary file in the same directory, then
+/// a rename over `path`, so readers see the old file or the whole new one. Creates the parent
+/// directory. Throws std::runtime_error (after removing the temporary file) on failure.
+void write_json_atomically(const nlohmann::ordered_json& document,
+                           const std::filesystem::path& path);
+
+}  // namespace codesim::analysis

@@ -1,0 +1,235 @@
+// `codesim codes`: parses one coding-scheme configuration and prints what it can tolerate.
+#include "app/codes_command.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include "models/coding/coding_scheme.hpp"
+
+namespace po = boost::program_options;
+
+namespace codesim::app {
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kBadInput = 2;
+
+// Options each scheme needs; every other scheme-specific option is rejected.
+const std::map<std::string, std::vector<std::string>> kRequired = {
+    {"uncoded", {"m", "n"}},
+    {"replication", {"m", "n", "copies"}},
+    {"mds", {"k", "nodes"}},
+    {"gpd", {"m", "n", "nodes"}},
+    {"codenet_grid", {"m", "n", "grid-rows", "grid-cols"}},
+};
+const std::vector<std::string> kSchemeOptions = {"m",      "n",         "nodes",    "k",
+                                                 "copies", "grid-rows", "grid-cols"};
+
+po::options_description codes_options() {
+  po::options_description options(
+      "codesim codes --scheme KIND [options]\n"
+      "  uncoded:      --m M --n N\n"
+      "  replication:  --m M --n N --copies R\n"
+      "  mds:          --k K --nodes P\n"
+      "  gpd:          --m M --n N --nodes P [--orientation default|mirrored]\n"
+      "  codenet_grid: --m M --n N --grid-rows PR --grid-cols PC\n"
+      "options");
+  options.add_options()("scheme", po::value<std::string>()->value_name("KIND"),
+                        "uncoded, replication, mds, gpd or codenet_grid")(
+      "m", po::value<int>()->value_name("M"), "row blocks of W")(
+      "n", po::value<int>()->value_name("N"), "column blocks of W")(
+      "nodes", po::value<int>()->value_name("P"), "nodes (mds, gpd)")(
+      "k", po::value<int>()->value_name("K"), "blocks of the MDS code")(
+      "copies", po::value<int>()->value_name("R"), "copies of the grid (replication)")(
+      "grid-rows", po::value<int>()->value_name("PR"), "grid rows (codenet_grid)")(
+      "grid-cols", po::value<int>()->value_name("PC"), "grid columns (codenet_grid)")(
+      "orientation", po::value<std::string>()->value_name("O"),
+      "gpd only: default (u = v^n) or mirrored (v = u^m)")(
+      "rows", po::value<int>()->value_name("N_OUT"),
+      "rows of W: element counts instead of fractions of the product length")(
+      "cols", po::value<int>()->value_name("N_IN"), "columns of W (with --rows)")(
+      "json", po::bool_switch(), "print JSON")("help,h", po::bool_switch(), "show this help");
+  return options;
+}
+
+// Empty when the options fit the scheme, else what is wrong.
+std::string check_options(const po::variables_map& values, const std::string& kind) {
+  const auto required = kRequired.find(kind);
+  if (required == kRequired.end()) {
+    return "unknown scheme '" + kind +
+           "' (expected uncoded, replication, mds, gpd or codenet_grid)";
+  }
+  for (const auto& name : required->second) {
+    if (!values.count(name)) return "--scheme " + kind + " needs --" + name;
+  }
+  for (const auto& name : kSchemeOptions) {
+    const auto& needed = required->second;
+    if (values.count(name) && std::find(needed.begin(), needed.end(), name) == needed.end()) {
+      return "--" + name + " does not apply to --scheme " + kind;
+    }
+  }
+  if (values.count("orientation") && kind != "gpd") {
+    return "--orientation does not apply to --scheme " + kind;
+  }
+  if (values.count("rows") != values.count("cols")) return "--rows and --cols go together";
+  if (values.count("rows") && (values["rows"].as<int>() < 1 || values["cols"].as<int>() < 1)) {
+    return "--rows and --cols must be at least 1";
+  }
+  return {};
+}
+
+models::SchemeSpec spec_from(const po::variables_map& values, const std::string& kind) {
+  models::SchemeSpec spec;
+  spec.kind = kind;
+  const auto read = [&](const char* name, int& field) {
+    if (values.count(name)) field = values[name].as<int>();
+  };
+  read("m", spec.m);
+  read("n", spec.n);
+  read("nodes", spec.nodes);
+  read("k", spec.k);
+  read("copies", spec.copies);
+  read("grid-rows", spec.grid_rows);
+  read("grid-cols", spec.grid_cols);
+  spec.mirrored =
+      values.count("orientation") && values["orientation"].as<std::string>() == "mirrored";
+  return spec;
+}
+
+nlohmann::ordered_json parameters_json(const po::variables_map& values, const std::string& kind) {
+  nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
+  for (const auto& name : kRequired.at(kind)) parameters[name] = values[name].as<int>();
+  if (kind == "gpd") {
+    parameters["orientation"] =
+        values.count("orientation") ? values["orientation"].as<std::string>() : "default";
+  }
+  if (values.count("rows")) {
+    parameters["rows"] = values["rows"].as<int>();
+    parameters["cols"] = values["cols"].as<int>();
+  }
+  return parameters;
+}
+
+template <typename Field>
+nlohmann::ordered_json per_direction(const models::SchemeSummary& summary, Field field) {
+  return {{"forward", field(summary.forward)}, {"backward", field(summary.backward)}};
+}
+
+nlohmann::ordered_json summary_json(const models::SchemeSummary& s,
+                                    nlohmann::ordered_json parameters, bool counts) {
+  using Capability = models::DirectionCapability;
+  nlohmann::ordered_json out;
+  out["scheme"] = s.scheme;
+  out["parameters"] = std::move(parameters);
+  out["nodes"] = s.nodes;
+  out["recovery_threshold"] =
+      per_direction(s, [](const Capability& c) { return c.recovery_threshold; });
+  out["storage_fraction_per_node"] = s.storage_fraction_per_node;
+  out["redundancy"] = s.redundancy;
+  out["errors_correctable"] = {
+      {"adversarial",
+       per_direction(s, [](const Capability& c) { return c.correctable_adversarial; })},
+      {"random", per_direction(s, [](const Capability& c) { return c.correctable_random; })}};
+  out["errors_detectable"] = per_direction(s, [](const Capability& c) { return c.detectable; });
+  out["erasures_tolerated"] =
+      per_direction(s, [](const Capability& c) { return c.erasures_tolerated; });
+  out["elements_sent_per_node"] =
+      per_direction(s, [](const Capability& c) { return c.elements_sent_per_node; });
+  out["elements_received_per_node"] =
+      per_direction(s, [](const Capability& c) { return c.elements_received_per_node; });
+  out["elements_unit"] = counts ? "elements (batch 1)"
+                                : "multiples of the product length (N_out forward, N_in "
+                                  "backward; batch 1)";
+  out["errors_counted_in"] = "erroneous nodes, worst case";
+  return out;
+}
+
+void print_text(const nlohmann::ordered_json& j, std::ostream& out) {
+  out << "scheme: " << j["scheme"].get<std::string>();
+  std::string separator = " (";
+  for (const auto& [name, value] : j["parameters"].items()) {
+    out << separator << name << " "
+        << (value.is_string() ? value.get<std::string>() : value.dump());
+    separator = ", ";
+  }
+  out << ")\n";
+  out << "nodes: " << j["nodes"].get<int>() << "\n";
+  out << "storage_fraction_per_node: " << j["storage_fraction_per_node"].get<double>() << "\n";
+  out << "redundancy: " << j["redundancy"].get<double>() << "\n";
+  out << std::left << std::setw(32) << "" << std::right << std::setw(10) << "forward"
+      << std::setw(10) << "backward"
+      << "\n";
+  const auto row = [&](const std::string& label, const nlohmann::ordered_json& pair) {
+    out << std::left << std::setw(32) << label << std::right;
+    for (const char* dir : {"forward", "backward"}) {
+      std::ostringstream cell;
+      cell << pair[dir].get<double>();
+      out << std::setw(10) << cell.str();
+    }
+    out << "\n";
+  };
+  row("recovery_threshold", j["recovery_threshold"]);
+  row("errors_correctable.adversarial", j["errors_correctable"]["adversarial"]);
+  row("errors_correctable.random", j["errors_correctable"]["random"]);
+  row("errors_detectable", j["errors_detectable"]);
+  row("erasures_tolerated", j["erasures_tolerated"]);
+  row("elements_sent_per_node", j["elements_sent_per_node"]);
+  row("elements_received_per_node", j["elements_received_per_node"]);
+  out << "errors and erasures: " << j["errors_counted_in"].get<std::string>() << "\n";
+  out << "elements: " << j["elements_unit"].get<std::string>() << "\n";
+}
+
+}  // namespace
+
+int run_codes_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description options = codes_options();
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(args).options(options).run(), values);
+    po::notify(values);
+  } catch (const po::error& e) {
+    err << "error: codesim codes: " << e.what() << " (see codesim codes --help)\n";
+    return kBadInput;
+  }
+  if (values["help"].as<bool>()) {
+    out << options << "\n";
+    return kOk;
+  }
+  if (!values.count("scheme")) {
+    err << "error: codesim codes: --scheme is required (uncoded, replication, mds, gpd or "
+           "codenet_grid)\n";
+    return kBadInput;
+  }
+  const std::string kind = values["scheme"].as<std::string>();
+  std::string problem = check_options(values, kind);
+  if (problem.empty() && values.count("orientation")) {
+    const std::string orientation = values["orientation"].as<std::string>();
+    if (orientation != "default" && orientation != "mirrored") {
+      problem = "unknown orientation '" + orientation + "' (expected default or mirrored)";
+    }
+  }
+  const int rows = values.count("rows") ? values["rows"].as<int>() : 0;
+  const int cols = values.count("cols") ? values["cols"].as<int>() : 0;
+  const models::SchemeSpec spec = spec_from(values, kind);
+  if (problem.empty()) problem = models::validate_scheme(spec, rows, cols);
+  if (!problem.empty()) {
+    err << "error: codesim codes: " << problem << "\n";
+    return kBadInput;
+  }
+  const nlohmann::ordered_json report = summary_json(models::summarize_scheme(spec, rows, cols),
+                                                     parameters_json(values, kind), rows > 0);
+  if (values["json"].as<bool>()) {
+    out << report.dump(2) << "\n";
+  } else {
+    print_text(report, out);
+  }
+  return kOk;
+}
+
+}  // namespace codesim::app

@@ -1,0 +1,101 @@
+// ObjectReader: reads one JSON object field by field (type, range, default), records the resolved
+// value of every field, and rejects unknown keys with a "did you mean" suggestion.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace codesim::app {
+
+using Json = nlohmann::ordered_json;
+
+/// Allowed values of a number field; describe() says them the way error messages expect them.
+struct Range {
+  double min = -std::numeric_limits<double>::infinity();
+  bool min_open = false;  ///< true: min itself is excluded
+  double max = std::numeric_limits<double>::infinity();
+  bool max_open = false;
+
+  bool contains(double value) const;
+  /// "any number", "> 0", ">= 1", "<= 5", "in [0, 1]", "in (0, 1]".
+  std::string describe() const;
+};
+Range any_number();
+Range at_least(double min);
+Range above(double min);
+Range between(double min, double max);
+
+/// Reads the fields of the JSON object at `pointer` in `file`. Every read marks its key as known
+/// and records the value used (given or default) in resolved(); finish() rejects the keys that no
+/// read asked for. Missing fields take the fallback; a nullopt fallback makes the field required.
+/// Every error is a ScenarioError at the field's pointer.
+class ObjectReader {
+ public:
+  /// `object` may be null (a missing section: every field takes its default); it must outlive
+  /// the reader. Throws when it is not an object.
+  ObjectReader(const Json* object, std::string pointer, std::string file);
+
+  double number(std::string_view key, std::optional<double> fallback, const Range& range);
+  /// A number in `range`, or null for infinity (recorded as null).
+  double number_or_infinity(std::string_view key, std::optional<double> fallback,
+                            const Range& range);
+  std::int64_t integer(std::string_view key, std::optional<std::int64_t> fallback, std::int64_t min,
+                       std::int64_t max);
+  std::uint64_t unsigned_integer(std::string_view key, std::optional<std::uint64_t> fallback);
+  bool boolean(std::string_view key, std::optional<bool> fallback);
+  std::string string(std::string_view key, std::optional<std::string> fallback);
+  /// A string out of `allowed`; an unknown one is rejected with the list (and a suggestion).
+  std::string choice(std::string_view key, std::optional<std::string> fallback,
+                     std::span<const std::string_view> allowed);
+  /// Reads the sub-object `key` (missing = every default) with `read`, checks its keys and
+  /// records its resolved form.
+  void object(std::string_view key, const std::function<void(ObjectReader&)>& read);
+
+  /// True when `key` is present; marks it as known. For fields read by hand with raw().
+  bool has(std::string_view key);
+  /// The raw value of `key` (nullptr when missing); marks it as known.
+  const Json* raw(std::string_view key);
+  /// Records `value` as the resolved value of `key`.
+  void record(std::string_view key, Json value);
+
+  /// Added to unknown-key messages, e.g. "for straggler kind \"pareto\"".
+  void set_unknown_key_note(std::string note) { unknown_key_note_ = std::move(note); }
+  /// Throws when a key was never read; returns the resolved object.
+  Json finish();
+
+  /// The pointer of `key` inside this object, e.g. "/cluster" + "nodes" -> "/cluster/nodes".
+  std::string pointer_of(std::string_view key) const;
+  const std::string& pointer() const { return pointer_; }
+  const std::string& file() const { return file_; }
+  /// Throws a ScenarioError at `key` (or at this object when `key` is empty).
+  [[noreturn]] void fail(std::string_view key, const std::string& message) const;
+
+ private:
+  const Json* find(std::string_view key);
+
+  const Json* object_;
+  std::string pointer_;
+  std::string file_;
+  std::vector<std::string> known_;
+  Json resolved_ = Json::object();
+  std::string unknown_key_note_;
+};
+
+/// Escapes one JSON pointer token ("~" -> "~0", "/" -> "~1").
+std::string escape_pointer_token(std::string_view token);
+/// Short description of a JSON value for messages: `string "abc"`, `number 2.5`, `an array`...
+std::string describe_json(const Json& value);
+/// Levenshtein distance between two strings.
+int edit_distance(std::string_view a, std::string_view b);
+/// The candidate closest to `word` when it is close enough to be a likely typo, else "".
+std::string closest_match(std::string_view word, std::span<const std::string> candidates);
+
+}  // namespace codesim::app

@@ -1,0 +1,34 @@
+// Scenario: the validated plain description of one experiment, as read from a scenario file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/checkpoint_policy.hpp"
+#include "sim/cluster.hpp"
+#include "sim/iterative_job.hpp"
+
+namespace codesim::app {
+
+/// What the cluster runs. `kind` selects the spec that is read ("iterative_job" for now).
+struct WorkloadSpec {
+  std::string kind = "iterative_job";
+  sim::IterativeJobSpec iterative_job;
+};
+
+/// A validated scenario: every default filled in, every value in range.
+struct Scenario {
+  std::string name;         ///< names the default output file results/<name>.json
+  std::string description;  ///< free text for readers of the file
+  std::uint64_t seed = 1;   ///< root of every random stream
+  int replicas = 10;        ///< independent runs of the scenario, numbered 0..replicas-1
+  sim::ClusterSpec cluster;
+  sim::CheckpointSpec checkpoint;
+  WorkloadSpec workload;
+  /// The scenario as JSON with every default filled in (key order as documented).
+  nlohmann::ordered_json resolved;
+};
+
+}  // namespace codesim::app

@@ -1,0 +1,28 @@
+// ScenarioError: bad user input (scenario file, --set, CLI values) located by file and JSON
+// pointer.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace codesim::app {
+
+/// Bad input. what() is "FILE: /json/pointer: what is wrong (expected ...)"; the CLI prints it
+/// after "error: " and exits with code 2. An empty pointer (the whole document) is shown as "/".
+class ScenarioError : public std::runtime_error {
+ public:
+  /// `file` as the user named it, `pointer` an RFC 6901 JSON pointer ("" for the document),
+  /// `message` what is wrong, ending with "(expected ...)".
+  ScenarioError(std::string file, std::string pointer, std::string message);
+
+  const std::string& file() const { return file_; }
+  const std::string& pointer() const { return pointer_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_;
+  std::string pointer_;
+  std::string message_;
+};
+
+}  // namespace codesim::app

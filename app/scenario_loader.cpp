@@ -1,0 +1,490 @@
+// Scenario loading: parses JSON, applies --set overrides and reads every section with ObjectReader.
+// Each section has one read_* function; a later section (strategy, training, sweep) adds another.
+#include "app/scenario_loader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <system_error>
+
+#include "app/scenario_error.hpp"
+
+namespace codesim::app {
+
+namespace {
+
+constexpr std::int64_t kMaxNodes = 100000;
+constexpr std::int64_t kMaxFullyConnectedNodes = 2048;  // p (p - 1) / 2 links
+constexpr std::int64_t kMaxReplicas = 1000000;
+constexpr std::int64_t kMaxIterations = 1000000000;
+constexpr std::int64_t kMaxTasks = 10000000;
+
+constexpr std::array<std::string_view, 6> kTopologies = {
+    "fully_connected", "star", "ring", "torus2d", "fat_tree", "edge_list"};
+constexpr std::array<std::string_view, 5> kStragglerKinds = {"none", "shifted_exponential",
+                                                             "pareto", "bimodal", "lognormal"};
+constexpr std::array<std::string_view, 5> kCheckpointPolicies = {"none", "every_iterations",
+                                                                 "every_seconds", "young", "daly"};
+constexpr std::array<std::string_view, 1> kWorkloadKinds = {"iterative_job"};
+constexpr std::array<std::string_view, 3> kExchanges = {"all_gather", "to_one", "none"};
+
+std::string in_quotes(std::string_view text) { return "\"" + std::string(text) + "\""; }
+
+/// Messages from the sim validators say what is wrong; make sure they also say what is expected.
+std::string with_expectation(const std::string& message, const std::string& expected) {
+  if (message.find("(expected") != std::string::npos) return message;
+  return message + " (expected " + expected + ")";
+}
+
+bool is_name_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
+}
+
+bool is_valid_name(const std::string& name) {
+  if (name.empty() || name.front() == '.') return false;
+  for (char c : name)
+    if (!is_name_character(c)) return false;
+  return true;
+}
+
+/// The file's stem made into a valid scenario name.
+std::string default_name(const std::string& file) {
+  std::string name = std::filesystem::path(file).stem().string();
+  for (char& c : name)
+    if (!is_name_character(c)) c = '_';
+  if (name.empty() || name.front() == '.') name = "scenario" + name;
+  return name;
+}
+
+// ---- cluster ----------------------------------------------------------------------------------
+
+sim::StragglerSpec read_straggler(ObjectReader& r, const sim::StragglerSpec& defaults) {
+  sim::StragglerSpec s;
+  s.kind = r.choice("kind", defaults.kind, kStragglerKinds);
+  r.set_unknown_key_note("for straggler kind " + in_quotes(s.kind));
+  if (s.kind == "shifted_exponential") {
+    s.shift = r.number("shift", defaults.shift, at_least(0.0));
+    s.rate = r.number("rate", defaults.rate, above(0.0));
+  } else if (s.kind == "pareto") {
+    s.scale = r.number("scale", defaults.scale, above(0.0));
+    s.shape = r.number("shape", defaults.shape, above(0.0));
+  } else if (s.kind == "bimodal") {
+    s.probability_slow = r.number("probability_slow", defaults.probability_slow, between(0, 1));
+    s.slowdown = r.number("slowdown", defaults.slowdown, at_least(1.0));
+  } else if (s.kind == "lognormal") {
+    s.mu = r.number("mu", defaults.mu, any_number());
+    s.sigma = r.number("sigma", defaults.sigma, at_least(0.0));
+  }
+  const std::string problem = sim::validate_straggler(s);
+  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid straggler law"));
+  return s;
+}
+
+sim::CrashSpec read_crashes(ObjectReader& r, const sim::CrashSpec& defaults) {
+  sim::CrashSpec c;
+  c.mtbf_s = r.number_or_infinity("mtbf_s", defaults.mtbf_s, above(0.0));
+  c.repair_s = r.number("repair_s", defaults.repair_s, at_least(0.0));
+  return c;
+}
+
+sim::SoftErrorSpec read_soft_errors(ObjectReader& r, const sim::SoftErrorSpec& defaults) {
+  sim::SoftErrorSpec s;
+  s.probability_per_operation =
+      r.number("probability_per_operation", defaults.probability_per_operation, between(0, 1));
+  s.rate_per_flop = r.number("rate_per_flop", defaults.rate_per_flop, at_least(0.0));
+  return s;
+}
+
+std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& network) {
+  std::vector<sim::EdgeSpec> edges;
+  const Json* raw = r.raw("edges");
+  if (raw == nullptr) r.fail("edges", "missing required key (expected an array of links)");
+  if (!raw->is_array()) {
+    r.fail("edges", "wrong type: got " + describe_json(*raw) +
+                        " (expected an array of {a, b, latency_s, bandwidth_Bps} links)");
+  }
+  Json resolved = Json::array();
+  for (std::size_t i = 0; i < raw->size(); ++i) {
+    ObjectReader e(&(*raw)[i], r.pointer_of("edges") + "/" + std::to_string(i), r.file());
+    sim::EdgeSpec edge;
+    edge.a = static_cast<int>(e.integer("a", std::nullopt, 0, network.nodes - 1));
+    edge.b = static_cast<int>(e.integer("b", std::nullopt, 0, network.nodes - 1));
+    if (edge.a == edge.b) {
+      e.fail("b", "a link from node " + std::to_string(edge.a) +
+                      " to itself (expected two different nodes)");
+    }
+    for (std::size_t j = 0; j < edges.size(); ++j) {
+      if (std::min(edges[j].a, edges[j].b) == std::min(edge.a, edge.b) &&
+          std::max(edges[j].a, edges[j].b) == std::max(edge.a, edge.b)) {
+        e.fail("b", "the link " + std::to_string(edge.a) + "-" + std::to_string(edge.b) +
+                        " is already edges/" + std::to_string(j) + " (expected one link per pair)");
+      }
+    }
+    edge.latency_s = e.number("latency_s", network.latency_s, at_least(0.0));
+    edge.bandwidth_Bps = e.number("bandwidth_Bps", network.bandwidth_Bps, above(0.0));
+    resolved.push_back(e.finish());
+    edges.push_back(edge);
+  }
+  r.record("edges", std::move(resolved));
+  return edges;
+}
+
+sim::TopologySpec read_network(ObjectReader& r, int nodes) {
+  sim::TopologySpec t;
+  t.nodes = nodes;
+  t.shape = r.choice("topology", t.shape, kTopologies);
+  r.set_unknown_key_note("for topology " + in_quotes(t.shape));
+  if (t.shape == "fully_connected" && nodes > kMaxFullyConnectedNodes) {
+    r.fail("topology", "fully_connected with " + std::to_string(nodes) +
+                           " nodes is too many links (expected at most " +
+                           std::to_string(kMaxFullyConnectedNodes) +
+                           " nodes, or a star, ring, torus2d or fat_tree)");
+  }
+  t.latency_s = r.number("latency_s", t.latency_s, at_least(0.0));
+  t.bandwidth_Bps = r.number("bandwidth_Bps", t.bandwidth_Bps, above(0.0));
+  if (t.shape == "torus2d") {
+    t.torus_rows = static_cast<int>(r.integer("torus_rows", 0, 0, nodes));
+    t.torus_cols = static_cast<int>(r.integer("torus_cols", 0, 0, nodes));
+    const std::int64_t rows = t.torus_rows;
+    const std::int64_t cols = t.torus_cols;
+    if (rows > 0 && cols > 0 && rows * cols != nodes) {
+      r.fail("torus_cols", "torus_rows x torus_cols = " + std::to_string(rows) + " x " +
+                               std::to_string(cols) + " does not match " + std::to_string(nodes) +
+                               " nodes (expected rows x cols = nodes)");
+    }
+    if ((rows > 0 && cols == 0 && nodes % rows != 0) ||
+        (cols > 0 && rows == 0 && nodes % cols != 0)) {
+      r.fail(rows > 0 ? "torus_rows" : "torus_cols",
+             "value " + std::to_string(std::max(rows, cols)) + " does not divide " +
+                 std::to_string(nodes) + " nodes (expected a divisor of nodes, or 0 to choose)");
+    }
+  } else if (t.shape == "fat_tree") {
+    t.fat_tree_arity = static_cast<int>(r.integer("fat_tree_arity", t.fat_tree_arity, 2, 1024));
+  } else if (t.shape == "edge_list") {
+    t.edges = read_edges(r, t);
+  }
+  const std::string problem = sim::validate_topology(t);
+  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid network"));
+  return t;
+}
+
+/// Reads the node ids of one override: a non-empty array of distinct ids in [0, nodes - 1].
+std::vector<int> read_override_nodes(ObjectReader& r, int nodes) {
+  const Json* raw = r.raw("nodes");
+  const std::string expected =
+      "(expected a non-empty array of node ids in [0, " + std::to_string(nodes - 1) + "])";
+  if (raw == nullptr) r.fail("nodes", "missing required key " + expected);
+  if (!raw->is_array()) r.fail("nodes", "wrong type: got " + describe_json(*raw) + " " + expected);
+  if (raw->empty()) r.fail("nodes", "no node ids given " + expected);
+  std::vector<int> ids;
+  std::vector<bool> seen(static_cast<std::size_t>(nodes), false);
+  for (std::size_t i = 0; i < raw->size(); ++i) {
+    const Json& id = (*raw)[i];
+    auto fail_at = [&](const std::string& message) {
+      throw ScenarioError(r.file(), r.pointer_of("nodes") + "/" + std::to_string(i), message);
+    };
+    const std::string range = "(expected a node id in [0, " + std::to_string(nodes - 1) + "])";
+    if (!id.is_number_integer()) fail_at("wrong type: got " + describe_json(id) + " " + range);
+    if (id.is_number_unsigned() ? id.get<std::uint64_t>() >= static_cast<std::uint64_t>(nodes)
+                                : (id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= nodes)) {
+      fail_at("node id " + id.dump() + " does not exist " + range);
+    }
+    const std::int64_t value = id.get<std::int64_t>();
+    if (seen[static_cast<std::size_t>(value)]) {
+      fail_at("node id " + std::to_string(value) + " is listed twice (expected distinct ids)");
+    }
+    seen[static_cast<std::size_t>(value)] = true;
+    ids.push_back(static_cast<int>(value));
+  }
+  r.record("nodes", ids);
+  return ids;
+}
+
+void read_overrides(ObjectReader& r, sim::ClusterSpec& cluster, double speed,
+                    const sim::StragglerSpec& straggler, const sim::CrashSpec& crash,
+                    const sim::SoftErrorSpec& soft_error) {
+  const Json* raw = r.raw("overrides");
+  Json resolved = Json::array();
+  if (raw != nullptr && !raw->is_array()) {
+    r.fail("overrides", "wrong type: got " + describe_json(*raw) +
+                            " (expected an array of {nodes, speed_flops_per_s, stragglers, "
+                            "crashes, soft_errors} objects)");
+  }
+  const std::size_t count = raw == nullptr ? 0 : raw->size();
+  for (std::size_t i = 0; i < count; ++i) {
+    ObjectReader o(&(*raw)[i], r.pointer_of("overrides") + "/" + std::to_string(i), r.file());
+    const std::vector<int> ids = read_override_nodes(o, cluster.node_count());
+    // Missing keys leave the listed nodes as they are; a given section starts from the
+    // cluster-wide values, so {"crashes": {"mtbf_s": 100}} keeps the cluster's repair_s.
+    if (o.has("speed_flops_per_s")) {
+      const double s = o.number("speed_flops_per_s", speed, above(0.0));
+      for (int id : ids) cluster.speeds_flops_per_s[id] = s;
+    }
+    if (o.has("stragglers")) {
+      o.object("stragglers", [&](ObjectReader& section) {
+        const sim::StragglerSpec s = read_straggler(section, straggler);
+        for (int id : ids) cluster.stragglers[id] = s;
+      });
+    }
+    if (o.has("crashes")) {
+      o.object("crashes", [&](ObjectReader& section) {
+        const sim::CrashSpec c = read_crashes(section, crash);
+        for (int id : ids) cluster.crashes[id] = c;
+      });
+    }
+    if (o.has("soft_errors")) {
+      o.object("soft_errors", [&](ObjectReader& section) {
+        const sim::SoftErrorSpec s = read_soft_errors(section, soft_error);
+        for (int id : ids) cluster.soft_errors[id] = s;
+      });
+    }
+    resolved.push_back(o.finish());
+  }
+  r.record("overrides", std::move(resolved));
+}
+
+sim::ClusterSpec read_cluster(ObjectReader& r) {
+  const int nodes = static_cast<int>(r.integer("nodes", 4, 1, kMaxNodes));
+  const double speed = r.number("speed_flops_per_s", 1e9, above(0.0));
+  sim::ClusterSpec cluster;
+  r.object("network", [&](ObjectReader& n) { cluster.network = read_network(n, nodes); });
+  sim::StragglerSpec straggler;
+  r.object("stragglers", [&](ObjectReader& s) { straggler = read_straggler(s, straggler); });
+  sim::CrashSpec crash;
+  r.object("crashes", [&](ObjectReader& c) { crash = read_crashes(c, crash); });
+  sim::SoftErrorSpec soft_error;
+  r.object("soft_errors", [&](ObjectReader& s) { soft_error = read_soft_errors(s, soft_error); });
+  cluster.speeds_flops_per_s.assign(nodes, speed);
+  cluster.stragglers.assign(nodes, straggler);
+  cluster.crashes.assign(nodes, crash);
+  cluster.soft_errors.assign(nodes, soft_error);
+  read_overrides(r, cluster, speed, straggler, crash, soft_error);
+  return cluster;
+}
+
+// ---- checkpoint -------------------------------------------------------------------------------
+
+sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
+  sim::CheckpointSpec c;
+  c.policy = r.choice("policy", c.policy, kCheckpointPolicies);
+  r.set_unknown_key_note("for checkpoint policy " + in_quotes(c.policy));
+  if (c.policy == "every_iterations") {
+    c.every_iterations =
+        static_cast<int>(r.integer("every_iterations", std::nullopt, 1, kMaxIterations));
+  } else if (c.policy == "every_seconds") {
+    c.every_s = r.number("every_s", std::nullopt, above(0.0));
+  } else if (c.policy == "young" || c.policy == "daly") {
+    c.mtbf_s = r.number("mtbf_s", 0.0, at_least(0.0));
+  }
+  if (c.policy != "none") {
+    c.write_s = r.number("write_s", 0.0, at_least(0.0));
+    c.bytes = r.number("bytes", 0.0, at_least(0.0));
+    c.write_bandwidth_Bps = r.number("write_bandwidth_Bps", 0.0, at_least(0.0));
+    if (c.bytes > 0.0 && c.write_bandwidth_Bps == 0.0) {
+      r.fail("write_bandwidth_Bps",
+             "checkpoint bytes need a write bandwidth (expected a number > 0 when bytes > 0)");
+    }
+    if ((c.policy == "young" || c.policy == "daly") && sim::checkpoint_write_cost_s(c) <= 0.0) {
+      r.fail("write_s", "policy " + in_quotes(c.policy) +
+                            " needs a positive checkpoint cost write_s + bytes / "
+                            "write_bandwidth_Bps (expected write_s > 0, or bytes > 0 with "
+                            "write_bandwidth_Bps > 0)");
+    }
+  }
+  c.restart_s = r.number("restart_s", 0.0, at_least(0.0));
+  const std::string problem = sim::validate_checkpoint(c);
+  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid checkpoint policy"));
+  return c;
+}
+
+// ---- workload ---------------------------------------------------------------------------------
+
+WorkloadSpec read_workload(ObjectReader& r, const sim::ClusterSpec& cluster) {
+  WorkloadSpec w;
+  w.kind = r.choice("kind", w.kind, kWorkloadKinds);
+  r.set_unknown_key_note("for workload kind " + in_quotes(w.kind));
+  sim::IterativeJobSpec& job = w.iterative_job;
+  job.iterations = static_cast<int>(r.integer("iterations", job.iterations, 1, kMaxIterations));
+  job.tasks = static_cast<int>(r.integer("tasks", job.tasks, 0, kMaxTasks));
+  job.task_flops = r.number("task_flops", job.task_flops, above(0.0));
+  const int tasks = job.tasks == 0 ? cluster.node_count() : job.tasks;
+  job.wait_for = static_cast<int>(r.integer("wait_for", job.wait_for, 0, tasks));
+  job.bytes_per_task = r.number("bytes_per_task", job.bytes_per_task, at_least(0.0));
+  job.exchange = r.choice("exchange", job.exchange, kExchanges);
+  job.detect_soft_errors = r.boolean("detect_soft_errors", job.detect_soft_errors);
+  job.checkpoint_at_end = r.boolean("checkpoint_at_end", job.checkpoint_at_end);
+  job.time_limit_s = r.number("time_limit_s", job.time_limit_s, above(0.0));
+  return w;
+}
+
+// ---- --set ------------------------------------------------------------------------------------
+
+std::vector<std::string> split_pointer(const std::string& pointer, const std::string& file,
+                                       const std::string& assignment) {
+  auto malformed = [&] {
+    return ScenarioError(file, "",
+                         "--set " + in_quotes(assignment) +
+                             " is malformed (expected /json/pointer=VALUE, e.g. "
+                             "/cluster/nodes=32)");
+  };
+  if (pointer.empty() || pointer.front() != '/') throw malformed();
+  std::vector<std::string> tokens;
+  std::string token;
+  for (std::size_t i = 1; i <= pointer.size(); ++i) {
+    if (i == pointer.size() || pointer[i] == '/') {
+      tokens.push_back(token);
+      token.clear();
+    } else if (pointer[i] == '~') {
+      if (i + 1 >= pointer.size() || (pointer[i + 1] != '0' && pointer[i + 1] != '1')) {
+        throw malformed();
+      }
+      token += pointer[i + 1] == '0' ? '~' : '/';
+      ++i;
+    } else {
+      token += pointer[i];
+    }
+  }
+  return tokens;
+}
+
+/// The array index a pointer token names, or -1 when it is not a canonical index.
+long long parse_index(const std::string& token) {
+  if (token.empty() || token.size() > 9 || (token.size() > 1 && token.front() == '0')) return -1;
+  long long index = 0;
+  for (char c : token) {
+    if (c < '0' || c > '9') return -1;
+    index = index * 10 + (c - '0');
+  }
+  return index;
+}
+
+}  // namespace
+
+Json parse_scenario_text(const std::string& text, const std::string& file) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // nlohmann says "... parse error at line L, column C: DETAIL; expected X".
+    const std::string what = e.what();
+    static const std::regex position(R"(line (\d+), column (\d+): (.*)$)");
+    std::smatch match;
+    std::string location;
+    std::string detail = what;
+    if (std::regex_search(what, match, position)) {
+      location = " at line " + match[1].str() + ", column " + match[2].str();
+      detail = match[3].str();
+    }
+    std::string expected = "valid JSON";
+    if (const auto semicolon = detail.find("; "); semicolon != std::string::npos) {
+      const std::string rest = detail.substr(semicolon + 2);
+      if (rest.starts_with("expected ")) expected = rest.substr(9);
+      detail.resize(semicolon);
+    }
+    throw ScenarioError(file, "",
+                        "invalid JSON" + location + ": " + detail + " (expected " + expected + ")");
+  } catch (const Json::exception& e) {
+    // Other parser failures (a number too large for a double) carry no position.
+    std::string detail = e.what();
+    if (const auto bracket = detail.find("] "); detail.starts_with("[json.exception")) {
+      detail = detail.substr(bracket + 2);
+    }
+    throw ScenarioError(file, "", "invalid JSON: " + detail + " (expected valid JSON)");
+  }
+}
+
+Json read_scenario_file(const std::string& path) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) {
+    throw ScenarioError(path, "", "no such file (expected a readable scenario JSON file)");
+  }
+  if (std::filesystem::is_directory(status)) {
+    throw ScenarioError(path, "", "is a directory (expected a readable scenario JSON file)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in || in.bad()) {
+    throw ScenarioError(path, "", "cannot read the file (expected a readable scenario JSON file)");
+  }
+  return parse_scenario_text(text.str(), path);
+}
+
+void apply_set(Json& document, const std::string& assignment, const std::string& file) {
+  const auto equals = assignment.find('=');
+  const std::string pointer = assignment.substr(0, equals);
+  const std::vector<std::string> tokens = split_pointer(pointer, file, assignment);
+  if (equals == std::string::npos) {
+    throw ScenarioError(
+        file, pointer,
+        "--set " + in_quotes(assignment) + " has no value (expected " + pointer + "=VALUE)");
+  }
+  const std::string value_text = assignment.substr(equals + 1);
+  Json value;
+  try {
+    value = Json::parse(value_text);
+  } catch (const Json::exception&) {
+    value = value_text;  // not JSON: a plain string such as fat_tree
+  }
+
+  Json* current = &document;
+  std::string walked;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& token = tokens[i];
+    const bool last = i + 1 == tokens.size();
+    walked += "/" + escape_pointer_token(token);
+    if (current->is_null()) *current = Json::object();
+    if (current->is_object()) {
+      current = &(*current)[token];
+    } else if (current->is_array()) {
+      const long long index = parse_index(token);
+      if (last && token == "-") {
+        current->push_back(Json());
+        current = &current->back();
+      } else if (index < 0 || index >= static_cast<long long>(current->size())) {
+        throw ScenarioError(file, walked,
+                            "no such array element (expected an index in [0, " +
+                                std::to_string(static_cast<long long>(current->size()) - 1) + "]" +
+                                (last ? ", or - to append" : "") + ")");
+      } else {
+        current = &(*current)[static_cast<std::size_t>(index)];
+      }
+    } else {
+      throw ScenarioError(file, walked.substr(0, walked.rfind('/')),
+                          "cannot set a key inside " + describe_json(*current) +
+                              " (expected an object or an array)");
+    }
+  }
+  *current = std::move(value);
+}
+
+Scenario load_scenario(const Json& document, const std::string& file) {
+  Scenario s;
+  ObjectReader root(&document, "", file);
+  s.name = root.string("name", default_name(file));
+  if (!is_valid_name(s.name)) {
+    root.fail("name", "invalid name " + in_quotes(s.name) +
+                          " (expected letters, digits, '_', '-' or '.', not starting with '.')");
+  }
+  s.description = root.string("description", "");
+  s.seed = root.unsigned_integer("seed", 1);
+  s.replicas = static_cast<int>(root.integer("replicas", 10, 1, kMaxReplicas));
+  root.object("cluster", [&](ObjectReader& r) { s.cluster = read_cluster(r); });
+  root.object("checkpoint", [&](ObjectReader& r) { s.checkpoint = read_checkpoint(r); });
+  root.object("workload", [&](ObjectReader& r) { s.workload = read_workload(r, s.cluster); });
+  s.resolved = root.finish();
+  return s;
+}
+
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& sets) {
+  Json document = read_scenario_file(path);
+  for (const auto& assignment : sets) apply_set(document, assignment, path);
+  return load_scenario(document, path);
+}
+
+}  // namespace codesim::app

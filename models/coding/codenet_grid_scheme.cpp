@@ -1,0 +1,233 @@
+// The CodeNet grid: systematic Gaussian row and column codes, grid-row and grid-column symbols.
+#include "models/coding/codenet_grid_scheme.hpp"
+
+#include <algorithm>
+
+#include "models/coding/scheme_support.hpp"
+#include "sim/check.hpp"
+#include "sim/random_stream.hpp"
+
+namespace codesim::models {
+namespace {
+
+SchemeSpec grid_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed) {
+  SchemeSpec spec;
+  spec.kind = "codenet_grid";
+  spec.m = m;
+  spec.n = n;
+  spec.grid_rows = grid_rows;
+  spec.grid_cols = grid_cols;
+  spec.seed = seed;
+  return spec;
+}
+
+std::uint64_t generator_seed(std::uint64_t seed, std::string_view which) {
+  return sim::stream_seed({.seed = seed, .replica = 0, .component = which, .index = 0});
+}
+
+}  // namespace
+
+CodenetGridScheme::CodenetGridScheme(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed,
+                                     int rows, int cols)
+    : m_(m),
+      n_(n),
+      grid_rows_(grid_rows),
+      grid_cols_(grid_cols),
+      rows_(rows),
+      cols_(cols),
+      row_code_(
+          systematic_gaussian_generator(grid_rows, m, generator_seed(seed, "codenet_grid_rows"))),
+      column_code_(
+          systematic_gaussian_generator(grid_cols, n, generator_seed(seed, "codenet_grid_cols"))),
+      summary_(summarize_scheme(grid_spec(m, n, grid_rows, grid_cols, seed), rows, cols)) {
+  CODESIM_CHECK(validate_scheme(grid_spec(m, n, grid_rows, grid_cols, seed), rows, cols).empty(),
+                "valid CodeNet grid parameters");
+  for (int r = 0; r < grid_rows_; ++r) {
+    for (int c = 0; c < grid_cols_; ++c) {
+      if (r < m_ || c < n_) positions_.emplace_back(r, c);
+    }
+  }
+  CODESIM_CHECK(static_cast<int>(positions_.size()) == summary_.nodes, "P = m P_c + n (P_r - m)");
+  stored_.assign(positions_.size(), Matrix::Zero(rows_ / m_, cols_ / n_));
+}
+
+int CodenetGridScheme::node_at(int r, int c) const {
+  if (r < 0 || c < 0 || r >= grid_rows_ || c >= grid_cols_ || (r >= m_ && c >= n_)) return -1;
+  // Rows above r: m rows of P_c nodes, then rows of n nodes.
+  if (r < m_) return r * grid_cols_ + c;
+  return m_ * grid_cols_ + (r - m_) * n_ + c;
+}
+
+std::vector<int> CodenetGridScheme::column_nodes(int c) const {
+  std::vector<int> nodes;
+  for (int r = 0; r < grid_rows_; ++r) {
+    if (const int id = node_at(r, c); id >= 0) nodes.push_back(id);
+  }
+  return nodes;
+}
+
+std::vector<int> CodenetGridScheme::row_nodes(int r) const {
+  std::vector<int> nodes;
+  for (int c = 0; c < grid_cols_; ++c) {
+    if (const int id = node_at(r, c); id >= 0) nodes.push_back(id);
+  }
+  return nodes;
+}
+
+void CodenetGridScheme::encode(const Matrix& weights) {
+  CODESIM_CHECK(weights.rows() == rows_ && weights.cols() == cols_, "W has the scheme's shape");
+  const Matrix& g_r = row_code_.generator();
+  const Matrix& g_c = column_code_.generator();
+  for (auto& block : stored_) block.setZero();
+  for (int k = 0; k < m_; ++k) {
+    for (int l = 0; l < n_; ++l) {
+      const Matrix block = detail::grid_block(weights, m_, n_, k, l);
+      for (std::size_t p = 0; p < positions_.size(); ++p) {
+        const auto [r, c] = positions_[p];
+        const double weight = g_r(r, k) * g_c(c, l);
+        if (weight != 0.0) stored_[p].noalias() += weight * block;
+      }
+    }
+  }
+}
+
+Matrix CodenetGridScheme::decode_weights() const {
+  Matrix weights(rows_, cols_);
+  const Eigen::Index height = rows_ / m_;
+  const Eigen::Index width = cols_ / n_;
+  for (int r = 0; r < m_; ++r) {
+    for (int c = 0; c < n_; ++c) {
+      weights.block(r * height, c * width, height, width) = stored_[node_at(r, c)];
+    }
+  }
+  return weights;
+}
+
+std::vector<int> CodenetGridScheme::participants(Direction dir) const {
+  std::vector<int> nodes;
+  for (std::size_t p = 0; p < positions_.size(); ++p) {
+    const auto [r, c] = positions_[p];
+    if (dir == Direction::forward ? c < n_ : r < m_) nodes.push_back(static_cast<int>(p));
+  }
+  return nodes;
+}
+
+Matrix CodenetGridScheme::encode_input(int node, Direction dir, const Matrix& input) const {
+  const auto [r, c] = positions_.at(node);
+  if (dir == Direction::forward) {
+    CODESIM_CHECK(input.rows() == cols_ && c < n_, "forward input at a node with c < n");
+    return detail::row_block(input, n_, c);
+  }
+  CODESIM_CHECK(input.rows() == rows_ && r < m_, "backward input at a node with r < m");
+  return detail::row_block(input, m_, r);
+}
+
+Matrix CodenetGridScheme::multiply(int node, Direction dir, const Matrix& encoded_input) const {
+  const Matrix& block = stored_.at(node);
+  if (dir == Direction::forward) {
+    CODESIM_CHECK(encoded_input.rows() == block.cols(), "input slice matches the block");
+    return block * encoded_input;
+  }
+  CODESIM_CHECK(encoded_input.rows() == block.rows(), "input slice matches the block");
+  return block.transpose() * encoded_input;
+}
+
+int CodenetGridScheme::symbol_count(Direction dir) const {
+  return dir == Direction::forward ? grid_rows_ : grid_cols_;
+}
+
+std::vector<int> CodenetGridScheme::symbol_members(Direction dir, int symbol) const {
+  std::vector<int> members;
+  if (dir == Direction::forward) {
+    for (int c = 0; c < n_; ++c) members.push_back(node_at(symbol, c));
+  } else {
+    for (int r = 0; r < m_; ++r) members.push_back(node_at(r, symbol));
+  }
+  return detail::sorted_unique(members);
+}
+
+ProductDecode CodenetGridScheme::decode(Direction dir,
+                                        std::span<const std::optional<Matrix>> symbols,
+                                        const DecodeOptions& options) const {
+  const bool forward = dir == Direction::forward;
+  DecodeOptions local = options;
+  // A symbol entry is a dot product over all of x (or delta) plus the generator combination.
+  local.inner_dimension = std::max(options.inner_dimension, (forward ? cols_ : rows_) + m_ + n_);
+  int symbol_rows = 0;
+  int symbol_cols = 0;
+  const CodeDecodeResult result = detail::decode_codeword(
+      forward ? row_code_ : column_code_, symbols, local, &symbol_rows, &symbol_cols);
+  ProductDecode out;
+  out.status = result.status;
+  out.condition_number = result.condition_number;
+  for (int s : result.erroneous_symbols) {
+    for (int node : symbol_members(dir, s)) out.blamed_nodes.push_back(node);
+  }
+  out.blamed_nodes = detail::sorted_unique(out.blamed_nodes);
+  if (out.status == DecodeStatus::detected) return out;
+  const int parts = forward ? m_ : n_;
+  CODESIM_CHECK(symbol_rows == (forward ? rows_ / m_ : cols_ / n_), "symbols have block height");
+  out.product.resize(static_cast<Eigen::Index>(parts) * symbol_rows, symbol_cols);
+  for (int b = 0; b < parts; ++b) {
+    out.product.middleRows(static_cast<Eigen::Index>(b) * symbol_rows, symbol_rows) =
+        detail::message_block(result, b, symbol_rows, symbol_cols);
+  }
+  return out;
+}
+
+void CodenetGridScheme::update(int node, const Matrix& delta, const Matrix& input, double eta) {
+  CODESIM_CHECK(delta.rows() == rows_ && input.rows() == cols_ && delta.cols() == input.cols(),
+                "D is N_out x B and X is N_in x B");
+  const auto [r, c] = positions_.at(node);
+  // W~_rc += eta (sum_k G_r(r, k) D_k) (sum_l G_c(c, l) X_l)^T.
+  const Matrix delta_hat = eta * detail::combine_row_blocks(delta, row_code_.generator().row(r));
+  const Matrix input_hat = detail::combine_row_blocks(input, column_code_.generator().row(c));
+  stored_.at(node).noalias() += delta_hat * input_hat.transpose();
+}
+
+bool CodenetGridScheme::regenerate_along(int node, const std::vector<int>& line, bool column,
+                                         std::span<const int> healthy) {
+  // Along a column the blocks are a code with generator rows G_r(r', :); along a row, G_c(c', :).
+  const Matrix& generator = column ? row_code_.generator() : column_code_.generator();
+  const auto index_in_line = [&](int id) {
+    return column ? positions_[id].first : positions_[id].second;
+  };
+  std::vector<int> sources;
+  std::vector<int> generator_rows;
+  for (int id : line) {
+    if (id != node && detail::contains(healthy, id)) {
+      sources.push_back(id);
+      generator_rows.push_back(index_in_line(id));
+    }
+  }
+  const auto coefficients = detail::combination_coefficients(generator, generator_rows,
+                                                             generator.row(index_in_line(node)));
+  if (!coefficients) return false;
+  std::vector<const Matrix*> blocks;
+  for (int id : sources) blocks.push_back(&stored_[id]);
+  stored_[node] = detail::linear_combination(*coefficients, blocks);
+  return true;
+}
+
+bool CodenetGridScheme::regenerate(int node, std::span<const int> healthy) {
+  const auto [r, c] = positions_.at(node);
+  return regenerate_along(node, column_nodes(c), true, healthy) ||
+         regenerate_along(node, row_nodes(r), false, healthy);
+}
+
+std::vector<int> CodenetGridScheme::regeneration_sources(int node,
+                                                         std::span<const int> exclude) const {
+  const auto [r, c] = positions_.at(node);
+  const auto pick = [&](const std::vector<int>& line, int needed) {
+    std::vector<int> chosen;
+    for (int id : line) {
+      if (id != node && !detail::contains(exclude, id) && static_cast<int>(chosen.size()) < needed)
+        chosen.push_back(id);
+    }
+    return static_cast<int>(chosen.size()) == needed ? chosen : std::vector<int>{};
+  };
+  if (auto chosen = pick(column_nodes(c), m_); !chosen.empty()) return chosen;
+  return pick(row_nodes(r), n_);
+}
+
+}  // namespace codesim::models

@@ -1,0 +1,226 @@
+// Generalized PolyDot: encoding, products, decoding, encoded updates and regeneration.
+#include "models/coding/gpd_scheme.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include "models/coding/scheme_support.hpp"
+#include "sim/check.hpp"
+
+namespace codesim::models {
+namespace {
+
+using Terms = std::map<int, std::vector<std::array<int, 3>>>;
+
+// Checks that the product's exponents are exactly 0..size-1 and returns their number.
+int contiguous_threshold(const Terms& terms) {
+  CODESIM_CHECK(!terms.empty() && terms.begin()->first == 0 &&
+                    terms.rbegin()->first == static_cast<int>(terms.size()) - 1,
+                "GPD product exponents are contiguous from 0");
+  return static_cast<int>(terms.size());
+}
+
+SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored) {
+  SchemeSpec spec;
+  spec.kind = "gpd";
+  spec.m = m;
+  spec.n = n;
+  spec.nodes = nodes;
+  spec.mirrored = mirrored;
+  return spec;
+}
+
+}  // namespace
+
+GpdExponents gpd_exponents(int m, int n, bool mirrored) {
+  CODESIM_CHECK(m >= 1 && n >= 1, "GPD needs m, n >= 1");
+  GpdExponents e;
+  e.alpha = mirrored ? 1 : n;
+  e.beta = mirrored ? m : 1;
+  const auto stored = [&](int i, int j) { return i * e.alpha + j * e.beta; };
+  for (int j = 0; j < n; ++j) e.forward_input.push_back(e.beta * (n - 1 - j));
+  for (int i = 0; i < m; ++i) e.backward_input.push_back(e.alpha * (m - 1 - i));
+
+  // Forward terms W_ij x_k and backward terms W_ij^T delta_k, keyed by their exponent.
+  Terms forward;
+  Terms backward;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      for (int k = 0; k < n; ++k) forward[stored(i, j) + e.forward_input[k]].push_back({i, j, k});
+      for (int k = 0; k < m; ++k) {
+        backward[stored(i, j) + e.backward_input[k]].push_back({i, j, k});
+      }
+    }
+  }
+  e.forward_threshold = contiguous_threshold(forward);
+  e.backward_threshold = contiguous_threshold(backward);
+
+  // The wanted coefficient must collect exactly the terms of s_i (or c_j) and nothing else.
+  for (int i = 0; i < m; ++i) {
+    const int exponent = stored(i, 0) + e.forward_input[0];
+    std::vector<std::array<int, 3>> expected;
+    for (int j = 0; j < n; ++j) expected.push_back({i, j, j});
+    CODESIM_CHECK(forward.at(exponent) == expected, "forward coefficient holds exactly s_i");
+    e.forward_wanted.push_back(exponent);
+  }
+  for (int j = 0; j < n; ++j) {
+    const int exponent = stored(0, j) + e.backward_input[0];
+    std::vector<std::array<int, 3>> expected;
+    for (int i = 0; i < m; ++i) expected.push_back({i, j, i});
+    auto found = backward.at(exponent);
+    std::sort(found.begin(), found.end());
+    CODESIM_CHECK(found == expected, "backward coefficient holds exactly c_j");
+    e.backward_wanted.push_back(exponent);
+  }
+  return e;
+}
+
+GpdScheme::GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols)
+    : m_(m),
+      n_(n),
+      nodes_(nodes),
+      rows_(rows),
+      cols_(cols),
+      exponents_(gpd_exponents(m, n, mirrored)),
+      points_(chebyshev_points(nodes)),
+      powers_(vandermonde(
+          points_, std::max({exponents_.forward_threshold, exponents_.backward_threshold, m * n}))),
+      storage_generator_(powers_.leftCols(m * n)),
+      forward_code_(vandermonde(points_, exponents_.forward_threshold)),
+      backward_code_(vandermonde(points_, exponents_.backward_threshold)),
+      summary_(summarize_scheme(gpd_spec(m, n, nodes, mirrored), rows, cols)) {
+  CODESIM_CHECK(validate_scheme(gpd_spec(m, n, nodes, mirrored), rows, cols).empty(),
+                "valid GPD parameters");
+  // The stored exponents i alpha + j beta must be a permutation of 0..mn-1 (an MDS storage code).
+  std::vector<int> exponents;
+  for (int i = 0; i < m_; ++i) {
+    for (int j = 0; j < n_; ++j) exponents.push_back(i * exponents_.alpha + j * exponents_.beta);
+  }
+  std::sort(exponents.begin(), exponents.end());
+  for (int e = 0; e < m_ * n_; ++e) CODESIM_CHECK(exponents[e] == e, "stored exponents 0..mn-1");
+  stored_.assign(nodes_, Matrix::Zero(rows_ / m_, cols_ / n_));
+}
+
+double GpdScheme::power(int node, int exponent) const { return powers_(node, exponent); }
+
+void GpdScheme::encode(const Matrix& weights) {
+  CODESIM_CHECK(weights.rows() == rows_ && weights.cols() == cols_, "W has the scheme's shape");
+  for (auto& block : stored_) block.setZero();
+  for (int i = 0; i < m_; ++i) {
+    for (int j = 0; j < n_; ++j) {
+      const Matrix block = detail::grid_block(weights, m_, n_, i, j);
+      const int exponent = i * exponents_.alpha + j * exponents_.beta;
+      for (int p = 0; p < nodes_; ++p) stored_[p].noalias() += power(p, exponent) * block;
+    }
+  }
+}
+
+Matrix GpdScheme::decode_weights() const {
+  // Least squares over every node's block: the best-conditioned use of the (P, mn) storage code.
+  const Eigen::CompleteOrthogonalDecomposition<Matrix> decomposition(storage_generator_);
+  const Matrix pseudo_inverse = decomposition.pseudoInverse();  // mn x P
+  std::vector<const Matrix*> blocks;
+  for (const auto& block : stored_) blocks.push_back(&block);
+  Matrix weights(rows_, cols_);
+  const Eigen::Index height = rows_ / m_;
+  const Eigen::Index width = cols_ / n_;
+  for (int i = 0; i < m_; ++i) {
+    for (int j = 0; j < n_; ++j) {
+      const int exponent = i * exponents_.alpha + j * exponents_.beta;
+      weights.block(i * height, j * width, height, width) =
+          detail::linear_combination(pseudo_inverse.row(exponent), blocks);
+    }
+  }
+  return weights;
+}
+
+std::vector<int> GpdScheme::participants(Direction) const {
+  std::vector<int> all(nodes_);
+  for (int p = 0; p < nodes_; ++p) all[p] = p;
+  return all;
+}
+
+Matrix GpdScheme::encode_input(int node, Direction dir, const Matrix& input) const {
+  const bool forward = dir == Direction::forward;
+  CODESIM_CHECK(input.rows() == (forward ? cols_ : rows_), "input length matches W");
+  const auto& exponents = forward ? exponents_.forward_input : exponents_.backward_input;
+  Eigen::RowVectorXd weights(static_cast<Eigen::Index>(exponents.size()));
+  for (std::size_t k = 0; k < exponents.size(); ++k) weights(k) = power(node, exponents[k]);
+  return detail::combine_row_blocks(input, weights);
+}
+
+Matrix GpdScheme::multiply(int node, Direction dir, const Matrix& encoded_input) const {
+  const Matrix& block = stored_.at(node);
+  if (dir == Direction::forward) {
+    CODESIM_CHECK(encoded_input.rows() == block.cols(), "encoded input matches the block");
+    return block * encoded_input;
+  }
+  CODESIM_CHECK(encoded_input.rows() == block.rows(), "encoded input matches the block");
+  return block.transpose() * encoded_input;
+}
+
+ProductDecode GpdScheme::decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
+                                const DecodeOptions& options) const {
+  const bool forward = dir == Direction::forward;
+  DecodeOptions local = options;
+  // Dot-product length plus the terms summed by the encodings of W and of the input.
+  const int inner = forward ? cols_ / n_ + m_ * n_ + n_ : rows_ / m_ + m_ * n_ + m_;
+  local.inner_dimension = std::max(options.inner_dimension, inner);
+  int symbol_rows = 0;
+  int symbol_cols = 0;
+  const CodeDecodeResult result = detail::decode_codeword(
+      forward ? forward_code_ : backward_code_, symbols, local, &symbol_rows, &symbol_cols);
+  ProductDecode out;
+  out.status = result.status;
+  out.blamed_nodes = detail::sorted_unique(result.erroneous_symbols);
+  out.condition_number = result.condition_number;
+  if (out.status == DecodeStatus::detected) return out;
+  const auto& wanted = forward ? exponents_.forward_wanted : exponents_.backward_wanted;
+  CODESIM_CHECK(symbol_rows == (forward ? rows_ / m_ : cols_ / n_), "symbols have block height");
+  out.product.resize(static_cast<Eigen::Index>(wanted.size()) * symbol_rows, symbol_cols);
+  for (std::size_t b = 0; b < wanted.size(); ++b) {
+    out.product.middleRows(static_cast<Eigen::Index>(b) * symbol_rows, symbol_rows) =
+        detail::message_block(result, wanted[b], symbol_rows, symbol_cols);
+  }
+  return out;
+}
+
+void GpdScheme::update(int node, const Matrix& delta, const Matrix& input, double eta) {
+  CODESIM_CHECK(delta.rows() == rows_ && input.rows() == cols_ && delta.cols() == input.cols(),
+                "D is N_out x B and X is N_in x B");
+  // W~(v) += eta (sum_i delta_i v^(i alpha)) (sum_j x_j v^(j beta))^T at v = v_p.
+  Eigen::RowVectorXd delta_weights(m_);
+  for (int i = 0; i < m_; ++i) delta_weights(i) = power(node, i * exponents_.alpha);
+  Eigen::RowVectorXd input_weights(n_);
+  for (int j = 0; j < n_; ++j) input_weights(j) = power(node, j * exponents_.beta);
+  const Matrix delta_hat = eta * detail::combine_row_blocks(delta, delta_weights);
+  const Matrix input_hat = detail::combine_row_blocks(input, input_weights);
+  stored_.at(node).noalias() += delta_hat * input_hat.transpose();
+}
+
+bool GpdScheme::regenerate(int node, std::span<const int> healthy) {
+  std::vector<int> sources;
+  for (int p : healthy) {
+    if (p != node && p >= 0 && p < nodes_) sources.push_back(p);
+  }
+  sources = detail::sorted_unique(sources);
+  const auto coefficients =
+      detail::combination_coefficients(storage_generator_, sources, storage_generator_.row(node));
+  if (!coefficients) return false;
+  std::vector<const Matrix*> blocks;
+  for (int p : sources) blocks.push_back(&stored_[p]);
+  stored_.at(node) = detail::linear_combination(*coefficients, blocks);
+  return true;
+}
+
+std::vector<int> GpdScheme::regeneration_sources(int node, std::span<const int> exclude) const {
+  std::vector<int> candidates;
+  for (int p = 0; p < nodes_; ++p) {
+    if (p != node && !detail::contains(exclude, p)) candidates.push_back(p);
+  }
+  if (static_cast<int>(candidates.size()) < m_ * n_) return {};
+  return detail::spread_selection(candidates, m_ * n_);
+}
+
+}  // namespace codesim::models

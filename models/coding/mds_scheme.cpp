@@ -1,0 +1,155 @@
+// MDS-coded products with a row-split copy for W X and a column-split copy for W^T D.
+#include "models/coding/mds_scheme.hpp"
+
+#include <algorithm>
+
+#include "models/coding/scheme_support.hpp"
+#include "sim/check.hpp"
+
+namespace codesim::models {
+namespace {
+
+SchemeSpec mds_spec(int k, int nodes) {
+  SchemeSpec spec;
+  spec.kind = "mds";
+  spec.k = k;
+  spec.nodes = nodes;
+  return spec;
+}
+
+}  // namespace
+
+MdsScheme::MdsScheme(int k, int nodes, int rows, int cols)
+    : k_(k),
+      nodes_(nodes),
+      rows_(rows),
+      cols_(cols),
+      code_(vandermonde(chebyshev_points(nodes), k)),
+      summary_(summarize_scheme(mds_spec(k, nodes), rows, cols)) {
+  CODESIM_CHECK(validate_scheme(mds_spec(k, nodes), rows, cols).empty(), "valid MDS parameters");
+  row_blocks_.assign(nodes_, Matrix::Zero(rows_ / k_, cols_));
+  column_blocks_.assign(nodes_, Matrix::Zero(rows_, cols_ / k_));
+}
+
+void MdsScheme::encode(const Matrix& weights) {
+  CODESIM_CHECK(weights.rows() == rows_ && weights.cols() == cols_, "W has the scheme's shape");
+  const Matrix& generator = code_.generator();
+  const Eigen::Index height = rows_ / k_;
+  const Eigen::Index width = cols_ / k_;
+  for (int p = 0; p < nodes_; ++p) {
+    row_blocks_[p].setZero();
+    column_blocks_[p].setZero();
+    for (int i = 0; i < k_; ++i) {
+      row_blocks_[p].noalias() += generator(p, i) * weights.middleRows(i * height, height);
+      column_blocks_[p].noalias() += generator(p, i) * weights.middleCols(i * width, width);
+    }
+  }
+}
+
+std::vector<Matrix*> MdsScheme::stored_blocks(int node) {
+  return {&row_blocks_.at(node), &column_blocks_.at(node)};
+}
+
+Matrix MdsScheme::decode_weights() const {
+  // Least squares over all nodes of the row-split copy.
+  const Eigen::CompleteOrthogonalDecomposition<Matrix> decomposition(code_.generator());
+  const Matrix pseudo_inverse = decomposition.pseudoInverse();  // k x P
+  std::vector<const Matrix*> blocks;
+  for (const auto& block : row_blocks_) blocks.push_back(&block);
+  Matrix weights(rows_, cols_);
+  const Eigen::Index height = rows_ / k_;
+  for (int i = 0; i < k_; ++i) {
+    weights.middleRows(i * height, height) =
+        detail::linear_combination(pseudo_inverse.row(i), blocks);
+  }
+  return weights;
+}
+
+std::vector<int> MdsScheme::participants(Direction) const {
+  std::vector<int> all(nodes_);
+  for (int p = 0; p < nodes_; ++p) all[p] = p;
+  return all;
+}
+
+Matrix MdsScheme::encode_input(int, Direction dir, const Matrix& input) const {
+  CODESIM_CHECK(input.rows() == (dir == Direction::forward ? cols_ : rows_),
+                "input length matches W");
+  return input;
+}
+
+Matrix MdsScheme::multiply(int node, Direction dir, const Matrix& encoded_input) const {
+  if (dir == Direction::forward) {
+    const Matrix& block = row_blocks_.at(node);
+    CODESIM_CHECK(encoded_input.rows() == block.cols(), "input matches the block");
+    return block * encoded_input;
+  }
+  const Matrix& block = column_blocks_.at(node);
+  CODESIM_CHECK(encoded_input.rows() == block.rows(), "input matches the block");
+  return block.transpose() * encoded_input;
+}
+
+ProductDecode MdsScheme::decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
+                                const DecodeOptions& options) const {
+  const bool forward = dir == Direction::forward;
+  DecodeOptions local = options;
+  local.inner_dimension = std::max(options.inner_dimension, (forward ? cols_ : rows_) + k_);
+  int symbol_rows = 0;
+  int symbol_cols = 0;
+  const CodeDecodeResult result =
+      detail::decode_codeword(code_, symbols, local, &symbol_rows, &symbol_cols);
+  ProductDecode out;
+  out.status = result.status;
+  out.blamed_nodes = detail::sorted_unique(result.erroneous_symbols);
+  out.condition_number = result.condition_number;
+  if (out.status == DecodeStatus::detected) return out;
+  CODESIM_CHECK(symbol_rows == (forward ? rows_ : cols_) / k_, "symbols have block height");
+  out.product.resize(static_cast<Eigen::Index>(k_) * symbol_rows, symbol_cols);
+  for (int i = 0; i < k_; ++i) {
+    out.product.middleRows(static_cast<Eigen::Index>(i) * symbol_rows, symbol_rows) =
+        detail::message_block(result, i, symbol_rows, symbol_cols);
+  }
+  return out;
+}
+
+void MdsScheme::update(int node, const Matrix& delta, const Matrix& input, double eta) {
+  CODESIM_CHECK(delta.rows() == rows_ && input.rows() == cols_ && delta.cols() == input.cols(),
+                "D is N_out x B and X is N_in x B");
+  const Eigen::RowVectorXd weights = code_.generator().row(node);
+  // A~_p += eta (sum_i g_i D_i) X^T and C~_p += eta D (sum_j g_j X_j)^T.
+  const Matrix delta_hat = eta * detail::combine_row_blocks(delta, weights);
+  row_blocks_.at(node).noalias() += delta_hat * input.transpose();
+  const Matrix input_hat = detail::combine_row_blocks(input, weights);
+  column_blocks_.at(node).noalias() += (eta * delta) * input_hat.transpose();
+}
+
+bool MdsScheme::regenerate(int node, std::span<const int> healthy) {
+  std::vector<int> sources;
+  for (int p : healthy) {
+    if (p != node && p >= 0 && p < nodes_) sources.push_back(p);
+  }
+  sources = detail::sorted_unique(sources);
+  const Matrix& generator = code_.generator();
+  const auto coefficients =
+      detail::combination_coefficients(generator, sources, generator.row(node));
+  if (!coefficients) return false;
+  std::vector<const Matrix*> rows;
+  std::vector<const Matrix*> columns;
+  for (int p : sources) {
+    rows.push_back(&row_blocks_[p]);
+    columns.push_back(&column_blocks_[p]);
+  }
+  row_blocks_.at(node) = detail::linear_combination(*coefficients, rows);
+  column_blocks_.at(node) = detail::linear_combination(*coefficients, columns);
+  return true;
+}
+
+std::vector<int> MdsScheme::regeneration_sources(int node, std::span<const int> exclude) const {
+  std::vector<int> candidates;
+  for (int p = 0; p < nodes_; ++p) {
+    if (p != node && !detail::contains(exclude, p)) candidates.push_back(p);
+  }
+  if (static_cast<int>(candidates.size()) < k_) return {};
+  return detail::spread_selection(candidates, k_);
+}
+
+}  // namespace codesim::models

@@ -1,0 +1,47 @@
+// MDS-coded products (Lee et al.): a (P, k) code over k row blocks of W for W X and a second
+// (P, k) code over k column blocks for W^T D; every node stores one block of each.
+#pragma once
+
+#include "models/coding/coding_scheme.hpp"
+
+namespace codesim::models {
+
+/// Generator: the P x k Vandermonde matrix on P Chebyshev points (deterministic, no seed; the
+/// same family as GPD, which it equals for forward when n = 1). Node p stores
+/// A~_p = sum_i v_p^i A_i (A_i: rows/k x cols) and C~_p = sum_j v_p^j C_j (C_j: rows x cols/k).
+class MdsScheme final : public CodingScheme {
+ public:
+  /// W is rows x cols; k divides both; P >= k.
+  MdsScheme(int k, int nodes, int rows, int cols);
+
+  SchemeSummary summary() const override { return summary_; }
+  void encode(const Matrix& weights) override;
+  /// {row-split block, column-split block}.
+  std::vector<Matrix*> stored_blocks(int node) override;
+  Matrix decode_weights() const override;
+  std::vector<int> participants(Direction dir) const override;
+  /// The input itself: MDS nodes need all of X (or D).
+  Matrix encode_input(int node, Direction dir, const Matrix& input) const override;
+  Matrix multiply(int node, Direction dir, const Matrix& encoded_input) const override;
+  int symbol_count(Direction) const override { return nodes_; }
+  std::vector<int> symbol_members(Direction, int symbol) const override { return {symbol}; }
+  ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
+                       const DecodeOptions& options) const override;
+  void update(int node, const Matrix& delta, const Matrix& input, double eta) override;
+  /// Regenerates both blocks from every node of `healthy` (least squares beyond k of them).
+  bool regenerate(int node, std::span<const int> healthy) override;
+  /// k nodes spread evenly over the remaining ones.
+  std::vector<int> regeneration_sources(int node, std::span<const int> exclude) const override;
+
+ private:
+  int k_;
+  int nodes_;
+  int rows_;
+  int cols_;
+  LinearCode code_;
+  SchemeSummary summary_;
+  std::vector<Matrix> row_blocks_;     // A~_p, rows/k x cols
+  std::vector<Matrix> column_blocks_;  // C~_p, rows x cols/k
+};
+
+}  // namespace codesim::models

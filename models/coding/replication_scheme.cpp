@@ -1,0 +1,185 @@
+// Replication: r copies of the block grid, each block row (column) a repetition code.
+#include "models/coding/replication_scheme.hpp"
+
+#include <algorithm>
+
+#include "models/coding/scheme_support.hpp"
+#include "sim/check.hpp"
+
+namespace codesim::models {
+namespace {
+
+SchemeSpec replication_spec(int m, int n, int copies) {
+  SchemeSpec spec;
+  spec.kind = "replication";
+  spec.m = m;
+  spec.n = n;
+  spec.copies = copies;
+  return spec;
+}
+
+}  // namespace
+
+ReplicationScheme::ReplicationScheme(int m, int n, int copies, int rows, int cols)
+    : ReplicationScheme(replication_spec(m, n, copies), copies, rows, cols) {}
+
+ReplicationScheme::ReplicationScheme(const SchemeSpec& spec, int copies, int rows, int cols)
+    : m_(spec.m),
+      n_(spec.n),
+      copies_(copies),
+      rows_(rows),
+      cols_(cols),
+      repetition_code_(Matrix::Ones(copies, 1)),
+      summary_(summarize_scheme(spec, rows, cols)) {
+  CODESIM_CHECK(validate_scheme(spec, rows, cols).empty(), "valid replication parameters");
+  CODESIM_CHECK(copies_ >= 1 && summary_.nodes == copies_ * m_ * n_, "nodes = copies m n");
+  stored_.assign(summary_.nodes, Matrix::Zero(rows_ / m_, cols_ / n_));
+}
+
+void ReplicationScheme::encode(const Matrix& weights) {
+  CODESIM_CHECK(weights.rows() == rows_ && weights.cols() == cols_, "W has the scheme's shape");
+  for (int r = 0; r < m_; ++r) {
+    for (int c = 0; c < n_; ++c) {
+      const Matrix block = detail::grid_block(weights, m_, n_, r, c);
+      for (int copy = 0; copy < copies_; ++copy) stored_[(copy * m_ + r) * n_ + c] = block;
+    }
+  }
+}
+
+Matrix ReplicationScheme::decode_weights() const {
+  Matrix weights(rows_, cols_);
+  const Eigen::Index height = rows_ / m_;
+  const Eigen::Index width = cols_ / n_;
+  for (int r = 0; r < m_; ++r) {
+    for (int c = 0; c < n_; ++c) {
+      weights.block(r * height, c * width, height, width) = stored_[r * n_ + c];
+    }
+  }
+  return weights;
+}
+
+std::vector<int> ReplicationScheme::participants(Direction) const {
+  std::vector<int> all(stored_.size());
+  for (std::size_t p = 0; p < all.size(); ++p) all[p] = static_cast<int>(p);
+  return all;
+}
+
+Matrix ReplicationScheme::encode_input(int node, Direction dir, const Matrix& input) const {
+  const int within = node % (m_ * n_);
+  if (dir == Direction::forward) {
+    CODESIM_CHECK(input.rows() == cols_, "forward input has N_in rows");
+    return detail::row_block(input, n_, within % n_);
+  }
+  CODESIM_CHECK(input.rows() == rows_, "backward input has N_out rows");
+  return detail::row_block(input, m_, within / n_);
+}
+
+Matrix ReplicationScheme::multiply(int node, Direction dir, const Matrix& encoded_input) const {
+  const Matrix& block = stored_.at(node);
+  if (dir == Direction::forward) {
+    CODESIM_CHECK(encoded_input.rows() == block.cols(), "input slice matches the block");
+    return block * encoded_input;
+  }
+  CODESIM_CHECK(encoded_input.rows() == block.rows(), "input slice matches the block");
+  return block.transpose() * encoded_input;
+}
+
+int ReplicationScheme::symbol_count(Direction dir) const {
+  return copies_ * (dir == Direction::forward ? m_ : n_);
+}
+
+std::vector<int> ReplicationScheme::symbol_members(Direction dir, int symbol) const {
+  std::vector<int> members;
+  if (dir == Direction::forward) {
+    const int copy = symbol / m_;
+    const int r = symbol % m_;
+    for (int c = 0; c < n_; ++c) members.push_back((copy * m_ + r) * n_ + c);
+  } else {
+    const int copy = symbol / n_;
+    const int c = symbol % n_;
+    for (int r = 0; r < m_; ++r) members.push_back((copy * m_ + r) * n_ + c);
+  }
+  return members;
+}
+
+ProductDecode ReplicationScheme::decode(Direction dir,
+                                        std::span<const std::optional<Matrix>> symbols,
+                                        const DecodeOptions& options) const {
+  const bool forward = dir == Direction::forward;
+  const int blocks = forward ? m_ : n_;
+  CODESIM_CHECK(static_cast<int>(symbols.size()) == copies_ * blocks, "one entry per symbol");
+  DecodeOptions local = options;
+  local.inner_dimension = std::max(options.inner_dimension, (forward ? cols_ : rows_) + 1);
+  ProductDecode out;
+  out.status = DecodeStatus::clean;
+  // Absurd magnitudes are judged against the smallest symbol of the whole product: a codeword of
+  // one or two copies has nothing to compare with, and any other rank could be an absurd value
+  // itself (uncoded has no correct majority to rely on). Screened symbols become blamed erasures.
+  const std::vector<bool> screened = detail::absurd_symbols(symbols, 1, options.absurd_ratio);
+  for (std::size_t s = 0; s < symbols.size(); ++s) {
+    if (!screened[s]) continue;
+    out.status = DecodeStatus::corrected;
+    for (int node : symbol_members(dir, static_cast<int>(s))) out.blamed_nodes.push_back(node);
+  }
+  std::vector<Matrix> parts;
+  for (int b = 0; b < blocks; ++b) {
+    // The copies of block row (column) b form one repetition codeword.
+    std::vector<std::optional<Matrix>> codeword;
+    for (int copy = 0; copy < copies_; ++copy) {
+      const int s = copy * blocks + b;
+      codeword.push_back(screened[s] ? std::nullopt : symbols[s]);
+    }
+    int symbol_rows = 0;
+    int symbol_cols = 0;
+    const CodeDecodeResult result =
+        detail::decode_codeword(repetition_code_, codeword, local, &symbol_rows, &symbol_cols);
+    out.status = detail::worse(out.status, result.status);
+    out.condition_number = std::max(out.condition_number, result.condition_number);
+    for (int copy : result.erroneous_symbols) {
+      for (int node : symbol_members(dir, copy * blocks + b)) out.blamed_nodes.push_back(node);
+    }
+    if (result.status != DecodeStatus::detected) {
+      parts.push_back(detail::message_block(result, 0, symbol_rows, symbol_cols));
+    }
+  }
+  out.blamed_nodes = detail::sorted_unique(out.blamed_nodes);
+  if (out.status == DecodeStatus::detected) return out;
+  const Eigen::Index height = parts.front().rows();
+  CODESIM_CHECK(height == (forward ? rows_ / m_ : cols_ / n_), "symbols have block height");
+  out.product.resize(blocks * height, parts.front().cols());
+  for (int b = 0; b < blocks; ++b) out.product.middleRows(b * height, height) = parts[b];
+  return out;
+}
+
+void ReplicationScheme::update(int node, const Matrix& delta, const Matrix& input, double eta) {
+  CODESIM_CHECK(delta.rows() == rows_ && input.rows() == cols_ && delta.cols() == input.cols(),
+                "D is N_out x B and X is N_in x B");
+  const int within = node % (m_ * n_);
+  const Matrix delta_part = eta * detail::row_block(delta, m_, within / n_);
+  stored_.at(node).noalias() += delta_part * detail::row_block(input, n_, within % n_).transpose();
+}
+
+bool ReplicationScheme::regenerate(int node, std::span<const int> healthy) {
+  const int within = node % (m_ * n_);
+  for (int copy = 0; copy < copies_; ++copy) {
+    const int source = copy * m_ * n_ + within;
+    if (source != node && detail::contains(healthy, source)) {
+      stored_.at(node) = stored_[source];
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<int> ReplicationScheme::regeneration_sources(int node,
+                                                         std::span<const int> exclude) const {
+  // The first other copy of the same block.
+  const int within = node % (m_ * n_);
+  for (int copy = 0; copy < copies_; ++copy) {
+    const int source = copy * m_ * n_ + within;
+    if (source != node && !detail::contains(exclude, source)) return {source};
+  }
+  return {};
+}
+
+}  // namespace codesim::models

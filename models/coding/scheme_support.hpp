@@ -1,0 +1,56 @@
+// Helpers shared by the coding-scheme implementations: block slicing, symbol flattening,
+// codeword decoding and the linear combinations used for regeneration.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "models/coding/coding_scheme.hpp"
+
+namespace codesim::models::detail {
+
+/// Rows [index * rows / parts, (index + 1) * rows / parts) of `matrix`; parts divides rows.
+Matrix row_block(const Matrix& matrix, int parts, int index);
+/// Block (i, j) of `matrix` split into row_parts x col_parts equal blocks.
+Matrix grid_block(const Matrix& matrix, int row_parts, int col_parts, int i, int j);
+/// Sum over k of weights[k] * row_block(matrix, weights.size(), k), skipping zero weights.
+Matrix combine_row_blocks(const Matrix& matrix, const Eigen::RowVectorXd& weights);
+
+/// Symbols holding NaN or Inf, or whose largest |entry| exceeds absurd_ratio times the
+/// `needed`-th smallest nonzero peak. Within the detection bound at least `needed` present symbols
+/// are correct, so that reference is no larger than the correct data however many symbols are
+/// absurd (a median would be inflated once half of them are).
+std::vector<bool> absurd_symbols(std::span<const std::optional<Matrix>> symbols, int needed,
+                                 double absurd_ratio);
+
+/// Decodes one codeword whose symbols are equally shaped matrices (flattened column-major into
+/// rows for LinearCode). Absurd symbols (see absurd_symbols with K = the code's dimension) are
+/// erased first and reported among the erroneous symbols. Message row k unflattens with
+/// `message_block`.
+CodeDecodeResult decode_codeword(const LinearCode& code,
+                                 std::span<const std::optional<Matrix>> symbols,
+                                 const DecodeOptions& options, int* symbol_rows, int* symbol_cols);
+/// Message row `k` of a decode reshaped to rows x cols.
+Matrix message_block(const CodeDecodeResult& result, int k, int rows, int cols);
+
+/// Row vector c with c * generator(sources, :) = target (the minimum-norm one when there are
+/// more sources than columns); nullopt when the source rows do not have full column rank.
+std::optional<Eigen::RowVectorXd> combination_coefficients(const Matrix& generator,
+                                                           std::span<const int> sources,
+                                                           const Eigen::RowVectorXd& target);
+/// sum_s coefficients[s] * blocks[s].
+Matrix linear_combination(const Eigen::RowVectorXd& coefficients,
+                          std::span<const Matrix* const> blocks);
+
+/// `count` of the sorted `candidates`, spread evenly over the list (first and last included), so
+/// that evaluation points chosen from it stay well spread. Precondition: count <= size.
+std::vector<int> spread_selection(const std::vector<int>& candidates, int count);
+/// The more severe of two statuses (clean < corrected < detected).
+DecodeStatus worse(DecodeStatus a, DecodeStatus b);
+/// Sorted copy without duplicates.
+std::vector<int> sorted_unique(std::vector<int> values);
+/// True when `value` is in `values`.
+bool contains(std::span<const int> values, int value);
+
+}  // namespace codesim::models::detail

@@ -1,0 +1,17 @@
+// Uncoded: one m x n grid of W's blocks, no redundancy, nothing detected.
+#pragma once
+
+#include "models/coding/replication_scheme.hpp"
+
+namespace codesim::models {
+
+/// Replication with a single copy: node r n + c stores W_rc; forward symbols are the m grid rows,
+/// backward symbols the n grid columns. Only NaN, Inf and absurd magnitudes are caught; a missing
+/// result is a detected failure; regeneration is impossible.
+class UncodedScheme final : public ReplicationScheme {
+ public:
+  /// W is rows x cols; m divides rows, n divides cols.
+  UncodedScheme(int m, int n, int rows, int cols);
+};
+
+}  // namespace codesim::models

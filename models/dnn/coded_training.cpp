@@ -1,0 +1,1167 @@
+// The coded training protocol as a state machine of engine events: product rounds, decodes,
+// regeneration, updates, checkpoints and rollbacks, with the real arithmetic inside the events.
+#include "models/dnn/coded_training.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "sim/check.hpp"
+#include "sim/collectives.hpp"
+#include "sim/engine.hpp"
+#include "sim/random_stream.hpp"
+
+namespace codesim::models {
+namespace {
+
+constexpr double kBytesPerValue = 8.0;  // float64
+// Decoding with errors costs a few more passes than a clean decode (LinearCode::decode).
+constexpr double kUncleanDecodeFactor = 4.0;
+
+enum class WaitRule { all, k, k_plus_2t };
+enum class Phase { idle, round, after_round, update, checkpoint, restart, waiting, done };
+
+int dir_index(Direction dir) { return dir == Direction::forward ? 0 : 1; }
+const char* dir_name(Direction dir) { return dir == Direction::forward ? "forward" : "backward"; }
+
+WaitRule parse_wait(const std::string& name) {
+  if (name == "k") return WaitRule::k;
+  if (name == "k_plus_2t") return WaitRule::k_plus_2t;
+  return WaitRule::all;
+}
+
+// A quantity every node holds: one shared value and the copies of the nodes whose value differs
+// (after a fault struck that node's decode or nonlinear step).
+struct NodeCopies {
+  Matrix shared;
+  std::vector<std::optional<Matrix>> own;  // empty when no node differs
+
+  const Matrix& of(int node) const {
+    return !own.empty() && own[static_cast<std::size_t>(node)]
+               ? *own[static_cast<std::size_t>(node)]
+               : shared;
+  }
+  bool differs(int node) const { return !own.empty() && own[static_cast<std::size_t>(node)]; }
+  void set_own(int node, Matrix value, int nodes) {
+    if (own.empty()) own.resize(static_cast<std::size_t>(nodes));
+    own[static_cast<std::size_t>(node)] = std::move(value);
+  }
+  void reset(Matrix value) {
+    shared = std::move(value);
+    own.clear();
+  }
+};
+
+// Per-direction facts of one layer's scheme.
+struct DirectionGeometry {
+  std::vector<int> participants;
+  std::vector<std::vector<int>> members;       // per symbol
+  std::vector<std::vector<int>> node_symbols;  // per node: symbols it is a member of
+  double task_flops_per_column = 0.0;
+  int partial_rows = 0;  // rows of one partial result (and of one symbol)
+  int product_rows = 0;  // rows of the decoded product
+  int threshold = 0;     // K (symbols; for repetition schemes: blocks)
+};
+
+struct LayerGeometry {
+  int rows = 0;  // N_out
+  int cols = 0;  // N_in
+  std::array<DirectionGeometry, 2> dir;
+  double update_flops_per_column = 0.0;
+  double stored_values_per_node = 0.0;
+};
+
+// The state a rollback returns to.
+struct Snapshot {
+  std::vector<std::vector<Matrix>> blocks;  // [layer][node * blocks_per_node + b]
+  std::vector<Vector> biases;
+  int iterations = 0;
+  MlpParameters shadow;
+};
+
+class CodedTrainingRun {
+ public:
+  CodedTrainingRun(const sim::ClusterSpec& cluster_spec, const sim::CheckpointSpec& checkpoint,
+                   const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,
+                   const Dataset& test, std::uint64_t seed, std::uint64_t replica,
+                   const TrainingObserver& observer)
+      : spec_(spec),
+        cluster_(engine_, cluster_spec, seed, replica),
+        policy_(checkpoint, cluster_.system_mtbf_s()),
+        checkpoint_spec_(checkpoint),
+        injector_(injector),
+        train_(train),
+        seed_(seed),
+        replica_(replica),
+        observer_(observer),
+        layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
+        batch_(spec.mlp.batch_size),
+        wait_(parse_wait(spec.wait_for)) {
+    const std::string problem =
+        validate_training(spec, cluster_.size(), train.features(), train.classes);
+    CODESIM_CHECK(problem.empty(), problem.c_str());
+    CODESIM_CHECK(test.samples() >= 1 && test.features() == train.features(),
+                  "the test set needs samples of the training set's features");
+    const MlpParameters initial = glorot_init(spec.mlp, seed);
+    nodes_ = summarize_scheme(spec.scheme).nodes;
+    const std::string& kind = spec.scheme.kind;
+    repetition_ = kind == "replication" || kind == "uncoded";
+    const bool coded = !repetition_;
+    for (int l = 0; l < layers_; ++l) {
+      const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
+      const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
+      schemes_.push_back(make_scheme(spec.scheme, rows, cols));
+      CodingScheme& scheme = *schemes_.back();
+      CODESIM_CHECK(scheme.node_count() == nodes_, "every layer's scheme has P nodes");
+      scheme.encode(initial.weights[static_cast<std::size_t>(l)]);
+      LayerGeometry g;
+      g.rows = rows;
+      g.cols = cols;
+      const std::vector<Matrix*> blocks = scheme.stored_blocks(0);
+      blocks_per_node_ = static_cast<int>(blocks.size());
+      for (const Matrix* b : blocks) {
+        g.update_flops_per_column += 2.0 * static_cast<double>(b->size());
+        g.stored_values_per_node += static_cast<double>(b->size());
+      }
+      if (coded) g.update_flops_per_column += 2.0 * (rows + cols);
+      const SchemeSummary summary = scheme.summary();
+      for (Direction d : {Direction::forward, Direction::backward}) {
+        DirectionGeometry& dg = g.dir[static_cast<std::size_t>(dir_index(d))];
+        const bool forward = d == Direction::forward;
+        const Matrix& block = forward ? *blocks.front() : *blocks.back();
+        dg.participants = scheme.participants(d);
+        const int symbols = scheme.symbol_count(d);
+        dg.node_symbols.assign(static_cast<std::size_t>(nodes_), {});
+        for (int s = 0; s < symbols; ++s) {
+          dg.members.push_back(scheme.symbol_members(d, s));
+          for (int p : dg.members.back()) dg.node_symbols[static_cast<std::size_t>(p)].push_back(s);
+        }
+        dg.task_flops_per_column = 2.0 * static_cast<double>(block.size());
+        if (kind == "gpd") dg.task_flops_per_column += 2.0 * (forward ? cols : rows);
+        dg.partial_rows = static_cast<int>(forward ? block.rows() : block.cols());
+        dg.product_rows = forward ? rows : cols;
+        dg.threshold =
+            forward ? summary.forward.recovery_threshold : summary.backward.recovery_threshold;
+      }
+      geometry_.push_back(std::move(g));
+    }
+    biases_ = initial.biases;
+    if (spec.audit) shadow_ = initial;
+    stale_.assign(static_cast<std::size_t>(nodes_), false);
+    task_state_.assign(static_cast<std::size_t>(nodes_), TaskState::none);
+    partials_.resize(static_cast<std::size_t>(nodes_));
+    const int eval_count =
+        spec.eval_samples > 0 ? std::min(spec.eval_samples, test.samples()) : test.samples();
+    eval_inputs_ = test.images.leftCols(eval_count);
+    eval_labels_.assign(test.labels.begin(), test.labels.begin() + eval_count);
+    metrics_.add_series("accuracy_vs_time", {"time_s", "iteration", "test_accuracy", "train_loss"});
+    if (spec.record_loss) metrics_.add_series("loss_vs_iteration", {"iteration", "time_s", "loss"});
+    checkpoint_bytes_ = checkpoint.bytes;
+    take_snapshot();
+    cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
+    cluster_.crashes().on_repair([this](int node) { on_repair(node); });
+  }
+
+  TrainingResult run() {
+    // Row 0: the initial model.
+    load_batch(0);
+    const MlpParameters initial = decoded_parameters();
+    metrics_.append_row(
+        "accuracy_vs_time",
+        {0.0, 0.0, evaluate_accuracy(),
+         cross_entropy(forward_logits(initial, spec_.mlp.hidden_activation, x0_), labels_)});
+    cluster_.crashes().start();
+    engine_.schedule_at(0.0, [this] { start_iteration(); });
+    engine_.run_until(spec_.time_limit_s);
+    if (!completed_) {
+      commit_pending();
+      final_accuracy_ = evaluate_accuracy();
+    }
+    // The model is read out after untimed repairs: stale blocks (of nodes that missed updates)
+    // are regenerated and a verification pass corrects a corruption struck at the last update
+    // that no decode has seen yet.
+    std::vector<std::pair<int, int>> stale_blocks;
+    std::vector<int> stale_nodes;
+    for (int p = 0; p < nodes_; ++p) {
+      if (!stale_[static_cast<std::size_t>(p)]) continue;
+      stale_nodes.push_back(p);
+      for (int l = 0; l < layers_; ++l) stale_blocks.emplace_back(l, p);
+    }
+    if (regenerate(stale_blocks, stale_nodes)) std::fill(stale_.begin(), stale_.end(), false);
+    verify();
+    injector_.finish();
+    TrainingResult result;
+    result.parameters = decoded_parameters();
+    fill_metrics(result.parameters);
+    result.metrics = std::move(metrics_);
+    result.faults = injector_.log();
+    return result;
+  }
+
+ private:
+  enum class TaskState { none, pending, done, lost };
+
+  // --- helpers ------------------------------------------------------------------------------
+  bool up(int node) const { return cluster_.node(node).is_up(); }
+  bool usable(int node) const { return up(node) && !stale_[static_cast<std::size_t>(node)]; }
+
+  std::vector<int> live_nodes() const {
+    std::vector<int> live;
+    for (int p = 0; p < nodes_; ++p)
+      if (up(p)) live.push_back(p);
+    return live;
+  }
+
+  double slowest_live_speed() const {
+    double slowest = std::numeric_limits<double>::infinity();
+    for (int p = 0; p < nodes_; ++p)
+      if (up(p)) slowest = std::min(slowest, cluster_.node(p).speed_flops_per_s());
+    return std::isfinite(slowest) ? slowest : cluster_.node(0).speed_flops_per_s();
+  }
+
+  // Runs `action` after `delay_s` unless a rollback (or the end) intervenes.
+  template <typename Action>
+  void after(double delay_s, Action action) {
+    const std::uint32_t attempt = attempt_;
+    engine_.schedule_in(delay_s, [this, attempt, action = std::move(action)]() mutable {
+      if (attempt == attempt_) action();
+    });
+  }
+
+  const FaultRecord* offer(int node, const char* operation, int layer, FaultTarget target,
+                           double flops, Eigen::Ref<Eigen::MatrixXd> data) {
+    FaultOpportunity o;
+    o.time_s = engine_.now();
+    o.node = node;
+    o.operation = operation;
+    o.layer = layer;
+    o.target = target;
+    o.flops = flops;
+    return injector_.inject(o, data);
+  }
+
+  // Offers `target` on node p's copy of `copies` (copied out only when struck).
+  void offer_copy(NodeCopies& copies, int node, const char* operation, int layer,
+                  FaultTarget target, double flops) {
+    FaultOpportunity o;
+    o.time_s = engine_.now();
+    o.node = node;
+    o.operation = operation;
+    o.layer = layer;
+    o.target = target;
+    o.flops = flops;
+    if (!injector_.offer(o)) return;
+    Matrix copy = copies.of(node);
+    injector_.apply(copy);
+    copies.set_own(node, std::move(copy), nodes_);
+  }
+
+  void load_batch(int iteration) {
+    const int n = train_.samples();
+    x0_.resize(train_.features(), batch_);
+    labels_.resize(static_cast<std::size_t>(batch_));
+    for (int b = 0; b < batch_; ++b) {
+      const std::int64_t k = static_cast<std::int64_t>(iteration) * batch_ + b;
+      const std::int64_t epoch = k / n;
+      const int position = static_cast<int>(k % n);
+      const std::vector<int>& order = permutation(epoch);
+      const int sample = order[static_cast<std::size_t>(position)];
+      x0_.col(b) = train_.images.col(sample);
+      labels_[static_cast<std::size_t>(b)] = train_.labels[static_cast<std::size_t>(sample)];
+    }
+  }
+
+  const std::vector<int>& permutation(std::int64_t epoch) {
+    for (auto& [cached_epoch, order] : permutations_)
+      if (cached_epoch == epoch) return order;
+    const std::uint64_t key =
+        sim::stream_seed({seed_, replica_, "batch_order", static_cast<std::uint64_t>(epoch)});
+    // Two slots: a batch may straddle two epochs.
+    permutations_[next_slot_] = {epoch, seeded_permutation(train_.samples(), key)};
+    const std::size_t used = next_slot_;
+    next_slot_ = 1 - next_slot_;
+    return permutations_[used].second;
+  }
+
+  MlpParameters decoded_parameters() const {
+    MlpParameters p;
+    for (const auto& scheme : schemes_) p.weights.push_back(scheme->decode_weights());
+    p.biases = biases_;
+    return p;
+  }
+
+  // Accuracy of the cluster's own coded forward pass on the evaluation samples (no faults).
+  double evaluate_accuracy() const {
+    Matrix x = eval_inputs_;
+    for (int l = 0; l < layers_; ++l) {
+      const CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
+      ProductDecode decoded = compute_and_decode(scheme, Direction::forward, x, spec_.decode);
+      Matrix s = decoded.status != DecodeStatus::detected ? std::move(decoded.product)
+                                                          : Matrix(scheme.decode_weights() * x);
+      s.colwise() += biases_[static_cast<std::size_t>(l)];
+      x = l + 1 < layers_ ? activate(spec_.mlp.hidden_activation, s) : std::move(s);
+    }
+    int correct = 0;
+    for (Eigen::Index c = 0; c < x.cols(); ++c) {
+      Eigen::Index best = 0;
+      x.col(c).maxCoeff(&best);
+      correct += best == eval_labels_[static_cast<std::size_t>(c)];
+    }
+    return x.cols() == 0 ? 0.0 : static_cast<double>(correct) / static_cast<double>(x.cols());
+  }
+
+  // --- decodability -------------------------------------------------------------------------
+  // Whether the complete symbols satisfy `rule` (k: decodable; k_plus_2t: t more per codeword).
+  bool enough(const DirectionGeometry& g, const std::vector<char>& complete, WaitRule rule) const {
+    const int symbols = static_cast<int>(g.members.size());
+    const int extra = rule == WaitRule::k_plus_2t ? 2 * spec_.wait_errors : 0;
+    if (repetition_) {
+      const int blocks = g.threshold;
+      const int copies = symbols / blocks;
+      const int needed = std::min(copies, 1 + extra);
+      for (int b = 0; b < blocks; ++b) {
+        int have = 0;
+        for (int c = 0; c < copies; ++c) have += complete[static_cast<std::size_t>(c * blocks + b)];
+        if (have < needed) return false;
+      }
+      return true;
+    }
+    const int needed = std::min(symbols, g.threshold + extra);
+    int have = 0;
+    for (char c : complete) have += c;
+    return have >= needed;
+  }
+
+  // Whether every round of an iteration could decode from the usable nodes.
+  bool decodable_with_usable_nodes() const {
+    for (int l = 0; l < layers_; ++l) {
+      for (int d = 0; d < 2; ++d) {
+        if (d == 1 && l == 0) continue;
+        const DirectionGeometry& g =
+            geometry_[static_cast<std::size_t>(l)].dir[static_cast<std::size_t>(d)];
+        std::vector<char> complete(g.members.size(), 0);
+        for (std::size_t s = 0; s < g.members.size(); ++s) {
+          complete[s] = std::all_of(g.members[s].begin(), g.members[s].end(),
+                                    [this](int p) { return usable(p); });
+        }
+        if (!enough(g, complete, WaitRule::k)) return false;
+      }
+    }
+    return true;
+  }
+
+  // --- iteration ----------------------------------------------------------------------------
+  void start_iteration() {
+    if (iterations_done_ >= spec_.iterations) {
+      finish();
+      return;
+    }
+    phase_ = Phase::idle;
+    iteration_start_s_ = engine_.now();
+    // Stale nodes that are back up get their blocks regenerated first.
+    std::vector<std::pair<int, int>> repairs;  // (layer, node)
+    for (int p = 0; p < nodes_; ++p) {
+      if (stale_[static_cast<std::size_t>(p)] && up(p)) {
+        for (int l = 0; l < layers_; ++l) repairs.emplace_back(l, p);
+      }
+    }
+    double regeneration_s = 0.0;
+    if (!repairs.empty()) {
+      std::vector<int> exclude;
+      for (int p = 0; p < nodes_; ++p)
+        if (stale_[static_cast<std::size_t>(p)] || !up(p)) exclude.push_back(p);
+      const std::optional<double> t = regenerate(repairs, exclude);
+      if (!t) {
+        rollback();
+        return;
+      }
+      for (const auto& [layer, node] : repairs) stale_[static_cast<std::size_t>(node)] = false;
+      regeneration_s = *t;
+    }
+    pending_communication_s_ += regeneration_s;
+    if (!decodable_with_usable_nodes()) {
+      wait_for_repairs();
+      return;
+    }
+    after(regeneration_s, [this] {
+      load_batch(iterations_done_);
+      z_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
+      x_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
+      delta_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
+      x_[0].reset(x0_);
+      start_round(0, Direction::forward);
+    });
+  }
+
+  void start_round(int layer, Direction dir) {
+    phase_ = Phase::round;
+    round_layer_ = layer;
+    round_dir_ = dir;
+    round_start_s_ = engine_.now();
+    const DirectionGeometry& g =
+        geometry_[static_cast<std::size_t>(layer)].dir[static_cast<std::size_t>(dir_index(dir))];
+    std::fill(task_state_.begin(), task_state_.end(), TaskState::none);
+    for (auto& partial : partials_) partial.reset();
+    member_done_.assign(g.members.size(), 0);
+    symbol_complete_.assign(g.members.size(), 0);
+    pending_tasks_ = 0;
+    const double flops = g.task_flops_per_column * batch_;
+    const std::uint32_t attempt = attempt_;
+    for (int p : g.participants) {
+      if (!usable(p)) {
+        task_state_[static_cast<std::size_t>(p)] = TaskState::lost;
+        continue;
+      }
+      sim::Node& node = cluster_.node(p);
+      CODESIM_CHECK(!node.is_busy(), "a node starts a round idle");
+      task_state_[static_cast<std::size_t>(p)] = TaskState::pending;
+      ++pending_tasks_;
+      node.run_task(engine_, flops, [this, p, attempt] {
+        if (attempt == attempt_ && phase_ == Phase::round) on_partial(p);
+      });
+    }
+    if (pending_tasks_ == 0) finish_round();
+  }
+
+  void on_partial(int p) {
+    const int l = round_layer_;
+    const Direction dir = round_dir_;
+    const DirectionGeometry& g =
+        geometry_[static_cast<std::size_t>(l)].dir[static_cast<std::size_t>(dir_index(dir))];
+    CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
+    const NodeCopies& input = dir == Direction::forward ? x_[static_cast<std::size_t>(l)]
+                                                        : delta_[static_cast<std::size_t>(l)];
+    const Matrix encoded = scheme.encode_input(p, dir, input.of(p));
+    const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
+    Matrix& block = dir == Direction::forward ? *blocks.front() : *blocks.back();
+    const double flops = g.task_flops_per_column * batch_;
+    offer(p, dir_name(dir), l, FaultTarget::weights, flops, block);
+    Matrix partial = scheme.multiply(p, dir, encoded);
+    offer(p, dir_name(dir), l, FaultTarget::product, flops, partial);
+    partials_[static_cast<std::size_t>(p)] = std::move(partial);
+    task_state_[static_cast<std::size_t>(p)] = TaskState::done;
+    --pending_tasks_;
+    for (int s : g.node_symbols[static_cast<std::size_t>(p)]) {
+      if (++member_done_[static_cast<std::size_t>(s)] ==
+          static_cast<int>(g.members[static_cast<std::size_t>(s)].size())) {
+        symbol_complete_[static_cast<std::size_t>(s)] = 1;
+      }
+    }
+    check_round_done();
+  }
+
+  void check_round_done() {
+    const DirectionGeometry& g = geometry_[static_cast<std::size_t>(round_layer_)]
+                                     .dir[static_cast<std::size_t>(dir_index(round_dir_))];
+    if (pending_tasks_ == 0 || (wait_ != WaitRule::all && enough(g, symbol_complete_, wait_))) {
+      finish_round();
+    }
+  }
+
+  void finish_round() {
+    pending_compute_s_ += engine_.now() - round_start_s_;
+    phase_ = Phase::after_round;
+    for (int p = 0; p < nodes_; ++p) {
+      if (task_state_[static_cast<std::size_t>(p)] == TaskState::pending) {
+        cluster_.node(p).cancel_task(engine_);
+        task_state_[static_cast<std::size_t>(p)] = TaskState::lost;
+      }
+    }
+    const int l = round_layer_;
+    const Direction dir = round_dir_;
+    const DirectionGeometry& g =
+        geometry_[static_cast<std::size_t>(l)].dir[static_cast<std::size_t>(dir_index(dir))];
+    std::vector<std::optional<Matrix>> symbols(g.members.size());
+    int present = 0;
+    for (std::size_t s = 0; s < g.members.size(); ++s) {
+      if (!symbol_complete_[s]) continue;
+      Matrix sum = *partials_[static_cast<std::size_t>(g.members[s].front())];
+      for (std::size_t i = 1; i < g.members[s].size(); ++i)
+        sum += *partials_[static_cast<std::size_t>(g.members[s][i])];
+      symbols[s] = std::move(sum);
+      ++present;
+    }
+    for (auto& partial : partials_) partial.reset();
+    const double symbol_bytes = static_cast<double>(g.partial_rows) * batch_ * kBytesPerValue;
+    const double communication_s = communication_time_s(g, symbols, symbol_bytes);
+    round_decode_ = schemes_[static_cast<std::size_t>(l)]->decode(dir, symbols, spec_.decode);
+    ++decodes_;
+    const double decoder_speed =
+        spec_.decentralized ? slowest_live_speed() : cluster_.node(0).speed_flops_per_s();
+    const double decode_flops =
+        2.0 * present * present * g.partial_rows * batch_ *
+        (round_decode_.status == DecodeStatus::clean ? 1.0 : kUncleanDecodeFactor);
+    const double decode_s = decode_flops / decoder_speed;
+    pending_communication_s_ += communication_s;
+    pending_decode_s_ += decode_s;
+    after(communication_s + decode_s, [this] { after_decode(); });
+  }
+
+  double communication_time_s(const DirectionGeometry& g,
+                              const std::vector<std::optional<Matrix>>& symbols,
+                              double symbol_bytes) const {
+    const sim::Topology& topology = cluster_.topology();
+    double reduce_s = 0.0;
+    for (std::size_t s = 0; s < symbols.size(); ++s) {
+      if (symbols[s]) {
+        reduce_s = std::max(reduce_s, sim::reduce_time_s(topology, g.members[s], symbol_bytes));
+      }
+    }
+    const std::vector<int> live = live_nodes();
+    if (spec_.decentralized) {
+      return reduce_s + sim::all_gather_time_s(topology, live, symbol_bytes);
+    }
+    // Node 0 receives the symbols one after another, then broadcasts the decoded product.
+    double gather_s = 0.0;
+    for (std::size_t s = 0; s < symbols.size(); ++s) {
+      if (symbols[s]) gather_s += topology.transfer_time_s(g.members[s].front(), 0, symbol_bytes);
+    }
+    std::vector<int> tree{0};
+    for (int p : live)
+      if (p != 0) tree.push_back(p);
+    const double product_bytes = static_cast<double>(g.product_rows) * batch_ * kBytesPerValue;
+    return reduce_s + gather_s + sim::broadcast_time_s(topology, tree, product_bytes);
+  }
+
+  void after_decode() {
+    const int l = round_layer_;
+    const Direction dir = round_dir_;
+    double regeneration_s = 0.0;
+    if (round_decode_.status == DecodeStatus::detected) {
+      ++detected_;
+      rollback();
+      return;
+    }
+    if (round_decode_.status == DecodeStatus::corrected) {
+      ++corrected_;
+      std::vector<std::pair<int, int>> jobs;
+      std::vector<int> exclude = round_decode_.blamed_nodes;
+      for (int p = 0; p < nodes_; ++p)
+        if (stale_[static_cast<std::size_t>(p)] || !up(p)) exclude.push_back(p);
+      for (int p : round_decode_.blamed_nodes) {
+        if (up(p)) {
+          jobs.emplace_back(l, p);
+        } else {
+          stale_[static_cast<std::size_t>(p)] = true;  // regenerated once it is back
+        }
+      }
+      const std::optional<double> t = regenerate(jobs, exclude);
+      if (!t) {
+        rollback();
+        return;
+      }
+      regeneration_s = *t;
+    }
+    if (dir == Direction::forward) {
+      apply_forward(l);
+    } else {
+      apply_backward(l);
+    }
+    pending_communication_s_ += regeneration_s;
+    const auto next = [this, l, dir] {
+      if (dir == Direction::forward && l + 1 < layers_) {
+        start_round(l + 1, Direction::forward);
+      } else if (dir == Direction::forward && l >= 1) {
+        start_round(l, Direction::backward);
+      } else if (dir == Direction::backward && l >= 2) {
+        start_round(l - 1, Direction::backward);
+      } else {
+        start_update();
+      }
+    };
+    if (regeneration_s > 0.0) {
+      after(regeneration_s, next);
+    } else {
+      next();
+    }
+  }
+
+  // Offers (decode) on every live node's copy of `value` (centralized: node 0's only, which every
+  // node receives).
+  void offer_decode_faults(NodeCopies& value, const char* operation, int layer, double flops) {
+    if (spec_.decentralized) {
+      for (int p = 0; p < nodes_; ++p)
+        if (up(p)) offer_copy(value, p, operation, layer, FaultTarget::decode, flops);
+    } else if (up(0)) {
+      offer(0, operation, layer, FaultTarget::decode, flops, value.shared);
+    }
+  }
+
+  double decode_fault_flops(int layer, Direction dir) const {
+    const DirectionGeometry& g =
+        geometry_[static_cast<std::size_t>(layer)].dir[static_cast<std::size_t>(dir_index(dir))];
+    const double symbols = static_cast<double>(g.members.size());
+    return 2.0 * symbols * symbols * g.partial_rows * batch_;
+  }
+
+  void apply_forward(int l) {
+    const auto index = static_cast<std::size_t>(l);
+    Matrix z = std::move(round_decode_.product);
+    z.colwise() += biases_[index];
+    NodeCopies& zc = z_[index];
+    zc.reset(std::move(z));
+    offer_decode_faults(zc, "forward", l, decode_fault_flops(l, Direction::forward));
+    const double elementwise = static_cast<double>(zc.shared.size());
+    const Activation f = spec_.mlp.hidden_activation;
+    if (l + 1 < layers_) {
+      NodeCopies& x = x_[index + 1];
+      x.reset(activate(f, zc.shared));
+      for (int p = 0; p < nodes_; ++p) {
+        if (!up(p)) continue;
+        if (zc.differs(p)) x.set_own(p, activate(f, zc.of(p)), nodes_);
+        offer_copy(x, p, "forward", l, FaultTarget::activation, elementwise);
+      }
+    } else {
+      iteration_loss_ = cross_entropy(zc.shared, labels_);
+      NodeCopies& d = delta_[index];
+      d.reset(output_delta(zc.shared, labels_));
+      for (int p = 0; p < nodes_; ++p) {
+        if (!up(p)) continue;
+        if (zc.differs(p)) d.set_own(p, output_delta(zc.of(p), labels_), nodes_);
+        offer_copy(d, p, "loss", l, FaultTarget::activation, elementwise);
+      }
+    }
+  }
+
+  void apply_backward(int l) {
+    // c = W_l^T delta_l; delta_{l-1} = c o f'(z_{l-1}).
+    NodeCopies c;
+    c.reset(std::move(round_decode_.product));
+    offer_decode_faults(c, "backward", l, decode_fault_flops(l, Direction::backward));
+    const NodeCopies& z = z_[static_cast<std::size_t>(l) - 1];
+    const Activation f = spec_.mlp.hidden_activation;
+    NodeCopies& d = delta_[static_cast<std::size_t>(l) - 1];
+    d.reset(c.shared.cwiseProduct(activation_derivative(f, z.shared)));
+    const double elementwise = static_cast<double>(c.shared.size());
+    for (int p = 0; p < nodes_; ++p) {
+      if (!up(p)) continue;
+      if (c.differs(p) || z.differs(p)) {
+        d.set_own(p, c.of(p).cwiseProduct(activation_derivative(f, z.of(p))), nodes_);
+      }
+      offer_copy(d, p, "backward", l - 1, FaultTarget::activation, elementwise);
+    }
+  }
+
+  // --- update -------------------------------------------------------------------------------
+  double update_flops() const {
+    double flops = 0.0;
+    for (const LayerGeometry& g : geometry_) flops += g.update_flops_per_column * batch_;
+    return flops;
+  }
+
+  void start_update() {
+    phase_ = Phase::update;
+    round_start_s_ = engine_.now();
+    pending_tasks_ = 0;
+    const std::uint32_t attempt = attempt_;
+    const double flops = update_flops();
+    for (int p = 0; p < nodes_; ++p) {
+      task_state_[static_cast<std::size_t>(p)] = TaskState::none;
+      if (!usable(p)) {
+        stale_[static_cast<std::size_t>(p)] = true;  // misses this update
+        continue;
+      }
+      sim::Node& node = cluster_.node(p);
+      CODESIM_CHECK(!node.is_busy(), "a node starts its update idle");
+      task_state_[static_cast<std::size_t>(p)] = TaskState::pending;
+      ++pending_tasks_;
+      node.run_task(engine_, flops, [this, p, attempt] {
+        if (attempt == attempt_ && phase_ == Phase::update) on_update_done(p);
+      });
+    }
+    if (pending_tasks_ == 0) finish_update();
+  }
+
+  void on_update_done(int p) {
+    const double eta = spec_.mlp.learning_rate;
+    for (int l = 0; l < layers_; ++l) {
+      const auto index = static_cast<std::size_t>(l);
+      CodingScheme& scheme = *schemes_[index];
+      const Matrix& delta = delta_[index].of(p);
+      const Matrix& input = x_[index].of(p);
+      const double flops = geometry_[index].update_flops_per_column * batch_;
+      const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
+      FaultOpportunity o;
+      o.time_s = engine_.now();
+      o.node = p;
+      o.operation = "update";
+      o.layer = l;
+      o.target = FaultTarget::update;
+      o.flops = flops;
+      if (injector_.offer(o)) {
+        // The encoded update of the first block is what the fault corrupts before it is added.
+        const Matrix before = *blocks.front();
+        scheme.update(p, delta, input, eta);
+        Matrix increment = *blocks.front() - before;
+        injector_.apply(increment);
+        *blocks.front() = before + increment;
+      } else {
+        scheme.update(p, delta, input, eta);
+      }
+      for (Matrix* block : blocks) offer(p, "update", l, FaultTarget::weights, flops, *block);
+    }
+    task_state_[static_cast<std::size_t>(p)] = TaskState::done;
+    if (--pending_tasks_ == 0) finish_update();
+  }
+
+  void finish_update() {
+    pending_compute_s_ += engine_.now() - round_start_s_;
+    phase_ = Phase::idle;
+    const double eta = spec_.mlp.learning_rate;
+    for (int l = 0; l < layers_; ++l) {
+      const auto index = static_cast<std::size_t>(l);
+      biases_[index] += eta * delta_[index].shared.rowwise().sum();
+    }
+    if (spec_.audit) {
+      const double shadow_loss = sgd_step(shadow_, spec_.mlp, x0_, labels_);
+      if (std::abs(iteration_loss_ - shadow_loss) >
+          spec_.audit_tolerance * std::max(1.0, std::abs(shadow_loss))) {
+        ++silent_corruptions_;
+      }
+    }
+    ++iterations_done_;
+    ++iterations_executed_;
+    ++iterations_since_checkpoint_;
+    progress_since_checkpoint_s_ += engine_.now() - iteration_start_s_;
+    loss_sum_ += iteration_loss_;
+    ++loss_count_;
+    if (spec_.record_loss) {
+      metrics_.append_row("loss_vs_iteration",
+                          {static_cast<double>(iterations_done_), engine_.now(), iteration_loss_});
+    }
+    end_iteration();
+  }
+
+  void end_iteration() {
+    const bool last = iterations_done_ >= spec_.iterations;
+    double eval_s = 0.0;
+    if (last || (spec_.eval_every > 0 && iterations_done_ % spec_.eval_every == 0)) {
+      const double accuracy = evaluate_accuracy();
+      const double mean_loss = loss_count_ > 0 ? loss_sum_ / loss_count_ : 0.0;
+      metrics_.append_row("accuracy_vs_time", {engine_.now(), static_cast<double>(iterations_done_),
+                                               accuracy, mean_loss});
+      loss_sum_ = 0.0;
+      loss_count_ = 0;
+      final_accuracy_ = accuracy;
+      final_loss_ = mean_loss;
+      eval_s = spec_.eval_cost_s;
+      time_eval_s_ += eval_s;
+    }
+    const auto next = [this, last] {
+      if (last) {
+        finish();
+      } else if (policy_.due(iterations_since_checkpoint_, progress_since_checkpoint_s_)) {
+        start_checkpoint();
+      } else {
+        start_iteration();
+      }
+    };
+    if (eval_s > 0.0) {
+      after(eval_s, next);
+    } else {
+      next();
+    }
+  }
+
+  // --- regeneration -------------------------------------------------------------------------
+  // Regenerates each (layer, node) block from regeneration_sources(node, exclude); returns the
+  // time (per node: the sources' blocks arrive one after another, then 2 |sources| values per
+  // block entry are combined; nodes work in parallel), or nullopt when one cannot be done.
+  std::optional<double> regenerate(const std::vector<std::pair<int, int>>& jobs,
+                                   const std::vector<int>& exclude) {
+    std::vector<double> node_s(static_cast<std::size_t>(nodes_), 0.0);
+    for (const auto& [layer, node] : jobs) {
+      CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
+      const std::vector<int> sources = scheme.regeneration_sources(node, exclude);
+      if (sources.empty() || !scheme.regenerate(node, sources)) return std::nullopt;
+      ++regenerations_;
+      const double values = geometry_[static_cast<std::size_t>(layer)].stored_values_per_node;
+      double t = 2.0 * static_cast<double>(sources.size()) * values /
+                 cluster_.node(node).speed_flops_per_s();
+      for (int source : sources)
+        t += cluster_.topology().transfer_time_s(source, node, values * kBytesPerValue);
+      node_s[static_cast<std::size_t>(node)] += t;
+    }
+    return *std::max_element(node_s.begin(), node_s.end());
+  }
+
+  // --- checkpoints and rollbacks --------------------------------------------------------------
+  void take_snapshot() {
+    snapshot_.blocks.resize(static_cast<std::size_t>(layers_));
+    for (int l = 0; l < layers_; ++l) {
+      auto& saved = snapshot_.blocks[static_cast<std::size_t>(l)];
+      saved.resize(static_cast<std::size_t>(nodes_) * blocks_per_node_);
+      for (int p = 0; p < nodes_; ++p) {
+        const std::vector<Matrix*> blocks = schemes_[static_cast<std::size_t>(l)]->stored_blocks(p);
+        for (int b = 0; b < blocks_per_node_; ++b)
+          saved[static_cast<std::size_t>(p) * blocks_per_node_ + b] =
+              *blocks[static_cast<std::size_t>(b)];
+      }
+    }
+    snapshot_.biases = biases_;
+    snapshot_.iterations = iterations_done_;
+    if (spec_.audit) snapshot_.shadow = shadow_;
+  }
+
+  void restore_snapshot() {
+    for (int l = 0; l < layers_; ++l) {
+      const auto& saved = snapshot_.blocks[static_cast<std::size_t>(l)];
+      for (int p = 0; p < nodes_; ++p) {
+        const std::vector<Matrix*> blocks = schemes_[static_cast<std::size_t>(l)]->stored_blocks(p);
+        for (int b = 0; b < blocks_per_node_; ++b)
+          *blocks[static_cast<std::size_t>(b)] =
+              saved[static_cast<std::size_t>(p) * blocks_per_node_ + b];
+      }
+    }
+    biases_ = snapshot_.biases;
+    iterations_done_ = snapshot_.iterations;
+    if (spec_.audit) shadow_ = snapshot_.shadow;
+    std::fill(stale_.begin(), stale_.end(), false);
+  }
+
+  // Nominal (straggler-free) time of one batch-1 round of the verification pass.
+  double nominal_round_s(int layer, Direction dir) const {
+    const DirectionGeometry& g =
+        geometry_[static_cast<std::size_t>(layer)].dir[static_cast<std::size_t>(dir_index(dir))];
+    double compute_s = 0.0;
+    for (int p : g.participants) {
+      if (usable(p)) {
+        compute_s =
+            std::max(compute_s, g.task_flops_per_column / cluster_.node(p).speed_flops_per_s());
+      }
+    }
+    std::vector<std::optional<Matrix>> present(g.members.size());
+    for (std::size_t s = 0; s < g.members.size(); ++s) {
+      if (std::all_of(g.members[s].begin(), g.members[s].end(),
+                      [this](int p) { return usable(p); })) {
+        present[s] = Matrix();
+      }
+    }
+    const double symbol_bytes = static_cast<double>(g.partial_rows) * kBytesPerValue;
+    const double symbols = static_cast<double>(
+        std::count_if(present.begin(), present.end(), [](const auto& s) { return s.has_value(); }));
+    const double decoder_speed =
+        spec_.decentralized ? slowest_live_speed() : cluster_.node(0).speed_flops_per_s();
+    return compute_s + communication_time_s(g, present, symbol_bytes) +
+           2.0 * symbols * symbols * g.partial_rows / decoder_speed;
+  }
+
+  struct Verification {
+    bool passed = true;
+    double time_s = 0.0;  // nominal rounds plus regenerations, up to where it stopped
+  };
+
+  // The all-ones verification pass (no faults): corrected errors are regenerated; a detected
+  // error or an impossible regeneration fails it.
+  Verification verify() {
+    double t = 0.0;
+    for (int l = 0; l < layers_; ++l) {
+      CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
+      const LayerGeometry& g = geometry_[static_cast<std::size_t>(l)];
+      for (Direction dir : {Direction::forward, Direction::backward}) {
+        const Matrix ones = Matrix::Ones(dir == Direction::forward ? g.cols : g.rows, 1);
+        const ProductDecode d = compute_and_decode(scheme, dir, ones, spec_.decode,
+                                                   [this](int p, Matrix&) { return usable(p); });
+        ++decodes_;
+        t += nominal_round_s(l, dir);
+        if (d.status == DecodeStatus::detected) {
+          ++detected_;
+          return {false, t};
+        }
+        if (d.status == DecodeStatus::corrected) {
+          ++corrected_;
+          std::vector<std::pair<int, int>> jobs;
+          std::vector<int> exclude = d.blamed_nodes;
+          for (int p = 0; p < nodes_; ++p)
+            if (stale_[static_cast<std::size_t>(p)] || !up(p)) exclude.push_back(p);
+          for (int p : d.blamed_nodes) {
+            if (up(p)) {
+              jobs.emplace_back(l, p);
+            } else {
+              stale_[static_cast<std::size_t>(p)] = true;
+            }
+          }
+          const std::optional<double> r = regenerate(jobs, exclude);
+          if (!r) return {false, t};
+          t += *r;
+        }
+      }
+    }
+    return {true, t};
+  }
+
+  double write_cost_s() const {
+    if (checkpoint_bytes_ > 0.0 || checkpoint_spec_.write_bandwidth_Bps <= 0.0) {
+      return policy_.write_cost_s();
+    }
+    // Every node writes its own blocks in parallel: the largest node's bytes.
+    double values = 0.0;
+    for (const LayerGeometry& g : geometry_) values += g.stored_values_per_node;
+    return policy_.write_cost_s() + values * kBytesPerValue / checkpoint_spec_.write_bandwidth_Bps;
+  }
+
+  void start_checkpoint() {
+    phase_ = Phase::checkpoint;
+    double t = 0.0;
+    if (spec_.verify_before_checkpoint) {
+      const Verification verified = verify();
+      if (!verified.passed) {
+        // The verification time is spent, then the rollback counts it as lost.
+        pending_checkpoint_s_ += verified.time_s;
+        after(verified.time_s, [this] { rollback(); });
+        return;
+      }
+      t += verified.time_s;
+    }
+    t += write_cost_s();
+    after(t, [this, t] {
+      time_checkpoint_s_ += t;
+      commit_pending();
+      take_snapshot();
+      ++checkpoints_;
+      iterations_since_checkpoint_ = 0;
+      progress_since_checkpoint_s_ = 0.0;
+      if (observer_.on_checkpoint) observer_.on_checkpoint(iterations_done_, decoded_parameters());
+      start_iteration();
+    });
+  }
+
+  void rollback() {
+    ++rollbacks_;
+    time_lost_s_ +=
+        pending_compute_s_ + pending_communication_s_ + pending_decode_s_ + pending_checkpoint_s_;
+    pending_compute_s_ = pending_communication_s_ = pending_decode_s_ = pending_checkpoint_s_ = 0.0;
+    ++attempt_;
+    for (int p = 0; p < nodes_; ++p) cluster_.node(p).cancel_task(engine_);
+    restore_snapshot();
+    iterations_since_checkpoint_ = 0;
+    progress_since_checkpoint_s_ = 0.0;
+    if (observer_.on_rollback) observer_.on_rollback(iterations_done_, decoded_parameters());
+    phase_ = Phase::restart;
+    const double restart_s = policy_.restart_s();
+    after(restart_s, [this, restart_s] {
+      time_restart_s_ += restart_s;
+      start_iteration();
+    });
+  }
+
+  void wait_for_repairs() {
+    bool any_down = false;
+    for (int p = 0; p < nodes_; ++p) any_down = any_down || !up(p);
+    CODESIM_CHECK(any_down, "an iteration can always start when every node is up and fresh");
+    phase_ = Phase::waiting;
+    wait_start_s_ = engine_.now();
+    ++attempt_;
+  }
+
+  void on_crash(int node) {
+    ++crashes_;
+    if (node >= nodes_) return;
+    const auto index = static_cast<std::size_t>(node);
+    if (task_state_[index] != TaskState::pending) return;
+    task_state_[index] = TaskState::lost;
+    if (phase_ == Phase::round) {
+      --pending_tasks_;
+      check_round_done();
+    } else if (phase_ == Phase::update) {
+      stale_[index] = true;  // its update is lost
+      if (--pending_tasks_ == 0) finish_update();
+    }
+  }
+
+  void on_repair(int node) {
+    if (node >= nodes_ || phase_ != Phase::waiting) return;
+    time_restart_s_ += engine_.now() - wait_start_s_;
+    start_iteration();
+  }
+
+  void commit_pending() {
+    time_compute_s_ += pending_compute_s_;
+    time_communication_s_ += pending_communication_s_;
+    time_decode_s_ += pending_decode_s_;
+    time_checkpoint_s_ += pending_checkpoint_s_;
+    pending_compute_s_ = pending_communication_s_ = pending_decode_s_ = pending_checkpoint_s_ = 0.0;
+  }
+
+  void finish() {
+    phase_ = Phase::done;
+    completed_ = true;
+    completion_time_s_ = engine_.now();
+    commit_pending();
+    ++attempt_;
+    engine_.stop();
+  }
+
+  void fill_metrics(const MlpParameters& final_parameters) {
+    sim::MetricSet& m = metrics_;
+    m.set("completed", completed_ ? 1.0 : 0.0);
+    m.set("completion_time_s", completed_ ? completion_time_s_ : engine_.now());
+    m.set("iterations", iterations_done_);
+    m.set("iterations_executed", static_cast<double>(iterations_executed_));
+    m.set("final_test_accuracy", final_accuracy_);
+    m.set("final_train_loss", final_loss_);
+    m.set("faults_injected", static_cast<double>(injector_.log().records.size()));
+    m.set("decodes", static_cast<double>(decodes_));
+    m.set("corrected", static_cast<double>(corrected_));
+    m.set("regenerations", static_cast<double>(regenerations_));
+    m.set("detected", static_cast<double>(detected_));
+    m.set("rollbacks", static_cast<double>(rollbacks_));
+    m.set("checkpoints", static_cast<double>(checkpoints_));
+    m.set("crashes", static_cast<double>(crashes_));
+    m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
+    double deviation = 0.0;
+    if (spec_.audit) {
+      for (int l = 0; l < layers_; ++l) {
+        const auto index = static_cast<std::size_t>(l);
+        const double scale = std::max(shadow_.weights[index].cwiseAbs().maxCoeff(), 1e-300);
+        deviation = std::max(
+            deviation,
+            (final_parameters.weights[index] - shadow_.weights[index]).cwiseAbs().maxCoeff() /
+                scale);
+      }
+    }
+    m.set("audit_final_weight_deviation", deviation);
+    m.set("time_compute_s", time_compute_s_);
+    m.set("time_communication_s", time_communication_s_);
+    m.set("time_decode_s", time_decode_s_);
+    m.set("time_checkpoint_s", time_checkpoint_s_);
+    m.set("time_restart_s", time_restart_s_);
+    m.set("time_eval_s", time_eval_s_);
+    m.set("time_lost_s", time_lost_s_);
+  }
+
+  // --- state --------------------------------------------------------------------------------
+  const TrainingSpec& spec_;
+  sim::Engine engine_;
+  sim::Cluster cluster_;
+  sim::CheckpointPolicy policy_;
+  sim::CheckpointSpec checkpoint_spec_;
+  FaultInjector& injector_;
+  const Dataset& train_;
+  std::uint64_t seed_;
+  std::uint64_t replica_;
+  const TrainingObserver& observer_;
+  int layers_;
+  int batch_;
+  WaitRule wait_;
+  int nodes_ = 0;
+  int blocks_per_node_ = 1;
+  bool repetition_ = false;
+  double checkpoint_bytes_ = 0.0;
+
+  std::vector<std::unique_ptr<CodingScheme>> schemes_;
+  std::vector<LayerGeometry> geometry_;
+  std::vector<Vector> biases_;
+  MlpParameters shadow_;
+  Snapshot snapshot_;
+  std::vector<bool> stale_;  // missed an update while down: block must be regenerated
+  sim::MetricSet metrics_;
+  Matrix eval_inputs_;
+  std::vector<int> eval_labels_;
+  std::array<std::pair<std::int64_t, std::vector<int>>, 2> permutations_{{{-1, {}}, {-1, {}}}};
+  std::size_t next_slot_ = 0;
+
+  // Current iteration.
+  Matrix x0_;
+  std::vector<int> labels_;
+  std::vector<NodeCopies> z_;      // z_l = W_l x_l + b_l
+  std::vector<NodeCopies> x_;      // x_l, the input of layer l
+  std::vector<NodeCopies> delta_;  // delta_l, N_{l+1} x B
+  double iteration_loss_ = 0.0;
+
+  // Current round.
+  Phase phase_ = Phase::idle;
+  std::uint32_t attempt_ = 0;  // bumps invalidate the events of abandoned work
+  int round_layer_ = 0;
+  Direction round_dir_ = Direction::forward;
+  double round_start_s_ = 0.0;
+  std::vector<TaskState> task_state_;
+  std::vector<std::optional<Matrix>> partials_;
+  std::vector<int> member_done_;
+  std::vector<char> symbol_complete_;
+  int pending_tasks_ = 0;
+  ProductDecode round_decode_;
+
+  // Progress and accounting.
+  int iterations_done_ = 0;
+  int iterations_since_checkpoint_ = 0;
+  double iteration_start_s_ = 0.0;
+  double progress_since_checkpoint_s_ = 0.0;
+  double wait_start_s_ = 0.0;
+  bool completed_ = false;
+  double completion_time_s_ = 0.0;
+  double loss_sum_ = 0.0;
+  int loss_count_ = 0;
+  double final_accuracy_ = 0.0;
+  double final_loss_ = 0.0;
+  std::uint64_t iterations_executed_ = 0, decodes_ = 0, corrected_ = 0, regenerations_ = 0;
+  std::uint64_t detected_ = 0, rollbacks_ = 0, checkpoints_ = 0, crashes_ = 0;
+  std::uint64_t silent_corruptions_ = 0;
+  double pending_compute_s_ = 0.0, pending_communication_s_ = 0.0, pending_decode_s_ = 0.0;
+  double pending_checkpoint_s_ = 0.0;
+  double time_compute_s_ = 0.0, time_communication_s_ = 0.0, time_decode_s_ = 0.0;
+  double time_checkpoint_s_ = 0.0, time_restart_s_ = 0.0, time_eval_s_ = 0.0, time_lost_s_ = 0.0;
+};
+
+}  // namespace
+
+std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int features,
+                              int classes) {
+  const std::vector<int>& sizes = spec.mlp.layer_sizes;
+  if (sizes.size() < 2) return "the MLP needs at least an input and an output size";
+  for (int size : sizes)
+    if (size < 1) return "every layer size must be >= 1";
+  if (spec.mlp.batch_size < 1) return "batch_size must be >= 1";
+  if (!(spec.mlp.learning_rate > 0.0) || !std::isfinite(spec.mlp.learning_rate))
+    return "learning_rate must be a positive number";
+  if (spec.iterations < 1) return "iterations must be >= 1";
+  if (spec.eval_every < 0) return "eval_every must be >= 0";
+  if (spec.eval_samples < 0) return "eval_samples must be >= 0";
+  if (!(spec.eval_cost_s >= 0.0)) return "eval_cost_s must be >= 0";
+  if (spec.wait_for != "all" && spec.wait_for != "k" && spec.wait_for != "k_plus_2t")
+    return "wait_for must be all, k or k_plus_2t (got '" + spec.wait_for + "')";
+  if (spec.wait_errors < 0) return "wait_errors must be >= 0";
+  if (!(spec.time_limit_s > 0.0)) return "time_limit_s must be > 0";
+  if (!(spec.audit_tolerance > 0.0)) return "audit_tolerance must be > 0";
+  if (features != sizes.front()) {
+    return "the input layer has " + std::to_string(sizes.front()) + " units but the data has " +
+           std::to_string(features) + " features";
+  }
+  if (classes > sizes.back()) {
+    return "the output layer has " + std::to_string(sizes.back()) + " units but the data has " +
+           std::to_string(classes) + " classes";
+  }
+  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
+    const std::string problem = validate_scheme(spec.scheme, sizes[l + 1], sizes[l]);
+    if (!problem.empty()) return "layer " + std::to_string(l) + ": " + problem;
+  }
+  const int needed = summarize_scheme(spec.scheme).nodes;
+  if (cluster_nodes < needed) {
+    return "the scheme needs " + std::to_string(needed) + " nodes but the cluster has " +
+           std::to_string(cluster_nodes);
+  }
+  return {};
+}
+
+TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
+                           const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,
+                           const Dataset& test, std::uint64_t seed, std::uint64_t replica,
+                           const TrainingObserver& observer) {
+  CodedTrainingRun run(cluster, checkpoint, spec, injector, train, test, seed, replica, observer);
+  return run.run();
+}
+
+sim::MetricSet run_coded_training(const sim::ClusterSpec& cluster,
+                                  const sim::CheckpointSpec& checkpoint, const TrainingSpec& spec,
+                                  const FaultConfig& faults, const Dataset& train,
+                                  const Dataset& test, std::uint64_t seed, std::uint64_t replica) {
+  FaultInjector injector(faults, cluster.node_count(), seed, replica);
+  return train_coded(cluster, checkpoint, spec, injector, train, test, seed, replica).metrics;
+}
+
+}  // namespace codesim::models

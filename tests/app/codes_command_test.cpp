@@ -1,0 +1,134 @@
+// `codesim codes`: the report per scheme in text and JSON, and exit code 2 for bad combinations.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "app/codes_command.hpp"
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Outcome codes(const std::vector<std::string>& args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  Outcome outcome;
+  outcome.code = codesim::app::run_codes_command(args, out, err);
+  outcome.out = out.str();
+  outcome.err = err.str();
+  return outcome;
+}
+
+nlohmann::json codes_json(std::vector<std::string> args) {
+  args.push_back("--json");
+  const Outcome outcome = codes(args);
+  REQUIRE(outcome.code == 0);
+  REQUIRE(outcome.err.empty());
+  return nlohmann::json::parse(outcome.out);
+}
+
+TEST_CASE("codes reports a GPD configuration in text") {
+  const Outcome o = codes({"--scheme", "gpd", "--m", "2", "--n", "2", "--nodes", "10"});
+  CHECK(o.code == 0);
+  CHECK(o.err.empty());
+  CHECK(o.out.find("scheme: gpd (m 2, n 2, nodes 10, orientation default)\n") == 0);
+  CHECK(o.out.find("nodes: 10\n") != std::string::npos);
+  CHECK(o.out.find("redundancy: 2.5\n") != std::string::npos);
+  CHECK(o.out.find("recovery_threshold                       5         6\n") != std::string::npos);
+  CHECK(o.out.find("errors_correctable.random                4         3\n") != std::string::npos);
+}
+
+TEST_CASE("codes reports the CodeNet paper grid in JSON with element counts") {
+  const auto j = codes_json({"--scheme", "codenet_grid", "--m", "5", "--n", "4", "--grid-rows", "7",
+                             "--grid-cols", "6", "--rows", "1000", "--cols", "800"});
+  CHECK(j["scheme"] == "codenet_grid");
+  CHECK(j["nodes"] == 38);
+  CHECK(j["redundancy"].get<double>() == doctest::Approx(1.9));
+  CHECK(j["storage_fraction_per_node"].get<double>() == doctest::Approx(0.05));
+  CHECK(j["recovery_threshold"]["forward"] == 5);
+  CHECK(j["recovery_threshold"]["backward"] == 4);
+  CHECK(j["errors_correctable"]["adversarial"]["forward"] == 1);
+  CHECK(j["errors_correctable"]["random"]["backward"] == 1);
+  CHECK(j["errors_detectable"]["forward"] == 2);
+  CHECK(j["erasures_tolerated"]["backward"] == 2);
+  CHECK(j["elements_sent_per_node"]["forward"].get<double>() == doctest::Approx(200));
+  CHECK(j["elements_received_per_node"]["backward"].get<double>() == doctest::Approx(1200));
+  CHECK(j["elements_unit"] == "elements (batch 1)");
+  CHECK(j["parameters"]["grid-rows"] == 7);
+}
+
+TEST_CASE("codes reports replication, MDS, uncoded and a mirrored GPD") {
+  const auto replication =
+      codes_json({"--scheme", "replication", "--m", "5", "--n", "4", "--copies", "2"});
+  CHECK(replication["nodes"] == 40);
+  CHECK(replication["errors_detectable"]["forward"] == 1);
+  CHECK(replication["errors_correctable"]["adversarial"]["forward"] == 0);
+  const auto mds = codes_json({"--scheme", "mds", "--k", "4", "--nodes", "8"});
+  CHECK(mds["storage_fraction_per_node"].get<double>() == doctest::Approx(0.5));
+  CHECK(mds["redundancy"].get<double>() == doctest::Approx(4.0));
+  const auto uncoded = codes_json({"--scheme", "uncoded", "--m", "5", "--n", "8"});
+  CHECK(uncoded["nodes"] == 40);
+  CHECK(uncoded["errors_detectable"]["backward"] == 0);
+  const auto mirrored = codes_json(
+      {"--scheme", "gpd", "--m", "3", "--n", "2", "--nodes", "12", "--orientation", "mirrored"});
+  CHECK(mirrored["recovery_threshold"]["forward"] == 9);
+  CHECK(mirrored["recovery_threshold"]["backward"] == 8);
+  CHECK(mirrored["parameters"]["orientation"] == "mirrored");
+}
+
+TEST_CASE("codes rejects bad combinations with exit code 2 and one error line") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--scheme", "gpd", "--m", "2", "--n", "2", "--nodes", "5"},
+       "error: codesim codes: nodes = 5 is below the recovery threshold 6 (forward 5, backward "
+       "6)\n"},
+      {{"--scheme", "gpd", "--m", "2", "--n", "2"},
+       "error: codesim codes: --scheme gpd needs --nodes\n"},
+      {{"--scheme", "gpd", "--m", "2", "--n", "2", "--nodes", "9", "--copies", "2"},
+       "error: codesim codes: --copies does not apply to --scheme gpd\n"},
+      {{"--scheme", "mds", "--k", "4", "--nodes", "8", "--orientation", "mirrored"},
+       "error: codesim codes: --orientation does not apply to --scheme mds\n"},
+      {{"--scheme", "gpd", "--m", "1", "--n", "1", "--nodes", "3", "--orientation", "sideways"},
+       "error: codesim codes: unknown orientation 'sideways' (expected default or mirrored)\n"},
+      {{"--scheme", "polydot"},
+       "error: codesim codes: unknown scheme 'polydot' (expected uncoded, replication, mds, gpd "
+       "or codenet_grid)\n"},
+      {{"--scheme", "uncoded", "--m", "3", "--n", "2", "--rows", "10", "--cols", "4"},
+       "error: codesim codes: m = 3 does not divide rows = 10\n"},
+      {{"--scheme", "uncoded", "--m", "3", "--n", "2", "--rows", "9"},
+       "error: codesim codes: --rows and --cols go together\n"},
+      {{"--scheme", "codenet_grid", "--m", "5", "--n", "4", "--grid-rows", "4", "--grid-cols", "6"},
+       "error: codesim codes: grid_rows = 4 must be in [5, 4096]\n"},
+      {{"--m", "2"},
+       "error: codesim codes: --scheme is required (uncoded, replication, mds, gpd or "
+       "codenet_grid)\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Outcome o = codes(args);
+    CAPTURE(message);
+    CHECK(o.code == 2);
+    CHECK(o.out.empty());
+    CHECK(o.err == message);
+  }
+  const Outcome unknown = codes({"--scheme", "mds", "--k", "2", "--nodes", "4", "--bogus"});
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.starts_with("error: codesim codes: unrecognised option '--bogus'"));
+  CHECK(std::count(unknown.err.begin(), unknown.err.end(), '\n') == 1);
+  const Outcome not_a_number = codes({"--scheme", "mds", "--k", "two", "--nodes", "4"});
+  CHECK(not_a_number.code == 2);
+}
+
+TEST_CASE("codes --help lists every scheme's options") {
+  const Outcome o = codes({"--help"});
+  CHECK(o.code == 0);
+  for (const char* text : {"--grid-rows", "--copies", "--orientation", "codenet_grid:"}) {
+    CHECK(o.out.find(text) != std::string::npos);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,410 @@
+// Coded training: equals plain SGD without faults, corrects and regenerates, rolls back exactly,
+// lets uncoded training diverge silently, is deterministic and charges the cost model's time.
+#include "models/dnn/coded_training.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "models/dnn/synthetic_dataset.hpp"
+#include "sim/random_stream.hpp"
+
+using namespace codesim;
+using namespace codesim::models;
+
+namespace {
+
+struct Data {
+  Dataset train;
+  Dataset test;
+};
+
+const Data& data() {
+  static const Data d = [] {
+    SyntheticSpec spec;
+    spec.classes = 4;
+    spec.features = 8;
+    spec.samples = 240;
+    spec.separation = 4.0;
+    spec.seed = 5;
+    DatasetSplit split = split_dataset(make_synthetic_dataset(spec), 60, 2);
+    return Data{std::move(split.train), std::move(split.test)};
+  }();
+  return d;
+}
+
+SchemeSpec scheme(const std::string& kind) {
+  SchemeSpec s;
+  s.kind = kind;
+  s.m = 2;
+  s.n = 2;
+  s.seed = 11;
+  if (kind == "replication3") {
+    s.kind = "replication";
+    s.copies = 3;
+  } else if (kind == "mds") {
+    s.k = 2;
+    s.nodes = 4;
+  } else if (kind == "gpd") {
+    s.nodes = 8;  // K forward 5, backward 6: corrects one error in each direction
+  } else if (kind == "codenet_grid") {
+    s.grid_rows = 4;
+    s.grid_cols = 4;  // 12 nodes, corrects one grid row (column) per decode
+  }
+  return s;
+}
+
+TrainingSpec training(const std::string& kind, int iterations, int batch = 1) {
+  TrainingSpec t;
+  t.mlp.layer_sizes = {8, 12, 12, 4};
+  t.mlp.learning_rate = 0.05;
+  t.mlp.batch_size = batch;
+  t.scheme = scheme(kind);
+  t.iterations = iterations;
+  return t;
+}
+
+sim::ClusterSpec cluster(int nodes = 16) {
+  sim::ClusterSpec c = sim::uniform_cluster(nodes, 1e9);
+  c.network.latency_s = 1e-6;
+  c.network.bandwidth_Bps = 1e9;
+  return c;
+}
+
+FaultConfig no_faults() {
+  FaultConfig f = default_fault_config();
+  for (FaultTargetSpec& t : f.targets) t.rate = {};
+  return f;
+}
+
+// Probability 1 at every opportunity of `target` on `node`, nothing elsewhere.
+FaultConfig always_on(int node, FaultTarget target, ValueModelSpec model = {}) {
+  FaultConfig f = no_faults();
+  f[target].model = model;
+  FaultRateOverride o;
+  o.nodes = {node};
+  o.target = target;
+  o.rate.probability_per_operation = 1.0;
+  f.overrides.push_back(o);
+  return f;
+}
+
+// Plain SGD on the batches the protocol documents: sample k of the concatenated epochs, epoch e
+// in seeded_permutation order keyed by (seed, replica, "batch_order", e).
+MlpParameters reference(const TrainingSpec& spec, int iterations, std::uint64_t seed,
+                        std::uint64_t replica = 0) {
+  const Dataset& train = data().train;
+  MlpParameters p = glorot_init(spec.mlp, seed);
+  const int n = train.samples();
+  const int batch = spec.mlp.batch_size;
+  for (int i = 0; i < iterations; ++i) {
+    Matrix x(train.features(), batch);
+    std::vector<int> y(static_cast<std::size_t>(batch));
+    for (int b = 0; b < batch; ++b) {
+      const long k = static_cast<long>(i) * batch + b;
+      const std::uint64_t key =
+          sim::stream_seed({seed, replica, "batch_order", static_cast<std::uint64_t>(k / n)});
+      const int sample = seeded_permutation(n, key)[static_cast<std::size_t>(k % n)];
+      x.col(b) = train.images.col(sample);
+      y[static_cast<std::size_t>(b)] = train.labels[static_cast<std::size_t>(sample)];
+    }
+    sgd_step(p, spec.mlp, x, y);
+  }
+  return p;
+}
+
+double max_difference(const MlpParameters& a, const MlpParameters& b) {
+  double worst = 0.0;
+  for (std::size_t l = 0; l < a.weights.size(); ++l) {
+    worst = std::max(worst, (a.weights[l] - b.weights[l]).cwiseAbs().maxCoeff());
+    worst = std::max(worst, (a.biases[l] - b.biases[l]).cwiseAbs().maxCoeff());
+  }
+  return worst;
+}
+
+TrainingResult train(const TrainingSpec& spec, FaultInjector& injector,
+                     const sim::CheckpointSpec& checkpoint = {},
+                     const sim::ClusterSpec& c = cluster(), std::uint64_t seed = 3,
+                     const TrainingObserver& observer = {}) {
+  return train_coded(c, checkpoint, spec, injector, data().train, data().test, seed, 0, observer);
+}
+
+TrainingResult train(const TrainingSpec& spec, const FaultConfig& faults,
+                     const sim::CheckpointSpec& checkpoint = {},
+                     const sim::ClusterSpec& c = cluster(), std::uint64_t seed = 3) {
+  FaultInjector injector(faults, c.node_count(), seed, 0);
+  return train(spec, injector, checkpoint, c, seed);
+}
+
+sim::CheckpointSpec every(int iterations) {
+  sim::CheckpointSpec c;
+  c.policy = "every_iterations";
+  c.every_iterations = iterations;
+  return c;
+}
+
+double breakdown_s(const sim::MetricSet& m) {
+  return m.get("time_compute_s") + m.get("time_communication_s") + m.get("time_decode_s") +
+         m.get("time_checkpoint_s") + m.get("time_restart_s") + m.get("time_eval_s") +
+         m.get("time_lost_s");
+}
+
+// A log holding one fault: the `index`-th opportunity of (operation, layer) among the strikes of
+// a run that adds zero at every weights opportunity of `node` (so that run is error-free and, with
+// the same checkpoints, has the replay's opportunity times and values up to the fault), with
+// `shift` added to the struck entries.
+FaultLog single_fault(const TrainingSpec& spec, const sim::CheckpointSpec& checkpoint, int node,
+                      const std::string& operation, int layer, int index, double shift) {
+  ValueModelSpec zero = value_model_defaults(ValueModelKind::gaussian);
+  zero.sigma = 0.0;
+  const TrainingResult recorded =
+      train(spec, always_on(node, FaultTarget::weights, zero), checkpoint);
+  int seen = 0;
+  for (const FaultRecord& r : recorded.faults.records) {
+    if (r.operation != operation || r.layer != layer || seen++ != index) continue;
+    FaultRecord record = r;
+    record.sequence_digest.reset();
+    for (FaultEntry& e : record.entries)
+      e.new_bits = bits_of(value_of_bits(e.old_bits, ScalarType::float64) + shift);
+    FaultLog log;
+    log.records.push_back(record);
+    return log;
+  }
+  FAIL("no such opportunity");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("without faults one step of every strategy equals a plain SGD step") {
+  for (const char* kind :
+       {"uncoded", "replication", "replication3", "mds", "gpd", "codenet_grid"}) {
+    for (int batch : {1, 3}) {
+      CAPTURE(kind);
+      CAPTURE(batch);
+      const TrainingSpec spec = training(kind, 1, batch);
+      const TrainingResult r = train(spec, no_faults());
+      CHECK(r.metrics.get("completed") == 1.0);
+      CHECK(r.metrics.get("iterations") == 1.0);
+      CHECK(max_difference(r.parameters, reference(spec, 1, 3)) < 1e-10);
+      CHECK(r.metrics.get("corrected") == 0.0);
+      CHECK(r.metrics.get("detected") == 0.0);
+    }
+  }
+}
+
+TEST_CASE("without faults a run of many steps follows plain SGD across epochs") {
+  for (const char* kind : {"replication", "gpd", "codenet_grid"}) {
+    CAPTURE(kind);
+    // 120 steps of batch 3 cover two epochs of the 180 training samples.
+    const TrainingSpec spec = training(kind, 120, 3);
+    const TrainingResult r = train(spec, no_faults(), every(25));
+    CHECK(max_difference(r.parameters, reference(spec, 120, 3)) < 1e-10);
+    CHECK(r.metrics.get("checkpoints") == 4.0);
+    CHECK(r.metrics.get("rollbacks") == 0.0);
+  }
+}
+
+TEST_CASE("training on separable clusters reaches high test accuracy and logs the curve") {
+  TrainingSpec spec = training("codenet_grid", 300);
+  spec.eval_every = 100;
+  spec.record_loss = true;
+  const TrainingResult r = train(spec, no_faults());
+  const sim::MetricSeries& curve = r.metrics.series("accuracy_vs_time");
+  REQUIRE(curve.rows() == 4);
+  CHECK(curve.column("iteration") == std::vector<double>{0, 100, 200, 300});
+  const std::vector<double> times = curve.column("time_s");
+  CHECK(std::is_sorted(times.begin(), times.end()));
+  CHECK(times.back() == doctest::Approx(r.metrics.get("completion_time_s")));
+  CHECK(r.metrics.get("final_test_accuracy") == curve.column("test_accuracy").back());
+  CHECK(r.metrics.get("final_test_accuracy") > 0.9);
+  CHECK(curve.column("train_loss").back() < curve.column("train_loss").front());
+  CHECK(r.metrics.series("loss_vs_iteration").rows() == 300);
+  CHECK(r.metrics.get("final_train_loss") == curve.column("train_loss").back());
+}
+
+TEST_CASE("a persistent error on one node at every opportunity is corrected and regenerated") {
+  for (const char* kind : {"replication3", "mds", "gpd", "codenet_grid"}) {
+    CAPTURE(kind);
+    TrainingSpec spec = training(kind, 15, 2);
+    spec.audit = true;
+    const TrainingResult r = train(spec, always_on(1, FaultTarget::weights), every(5));
+    CHECK(r.metrics.get("faults_injected") > 15.0);
+    CHECK(r.metrics.get("corrected") > 0.0);
+    CHECK(r.metrics.get("regenerations") >= r.metrics.get("corrected"));
+    CHECK(r.metrics.get("detected") == 0.0);
+    CHECK(r.metrics.get("rollbacks") == 0.0);
+    CHECK(r.metrics.get("silent_corruptions") == 0.0);
+    CHECK(max_difference(r.parameters, reference(spec, 15, 3)) < 1e-9);
+  }
+}
+
+TEST_CASE("one injected correctable error leaves the trajectory identical to the error-free one") {
+  const TrainingSpec spec = training("codenet_grid", 8);
+  // Node 5 (grid row 1, column 1) is struck after its layer-1 update of iteration 3.
+  FaultInjector injector(single_fault(spec, {}, 5, "update", 1, 3, 2.0));
+  const TrainingResult r = train(spec, injector);
+  CHECK(r.metrics.get("faults_injected") == 1.0);
+  CHECK(r.metrics.get("corrected") == 1.0);
+  CHECK(r.metrics.get("regenerations") >= 1.0);
+  CHECK(r.metrics.get("rollbacks") == 0.0);
+  const TrainingResult clean = train(spec, no_faults());
+  CHECK(max_difference(r.parameters, clean.parameters) < 1e-9);
+  CHECK(max_difference(r.parameters, reference(spec, 8, 3)) < 1e-9);
+}
+
+TEST_CASE("a detected error rolls back to exactly the checkpointed weights") {
+  const TrainingSpec spec = training("replication", 6);
+  // Two copies only compare: the struck update of iteration 2 is detected in iteration 3 and the
+  // run returns to the checkpoint written after iteration 2.
+  FaultInjector injector(single_fault(spec, every(2), 1, "update", 0, 2, 1.0));
+  std::vector<std::pair<int, MlpParameters>> checkpoints, rollbacks;
+  TrainingObserver observer;
+  observer.on_checkpoint = [&](int i, const MlpParameters& p) { checkpoints.emplace_back(i, p); };
+  observer.on_rollback = [&](int i, const MlpParameters& p) { rollbacks.emplace_back(i, p); };
+  const TrainingResult r = train(spec, injector, every(2), cluster(), 3, observer);
+  REQUIRE(rollbacks.size() == 1);
+  CHECK(rollbacks[0].first == 2);
+  REQUIRE(!checkpoints.empty());
+  CHECK(checkpoints[0].first == 2);
+  CHECK(max_difference(rollbacks[0].second, checkpoints[0].second) == 0.0);
+  CHECK(max_difference(rollbacks[0].second, reference(spec, 2, 3)) < 1e-12);
+  CHECK(r.metrics.get("detected") == 1.0);
+  CHECK(r.metrics.get("rollbacks") == 1.0);
+  CHECK(r.metrics.get("iterations") == 6.0);
+  CHECK(r.metrics.get("iterations_executed") == 7.0);  // iteration 2 ran twice
+  CHECK(r.metrics.get("time_lost_s") > 0.0);
+  CHECK(max_difference(r.parameters, reference(spec, 6, 3)) < 1e-12);
+  CHECK(breakdown_s(r.metrics) == doctest::Approx(r.metrics.get("completion_time_s")));
+}
+
+TEST_CASE("uncoded training lets a corruption persist silently") {
+  TrainingSpec spec = training("uncoded", 10);
+  spec.audit = true;
+  const TrainingResult r = train(spec, always_on(2, FaultTarget::weights), every(5));
+  CHECK(r.metrics.get("faults_injected") > 10.0);
+  CHECK(r.metrics.get("detected") == 0.0);
+  CHECK(r.metrics.get("rollbacks") == 0.0);
+  CHECK(r.metrics.get("corrected") == 0.0);
+  CHECK(r.metrics.get("silent_corruptions") > 0.0);
+  CHECK(r.metrics.get("audit_final_weight_deviation") > 1e-3);
+  CHECK(max_difference(r.parameters, reference(spec, 10, 3)) > 1e-3);
+}
+
+TEST_CASE("decode faults are corrected when every node decodes and silent with a master") {
+  TrainingSpec spec = training("codenet_grid", 6);
+  spec.audit = true;
+  const FaultConfig faults = always_on(0, FaultTarget::decode);
+  const TrainingResult decentralized = train(spec, faults);
+  CHECK(decentralized.metrics.get("faults_injected") > 6.0);
+  CHECK(decentralized.metrics.get("corrected") > 0.0);
+  CHECK(decentralized.metrics.get("silent_corruptions") == 0.0);
+  CHECK(max_difference(decentralized.parameters, reference(spec, 6, 3)) < 1e-9);
+  spec.decentralized = false;
+  const TrainingResult master = train(spec, faults);
+  CHECK(master.metrics.get("faults_injected") > 6.0);
+  CHECK(master.metrics.get("detected") == 0.0);
+  CHECK(master.metrics.get("silent_corruptions") > 0.0);
+  CHECK(max_difference(master.parameters, reference(spec, 6, 3)) > 1e-6);
+}
+
+TEST_CASE("the same seed gives identical metrics and another replica differs") {
+  TrainingSpec spec = training("codenet_grid", 20, 2);
+  spec.eval_every = 5;
+  sim::ClusterSpec c = cluster();
+  for (auto& s : c.stragglers) {
+    s.kind = "shifted_exponential";
+    s.shift = 1.0;
+    s.rate = 2.0;
+  }
+  FaultConfig faults = default_fault_config();
+  faults[FaultTarget::weights].rate.probability_per_operation = 0.02;
+  const auto run = [&](std::uint64_t replica) {
+    FaultInjector injector(faults, c.node_count(), 3, replica);
+    return train_coded(c, every(4), spec, injector, data().train, data().test, 3, replica).metrics;
+  };
+  const sim::MetricSet a = run(0), b = run(0), other = run(1);
+  CHECK(a.scalars() == b.scalars());
+  REQUIRE(a.all_series().size() == b.all_series().size());
+  CHECK(a.series("accuracy_vs_time").values == b.series("accuracy_vs_time").values);
+  CHECK(a.get("faults_injected") > 0.0);
+  CHECK(a.get("completion_time_s") != other.get("completion_time_s"));
+  CHECK(breakdown_s(a) == doctest::Approx(a.get("completion_time_s")));
+}
+
+TEST_CASE("one iteration takes the task, collective and decode times of the cost model") {
+  // Uncoded 2 x 1 grid on a 4-6-2 network: two nodes of 1e6 flop/s, links of 1 ms and 1 MB/s.
+  TrainingSpec spec;
+  spec.mlp.layer_sizes = {4, 6, 2};
+  spec.mlp.learning_rate = 0.05;
+  spec.scheme.kind = "uncoded";
+  spec.scheme.m = 2;
+  spec.scheme.n = 1;
+  spec.iterations = 1;
+  sim::ClusterSpec c = sim::uniform_cluster(2, 1e6);
+  c.network.latency_s = 1e-3;
+  c.network.bandwidth_Bps = 1e6;
+  SyntheticSpec ds;
+  ds.classes = 2;
+  ds.features = 4;
+  ds.samples = 10;
+  const Dataset d = make_synthetic_dataset(ds);
+  FaultInjector injector(no_faults(), 2, 1, 0);
+  const TrainingResult r = train_coded(c, {}, spec, injector, d, d, 1, 0);
+  // Compute: forward 2*3*4 and 2*1*6 flops, backward of layer 1 2*1*6, update 2*12 + 2*6.
+  const double compute_s = (24 + 12 + 12 + 36) * 1e-6;
+  // Forward: two one-node symbols all-gathered (one ring step of 3 and 1 values); backward: one
+  // symbol of two members reduced (one tree round) and all-gathered, 6 values each.
+  const double communication_s = (1e-3 + 24e-6) + (1e-3 + 8e-6) + 2 * (1e-3 + 48e-6);
+  // Decode: 2 a^2 L flops with (a, L) = (2, 3), (2, 1), (1, 6).
+  const double decode_s = (24 + 8 + 12) * 1e-6;
+  CHECK(r.metrics.get("time_compute_s") == doctest::Approx(compute_s).epsilon(1e-12));
+  CHECK(r.metrics.get("time_communication_s") == doctest::Approx(communication_s).epsilon(1e-12));
+  CHECK(r.metrics.get("time_decode_s") == doctest::Approx(decode_s).epsilon(1e-12));
+  CHECK(r.metrics.get("completion_time_s") ==
+        doctest::Approx(compute_s + communication_s + decode_s).epsilon(1e-12));
+}
+
+TEST_CASE("waiting for the first K results is faster under stragglers and still exact") {
+  TrainingSpec spec = training("gpd", 10);
+  sim::ClusterSpec c = cluster();
+  for (auto& s : c.stragglers) {
+    s.kind = "pareto";
+    s.scale = 1.0;
+    s.shape = 1.5;
+  }
+  const TrainingResult all = train(spec, no_faults(), {}, c);
+  spec.wait_for = "k";
+  const TrainingResult k = train(spec, no_faults(), {}, c);
+  CHECK(k.metrics.get("time_compute_s") < all.metrics.get("time_compute_s"));
+  CHECK(max_difference(k.parameters, reference(spec, 10, 3)) < 1e-9);
+  CHECK(max_difference(all.parameters, reference(spec, 10, 3)) < 1e-10);
+}
+
+TEST_CASE("a crashed node is an erasure and is regenerated after its repair") {
+  TrainingSpec spec = training("gpd", 40);
+  sim::ClusterSpec c = cluster();
+  // One iteration takes about 60 microseconds here; node 3 fails often and stays down a while.
+  c.crashes[3].mtbf_s = 4e-4;
+  c.crashes[3].repair_s = 2e-4;
+  const TrainingResult r = train(spec, no_faults(), {}, c);
+  CHECK(r.metrics.get("completed") == 1.0);
+  CHECK(r.metrics.get("crashes") > 0.0);
+  CHECK(r.metrics.get("regenerations") > 0.0);
+  CHECK(max_difference(r.parameters, reference(spec, 40, 3)) < 1e-9);
+}
+
+TEST_CASE("training specs are validated") {
+  TrainingSpec spec = training("codenet_grid", 5);
+  CHECK(validate_training(spec, 16, 8, 4).empty());
+  CHECK(validate_training(spec, 11, 8, 4).find("needs 12 nodes") != std::string::npos);
+  CHECK(validate_training(spec, 16, 9, 4).find("features") != std::string::npos);
+  spec.wait_for = "most";
+  CHECK(validate_training(spec, 16, 8, 4).find("wait_for") != std::string::npos);
+  spec = training("codenet_grid", 5);
+  spec.mlp.layer_sizes = {8, 13, 4};
+  CHECK(validate_training(spec, 16, 8, 4).find("layer 0") != std::string::npos);
+}

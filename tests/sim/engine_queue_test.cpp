@@ -1,0 +1,108 @@
+// The engine's event queue under load: many random times with ties, cancellations and events
+// scheduled from inside events still run in exact (time, scheduling order).
+#include "sim/engine.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "sim/random_stream.hpp"
+
+using codesim::sim::Engine;
+using codesim::sim::EventId;
+using codesim::sim::RandomStream;
+
+namespace {
+struct Scheduled {
+  double time_s;
+  int order;  // scheduling order, the tie-breaker
+};
+}  // namespace
+
+TEST_CASE("thousands of events with random times and many ties run in (time, scheduling) order") {
+  Engine engine;
+  RandomStream stream({11, 0, "engine_queue_test", 0});
+  std::vector<Scheduled> expected;
+  std::vector<int> ran;
+  for (int i = 0; i < 5000; ++i) {
+    // Times on a coarse grid so that many are equal.
+    const double time_s = static_cast<double>(stream.uniform_int(0, 200)) * 0.5;
+    expected.push_back({time_s, i});
+    engine.schedule_at(time_s, [&ran, i] { ran.push_back(i); });
+  }
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const Scheduled& a, const Scheduled& b) { return a.time_s < b.time_s; });
+  engine.run();
+  REQUIRE(ran.size() == expected.size());
+  for (std::size_t k = 0; k < ran.size(); ++k) CHECK(ran[k] == expected[k].order);
+}
+
+TEST_CASE("cancelling a random half of many events runs exactly the others, in order") {
+  Engine engine;
+  RandomStream stream({12, 0, "engine_queue_test", 0});
+  std::vector<Scheduled> kept;
+  std::vector<EventId> ids;
+  std::vector<int> ran;
+  for (int i = 0; i < 4000; ++i) {
+    const double time_s = stream.uniform(0.0, 100.0);
+    ids.push_back(engine.schedule_at(time_s, [&ran, i] { ran.push_back(i); }));
+    kept.push_back({time_s, i});
+  }
+  std::vector<Scheduled> expected;
+  for (int i = 0; i < 4000; ++i) {
+    if (stream.bernoulli(0.5)) {
+      CHECK(engine.cancel(ids[static_cast<std::size_t>(i)]));
+    } else {
+      expected.push_back(kept[static_cast<std::size_t>(i)]);
+    }
+  }
+  CHECK(engine.pending_events() == expected.size());
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const Scheduled& a, const Scheduled& b) { return a.time_s < b.time_s; });
+  engine.run();
+  REQUIRE(ran.size() == expected.size());
+  for (std::size_t k = 0; k < ran.size(); ++k) CHECK(ran[k] == expected[k].order);
+  CHECK(engine.empty());
+}
+
+TEST_CASE("chains of events that schedule their successors keep the clock non-decreasing") {
+  Engine engine;
+  RandomStream stream({13, 0, "engine_queue_test", 0});
+  double last_s = 0.0;
+  bool monotone = true;
+  std::uint64_t remaining = 20000;
+  std::function<void()> step = [&] {
+    monotone = monotone && engine.now() >= last_s;
+    last_s = engine.now();
+    if (remaining == 0) return;
+    --remaining;
+    // Zero delays exercise ties with events already queued at the same time.
+    const double delay_s = stream.bernoulli(0.2) ? 0.0 : stream.exponential(1.0);
+    engine.schedule_in(delay_s, step);
+  };
+  for (int chain = 0; chain < 100; ++chain) engine.schedule_in(stream.uniform(0.0, 1.0), step);
+  engine.run();
+  CHECK(monotone);
+  CHECK(remaining == 0);
+  CHECK(engine.events_run() == 20100);
+}
+
+TEST_CASE("an event at negative zero runs at time zero before later ones") {
+  Engine engine;
+  std::vector<int> order;
+  engine.schedule_at(1e-300, [&] { order.push_back(2); });
+  engine.schedule_at(-0.0, [&] { order.push_back(1); });
+  engine.run();
+  CHECK(order == std::vector<int>{1, 2});
+}
+
+TEST_CASE("a default-constructed handle cancels nothing") {
+  Engine engine;
+  bool ran = false;
+  engine.schedule_at(1.0, [&] { ran = true; });
+  CHECK_FALSE(engine.cancel(EventId{}));
+  engine.run();
+  CHECK(ran);
+}
