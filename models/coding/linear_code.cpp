@@ -192,10 +192,11 @@ std::vector<int> merged(const std::vector<int>& x, const std::vector<int>& y) {
 }
 
 // Search for the error support E, the error path of one decode. Candidates come from the
-// syndrome (spectral guess, then screened enumeration); every one is accepted only after
-// `attempt` finds usable \ E consistent from the data itself. If a level fails (for example a
-// huge error hides small ones under its round-off), the symbol most implicated is set aside
-// ("peeled") and the search repeats on a freshly computed syndrome of the rest.
+// syndrome's column space (subspace-augmented, see `level`) and pass a cheap screen on the
+// reduced syndrome; each is accepted only after `attempt` finds usable \ E consistent from the
+// data itself. If a level fails (for example a huge error hides small ones under its round-off),
+// the symbol most implicated is set aside ("peeled") and the search repeats on a freshly
+// computed syndrome of the rest.
 class SupportSearch {
  public:
   SupportSearch(const Matrix& generator, Symbols symbols, std::vector<int> usable,
@@ -323,13 +324,13 @@ class SupportSearch {
       return size_verifications >= kSizeVerifications || verifications_ >= kVerificationBudget;
     };
 
-    const double skip_slack =
-        std::sqrt(static_cast<double>(r) * entries_per_row) * base * peak_all * inverse_scale +
-        leak;
+    // Largest singular value noise alone could reach (every entry within tau).
+    const double noise_slack =
+        std::sqrt(static_cast<double>(r) * entries_per_row) * base * peak_all + leak;
     // Numerical rank of S. Above remaining_errors no support within the bound explains S, and
     // peeling a symbol lowers the rank by at most one (interlacing): beyond this decoder.
     int rank = 0;
-    while (rank < singular.size() && singular(rank) > skip_slack) ++rank;
+    while (rank < singular.size() && singular(rank) > noise_slack) ++rank;
     if (rank > remaining_errors) return false;
     double level_budget = kLevelEnumeration;
     std::set<std::vector<int>> screened;

@@ -99,7 +99,8 @@ class LinearCode {
 std::vector<double> chebyshev_points(int count);
 /// The S x K Vandermonde matrix V(s, k) = points[s]^k.
 Matrix vandermonde(std::span<const double> points, int columns);
-/// A systematic S x K generator [I_K; R] with R i.i.d. N(0, 1) drawn from `seed` (Boost.Random).
+/// A systematic S x K generator [I_K; R] with R i.i.d. N(0, 1) drawn row by row from
+/// boost::random::mt19937_64(seed) and boost::random::normal_distribution.
 Matrix systematic_gaussian_generator(int symbols, int dimension, std::uint64_t seed);
 
 }  // namespace codesim::models

@@ -23,10 +23,17 @@ Matrix grid_block(const Matrix& matrix, int row_parts, int col_parts, int i, int
 Matrix combine_row_blocks(const Matrix& matrix, const Eigen::RowVectorXd& weights) {
   const auto parts = static_cast<int>(weights.size());
   const Eigen::Index height = matrix.rows() / parts;
-  Matrix sum = Matrix::Zero(height, matrix.cols());
+  Matrix sum;
   for (int k = 0; k < parts; ++k) {
-    if (weights(k) != 0.0) sum.noalias() += weights(k) * matrix.middleRows(k * height, height);
+    if (weights(k) == 0.0) continue;
+    // The first term initializes the sum: one pass fewer than zero-filling first.
+    if (sum.size() == 0) {
+      sum.noalias() = weights(k) * matrix.middleRows(k * height, height);
+    } else {
+      sum.noalias() += weights(k) * matrix.middleRows(k * height, height);
+    }
   }
+  if (sum.size() == 0) sum = Matrix::Zero(height, matrix.cols());
   return sum;
 }
 
@@ -113,9 +120,11 @@ CodeDecodeResult decode_codeword(const LinearCode& code,
   return result;
 }
 
-Matrix message_block(const CodeDecodeResult& result, int k, int rows, int cols) {
-  const Eigen::RowVectorXd row = result.message.row(k);
-  return Eigen::Map<const Matrix>(row.data(), rows, cols);
+MessageView message_block(const CodeDecodeResult& result, int k, int rows, int cols) {
+  // Entry (r, c) of the symbol is message(k, r + c rows), stored at k + (r + c rows) K.
+  const Eigen::Index dimension = result.message.rows();
+  return MessageView(result.message.data() + k, rows, cols,
+                     Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(rows * dimension, dimension));
 }
 
 std::optional<Eigen::RowVectorXd> combination_coefficients(const Matrix& generator,

@@ -31,8 +31,11 @@ std::vector<bool> absurd_symbols(std::span<const std::optional<Matrix>> symbols,
 CodeDecodeResult decode_codeword(const LinearCode& code,
                                  std::span<const std::optional<Matrix>> symbols,
                                  const DecodeOptions& options, int* symbol_rows, int* symbol_cols);
-/// Message row `k` of a decode reshaped to rows x cols.
-Matrix message_block(const CodeDecodeResult& result, int k, int rows, int cols);
+/// A strided view into a decode's message.
+using MessageView = Eigen::Map<const Matrix, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+/// Message row `k` of a decode viewed (no copy) as the rows x cols symbol it was flattened from;
+/// valid while `result` lives.
+MessageView message_block(const CodeDecodeResult& result, int k, int rows, int cols);
 
 /// Row vector c with c * generator(sources, :) = target (the minimum-norm one when there are
 /// more sources than columns); nullopt when the source rows do not have full column rank.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/summary_statistics.hpp"
+#include "support/temp_directory.hpp"
 
 using codesim::analysis::aggregate_json;
 using codesim::analysis::json_text;
@@ -21,32 +22,10 @@ using codesim::analysis::write_json_atomically;
 using codesim::sim::MetricSet;
 using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
+using codesim::test::read_file;
+using codesim::test::TempDirectory;
 
 namespace {
-
-class TempDirectory {
- public:
-  TempDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "codesim-results-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::vector<fs::path> files_in(const fs::path& directory) {
   std::vector<fs::path> files;

@@ -15,30 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "app/runner.hpp"
+#include "support/temp_directory.hpp"
 
 using codesim::app::default_output_path;
 using codesim::app::run_cli;
 namespace fs = std::filesystem;
+using codesim::test::read_file;
+using codesim::test::TempDirectory;
 
 namespace {
-
-/// A fresh directory under the system temporary directory, removed with its contents.
-class TempDirectory {
- public:
-  TempDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "codesim-cli-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 struct Result {
   int code = -1;
@@ -54,13 +39,6 @@ Result cli(const std::vector<std::string>& args) {
   result.out = out.str();
   result.err = err.str();
   return result;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 /// A small scenario (a few milliseconds per replica) with stragglers, crashes and checkpoints.

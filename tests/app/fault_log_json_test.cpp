@@ -16,6 +16,7 @@
 #include <string>
 
 #include "models/faults/fault_injector.hpp"
+#include "support/temp_directory.hpp"
 
 using codesim::app::fault_log_from_json;
 using codesim::app::fault_log_to_json;
@@ -123,13 +124,6 @@ std::string message_of_error(const Json& document) {
   return "";
 }
 
-std::filesystem::path temp_dir() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("codesim_fault_log_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 }  // namespace
 
 TEST_CASE("a fault log round-trips through JSON text bit for bit") {
@@ -181,7 +175,8 @@ TEST_CASE("a recorded run replays identically from its log file") {
   FaultInjector recorder(config, 3, 21, 0);
   const std::vector<double> recorded = run(recorder);
   REQUIRE(recorder.summary().records > 20);
-  const std::string path = (temp_dir() / "run.faults.json").string();
+  const codesim::test::TempDirectory dir("fault-log");
+  const std::string path = (dir / "run.faults.json").string();
   write_fault_log_file(recorder.log(), path);
   const FaultLog loaded = read_fault_log_file(path);
   CHECK(loaded == recorder.log());
@@ -190,7 +185,6 @@ TEST_CASE("a recorded run replays identically from its log file") {
   CHECK_NOTHROW(replayer.finish());
   REQUIRE(replayed.size() == recorded.size());
   CHECK(std::memcmp(replayed.data(), recorded.data(), recorded.size() * sizeof(double)) == 0);
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("a log written by hand with decimal values only is read") {
@@ -289,7 +283,7 @@ TEST_CASE("fault log errors explain what was expected") {
 }
 
 TEST_CASE("fault log files that are missing or not JSON are rejected") {
-  const auto dir = temp_dir();
+  const codesim::test::TempDirectory dir("fault-log");
   CHECK_THROWS_AS(read_fault_log_file((dir / "absent.json").string()), ScenarioError);
   const std::string bad = (dir / "bad.json").string();
   std::ofstream(bad) << "{\"format\": \n";
@@ -300,7 +294,6 @@ TEST_CASE("fault log files that are missing or not JSON are rejected") {
     CHECK(e.file() == bad);
     CHECK(std::string(e.what()).find("line") != std::string::npos);
   }
-  std::filesystem::remove(bad);
 }
 
 TEST_CASE("a replay mismatch becomes a scenario error in the log file") {

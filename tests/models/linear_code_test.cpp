@@ -118,6 +118,11 @@ TEST_CASE(
   CHECK(g.topRows(4) == Matrix::Identity(4, 4));
   CHECK(g == codesim::models::systematic_gaussian_generator(9, 4, 7));
   CHECK(g != codesim::models::systematic_gaussian_generator(9, 4, 8));
+  // R is drawn row by row from mt19937_64(seed) with a standard normal distribution.
+  boost::random::mt19937_64 engine(7);
+  boost::random::normal_distribution<double> normal(0.0, 1.0);
+  CHECK(g(4, 0) == normal(engine));
+  CHECK(g(4, 1) == normal(engine));
   const Matrix parity = g.bottomRows(5);
   CHECK(std::abs(parity.mean()) < 1.0);
   CHECK(parity.cwiseAbs().maxCoeff() > 0.1);

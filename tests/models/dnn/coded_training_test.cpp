@@ -281,6 +281,40 @@ TEST_CASE("a detected error rolls back to exactly the checkpointed weights") {
   CHECK(breakdown_s(r.metrics) == doctest::Approx(r.metrics.get("completion_time_s")));
 }
 
+TEST_CASE("a verification pass that detects an error rolls back instead of writing") {
+  const TrainingSpec spec = training("replication", 6);
+  // The update of iteration 1 is struck; the all-ones pass before the checkpoint after iteration
+  // 1 sees the copies differ, so the run returns to the initial state.
+  FaultInjector injector(single_fault(spec, every(2), 1, "update", 0, 1, 1.0));
+  std::vector<std::pair<int, MlpParameters>> rollbacks;
+  TrainingObserver observer;
+  observer.on_rollback = [&](int i, const MlpParameters& p) { rollbacks.emplace_back(i, p); };
+  const TrainingResult r = train(spec, injector, every(2), cluster(), 3, observer);
+  REQUIRE(rollbacks.size() == 1);
+  CHECK(rollbacks[0].first == 0);
+  CHECK(max_difference(rollbacks[0].second, glorot_init(spec.mlp, 3)) == 0.0);
+  CHECK(r.metrics.get("detected") == 1.0);
+  CHECK(r.metrics.get("checkpoints") == 2.0);  // after iterations 2 and 4 of the second attempt
+  CHECK(r.metrics.get("iterations_executed") == 8.0);
+  CHECK(max_difference(r.parameters, reference(spec, 6, 3)) < 1e-12);
+  CHECK(breakdown_s(r.metrics) == doctest::Approx(r.metrics.get("completion_time_s")));
+}
+
+TEST_CASE("a verification pass corrects a latent error before the checkpoint is written") {
+  const TrainingSpec spec = training("codenet_grid", 6);
+  // Struck at the update of iteration 1: only the verification pass sees it before the write.
+  FaultInjector injector(single_fault(spec, every(2), 7, "update", 2, 1, 3.0));
+  std::vector<MlpParameters> written;
+  TrainingObserver observer;
+  observer.on_checkpoint = [&](int, const MlpParameters& p) { written.push_back(p); };
+  const TrainingResult r = train(spec, injector, every(2), cluster(), 3, observer);
+  REQUIRE(!written.empty());
+  CHECK(max_difference(written[0], reference(spec, 2, 3)) < 1e-9);
+  CHECK(r.metrics.get("corrected") == 1.0);
+  CHECK(r.metrics.get("rollbacks") == 0.0);
+  CHECK(max_difference(r.parameters, reference(spec, 6, 3)) < 1e-9);
+}
+
 TEST_CASE("uncoded training lets a corruption persist silently") {
   TrainingSpec spec = training("uncoded", 10);
   spec.audit = true;
@@ -382,19 +416,43 @@ TEST_CASE("waiting for the first K results is faster under stragglers and still 
   CHECK(k.metrics.get("time_compute_s") < all.metrics.get("time_compute_s"));
   CHECK(max_difference(k.parameters, reference(spec, 10, 3)) < 1e-9);
   CHECK(max_difference(all.parameters, reference(spec, 10, 3)) < 1e-10);
+  // K + 2t symbols still correct one persistent error per decode.
+  spec.wait_for = "k_plus_2t";
+  spec.wait_errors = 1;
+  const TrainingResult k2t = train(spec, always_on(4, FaultTarget::weights), {}, c);
+  CHECK(k2t.metrics.get("corrected") > 0.0);
+  CHECK(k2t.metrics.get("detected") == 0.0);
+  CHECK(k2t.metrics.get("time_compute_s") < all.metrics.get("time_compute_s"));
+  CHECK(max_difference(k2t.parameters, reference(spec, 10, 3)) < 1e-9);
 }
 
 TEST_CASE("a crashed node is an erasure and is regenerated after its repair") {
   TrainingSpec spec = training("gpd", 40);
   sim::ClusterSpec c = cluster();
-  // One iteration takes about 60 microseconds here; node 3 fails often and stays down a while.
+  // One iteration takes about 40 microseconds here; node 3 fails often and stays down a while.
   c.crashes[3].mtbf_s = 4e-4;
   c.crashes[3].repair_s = 2e-4;
   const TrainingResult r = train(spec, no_faults(), {}, c);
   CHECK(r.metrics.get("completed") == 1.0);
   CHECK(r.metrics.get("crashes") > 0.0);
   CHECK(r.metrics.get("regenerations") > 0.0);
+  CHECK(r.metrics.get("rollbacks") == 0.0);
   CHECK(max_difference(r.parameters, reference(spec, 40, 3)) < 1e-9);
+}
+
+TEST_CASE("without redundancy a crash rolls back and the run waits for the repair") {
+  TrainingSpec spec = training("uncoded", 40);
+  sim::ClusterSpec c = cluster();
+  c.crashes[1].mtbf_s = 4e-4;
+  c.crashes[1].repair_s = 2e-4;
+  const TrainingResult r = train(spec, no_faults(), every(5), c);
+  CHECK(r.metrics.get("completed") == 1.0);
+  CHECK(r.metrics.get("crashes") > 0.0);
+  CHECK(r.metrics.get("rollbacks") > 0.0);
+  CHECK(r.metrics.get("time_restart_s") > 0.0);
+  CHECK(r.metrics.get("time_lost_s") > 0.0);
+  CHECK(max_difference(r.parameters, reference(spec, 40, 3)) < 1e-12);
+  CHECK(breakdown_s(r.metrics) == doctest::Approx(r.metrics.get("completion_time_s")));
 }
 
 TEST_CASE("training specs are validated") {

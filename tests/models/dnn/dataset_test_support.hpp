@@ -1,8 +1,6 @@
 // Helpers for the dataset tests: a scratch directory, raw file writers, and DatasetError capture.
 #pragma once
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -11,41 +9,17 @@
 #include <vector>
 
 #include "models/dnn/dataset.hpp"
+#include "support/temp_directory.hpp"
 
 namespace codesim::test {
 
-/// A fresh directory under the system temporary directory, removed with its contents on scope exit.
-class ScratchDir {
- public:
-  explicit ScratchDir(std::string_view tag)
-      : path_(std::filesystem::temp_directory_path() /
-              ("codesim-" + std::string(tag) + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+/// Scratch directories come from the shared test support.
+using ScratchDir = TempDirectory;
 
 inline void write_bytes(const std::filesystem::path& file, const std::vector<std::uint8_t>& bytes) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
-}
-
-inline void write_text(const std::filesystem::path& file, std::string_view text) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << text;
 }
 
 inline std::vector<std::uint8_t> read_bytes(const std::filesystem::path& file) {
