@@ -480,7 +480,11 @@ class CodedTrainingRun {
     int present = 0;
     for (std::size_t s = 0; s < g.members.size(); ++s) {
       if (!symbol_complete_[s]) continue;
-      Matrix sum = *partials_[static_cast<std::size_t>(g.members[s].front())];
+      const int first = g.members[s].front();
+      // A partial that feeds only this symbol is moved rather than copied.
+      Matrix sum = g.node_symbols[static_cast<std::size_t>(first)].size() == 1
+                       ? std::move(*partials_[static_cast<std::size_t>(first)])
+                       : *partials_[static_cast<std::size_t>(first)];
       for (std::size_t i = 1; i < g.members[s].size(); ++i)
         sum += *partials_[static_cast<std::size_t>(g.members[s][i])];
       symbols[s] = std::move(sum);

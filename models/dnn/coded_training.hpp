@@ -92,7 +92,8 @@ struct TrainingResult {
 ///    N_in) B of encoding for coded schemes], applying scheme.update with its own copies of delta
 ///    and x; (update) is offered on the encoded update of its first block and (weights, "update")
 ///    on every stored block after it. Biases are one shared copy updated with the decoded delta
-///    (bias is no fault target; see the README). The round ends when every live node finished.
+///    (bias is no fault target, so a node's corrupted delta reaches its block, not its bias).
+///    The round ends when every live node finished. Bias, nonlinear steps and loss cost no time.
 ///  - decode outcomes: clean -> go on; corrected -> regenerate every blamed node's block of that
 ///    layer from regeneration_sources excluding blamed, down and stale nodes [per node, the
 ///    sources' block transfers one after another into it plus 2 |sources| block flops; nodes in
@@ -103,6 +104,8 @@ struct TrainingResult {
 ///    cluster's crash MTBF), the verification pass runs [its nominal straggler-free time], then
 ///    the write [write_s + bytes / bandwidth; bytes = 0 and a bandwidth means the largest per-node
 ///    stored bytes]. Checkpoints are in-memory copies of the stored blocks.
+///  - read-out: after the run, stale blocks are regenerated and an untimed verification pass
+///    corrects what the last update corrupted, then `parameters` is decoded.
 ///  - crashes: a crashed node's running task is lost (an erasure); a node down during an update
 ///    misses it and is stale until regenerated at the start of an iteration after its repair
 ///    (like a corrected error); a round whose decode then fails rolls back; an iteration starts
@@ -111,7 +114,9 @@ struct TrainingResult {
 ///
 /// Metrics: completed, completion_time_s, iterations, iterations_executed, final_test_accuracy,
 /// final_train_loss, faults_injected, decodes, corrected, regenerations, detected, rollbacks,
-/// checkpoints, crashes, silent_corruptions (audit; else 0), audit_final_weight_deviation (audit:
+/// checkpoints, crashes, silent_corruptions (audit: useful iterations whose decoded training loss
+/// differs from the shadow's by more than audit_tolerance relative; else 0; once uncoded training
+/// has diverged every later iteration counts), audit_final_weight_deviation (audit:
 /// max over layers of max|W - W_shadow| / max|W_shadow| at the end; else 0), time_compute_s,
 /// time_communication_s (including regeneration transfers), time_decode_s, time_checkpoint_s
 /// (verification and writes), time_restart_s, time_eval_s, time_lost_s (work since the last
@@ -119,8 +124,8 @@ struct TrainingResult {
 /// accuracy_vs_time (time_s, iteration, test_accuracy, train_loss): at 0, every eval_every useful
 /// iterations and at the end; test accuracy of the cluster's own coded forward pass (no faults,
 /// error-correcting decode, decode_weights() for a layer whose decode is detected) on the first
-/// eval_samples test samples; train_loss the mean loss of the decoded logits of the useful
-/// iterations since the previous row (row 0: the initial model's loss on batch 0).
+/// eval_samples test samples; train_loss the mean loss of the decoded logits of the iterations
+/// executed since the previous row (row 0: the initial model's loss on batch 0).
 /// loss_vs_iteration (iteration, time_s, loss) when record_loss.
 TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
                            const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,

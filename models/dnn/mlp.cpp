@@ -99,8 +99,8 @@ double sgd_step(MlpParameters& p, const MlpSpec& spec, const Matrix& inputs,
   for (std::size_t l = layers; l-- > 0;) {
     Matrix next_delta;
     if (l > 0) {
-      next_delta = (p.weights[l].transpose() * delta).cwiseProduct(
-          activation_derivative(spec.hidden_activation, s[l - 1]));
+      next_delta = (p.weights[l].transpose() * delta)
+                       .cwiseProduct(activation_derivative(spec.hidden_activation, s[l - 1]));
     }
     p.weights[l].noalias() += spec.learning_rate * delta * x[l].transpose();
     p.biases[l] += spec.learning_rate * delta.rowwise().sum();
