@@ -34,6 +34,17 @@ nlohmann::ordered_json replica_json(std::uint64_t replica, const sim::MetricSet&
   nlohmann::ordered_json entry = nlohmann::ordered_json::object();
   entry["replica"] = replica;
   for (const auto& [name, value] : metrics.scalars()) entry[name] = finite_or_null(value);
+  // Series (e.g. accuracy versus time) go under their name as {columns, rows}.
+  for (const sim::MetricSeries& series : metrics.all_series()) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (std::size_t r = 0; r < series.rows(); ++r) {
+      nlohmann::ordered_json values = nlohmann::ordered_json::array();
+      for (std::size_t c = 0; c < series.columns.size(); ++c)
+        values.push_back(finite_or_null(series.at(r, c)));
+      rows.push_back(std::move(values));
+    }
+    entry[series.name] = {{"columns", series.columns}, {"rows", std::move(rows)}};
+  }
   return entry;
 }
 

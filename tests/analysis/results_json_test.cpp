@@ -45,6 +45,17 @@ std::vector<MetricSet> three_replicas() {
 
 }  // namespace
 
+TEST_CASE("a replica's series are written as columns and rows after its scalars") {
+  MetricSet metrics;
+  metrics.set("final", 0.5);
+  metrics.add_series("accuracy_vs_time", {"time_s", "accuracy"});
+  metrics.append_row("accuracy_vs_time", {0.0, 0.1});
+  metrics.append_row("accuracy_vs_time", {2.5, 0.9});
+  CHECK(replica_json(1, metrics).dump() ==
+        R"({"replica":1,"final":0.5,"accuracy_vs_time":{"columns":["time_s","accuracy"],)"
+        R"("rows":[[0.0,0.1],[2.5,0.9]]}})");
+}
+
 TEST_CASE("a replica entry starts with its number and keeps the metric order") {
   MetricSet metrics;
   metrics.set("zeta", 1.5);
