@@ -169,19 +169,20 @@ ProductDecode GpdScheme::decode(Direction dir, std::span<const std::optional<Mat
   local.inner_dimension = std::max(options.inner_dimension, inner);
   int symbol_rows = 0;
   int symbol_cols = 0;
+  const auto& wanted = forward ? exponents_.forward_wanted : exponents_.backward_wanted;
+  // Only the wanted coefficients are solved; message row b is coefficient wanted[b].
   const CodeDecodeResult result = detail::decode_codeword(
-      forward ? forward_code_ : backward_code_, symbols, local, &symbol_rows, &symbol_cols);
+      forward ? forward_code_ : backward_code_, symbols, local, &symbol_rows, &symbol_cols, wanted);
   ProductDecode out;
   out.status = result.status;
   out.blamed_nodes = detail::sorted_unique(result.erroneous_symbols);
   out.condition_number = result.condition_number;
   if (out.status == DecodeStatus::detected) return out;
-  const auto& wanted = forward ? exponents_.forward_wanted : exponents_.backward_wanted;
   CODESIM_CHECK(symbol_rows == (forward ? rows_ / m_ : cols_ / n_), "symbols have block height");
   out.product.resize(static_cast<Eigen::Index>(wanted.size()) * symbol_rows, symbol_cols);
   for (std::size_t b = 0; b < wanted.size(); ++b) {
     out.product.middleRows(static_cast<Eigen::Index>(b) * symbol_rows, symbol_rows) =
-        detail::message_block(result, wanted[b], symbol_rows, symbol_cols);
+        detail::message_block(result, static_cast<int>(b), symbol_rows, symbol_cols);
   }
   return out;
 }

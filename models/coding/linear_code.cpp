@@ -19,7 +19,9 @@ namespace codesim::models {
 namespace {
 
 using Eigen::Index;
-using Symbols = std::span<const std::optional<Eigen::RowVectorXd>>;
+// Received symbols read in place: `length` contiguous entries each; nullptr = erasure.
+using Symbols = std::span<const double* const>;
+using ConstRowMap = Eigen::Map<const Eigen::RowVectorXd>;
 
 constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;  // 2^-53
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
@@ -88,32 +90,70 @@ SubsetFactor factor_subset(const Matrix& generator, std::span<const int> set,
 // One blocked pass over the symbols of `set`: the least-squares message and whether the set is
 // consistent, i.e. max|H Y_set| <= tau = unit_threshold * max_s sum_k |G_sk| max_j |M_kj|.
 // Stops early once the syndrome exceeds the a-priori bound unit_threshold * term_bound * peak.
+// With `wanted` (message rows in [0, K); empty = all) only those rows are solved and returned
+// (row i = coefficient wanted[i]); tau is then bounded below by the same sum over the wanted rows
+// only, and when that bound does not already certify the set, the pass is redone with all rows,
+// so the decision is the full-message one.
 struct PassResult {
   bool consistent = false;
   Matrix message;
 };
 
 PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::span<const int> set,
-                           Index length, double peak, const DecodeOptions& options) {
+                           Index length, double peak, const DecodeOptions& options,
+                           std::span<const int> wanted = {}) {
   const auto n = static_cast<Index>(set.size());
   const Index r = factor.redundancy;
   const Index k = n - r;
+  bool all_rows = wanted.empty() || static_cast<Index>(wanted.size()) == k;
+  for (std::size_t i = 0; all_rows && i < wanted.size(); ++i) {
+    all_rows = wanted[i] == static_cast<int>(i);  // all K rows, in their natural order
+  }
+  const Index w = all_rows ? k : static_cast<Index>(wanted.size());
+  // The rows applied to the data: the parity check, then the wanted solver rows.
+  Matrix partial;
+  if (!all_rows) {
+    partial.resize(r + w, n);
+    partial.topRows(r) = factor.combined.topRows(r);
+    for (Index i = 0; i < w; ++i) {
+      partial.row(r + i) = factor.combined.row(r + wanted[static_cast<std::size_t>(i)]);
+    }
+  }
+  const Matrix& applied = all_rows ? factor.combined : partial;
   const double unit = unit_threshold(options);
   // Factor 2 absorbs the round-off of the bound itself; it only decides when to stop early.
   const double early_exit = 2.0 * unit * factor.term_bound * peak;
   PassResult result;
-  result.message.resize(k, length);
-  Eigen::VectorXd row_peak = Eigen::VectorXd::Zero(k);
+  result.message.resize(w, length);
+  Eigen::VectorXd row_peak = Eigen::VectorXd::Zero(w);
   double syndrome_peak = 0.0;
-  Matrix gathered(n, std::min(kChunkColumns, length));
-  Matrix product(n, gathered.cols());
+  // Row-major so each output row is contiguous: the product is accumulated symbol by symbol
+  // straight from the received data (no gathered copy; for these few rows this beats a GEMM).
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> product(
+      r + w, std::min(kChunkColumns, length));
   for (Index start = 0; start < length; start += kChunkColumns) {
     const Index width = std::min(kChunkColumns, length - start);
-    for (Index i = 0; i < n; ++i) {
-      gathered.row(i).head(width) =
-          (*symbols[static_cast<std::size_t>(set[i])]).segment(start, width);
+    const auto segment = [&](Index i) {
+      return ConstRowMap(symbols[static_cast<std::size_t>(set[i])] + start, width);
+    };
+    // Symbols four at a time: one load and store of the output per four multiply-adds.
+    product.leftCols(width).setZero();
+    Index i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const ConstRowMap s0 = segment(i), s1 = segment(i + 1), s2 = segment(i + 2),
+                        s3 = segment(i + 3);
+      for (Index row = 0; row < r + w; ++row) {
+        product.row(row).head(width).noalias() += applied(row, i) * s0 + applied(row, i + 1) * s1 +
+                                                  applied(row, i + 2) * s2 +
+                                                  applied(row, i + 3) * s3;
+      }
     }
-    product.leftCols(width).noalias() = factor.combined * gathered.leftCols(width);
+    for (; i < n; ++i) {
+      const ConstRowMap s0 = segment(i);
+      for (Index row = 0; row < r + w; ++row) {
+        product.row(row).head(width).noalias() += applied(row, i) * s0;
+      }
+    }
     // Overflow (finite but enormous symbols) can never be certified consistent.
     if (!product.leftCols(width).allFinite()) {
       result.message.resize(0, 0);
@@ -127,12 +167,31 @@ PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::spa
         return result;
       }
     }
-    const auto block = product.bottomLeftCorner(k, width);
+    const auto block = product.bottomLeftCorner(w, width);
     row_peak = row_peak.cwiseMax(block.cwiseAbs().rowwise().maxCoeff());
     result.message.middleCols(start, width) = block;
   }
-  const double threshold = unit * (factor.abs_rows * row_peak).maxCoeff();
+  double threshold = 0.0;
+  if (all_rows) {
+    threshold = unit * (factor.abs_rows * row_peak).maxCoeff();
+  } else {
+    Matrix abs_wanted(n, w);
+    for (Index i = 0; i < w; ++i) {
+      abs_wanted.col(i) = factor.abs_rows.col(wanted[static_cast<std::size_t>(i)]);
+    }
+    threshold = unit * (abs_wanted * row_peak).maxCoeff();
+  }
   result.consistent = std::isfinite(threshold) && syndrome_peak <= threshold;
+  if (!result.consistent && !all_rows) {
+    // Inconclusive lower bound: decide on the full message and keep the wanted rows.
+    PassResult full = check_and_solve(factor, symbols, set, length, peak, options);
+    result.consistent = full.consistent;
+    if (full.consistent) {
+      for (Index i = 0; i < w; ++i) {
+        result.message.row(i) = full.message.row(wanted[static_cast<std::size_t>(i)]);
+      }
+    }
+  }
   if (!result.consistent) result.message.resize(0, 0);
   return result;
 }
@@ -152,7 +211,7 @@ Matrix reduced_syndrome(const SubsetFactor& factor, Symbols symbols, std::span<c
     const Index width = std::min(kChunkColumns, length - start);
     for (Index i = 0; i < n; ++i) {
       gathered.row(i).head(width) =
-          (*symbols[static_cast<std::size_t>(set[i])]).segment(start, width);
+          ConstRowMap(symbols[static_cast<std::size_t>(set[i])] + start, width);
     }
     syndrome.leftCols(width).noalias() = parity * gathered.leftCols(width);
     Matrix stacked(folded.rows() + width, r);
@@ -461,27 +520,51 @@ Matrix LinearCode::encode(const Matrix& message) const {
 CodeDecodeResult LinearCode::decode(std::span<const std::optional<Eigen::RowVectorXd>> symbols,
                                     const DecodeOptions& options) const {
   CODESIM_CHECK(static_cast<int>(symbols.size()) == symbol_count(), "one entry per symbol");
+  Index length = 0;
+  bool any = false;
+  std::vector<const double*> views(symbols.size(), nullptr);
+  for (std::size_t s = 0; s < symbols.size(); ++s) {
+    if (!symbols[s]) continue;
+    if (!any) length = symbols[s]->size();
+    any = true;
+    CODESIM_CHECK(symbols[s]->size() == length, "every present symbol must have the same length");
+    views[s] = symbols[s]->data();
+  }
+  return decode(views, length, options);
+}
+
+CodeDecodeResult LinearCode::decode(std::span<const double* const> symbols, Index length,
+                                    const DecodeOptions& options, std::span<const int> wanted_rows,
+                                    std::span<const double> peaks) const {
+  CODESIM_CHECK(static_cast<int>(symbols.size()) == symbol_count(), "one entry per symbol");
+  CODESIM_CHECK(length >= 0, "symbol length >= 0");
   CODESIM_CHECK(options.inner_dimension >= 1, "inner_dimension >= 1");
   CODESIM_CHECK(options.tolerance_factor >= 0.0, "tolerance_factor >= 0");
   CODESIM_CHECK(options.absurd_ratio > 0.0, "absurd_ratio > 0");
+  CODESIM_CHECK(peaks.empty() || peaks.size() == symbols.size(), "one peak per symbol");
   const int k = dimension();
+  for (std::size_t i = 0; i < wanted_rows.size(); ++i) {
+    CODESIM_CHECK(wanted_rows[i] >= 0 && wanted_rows[i] < k, "wanted rows in [0, K)");
+  }
   const auto count = static_cast<std::size_t>(symbol_count());
 
   // Pre-screen: non-finite entries and absurd magnitudes are erroneous, treated as erasures.
-  Index length = -1;
   std::vector<double> peak(count, 0.0);
   std::vector<bool> screened(count, false);
   std::vector<double> nonzero_peaks;
   for (std::size_t s = 0; s < count; ++s) {
-    if (!symbols[s]) continue;
-    const Eigen::RowVectorXd& symbol = *symbols[s];
-    if (length < 0) length = symbol.size();
-    CODESIM_CHECK(symbol.size() == length, "every present symbol must have the same length");
-    if (!symbol.allFinite()) {
+    if (symbols[s] == nullptr) continue;
+    double value = 0.0;
+    if (!peaks.empty()) {
+      value = peaks[s];
+    } else {
+      value = symbol_peak(symbols[s], length);
+    }
+    if (!(value <= std::numeric_limits<double>::max())) {
       screened[s] = true;
       continue;
     }
-    peak[s] = length > 0 ? symbol.cwiseAbs().maxCoeff() : 0.0;
+    peak[s] = value;
     if (peak[s] > 0.0) nonzero_peaks.push_back(peak[s]);
   }
   if (!nonzero_peaks.empty()) {
@@ -490,7 +573,7 @@ CodeDecodeResult LinearCode::decode(std::span<const std::optional<Eigen::RowVect
     std::nth_element(nonzero_peaks.begin(), middle, nonzero_peaks.end());
     const double limit = options.absurd_ratio * *middle;
     for (std::size_t s = 0; s < count; ++s) {
-      if (symbols[s] && !screened[s] && peak[s] > limit) screened[s] = true;
+      if (symbols[s] != nullptr && !screened[s] && peak[s] > limit) screened[s] = true;
     }
   }
 
@@ -498,7 +581,7 @@ CodeDecodeResult LinearCode::decode(std::span<const std::optional<Eigen::RowVect
   std::vector<int> usable;
   for (std::size_t s = 0; s < count; ++s) {
     if (screened[s]) result.erroneous_symbols.push_back(static_cast<int>(s));
-    if (symbols[s] && !screened[s]) usable.push_back(static_cast<int>(s));
+    if (symbols[s] != nullptr && !screened[s]) usable.push_back(static_cast<int>(s));
   }
   const auto a = static_cast<int>(usable.size());
   if (a < k) return result;
@@ -507,7 +590,8 @@ CodeDecodeResult LinearCode::decode(std::span<const std::optional<Eigen::RowVect
   if (!factor.usable) return result;
   double magnitude = 0.0;
   for (int s : usable) magnitude = std::max(magnitude, peak[static_cast<std::size_t>(s)]);
-  PassResult pass = check_and_solve(factor, symbols, usable, length, magnitude, options);
+  PassResult pass =
+      check_and_solve(factor, symbols, usable, length, magnitude, options, wanted_rows);
   if (pass.consistent) {
     result.status =
         result.erroneous_symbols.empty() ? DecodeStatus::clean : DecodeStatus::corrected;
@@ -525,7 +609,14 @@ CodeDecodeResult LinearCode::decode(std::span<const std::optional<Eigen::RowVect
                                   search.blamed().end());
   std::sort(result.erroneous_symbols.begin(), result.erroneous_symbols.end());
   result.status = DecodeStatus::corrected;
-  result.message = std::move(search.message());
+  if (wanted_rows.empty()) {
+    result.message = std::move(search.message());
+  } else {
+    result.message.resize(static_cast<Index>(wanted_rows.size()), length);
+    for (std::size_t i = 0; i < wanted_rows.size(); ++i) {
+      result.message.row(static_cast<Index>(i)) = search.message().row(wanted_rows[i]);
+    }
+  }
   result.condition_number = search.condition();
   return result;
 }
@@ -553,6 +644,29 @@ int LinearCode::correctable_errors(ErrorModel model, int erasures) const {
 int LinearCode::detectable_errors(int erasures) const {
   CODESIM_CHECK(erasures >= 0, "erasures >= 0");
   return std::max(0, symbol_count() - dimension() - erasures);
+}
+
+double symbol_peak(const double* data, Index length) {
+  // Four independent running maxima and a sum of x - x (0 for finite x, NaN for NaN or Inf)
+  // keep the loop free of branches and dependencies, so it vectorizes.
+  double peaks[4] = {0.0, 0.0, 0.0, 0.0};
+  double poison = 0.0;
+  Index i = 0;
+  for (; i + 4 <= length; i += 4) {
+    for (int lane = 0; lane < 4; ++lane) {
+      const double x = data[i + lane];
+      const double magnitude = std::abs(x);
+      peaks[lane] = magnitude > peaks[lane] ? magnitude : peaks[lane];
+      poison += x - x;
+    }
+  }
+  for (; i < length; ++i) {
+    const double magnitude = std::abs(data[i]);
+    peaks[0] = magnitude > peaks[0] ? magnitude : peaks[0];
+    poison += data[i] - data[i];
+  }
+  if (poison != 0.0 || std::isnan(poison)) return kInfinity;
+  return std::max(std::max(peaks[0], peaks[1]), std::max(peaks[2], peaks[3]));
 }
 
 std::vector<double> chebyshev_points(int count) {

@@ -49,7 +49,8 @@ struct DecodeOptions {
 /// Outcome of decoding one codeword.
 struct CodeDecodeResult {
   DecodeStatus status = DecodeStatus::detected;
-  /// K x L message (row k = coefficient k); empty when status == detected.
+  /// K x L message (row k = coefficient k; only the wanted rows when the decode asked for some);
+  /// empty when status == detected.
   Matrix message;
   /// Indices of the symbols judged erroneous (including NaN/Inf/absurd ones), ascending.
   std::vector<int> erroneous_symbols;
@@ -79,9 +80,19 @@ class LinearCode {
   /// past the caps: detected, never a guess). Status: clean when nothing was blamed, else
   /// corrected. Never returns a wrong message silently for errors within the model's
   /// assumptions: inconsistent patterns beyond its bound give `detected`.
-  /// Cost: clean, one blocked pass of O(a^2 L) flops with no a x L copy; corrected, a few more.
+  /// Cost: clean, one blocked pass of O(a (a - K + w) L) flops (w message rows returned) with no
+  /// a x L copy; corrected, a few more.
   CodeDecodeResult decode(std::span<const std::optional<Eigen::RowVectorXd>> symbols,
                           const DecodeOptions& options) const;
+  /// The same decode reading the symbols in place: symbols[s] points at `length` contiguous
+  /// entries (nullptr = erasure). With `wanted_rows` (in [0, K), any order; empty = all) the
+  /// message holds only those rows, row i = coefficient wanted_rows[i], and only they are solved
+  /// (the consistency decision stays the full-message one). `peaks`, when given (S entries), are
+  /// the present symbols' max |entry|, +Inf for one holding NaN or Inf; it saves the screening
+  /// pass over the data.
+  CodeDecodeResult decode(std::span<const double* const> symbols, Eigen::Index length,
+                          const DecodeOptions& options, std::span<const int> wanted_rows = {},
+                          std::span<const double> peaks = {}) const;
   /// Least-squares message from exactly the listed symbols (no error checking); used for
   /// regeneration. `symbol_rows` is |indices| x L, row i = symbol indices[i]. |indices| >= K.
   Matrix solve_from(std::span<const int> indices, const Matrix& symbol_rows) const;
@@ -94,6 +105,9 @@ class LinearCode {
  private:
   Matrix generator_;
 };
+
+/// Largest |entry| of data[0, length) (0 when empty); +Inf when an entry is NaN or Inf.
+double symbol_peak(const double* data, Eigen::Index length);
 
 /// P Chebyshev points cos((2p + 1) pi / (2P)), p = 0..P-1, in (-1, 1).
 std::vector<double> chebyshev_points(int count);

@@ -23,35 +23,26 @@ Matrix grid_block(const Matrix& matrix, int row_parts, int col_parts, int i, int
 Matrix combine_row_blocks(const Matrix& matrix, const Eigen::RowVectorXd& weights) {
   const auto parts = static_cast<int>(weights.size());
   const Eigen::Index height = matrix.rows() / parts;
-  Matrix sum;
+  std::vector<int> used;
   for (int k = 0; k < parts; ++k) {
-    if (weights(k) == 0.0) continue;
-    // The first term initializes the sum: one pass fewer than zero-filling first.
-    if (sum.size() == 0) {
-      sum.noalias() = weights(k) * matrix.middleRows(k * height, height);
-    } else {
-      sum.noalias() += weights(k) * matrix.middleRows(k * height, height);
+    if (weights(k) != 0.0) used.push_back(k);
+  }
+  if (used.empty()) return Matrix::Zero(height, matrix.cols());
+  Matrix sum(height, matrix.cols());
+  // Column by column, so the partial sums stay in cache: the result is written to memory once.
+  // The first term initializes the sum and terms are added in ascending k.
+  for (Eigen::Index c = 0; c < matrix.cols(); ++c) {
+    auto out = sum.col(c);
+    const auto column = matrix.col(c);
+    out.noalias() = weights(used[0]) * column.segment(used[0] * height, height);
+    for (std::size_t i = 1; i < used.size(); ++i) {
+      out.noalias() += weights(used[i]) * column.segment(used[i] * height, height);
     }
   }
-  if (sum.size() == 0) sum = Matrix::Zero(height, matrix.cols());
   return sum;
 }
 
 namespace {
-
-// Largest |entry| of data[0..size), copying the entries to `copy` when it is not null; infinite
-// when an entry is NaN or Inf (NaN fails every comparison). One pass over the data.
-double peak_of(const double* data, Eigen::Index size, double* copy) {
-  double peak = 0.0;
-  bool finite = true;
-  for (Eigen::Index i = 0; i < size; ++i) {
-    if (copy != nullptr) copy[i] = data[i];
-    const double magnitude = std::abs(data[i]);
-    finite = finite && magnitude <= std::numeric_limits<double>::max();
-    peak = magnitude > peak ? magnitude : peak;
-  }
-  return finite ? peak : std::numeric_limits<double>::infinity();
-}
 
 // Marks peaks that are infinite or above absurd_ratio times the needed-th smallest nonzero peak
 // (negative peaks are absent symbols).
@@ -77,20 +68,22 @@ std::vector<bool> absurd_symbols(std::span<const std::optional<Matrix>> symbols,
                                  double absurd_ratio) {
   std::vector<double> peaks(symbols.size(), -1.0);
   for (std::size_t s = 0; s < symbols.size(); ++s) {
-    if (symbols[s]) peaks[s] = peak_of(symbols[s]->data(), symbols[s]->size(), nullptr);
+    if (symbols[s]) peaks[s] = symbol_peak(symbols[s]->data(), symbols[s]->size());
   }
   return absurd_peaks(peaks, needed, absurd_ratio);
 }
 
 CodeDecodeResult decode_codeword(const LinearCode& code,
                                  std::span<const std::optional<Matrix>> symbols,
-                                 const DecodeOptions& options, int* symbol_rows, int* symbol_cols) {
+                                 const DecodeOptions& options, int* symbol_rows, int* symbol_cols,
+                                 std::span<const int> wanted_rows) {
   CODESIM_CHECK(static_cast<int>(symbols.size()) == code.symbol_count(),
                 "one entry per symbol of the code");
   Eigen::Index rows = -1;
   Eigen::Index cols = -1;
   std::vector<double> peaks(symbols.size(), -1.0);
-  std::vector<std::optional<Eigen::RowVectorXd>> flat(symbols.size());
+  // Column-major storage is already the flattened symbol: view it in place.
+  std::vector<const double*> flat(symbols.size(), nullptr);
   for (std::size_t s = 0; s < symbols.size(); ++s) {
     if (!symbols[s]) continue;
     const Matrix& symbol = *symbols[s];
@@ -99,17 +92,19 @@ CodeDecodeResult decode_codeword(const LinearCode& code,
       cols = symbol.cols();
     }
     CODESIM_CHECK(symbol.rows() == rows && symbol.cols() == cols, "symbols of equal shape");
-    // Flatten (column-major) and measure in the same pass.
-    flat[s].emplace(symbol.size());
-    peaks[s] = peak_of(symbol.data(), symbol.size(), flat[s]->data());
+    flat[s] = symbol.data();
+    peaks[s] = symbol_peak(symbol.data(), symbol.size());
   }
   const std::vector<bool> absurd = absurd_peaks(peaks, code.dimension(), options.absurd_ratio);
   for (std::size_t s = 0; s < symbols.size(); ++s) {
-    if (absurd[s]) flat[s].reset();
+    if (absurd[s]) flat[s] = nullptr;
+    // Erased entries carry no peak (LinearCode reads peaks of present symbols only).
+    if (flat[s] == nullptr) peaks[s] = 0.0;
   }
   *symbol_rows = static_cast<int>(std::max<Eigen::Index>(rows, 0));
   *symbol_cols = static_cast<int>(std::max<Eigen::Index>(cols, 0));
-  CodeDecodeResult result = code.decode(flat, options);
+  CodeDecodeResult result =
+      code.decode(flat, std::max<Eigen::Index>(rows * cols, 0), options, wanted_rows, peaks);
   for (std::size_t s = 0; s < symbols.size(); ++s) {
     if (absurd[s]) result.erroneous_symbols.push_back(static_cast<int>(s));
   }

@@ -25,12 +25,14 @@ std::vector<bool> absurd_symbols(std::span<const std::optional<Matrix>> symbols,
                                  double absurd_ratio);
 
 /// Decodes one codeword whose symbols are equally shaped matrices (flattened column-major into
-/// rows for LinearCode). Absurd symbols (see absurd_symbols with K = the code's dimension) are
-/// erased first and reported among the erroneous symbols. Message row k unflattens with
-/// `message_block`.
+/// rows for LinearCode, read in place: no copy). Absurd symbols (see absurd_symbols with K = the
+/// code's dimension) are erased first and reported among the erroneous symbols. With
+/// `wanted_rows` (in [0, K); empty = all) only those message rows are solved and the message
+/// holds them in that order. Message row i unflattens with `message_block`.
 CodeDecodeResult decode_codeword(const LinearCode& code,
                                  std::span<const std::optional<Matrix>> symbols,
-                                 const DecodeOptions& options, int* symbol_rows, int* symbol_cols);
+                                 const DecodeOptions& options, int* symbol_rows, int* symbol_cols,
+                                 std::span<const int> wanted_rows = {});
 /// A strided view into a decode's message.
 using MessageView = Eigen::Map<const Matrix, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
 /// Message row `k` of a decode viewed (no copy) as the rows x cols symbol it was flattened from;
