@@ -282,18 +282,20 @@ bool ObjectReader::boolean(std::string_view key, std::optional<bool> fallback) {
   return flag;
 }
 
-std::string ObjectReader::string(std::string_view key, std::optional<std::string> fallback) {
-  const std::string expected = "(expected a string)";
+std::string ObjectReader::read_string(std::string_view key,
+                                      const std::optional<std::string>& fallback,
+                                      const std::string& expected) {
   const Json* value = find(key);
-  std::string text;
   if (value == nullptr) {
     if (!fallback) fail(key, "missing required key " + expected);
-    text = *fallback;
-  } else if (!value->is_string()) {
-    fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
-  } else {
-    text = value->get<std::string>();
+    return *fallback;
   }
+  if (!value->is_string()) fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
+  return value->get<std::string>();
+}
+
+std::string ObjectReader::string(std::string_view key, std::optional<std::string> fallback) {
+  std::string text = read_string(key, fallback, "(expected a string)");
   record(key, text);
   return text;
 }
@@ -302,21 +304,12 @@ std::string ObjectReader::choice(std::string_view key, std::optional<std::string
                                  std::span<const std::string_view> allowed) {
   std::vector<std::string> names(allowed.begin(), allowed.end());
   const std::string expected = "(expected one of: " + join(names) + ")";
-  const Json* value = find(key);
-  std::string text;
-  if (value == nullptr) {
-    if (!fallback) fail(key, "missing required key " + expected);
-    text = *fallback;
-  } else if (!value->is_string()) {
-    fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
-  } else {
-    text = value->get<std::string>();
-    if (std::find(names.begin(), names.end(), text) == names.end()) {
-      const std::string suggestion = closest_match(text, names);
-      fail(key, "unknown value " + in_quotes(text) +
-                    (suggestion.empty() ? "" : ", did you mean " + in_quotes(suggestion) + "?") +
-                    " " + expected);
-    }
+  std::string text = read_string(key, fallback, expected);
+  if (std::find(names.begin(), names.end(), text) == names.end()) {
+    const std::string suggestion = closest_match(text, names);
+    fail(key, "unknown value " + in_quotes(text) +
+                  (suggestion.empty() ? "" : ", did you mean " + in_quotes(suggestion) + "?") +
+                  " " + expected);
   }
   record(key, text);
   return text;

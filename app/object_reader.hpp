@@ -80,6 +80,9 @@ class ObjectReader {
 
  private:
   const Json* find(std::string_view key);
+  /// The string at `key` (or the fallback), before any recording.
+  std::string read_string(std::string_view key, const std::optional<std::string>& fallback,
+                          const std::string& expected);
 
   const Json* object_;
   std::string pointer_;
