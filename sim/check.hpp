@@ -7,8 +7,8 @@ namespace codesim::sim::detail {
 }  // namespace codesim::sim::detail
 
 /// Aborts with "file:line: check failed: condition: message" when `condition` is false.
-#define CODESIM_CHECK(condition, message)                                                 \
-  do {                                                                                    \
-    if (!(condition))                                                                     \
-      ::codesim::sim::detail::check_failed(#condition, message, __FILE__, __LINE__);      \
+#define CODESIM_CHECK(condition, message)                                            \
+  do {                                                                               \
+    if (!(condition))                                                                \
+      ::codesim::sim::detail::check_failed(#condition, message, __FILE__, __LINE__); \
   } while (false)

@@ -41,8 +41,7 @@ ClusterSpec uniform_cluster(int nodes, double speed_flops_per_s) {
   return spec;
 }
 
-Cluster::Cluster(Engine& engine, const ClusterSpec& spec, std::uint64_t seed,
-                 std::uint64_t replica)
+Cluster::Cluster(Engine& engine, const ClusterSpec& spec, std::uint64_t seed, std::uint64_t replica)
     : nodes_(build_nodes(spec, seed, replica)),
       topology_(spec.network),
       crashes_(engine, nodes_, spec.crashes, seed, replica),

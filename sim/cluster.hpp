@@ -1,4 +1,5 @@
-// A simulated cluster: nodes with their straggler laws, the network, and crash and soft-error processes.
+// A simulated cluster: nodes with their straggler laws, the network, and crash and soft-error
+// processes.
 #pragma once
 
 #include <cstdint>

@@ -275,7 +275,8 @@ class IterativeJob {
   // Mean time between rollbacks for young/daly: crashes of any node, plus detected soft errors
   // at their rate per second of nominal (straggler-free) iteration time.
   double job_mtbf_s() const {
-    double rate_per_s = std::isfinite(cluster_.system_mtbf_s()) ? 1.0 / cluster_.system_mtbf_s() : 0;
+    double rate_per_s =
+        std::isfinite(cluster_.system_mtbf_s()) ? 1.0 / cluster_.system_mtbf_s() : 0;
     if (job_.detect_soft_errors) {
       double strikes_per_iteration = 0.0, slowest_node_s = 0.0;
       std::vector<double> busy_s(cluster_.size(), 0.0);

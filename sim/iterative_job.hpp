@@ -12,15 +12,16 @@
 namespace codesim::sim {
 
 struct IterativeJobSpec {
-  int iterations = 10;           ///< useful iterations to complete, >= 1
-  int tasks = 0;                 ///< tasks per iteration, 0 = one per node; task t runs on node t mod P
-  double task_flops = 1e9;       ///< flops per task, > 0
-  int wait_for = 0;              ///< iteration completes after the fastest K tasks; 0 = all
-  double bytes_per_task = 0.0;   ///< bytes each finished task's result sends
+  int iterations = 10;      ///< useful iterations to complete, >= 1
+  int tasks = 0;            ///< tasks per iteration, 0 = one per node; task t runs on node t mod P
+  double task_flops = 1e9;  ///< flops per task, > 0
+  int wait_for = 0;         ///< iteration completes after the fastest K tasks; 0 = all
+  double bytes_per_task = 0.0;          ///< bytes each finished task's result sends
   std::string exchange = "all_gather";  ///< "all_gather", "to_one" (to node 0) or "none"
-  bool detect_soft_errors = true;  ///< true: a struck task is detected and rolls back; false: silent
+  bool detect_soft_errors =
+      true;  ///< true: a struck task is detected and rolls back; false: silent
   bool checkpoint_at_end = false;  ///< write a last checkpoint when the final iteration completes
-  double time_limit_s = 1e12;      ///< simulated time after which the replica gives up (completed = 0)
+  double time_limit_s = 1e12;  ///< simulated time after which the replica gives up (completed = 0)
 };
 
 /// Runs one replica to completion and returns its metrics:
@@ -39,7 +40,6 @@ struct IterativeJobSpec {
 /// rollbacks: crashes of any node plus detected soft errors at their expected rate per second of
 /// straggler-free iteration time (unless the checkpoint spec gives mtbf_s).
 MetricSet run_iterative_job(const ClusterSpec& cluster, const CheckpointSpec& checkpoint,
-                            const IterativeJobSpec& job, std::uint64_t seed,
-                            std::uint64_t replica);
+                            const IterativeJobSpec& job, std::uint64_t seed, std::uint64_t replica);
 
 }  // namespace codesim::sim

@@ -9,7 +9,8 @@
 namespace codesim::sim {
 
 /// Identifies one independent stream. `component` names the consumer ("straggler", "crash", ...)
-/// and `index` the instance (usually a node id), so adding a component never shifts another's draws.
+/// and `index` the instance (usually a node id), so adding a component never shifts another's
+/// draws.
 struct StreamKey {
   std::uint64_t seed = 0;
   std::uint64_t replica = 0;

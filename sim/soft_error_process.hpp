@@ -34,8 +34,7 @@ class SoftErrorProcess {
   /// Probability that one operation of `flops` on `node` is struck.
   double strike_probability(int node, double flops) const;
   /// Samples whether the operation of `flops` on `node` at `now_s` is struck (one draw).
-  std::optional<SoftErrorStrike> sample(int node, double flops, SimTime now_s,
-                                        std::string target);
+  std::optional<SoftErrorStrike> sample(int node, double flops, SimTime now_s, std::string target);
   std::uint64_t strikes() const { return strikes_; }
   int node_count() const { return static_cast<int>(specs_.size()); }
 
