@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/benchmarks.hpp"
+#include "bench/engine_bench_options.hpp"
 #include "sim/engine.hpp"
 #include "sim/node.hpp"
 #include "sim/random_stream.hpp"
@@ -19,54 +20,8 @@
 namespace codesim::bench {
 namespace {
 
-constexpr double kSpeedFlopsPerS = 1e9;
-constexpr double kBaseFlops = 1e9;
-
-struct EngineBenchOptions {
-  long nodes = 64;
-  long tasks = 2000;
-  std::uint64_t seed = 1;
-  bool json = false;
-};
-
-// Parses a whole decimal integer >= `min`, else throws std::invalid_argument saying what is wrong.
-long parse_integer(const std::string& flag, const std::string& text, long min) {
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value < min) {
-    throw std::invalid_argument(flag + " expects an integer >= " + std::to_string(min) + " (got '" +
-                                text + "')");
-  }
-  return value;
-}
-
-EngineBenchOptions parse_options(const std::vector<std::string>& args) {
-  EngineBenchOptions options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw std::invalid_argument(arg + " expects a value");
-      return args[++i];
-    };
-    if (arg == "--nodes") {
-      options.nodes = parse_integer(arg, value(), 1);
-    } else if (arg == "--tasks") {
-      options.tasks = parse_integer(arg, value(), 1);
-    } else if (arg == "--seed") {
-      options.seed = static_cast<std::uint64_t>(parse_integer(arg, value(), 0));
-    } else if (arg == "--json") {
-      options.json = true;
-    } else {
-      throw std::invalid_argument("unknown argument '" + arg + "'");
-    }
-  }
-  return options;
-}
+constexpr double kSpeedFlopsPerS = kEngineBenchSpeedFlopsPerS;
+constexpr double kBaseFlops = kEngineBenchBaseFlops;
 
 // One node and the stream its task sizes come from (keyed like the SimGrid peer's, so both
 // sides simulate the very same tasks). The stream's large state comes first so that its position,
@@ -133,18 +88,16 @@ EngineBenchResult run_workload(const EngineBenchOptions& options) {
 int run_engine_bench(const std::vector<std::string>& args, std::ostream& out) {
   constexpr const char* kUsage =
       "usage: codesim-bench engine --nodes N --tasks K [--seed S] [--json]\n";
-  for (const std::string& arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      out << kUsage;
-      return 0;
-    }
-  }
   EngineBenchOptions options;
   try {
-    options = parse_options(args);
+    options = parse_engine_bench_options(args);
   } catch (const std::invalid_argument& e) {
     std::cerr << "error: " << e.what() << "\n" << kUsage;
     return 2;
+  }
+  if (options.help) {
+    out << kUsage;
+    return 0;
   }
   const EngineBenchResult result = run_workload(options);
   const double events_per_s = static_cast<double>(result.events) / result.wall_s;

@@ -10,61 +10,22 @@
 #include <string>
 #include <vector>
 
+#include "bench/engine_bench_options.hpp"
 #include "sim/random_stream.hpp"
 
 namespace sg4 = simgrid::s4u;
 
 namespace {
 
-constexpr double kSpeedFlopsPerS = 1e9;
-constexpr double kBaseFlops = 1e9;
-
-struct Options {
-  long nodes = 64;
-  long tasks = 2000;
-  std::uint64_t seed = 1;
-  bool json = false;
-};
-
-// Parses a whole decimal integer >= `min`, else throws std::invalid_argument saying what is wrong.
-long parse_integer(const std::string& flag, const std::string& text, long min) {
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value < min) {
-    throw std::invalid_argument(flag + " expects an integer >= " + std::to_string(min) + " (got '" +
-                                text + "')");
-  }
-  return value;
-}
+constexpr double kSpeedFlopsPerS = codesim::bench::kEngineBenchSpeedFlopsPerS;
+constexpr double kBaseFlops = codesim::bench::kEngineBenchBaseFlops;
+using Options = codesim::bench::EngineBenchOptions;
 
 // SimGrid's Engine has already removed its own --cfg=... and --log=... arguments from argv.
 Options parse_options(int argc, char** argv) {
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " expects a value");
-      return argv[++i];
-    };
-    if (arg == "--nodes") {
-      options.nodes = parse_integer(arg, value(), 1);
-    } else if (arg == "--tasks") {
-      options.tasks = parse_integer(arg, value(), 1);
-    } else if (arg == "--seed") {
-      options.seed = static_cast<std::uint64_t>(parse_integer(arg, value(), 0));
-    } else if (arg == "--json") {
-      options.json = true;
-    } else if (arg == "--help" || arg == "-h") {
-      throw std::invalid_argument("");
-    } else {
-      throw std::invalid_argument("unknown argument '" + arg + "'");
-    }
-  }
+  Options options =
+      codesim::bench::parse_engine_bench_options(std::vector<std::string>(argv + 1, argv + argc));
+  if (options.help) throw std::invalid_argument("");
   return options;
 }
 
