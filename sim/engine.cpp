@@ -79,7 +79,6 @@ EventId Engine::schedule_at(SimTime time_s, Action action) {
     slots_.emplace_back();
   }
   Slot& slot = slots_[index];
-  slot.action = std::move(action);
   if (heap_.size() < heap_size_ + 1 + kArity) {
     heap_.resize(heap_size_ + 1 + kArity, kSentinel<QueueEntry>);
   }
@@ -89,6 +88,9 @@ EventId Engine::schedule_at(SimTime time_s, Action action) {
   sift_up(heap_, heap_size_, entry);
   ++heap_size_;
   ++pending_;
+  // Last: the caller has usually just built `action`, and copying it right away would stall on
+  // store-to-load forwarding (its 16-byte copy reads two 8-byte stores still in flight).
+  slot.action = std::move(action);
   return {index, slot.generation};
 }
 
