@@ -9,6 +9,7 @@
 #include <boost/random/uniform_int_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
 
+#include <array>
 #include <cmath>
 
 #include "sim/check.hpp"
@@ -36,7 +37,14 @@ std::uint64_t stream_seed(const StreamKey& key) {
   return splitmix64(h ^ key.index);
 }
 
-RandomStream::RandomStream(const StreamKey& key) : generator_(stream_seed(key)) {}
+RandomStream::RandomStream(const StreamKey& key) {
+  // One 32-bit word per Tausworthe component, all drawn from the key's 64-bit seed.
+  std::uint64_t state = stream_seed(key);
+  std::array<std::uint32_t, 3> words{};
+  for (auto& word : words) word = static_cast<std::uint32_t>((state = splitmix64(state)) >> 32);
+  auto first = words.begin();
+  generator_.seed(first, words.end());
+}
 
 double RandomStream::uniform01() { return boost::random::uniform_01<double>{}(generator_); }
 
