@@ -19,10 +19,11 @@ nlohmann::ordered_json replica_json(std::uint64_t replica, const sim::MetricSet&
 /// n counts the replicas that have the metric. Non-finite statistics are written as null.
 nlohmann::ordered_json aggregate_json(std::span<const sim::MetricSet> replicas);
 
-/// One point of a results document: {"params": params, "replicas": [...], "aggregate": {...}};
-/// replicas[i] is replica number i.
-nlohmann::ordered_json point_json(nlohmann::ordered_json params,
-                                  std::span<const sim::MetricSet> replicas);
+/// One point of a results document: {"params": params, "label": label, "replicas": [...],
+/// "aggregate": {...}}; replicas[i] is replica number first_replica + i.
+nlohmann::ordered_json point_json(nlohmann::ordered_json params, const std::string& label,
+                                  std::span<const sim::MetricSet> replicas,
+                                  std::uint64_t first_replica = 0);
 
 /// The text of `document`: two-space indentation and a final newline, the same bytes for the
 /// same document.

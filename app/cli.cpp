@@ -1,7 +1,11 @@
 // The codesim command line on Boost.Program_options; every failure becomes one "error: " line.
 #include "app/cli.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -12,7 +16,9 @@
 
 #include "analysis/results_json.hpp"
 #include "app/codes_command.hpp"
+#include "app/fault_log_json.hpp"
 #include "app/object_reader.hpp"
+#include "app/run_summary.hpp"
 #include "app/runner.hpp"
 #include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
@@ -99,87 +105,47 @@ bool check_one_scenario(const std::string& command, const CommandLine& line, std
   return false;
 }
 
-std::string format_value(double value, int precision = 4) {
-  if (!std::isfinite(value)) return value > 0 ? "inf" : "nan";
-  std::ostringstream text;
-  text << std::setprecision(precision) << value;
-  return text.str();
-}
-
-/// The aggregate mean of `metric`, if the results have it.
-std::optional<double> mean_of(const Json& aggregate, const std::string& metric) {
-  if (!aggregate.contains(metric) || !aggregate[metric]["mean"].is_number()) return std::nullopt;
-  return aggregate[metric]["mean"].get<double>();
-}
-
-double system_mtbf_s(const sim::ClusterSpec& cluster) {
-  double rate = 0.0;
-  for (const auto& crash : cluster.crashes) rate += 1.0 / crash.mtbf_s;
-  return rate > 0.0 ? 1.0 / rate : INFINITY;
-}
-
-void print_summary(const Scenario& scenario, const Json& results, std::ostream& out) {
-  const auto& job = scenario.workload.iterative_job;
-  const int nodes = scenario.cluster.node_count();
-  const int tasks = job.tasks == 0 ? nodes : job.tasks;
-  out << "scenario " << scenario.name << ": " << nodes << " nodes ("
-      << scenario.cluster.network.shape << "), " << scenario.replicas << " replicas, seed "
-      << scenario.seed << "\n";
-  out << "workload: " << job.iterations << " iterations of " << tasks << " tasks, each waiting for "
-      << (job.wait_for == 0 ? std::string("all") : "the fastest " + std::to_string(job.wait_for))
-      << "\n";
-  if (scenario.checkpoint.policy != "none") {
-    const double mtbf = scenario.checkpoint.mtbf_s > 0.0 ? scenario.checkpoint.mtbf_s
-                                                         : system_mtbf_s(scenario.cluster);
-    const sim::CheckpointPolicy policy(scenario.checkpoint, mtbf);
-    out << "checkpoint: " << scenario.checkpoint.policy;
-    if (scenario.checkpoint.policy == "every_iterations") {
-      out << " every " << scenario.checkpoint.every_iterations << " iterations";
-    } else if (std::isinf(policy.interval_s())) {
-      out << " never due (no failures expected)";
-    } else if (policy.interval_s() > 0.0) {
-      out << " every " << format_value(policy.interval_s()) << " s of progress";
+/// A one-line progress bar on a terminal's stderr, shown once a run has lasted two seconds.
+class ProgressBar {
+ public:
+  explicit ProgressBar(std::ostream& err, bool enabled) : err_(err), enabled_(enabled) {}
+  ~ProgressBar() {
+    if (shown_) err_ << "\r\033[K" << std::flush;
+  }
+  void update(const RunProgress& progress) {
+    if (!enabled_) return;
+    const double elapsed_s = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (elapsed_s < 2.0 && progress.units_done < progress.units_total) return;
+    if (progress.units_done == progress.units_total && !shown_) return;
+    shown_ = true;
+    const double fraction =
+        static_cast<double>(progress.units_done) / static_cast<double>(progress.units_total);
+    const int width = 30;
+    const int filled = static_cast<int>(fraction * width);
+    err_ << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
+         << std::string(static_cast<std::size_t>(width - filled), '.') << "] "
+         << progress.units_done << "/" << progress.units_total << " replicas, "
+         << static_cast<long>(elapsed_s) << " s elapsed";
+    if (progress.units_done > 0 && progress.units_done < progress.units_total) {
+      err_ << ", ETA " << static_cast<long>(elapsed_s / fraction - elapsed_s) << " s";
     }
-    out << ", write " << format_value(policy.write_cost_s()) << " s, restart "
-        << format_value(policy.restart_s()) << " s (job MTBF " << format_value(mtbf) << " s)\n";
+    err_ << "\033[K" << std::flush;
   }
-  const Json& aggregate = results["points"][0]["aggregate"];
-  if (aggregate.contains("completion_time_s")) {
-    const Json& time = aggregate["completion_time_s"];
-    out << "completion time: " << (time["mean"].is_number() ? format_value(time["mean"]) : "n/a")
-        << " s +- " << (time["ci95"].is_number() ? format_value(time["ci95"]) : "n/a")
-        << " s (mean, 95% CI over " << time["n"].get<int>() << " replicas)\n";
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::ostream& err_;
+  bool enabled_;
+  bool shown_ = false;
+  Clock::time_point start_ = Clock::now();
+};
+
+void list_points(const Experiment& experiment, std::ostream& out) {
+  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+    const ExperimentPoint& point = experiment.points[p];
+    out << p << "\t" << point.scenario.replicas << " replicas\t"
+        << (point.label.empty() ? point.params.dump() : point.label) << "\n";
   }
-  if (const auto completed = mean_of(aggregate, "completed"); completed && *completed < 1.0) {
-    out << "unfinished: " << format_value(100.0 * (1.0 - *completed), 3)
-        << "% of replicas hit workload.time_limit_s\n";
-  }
-  std::string events;
-  const std::array<std::pair<const char*, const char*>, 5> counters = {
-      {{"crashes", "crashes"},
-       {"rollbacks", "rollbacks"},
-       {"iterations_redone", "iterations redone"},
-       {"checkpoints", "checkpoints"},
-       {"soft_errors", "soft errors"}}};
-  for (const auto& [metric, label] : counters) {
-    if (const auto mean = mean_of(aggregate, metric)) {
-      events += (events.empty() ? "" : ", ") + format_value(*mean, 3) + " " + label;
-    }
-  }
-  if (const auto silent = mean_of(aggregate, "silent_soft_errors"); silent && !events.empty()) {
-    events += " (" + format_value(*silent, 3) + " silent)";
-  }
-  if (!events.empty()) out << "per replica (mean): " << events << "\n";
-  std::string split;
-  const auto completion = mean_of(aggregate, "completion_time_s");
-  for (const char* part : {"compute", "communication", "checkpoint", "restart", "lost"}) {
-    const auto mean = mean_of(aggregate, std::string("time_") + part + "_s");
-    if (!mean || !completion || *completion <= 0.0) continue;
-    std::ostringstream share;
-    share << std::fixed << std::setprecision(1) << 100.0 * *mean / *completion << "%";
-    split += (split.empty() ? "" : ", ") + std::string(part) + " " + share.str();
-  }
-  if (!split.empty()) out << "time share: " << split << "\n";
 }
 
 int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -189,12 +155,17 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
                         "results/<scenario name>.json)")(
       "seed", po::value<std::string>()->value_name("N"), "use seed N instead of the scenario's")(
       "replicas", po::value<std::string>()->value_name("N"), "run N replicas")(
+      "jobs,j", po::value<std::string>()->value_name("N"),
+      "run replicas and sweep points on N threads (default 1; the results do not depend on N)")(
+      "list-points", po::bool_switch(), "print the sweep points and exit without running")(
       "quiet,q", po::bool_switch(), "print nothing but errors");
   add_scenario_options(visible);
   const auto line = parse_command("run", args, visible, err);
   if (!line) return kBadInput;
   if (line->values["help"].as<bool>()) {
-    out << visible << "\nRuns replicas 0..N-1 of SCENARIO and writes one results JSON.\n";
+    out << visible
+        << "\nRuns replicas 0..N-1 of every sweep point of SCENARIO and writes one "
+           "results JSON.\n";
     return kOk;
   }
   if (!check_one_scenario("run", *line, err)) return kBadInput;
@@ -206,36 +177,58 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   const bool quiet = line->values["quiet"].as<bool>();
   const std::string output =
       line->values.count("output") ? line->values["output"].as<std::string>() : std::string();
+  RunOptions options;
+  if (line->values.count("jobs")) {
+    const std::string jobs = line->values["jobs"].as<std::string>();
+    const bool valid =
+        !jobs.empty() && jobs.size() <= 4 &&
+        std::all_of(jobs.begin(), jobs.end(), [](char c) { return c >= '0' && c <= '9'; });
+    options.jobs = valid ? std::stoi(jobs) : 0;
+    if (options.jobs < 1 || options.jobs > 1024) {
+      err << "error: codesim run: --jobs " << jobs << " is not a thread count (expected an "
+          << "integer in [1, 1024])\n";
+      return kBadInput;
+    }
+  }
 
-  Scenario scenario;
+  Experiment experiment;
   try {
-    scenario = load_scenario_file(file, sets);
+    experiment = load_experiment(file, sets);
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";
     return kBadInput;
   }
-  const std::string path = output.empty() ? default_output_path(scenario.name) : output;
+  if (line->values["list-points"].as<bool>()) {
+    list_points(experiment, out);
+    return kOk;
+  }
+  const std::string path =
+      output.empty() ? default_output_path(experiment.points.front().scenario.name) : output;
 
-  Json results;
+  RunOutput run;
   try {
-    results = run_scenario(scenario);
+    ProgressBar bar(err, !quiet && isatty(STDERR_FILENO) != 0);
+    options.on_progress = [&bar](const RunProgress& progress) { bar.update(progress); };
+    run = run_experiment(experiment, options);
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
   } catch (const std::exception& e) {
     err << "error: " << file << ": the run failed: " << e.what() << "\n";
     return kRuntimeFailure;
   }
-  if (path == "-") {
-    out << analysis::json_text(results) << std::flush;
-  } else {
-    try {
-      analysis::write_json_atomically(results, path);
-    } catch (const std::exception& e) {
-      err << "error: " << e.what() << "\n";
-      return kRuntimeFailure;
-    }
+  try {
+    for (const FaultLogOutput& log : run.fault_logs) write_fault_log_file(log.log, log.path);
+    if (path != "-") analysis::write_json_atomically(run.results, path);
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return kRuntimeFailure;
   }
+  if (path == "-") out << analysis::json_text(run.results) << std::flush;
   if (!quiet) {
     std::ostream& human = path == "-" ? err : out;
-    print_summary(scenario, results, human);
+    print_run_summary(experiment, run.results, human);
+    for (const FaultLogOutput& log : run.fault_logs) human << "fault log: " << log.path << "\n";
     human << "results: " << (path == "-" ? std::string("standard output") : path) << "\n";
   }
   return kOk;
@@ -254,19 +247,21 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   }
   if (!check_one_scenario("validate", *line, err)) return kBadInput;
   const std::string& file = line->scenarios.front();
-  Scenario scenario;
+  Experiment experiment;
   try {
-    scenario = load_scenario_file(file, sets_of(line->values));
+    experiment = load_experiment(file, sets_of(line->values));
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";
     return kBadInput;
   }
+  const Scenario& scenario = experiment.points.front().scenario;
   if (line->values["resolved"].as<bool>()) {
-    out << analysis::json_text(scenario.resolved);
+    out << analysis::json_text(experiment.scenario);
   } else {
     out << file << ": ok: scenario " << scenario.name << ", " << scenario.cluster.node_count()
-        << " nodes, " << scenario.replicas << " replicas, workload " << scenario.workload.kind
-        << "\n";
+        << " nodes, " << scenario.replicas << " replicas, workload " << scenario.workload.kind;
+    if (experiment.points.size() > 1) out << ", " << experiment.points.size() << " sweep points";
+    out << "\n";
   }
   return kOk;
 }

@@ -23,8 +23,6 @@ std::string format_number(double value) {
   return text.str();
 }
 
-std::string in_quotes(std::string_view text) { return "\"" + std::string(text) + "\""; }
-
 std::string join(std::span<const std::string> words) {
   std::string text;
   for (const auto& word : words) text += (text.empty() ? "" : ", ") + word;
@@ -334,6 +332,47 @@ Json ObjectReader::finish() {
     }
   }
   return resolved_;
+}
+
+std::vector<int> read_node_ids(ObjectReader& r, std::string_view key, int nodes) {
+  const Json* raw = r.raw(key);
+  const std::string expected =
+      "(expected a non-empty array of node ids in [0, " + std::to_string(nodes - 1) + "])";
+  if (raw == nullptr) r.fail(key, "missing required key " + expected);
+  if (!raw->is_array()) r.fail(key, "wrong type: got " + describe_json(*raw) + " " + expected);
+  if (raw->empty()) r.fail(key, "no node ids given " + expected);
+  std::vector<int> ids;
+  std::vector<bool> seen(static_cast<std::size_t>(nodes), false);
+  for (std::size_t i = 0; i < raw->size(); ++i) {
+    const Json& id = (*raw)[i];
+    auto fail_at = [&](const std::string& message) {
+      throw ScenarioError(r.file(), r.pointer_of(key) + "/" + std::to_string(i), message);
+    };
+    const std::string range = "(expected a node id in [0, " + std::to_string(nodes - 1) + "])";
+    if (!id.is_number_integer()) fail_at("wrong type: got " + describe_json(id) + " " + range);
+    if (id.is_number_unsigned() ? id.get<std::uint64_t>() >= static_cast<std::uint64_t>(nodes)
+                                : (id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= nodes)) {
+      fail_at("node id " + id.dump() + " does not exist " + range);
+    }
+    const std::int64_t value = id.get<std::int64_t>();
+    if (seen[static_cast<std::size_t>(value)]) {
+      fail_at("node id " + std::to_string(value) + " is listed twice (expected distinct ids)");
+    }
+    seen[static_cast<std::size_t>(value)] = true;
+    ids.push_back(static_cast<int>(value));
+  }
+  r.record(key, ids);
+  return ids;
+}
+
+std::string in_quotes(std::string_view text) {
+  // Appended piece by piece: GCC 12 warns (-Wrestrict) on the inlined "\"" + string + "\"".
+  std::string quoted;
+  quoted.reserve(text.size() + 2);
+  quoted += '"';
+  quoted += text;
+  quoted += '"';
+  return quoted;
 }
 
 }  // namespace codesim::app

@@ -92,6 +92,12 @@ class ObjectReader {
   std::string unknown_key_note_;
 };
 
+/// Reads `key` of `r` as a non-empty array of distinct node ids in [0, nodes - 1]; errors name
+/// the offending element.
+std::vector<int> read_node_ids(ObjectReader& r, std::string_view key, int nodes);
+
+/// `text` in double quotes, for messages.
+std::string in_quotes(std::string_view text);
 /// Escapes one JSON pointer token ("~" -> "~0", "/" -> "~1").
 std::string escape_pointer_token(std::string_view token);
 /// Short description of a JSON value for messages: `string "abc"`, `number 2.5`, `an array`...

@@ -1,9 +1,18 @@
-// Experiment runner: one point (no sweep yet), replicas run one after another.
+// Experiment runner: sweep points validated up front, data loaded once per point, work units
+// (point, replica) run by run_indexed and their results stored by index.
 #include "app/runner.hpp"
 
-#include <vector>
+#include <map>
+#include <memory>
+#include <optional>
 
 #include "analysis/results_json.hpp"
+#include "app/fault_log_json.hpp"
+#include "app/scenario_error.hpp"
+#include "app/scenario_loader.hpp"
+#include "app/sweep.hpp"
+#include "app/work_pool.hpp"
+#include "models/dnn/coded_training.hpp"
 #include "sim/check.hpp"
 #include "sim/iterative_job.hpp"
 
@@ -15,27 +24,235 @@ namespace codesim::app {
 
 std::string codesim_version() { return CODESIM_VERSION; }
 
-sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica) {
-  // The loader accepts only known kinds, so anything else is a broken invariant.
-  CODESIM_CHECK(scenario.workload.kind == "iterative_job", "unknown workload kind");
-  return sim::run_iterative_job(scenario.cluster, scenario.checkpoint,
-                                scenario.workload.iterative_job, scenario.seed, replica);
+namespace {
+
+/// What the replicas of one point share: its data and the fault log it replays.
+struct PointInputs {
+  std::shared_ptr<const models::DatasetSplit> data;
+  std::optional<models::FaultLog> replay;
+  std::vector<std::uint64_t> replicas;  ///< replica numbers to run
+};
+
+struct ReplicaOutput {
+  sim::MetricSet metrics;
+  std::optional<models::FaultLog> fault_log;
+};
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return text;
 }
 
-nlohmann::ordered_json run_scenario(const Scenario& scenario) {
-  std::vector<sim::MetricSet> replicas;
-  replicas.reserve(static_cast<std::size_t>(scenario.replicas));
-  for (int r = 0; r < scenario.replicas; ++r)
-    replicas.push_back(run_replica(scenario, static_cast<std::uint64_t>(r)));
+/// faults.log_file with {name}, {point} and {replica} filled in.
+std::string fault_log_path(const Scenario& scenario, std::size_t point, std::uint64_t replica) {
+  std::string path = scenario.workload.training.fault_log_file;
+  path = replace_all(path, "{name}", scenario.name);
+  path = replace_all(path, "{point}", std::to_string(point));
+  return replace_all(path, "{replica}", std::to_string(replica));
+}
 
-  nlohmann::ordered_json results = nlohmann::ordered_json::object();
+/// Loads a point's dataset (shared with earlier points that use the same one) and checks it
+/// against the network.
+std::shared_ptr<const models::DatasetSplit> load_point_data(
+    const Scenario& scenario, const std::string& file,
+    std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
+  const Json& section = scenario.resolved["workload"]["dataset"];
+  const std::string key = section.dump() + "#" + std::to_string(scenario.seed);
+  auto& data = cache[key];
+  if (!data) {
+    try {
+      data = std::make_shared<models::DatasetSplit>(
+          models::load_dataset(scenario.workload.training.dataset, scenario.seed));
+    } catch (const models::DatasetError& e) {
+      throw ScenarioError(file, "/workload/dataset",
+                          std::string(e.what()) + " (expected a readable, well-formed dataset)");
+    }
+  }
+  const models::TrainingSpec& spec = scenario.workload.training.spec;
+  const std::string problem = models::validate_training(
+      spec, scenario.cluster.node_count(), data->train.features(), data->train.classes);
+  if (!problem.empty()) {
+    throw ScenarioError(
+        file, "/workload/layers",
+        problem + " (expected layers that fit the data: first = features, " + "last >= classes)");
+  }
+  return data;
+}
+
+PointInputs prepare_point(
+    const Scenario& scenario, const std::string& file,
+    std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
+  PointInputs inputs;
+  for (int r = 0; r < scenario.replicas; ++r) inputs.replicas.push_back(r);
+  if (scenario.workload.kind != "training") return inputs;
+  inputs.data = load_point_data(scenario, file, cache);
+  const std::string& replay = scenario.workload.training.replay_file;
+  if (!replay.empty()) {
+    models::FaultLog log = read_fault_log_file(replay);
+    if (log.seed && *log.seed != scenario.seed) {
+      throw ScenarioError(file, "/faults/replay",
+                          "the log was recorded with seed " + std::to_string(*log.seed) +
+                              " but the scenario's seed is " + std::to_string(scenario.seed) +
+                              " (expected --seed " + std::to_string(*log.seed) + ")");
+    }
+    // A replay reruns the one replica that recorded the log.
+    inputs.replicas = {log.replica.value_or(0)};
+    inputs.replay = std::move(log);
+  }
+  return inputs;
+}
+
+ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& inputs,
+                                   std::uint64_t replica) {
+  const TrainingWorkload& training = scenario.workload.training;
+  std::optional<models::FaultInjector> injector;
+  try {
+    if (inputs.replay) {
+      injector.emplace(*inputs.replay);
+    } else {
+      injector.emplace(training.faults, scenario.cluster.node_count(), scenario.seed, replica);
+    }
+    models::TrainingResult result =
+        models::train_coded(scenario.cluster, scenario.checkpoint, training.spec, *injector,
+                            inputs.data->train, inputs.data->test, scenario.seed, replica);
+    ReplicaOutput output{std::move(result.metrics), std::nullopt};
+    if (!training.fault_log_file.empty()) output.fault_log = std::move(result.faults);
+    return output;
+  } catch (const models::FaultLogError& e) {
+    throw to_scenario_error(e, training.replay_file);
+  }
+}
+
+ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::uint64_t replica) {
+  if (scenario.workload.kind == "training") return run_training_replica(scenario, inputs, replica);
+  CODESIM_CHECK(scenario.workload.kind == "iterative_job", "unknown workload kind");
+  return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint,
+                                 scenario.workload.iterative_job, scenario.seed, replica),
+          std::nullopt};
+}
+
+/// Fault-log patterns must not make two replicas (or points) write the same file.
+void check_fault_log_patterns(const Experiment& experiment) {
+  for (const ExperimentPoint& point : experiment.points) {
+    const Scenario& s = point.scenario;
+    const std::string& pattern = s.workload.training.fault_log_file;
+    if (s.workload.kind != "training" || pattern.empty()) continue;
+    const bool many_replicas = s.replicas > 1 && s.workload.training.replay_file.empty();
+    if (many_replicas && pattern.find("{replica}") == std::string::npos) {
+      throw ScenarioError(experiment.file, "/faults/log_file",
+                          "every replica would write the same file " + in_quotes(pattern) +
+                              " (expected {replica} in the pattern)");
+    }
+    if (experiment.points.size() > 1 && pattern.find("{point}") == std::string::npos) {
+      throw ScenarioError(experiment.file, "/faults/log_file",
+                          "every sweep point would write the same file " + in_quotes(pattern) +
+                              " (expected {point} in the pattern)");
+    }
+  }
+}
+
+}  // namespace
+
+Experiment make_experiment(const Json& document, const std::string& file) {
+  Experiment experiment;
+  experiment.file = file;
+  const std::vector<SweepPoint> points = expand_sweep(document, file);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    ExperimentPoint point;
+    point.params = points[i].params;
+    try {
+      point.scenario = load_scenario(points[i].document, file);
+    } catch (const ScenarioError& e) {
+      if (points.size() == 1) throw;
+      throw ScenarioError(
+          e.file(), e.pointer(),
+          "in sweep point " + std::to_string(i) + " (" + points[i].label + "): " + e.message());
+    }
+    point.label = point.scenario.label.empty() ? points[i].label : point.scenario.label;
+    experiment.points.push_back(std::move(point));
+  }
+  experiment.scenario = experiment.points.front().scenario.resolved;
+  if (document.is_object() && document.contains("sweep")) {
+    experiment.scenario["sweep"] = document["sweep"];
+  }
+  check_fault_log_patterns(experiment);
+  return experiment;
+}
+
+Experiment load_experiment(const std::string& path, const std::vector<std::string>& sets) {
+  Json document = read_scenario_file(path);
+  for (const auto& assignment : sets) apply_set(document, assignment, path);
+  return make_experiment(document, path);
+}
+
+RunOutput run_experiment(const Experiment& experiment, const RunOptions& options) {
+  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
+  std::vector<PointInputs> inputs;
+  struct Unit {
+    std::size_t point;
+    std::uint64_t replica;
+  };
+  std::vector<Unit> units;
+  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+    inputs.push_back(prepare_point(experiment.points[p].scenario, experiment.file, data_cache));
+    for (std::uint64_t r : inputs.back().replicas) units.push_back({p, r});
+  }
+
+  std::vector<ReplicaOutput> outputs(units.size());
+  RunProgress progress{0, units.size()};
+  run_indexed(
+      units.size(), options.jobs,
+      [&](std::size_t i) {
+        const Unit& unit = units[i];
+        outputs[i] =
+            run_one(experiment.points[unit.point].scenario, inputs[unit.point], unit.replica);
+      },
+      [&](std::size_t) {
+        ++progress.units_done;
+        if (options.on_progress) options.on_progress(progress);
+      });
+
+  RunOutput output;
+  Json& results = output.results;
+  results = Json::object();
   results["schema_version"] = 1;
   results["codesim_version"] = codesim_version();
-  results["scenario"] = scenario.resolved;
-  results["seed"] = scenario.seed;
-  results["points"] = nlohmann::ordered_json::array();
-  results["points"].push_back(analysis::point_json(nlohmann::ordered_json::object(), replicas));
-  return results;
+  results["scenario"] = experiment.scenario;
+  results["seed"] = experiment.points.front().scenario.seed;
+  results["points"] = Json::array();
+  std::size_t next = 0;
+  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+    const ExperimentPoint& point = experiment.points[p];
+    std::vector<sim::MetricSet> replicas;
+    for (std::uint64_t r : inputs[p].replicas) {
+      ReplicaOutput& unit = outputs[next++];
+      replicas.push_back(std::move(unit.metrics));
+      if (unit.fault_log) {
+        output.fault_logs.push_back(
+            {fault_log_path(point.scenario, p, r), std::move(*unit.fault_log)});
+      }
+    }
+    results["points"].push_back(
+        analysis::point_json(point.params, point.label, replicas, inputs[p].replicas.front()));
+  }
+  return output;
+}
+
+sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica) {
+  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> cache;
+  const PointInputs inputs = prepare_point(scenario, scenario.name, cache);
+  return run_one(scenario, inputs, replica).metrics;
+}
+
+Json run_scenario(const Scenario& scenario) {
+  Experiment experiment;
+  experiment.file = scenario.name;
+  experiment.scenario = scenario.resolved;
+  experiment.points.push_back({Json::object(), scenario.label, scenario});
+  return run_experiment(experiment).results;
 }
 
 }  // namespace codesim::app

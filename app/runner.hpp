@@ -1,12 +1,15 @@
-// Experiment runner: runs the replicas of a scenario and builds its results document.
+// Experiment runner: expands a scenario into its sweep points, runs every (point, replica) work
+// unit on a pool of threads and builds the one results document.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "app/object_reader.hpp"
 #include "app/scenario.hpp"
+#include "models/faults/fault_log.hpp"
 #include "sim/metric_set.hpp"
 
 namespace codesim::app {
@@ -14,13 +17,58 @@ namespace codesim::app {
 /// The version written in results and printed by --version, e.g. "0.1.0".
 std::string codesim_version();
 
-/// Runs replica `replica` of the scenario's workload with the scenario's seed.
+/// One validated sweep point.
+struct ExperimentPoint {
+  Json params;        ///< {pointer: value} of the sweep; {} without a sweep
+  std::string label;  ///< the scenario's `label`, else the sweep's label, else ""
+  Scenario scenario;
+};
+
+/// A scenario file with its overrides applied, expanded and every point validated.
+struct Experiment {
+  std::string file;  ///< as the user named it (labels errors)
+  Json scenario;     ///< point 0's resolved scenario, plus the `sweep` block as given
+  std::vector<ExperimentPoint> points;
+};
+
+/// Reads `path`, applies each "/pointer=VALUE" of `sets`, expands the sweep and validates every
+/// point. Every problem is a ScenarioError.
+Experiment load_experiment(const std::string& path, const std::vector<std::string>& sets = {});
+/// The same for a document already in memory; `file` labels errors.
+Experiment make_experiment(const Json& document, const std::string& file);
+
+/// Progress of a run, reported after every finished work unit.
+struct RunProgress {
+  std::size_t units_done = 0;
+  std::size_t units_total = 0;
+};
+
+struct RunOptions {
+  int jobs = 1;  ///< threads; the results do not depend on it
+  std::function<void(const RunProgress&)> on_progress;  ///< called under a lock; may be empty
+};
+
+/// A fault log a replica asked to be written (faults.log_file).
+struct FaultLogOutput {
+  std::string path;
+  models::FaultLog log;
+};
+
+struct RunOutput {
+  /// schema_version, codesim_version, scenario, seed, points (each with params, label, replicas
+  /// and aggregate). No wall-clock time and no path, so the same experiment gives the same bytes.
+  Json results;
+  std::vector<FaultLogOutput> fault_logs;  ///< in (point, replica) order
+};
+
+/// Runs every replica of every point. Bad data or a fault log that does not match the run is a
+/// ScenarioError; other failures are std::exceptions. Nothing is written here.
+RunOutput run_experiment(const Experiment& experiment, const RunOptions& options = {});
+
+/// Runs replica `replica` of a single scenario (loading its data), for tests and tools.
 sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica);
 
-/// Runs replicas 0..replicas-1 and returns the results document: schema_version,
-/// codesim_version, scenario (resolved), seed, and one point (params {}) with every replica's
-/// metrics and their aggregate. Contains no wall-clock time and no path, so the same scenario
-/// and seed give the same bytes.
-nlohmann::ordered_json run_scenario(const Scenario& scenario);
+/// run_experiment of a one-point experiment made of `scenario`; returns the results document.
+Json run_scenario(const Scenario& scenario);
 
 }  // namespace codesim::app

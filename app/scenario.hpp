@@ -6,22 +6,37 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/dnn/coded_training.hpp"
+#include "models/dnn/dataset_source.hpp"
+#include "models/faults/fault_targets.hpp"
 #include "sim/checkpoint_policy.hpp"
 #include "sim/cluster.hpp"
 #include "sim/iterative_job.hpp"
 
 namespace codesim::app {
 
-/// What the cluster runs. `kind` selects the spec that is read ("iterative_job" for now).
+/// A coded training run: the network, data and protocol (workload), the coding scheme
+/// (strategy) and the soft errors (faults).
+struct TrainingWorkload {
+  models::TrainingSpec spec;  ///< spec.scheme comes from the scenario's `strategy`
+  models::DatasetSource dataset;
+  models::FaultConfig faults;
+  std::string replay_file;     ///< fault log to replay instead of sampling; "" = sample
+  std::string fault_log_file;  ///< per-replica fault log path pattern; "" = none
+};
+
+/// What the cluster runs. `kind` selects the spec that is read: "iterative_job" or "training".
 struct WorkloadSpec {
   std::string kind = "iterative_job";
   sim::IterativeJobSpec iterative_job;
+  TrainingWorkload training;
 };
 
 /// A validated scenario: every default filled in, every value in range.
 struct Scenario {
   std::string name;         ///< names the default output file results/<name>.json
   std::string description;  ///< free text for readers of the file
+  std::string label;        ///< names this run in tables and legends ("" = from the sweep)
   std::uint64_t seed = 1;   ///< root of every random stream
   int replicas = 10;        ///< independent runs of the scenario, numbered 0..replicas-1
   sim::ClusterSpec cluster;

@@ -11,7 +11,9 @@
 #include <sstream>
 #include <system_error>
 
+#include "app/json_pointer.hpp"
 #include "app/scenario_error.hpp"
+#include "app/training_sections.hpp"
 
 namespace codesim::app {
 
@@ -29,10 +31,8 @@ constexpr std::array<std::string_view, 5> kStragglerKinds = {"none", "shifted_ex
                                                              "pareto", "bimodal", "lognormal"};
 constexpr std::array<std::string_view, 5> kCheckpointPolicies = {"none", "every_iterations",
                                                                  "every_seconds", "young", "daly"};
-constexpr std::array<std::string_view, 1> kWorkloadKinds = {"iterative_job"};
+constexpr std::array<std::string_view, 2> kWorkloadKinds = {"iterative_job", "training"};
 constexpr std::array<std::string_view, 3> kExchanges = {"all_gather", "to_one", "none"};
-
-std::string in_quotes(std::string_view text) { return "\"" + std::string(text) + "\""; }
 
 /// Messages from the sim validators say what is wrong; make sure they also say what is expected.
 std::string with_expectation(const std::string& message, const std::string& expected) {
@@ -173,38 +173,6 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
   return t;
 }
 
-/// Reads the node ids of one override: a non-empty array of distinct ids in [0, nodes - 1].
-std::vector<int> read_override_nodes(ObjectReader& r, int nodes) {
-  const Json* raw = r.raw("nodes");
-  const std::string expected =
-      "(expected a non-empty array of node ids in [0, " + std::to_string(nodes - 1) + "])";
-  if (raw == nullptr) r.fail("nodes", "missing required key " + expected);
-  if (!raw->is_array()) r.fail("nodes", "wrong type: got " + describe_json(*raw) + " " + expected);
-  if (raw->empty()) r.fail("nodes", "no node ids given " + expected);
-  std::vector<int> ids;
-  std::vector<bool> seen(static_cast<std::size_t>(nodes), false);
-  for (std::size_t i = 0; i < raw->size(); ++i) {
-    const Json& id = (*raw)[i];
-    auto fail_at = [&](const std::string& message) {
-      throw ScenarioError(r.file(), r.pointer_of("nodes") + "/" + std::to_string(i), message);
-    };
-    const std::string range = "(expected a node id in [0, " + std::to_string(nodes - 1) + "])";
-    if (!id.is_number_integer()) fail_at("wrong type: got " + describe_json(id) + " " + range);
-    if (id.is_number_unsigned() ? id.get<std::uint64_t>() >= static_cast<std::uint64_t>(nodes)
-                                : (id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= nodes)) {
-      fail_at("node id " + id.dump() + " does not exist " + range);
-    }
-    const std::int64_t value = id.get<std::int64_t>();
-    if (seen[static_cast<std::size_t>(value)]) {
-      fail_at("node id " + std::to_string(value) + " is listed twice (expected distinct ids)");
-    }
-    seen[static_cast<std::size_t>(value)] = true;
-    ids.push_back(static_cast<int>(value));
-  }
-  r.record("nodes", ids);
-  return ids;
-}
-
 void read_overrides(ObjectReader& r, sim::ClusterSpec& cluster, double speed,
                     const sim::StragglerSpec& straggler, const sim::CrashSpec& crash,
                     const sim::SoftErrorSpec& soft_error) {
@@ -218,7 +186,7 @@ void read_overrides(ObjectReader& r, sim::ClusterSpec& cluster, double speed,
   const std::size_t count = raw == nullptr ? 0 : raw->size();
   for (std::size_t i = 0; i < count; ++i) {
     ObjectReader o(&(*raw)[i], r.pointer_of("overrides") + "/" + std::to_string(i), r.file());
-    const std::vector<int> ids = read_override_nodes(o, cluster.node_count());
+    const std::vector<int> ids = read_node_ids(o, "nodes", cluster.node_count());
     // Missing keys leave the listed nodes as they are; a given section starts from the
     // cluster-wide values, so {"crashes": {"mtbf_s": 100}} keeps the cluster's repair_s.
     if (o.has("speed_flops_per_s")) {
@@ -304,63 +272,41 @@ sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
 
 // ---- workload ---------------------------------------------------------------------------------
 
-WorkloadSpec read_workload(ObjectReader& r, const sim::ClusterSpec& cluster) {
-  WorkloadSpec w;
-  w.kind = r.choice("kind", w.kind, kWorkloadKinds);
-  r.set_unknown_key_note("for workload kind " + in_quotes(w.kind));
-  sim::IterativeJobSpec& job = w.iterative_job;
+void read_iterative_job(ObjectReader& r, sim::IterativeJobSpec& job, int cluster_nodes) {
   job.iterations = static_cast<int>(r.integer("iterations", job.iterations, 1, kMaxIterations));
   job.tasks = static_cast<int>(r.integer("tasks", job.tasks, 0, kMaxTasks));
   job.task_flops = r.number("task_flops", job.task_flops, above(0.0));
-  const int tasks = job.tasks == 0 ? cluster.node_count() : job.tasks;
+  const int tasks = job.tasks == 0 ? cluster_nodes : job.tasks;
   job.wait_for = static_cast<int>(r.integer("wait_for", job.wait_for, 0, tasks));
   job.bytes_per_task = r.number("bytes_per_task", job.bytes_per_task, at_least(0.0));
   job.exchange = r.choice("exchange", job.exchange, kExchanges);
   job.detect_soft_errors = r.boolean("detect_soft_errors", job.detect_soft_errors);
   job.checkpoint_at_end = r.boolean("checkpoint_at_end", job.checkpoint_at_end);
   job.time_limit_s = r.number("time_limit_s", job.time_limit_s, above(0.0));
+}
+
+WorkloadSpec read_workload(ObjectReader& r, const sim::ClusterSpec& cluster) {
+  WorkloadSpec w;
+  w.kind = r.choice("kind", w.kind, kWorkloadKinds);
+  r.set_unknown_key_note("for workload kind " + in_quotes(w.kind));
+  if (w.kind == "training") {
+    read_training_workload(r, w.training);
+  } else {
+    read_iterative_job(r, w.iterative_job, cluster.node_count());
+  }
   return w;
 }
 
-// ---- --set ------------------------------------------------------------------------------------
-
-std::vector<std::string> split_pointer(const std::string& pointer, const std::string& file,
-                                       const std::string& assignment) {
-  auto malformed = [&] {
-    return ScenarioError(file, "",
-                         "--set " + in_quotes(assignment) +
-                             " is malformed (expected /json/pointer=VALUE, e.g. "
-                             "/cluster/nodes=32)");
-  };
-  if (pointer.empty() || pointer.front() != '/') throw malformed();
-  std::vector<std::string> tokens;
-  std::string token;
-  for (std::size_t i = 1; i <= pointer.size(); ++i) {
-    if (i == pointer.size() || pointer[i] == '/') {
-      tokens.push_back(token);
-      token.clear();
-    } else if (pointer[i] == '~') {
-      if (i + 1 >= pointer.size() || (pointer[i + 1] != '0' && pointer[i + 1] != '1')) {
-        throw malformed();
-      }
-      token += pointer[i + 1] == '0' ? '~' : '/';
-      ++i;
-    } else {
-      token += pointer[i];
+/// Training reads its faults from `faults`; cluster.soft_errors only times iterative jobs.
+void reject_cluster_soft_errors(ObjectReader& root, const sim::ClusterSpec& cluster) {
+  for (const sim::SoftErrorSpec& s : cluster.soft_errors) {
+    if (s.probability_per_operation > 0.0 || s.rate_per_flop > 0.0) {
+      throw ScenarioError(root.file(), "/cluster/soft_errors",
+                          "cluster soft_errors are for workload kind \"iterative_job\"; a "
+                          "training run takes its soft errors from the faults section (expected "
+                          "no cluster soft_errors, and faults.targets instead)");
     }
   }
-  return tokens;
-}
-
-/// The array index a pointer token names, or -1 when it is not a canonical index.
-long long parse_index(const std::string& token) {
-  if (token.empty() || token.size() > 9 || (token.size() > 1 && token.front() == '0')) return -1;
-  long long index = 0;
-  for (char c : token) {
-    if (c < '0' || c > '9') return -1;
-    index = index * 10 + (c - '0');
-  }
-  return index;
 }
 
 }  // namespace
@@ -418,7 +364,20 @@ Json read_scenario_file(const std::string& path) {
 void apply_set(Json& document, const std::string& assignment, const std::string& file) {
   const auto equals = assignment.find('=');
   const std::string pointer = assignment.substr(0, equals);
-  const std::vector<std::string> tokens = split_pointer(pointer, file, assignment);
+  const bool well_formed = [&] {
+    if (!pointer.starts_with('/')) return false;
+    try {
+      split_json_pointer(pointer, file, "");
+    } catch (const ScenarioError&) {
+      return false;
+    }
+    return true;
+  }();
+  if (!well_formed) {
+    throw ScenarioError(file, "",
+                        "--set " + in_quotes(assignment) +
+                            " is malformed (expected /json/pointer=VALUE, e.g. /cluster/nodes=32)");
+  }
   if (equals == std::string::npos) {
     throw ScenarioError(
         file, pointer,
@@ -431,36 +390,7 @@ void apply_set(Json& document, const std::string& assignment, const std::string&
   } catch (const Json::exception&) {
     value = value_text;  // not JSON: a plain string such as fat_tree
   }
-
-  Json* current = &document;
-  std::string walked;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const std::string& token = tokens[i];
-    const bool last = i + 1 == tokens.size();
-    walked += "/" + escape_pointer_token(token);
-    if (current->is_null()) *current = Json::object();
-    if (current->is_object()) {
-      current = &(*current)[token];
-    } else if (current->is_array()) {
-      const long long index = parse_index(token);
-      if (last && token == "-") {
-        current->push_back(Json());
-        current = &current->back();
-      } else if (index < 0 || index >= static_cast<long long>(current->size())) {
-        throw ScenarioError(file, walked,
-                            "no such array element (expected an index in [0, " +
-                                std::to_string(static_cast<long long>(current->size()) - 1) + "]" +
-                                (last ? ", or - to append" : "") + ")");
-      } else {
-        current = &(*current)[static_cast<std::size_t>(index)];
-      }
-    } else {
-      throw ScenarioError(file, walked.substr(0, walked.rfind('/')),
-                          "cannot set a key inside " + describe_json(*current) +
-                              " (expected an object or an array)");
-    }
-  }
-  *current = std::move(value);
+  set_at_json_pointer(document, pointer, std::move(value), file, pointer);
 }
 
 Scenario load_scenario(const Json& document, const std::string& file) {
@@ -472,11 +402,30 @@ Scenario load_scenario(const Json& document, const std::string& file) {
                           " (expected letters, digits, '_', '-' or '.', not starting with '.')");
   }
   s.description = root.string("description", "");
+  s.label = root.string("label", "");
   s.seed = root.unsigned_integer("seed", 1);
   s.replicas = static_cast<int>(root.integer("replicas", 10, 1, kMaxReplicas));
   root.object("cluster", [&](ObjectReader& r) { s.cluster = read_cluster(r); });
   root.object("checkpoint", [&](ObjectReader& r) { s.checkpoint = read_checkpoint(r); });
   root.object("workload", [&](ObjectReader& r) { s.workload = read_workload(r, s.cluster); });
+  if (s.workload.kind == "training") {
+    reject_cluster_soft_errors(root, s.cluster);
+    TrainingWorkload& training = s.workload.training;
+    root.object("strategy", [&](ObjectReader& r) {
+      training.spec.scheme = read_strategy(r, training.spec.mlp, s.cluster.node_count(), s.seed);
+    });
+    root.object("faults",
+                [&](ObjectReader& r) { read_faults(r, s.cluster.node_count(), training); });
+  } else {
+    for (const char* key : {"strategy", "faults"}) {
+      if (document.is_object() && document.contains(key)) {
+        root.fail(key, std::string("the ") + key +
+                           " section belongs to workload kind \"training\" (expected no " + key +
+                           " section for an iterative_job)");
+      }
+    }
+  }
+  root.has("sweep");  // expanded before loading (app/sweep.hpp); known here for messages
   s.resolved = root.finish();
   return s;
 }

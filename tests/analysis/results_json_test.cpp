@@ -97,14 +97,22 @@ TEST_CASE("non-finite statistics are written as null") {
   CHECK(aggregate["x"]["n"] == 2);
 }
 
-TEST_CASE("a point holds its params, numbered replicas and their aggregate") {
+TEST_CASE("a point holds its params, label, numbered replicas and their aggregate") {
   const auto replicas = three_replicas();
-  const Json point = point_json({{"nodes", 8}}, replicas);
+  const Json point = point_json({{"nodes", 8}}, "eight nodes", replicas);
   CHECK(point["params"]["nodes"] == 8);
+  CHECK(point["label"] == "eight nodes");
   REQUIRE(point["replicas"].size() == 3);
   CHECK(point["replicas"][2]["replica"] == 2);
   CHECK(point["replicas"][2]["completion_time_s"] == 17.0);
   CHECK(point["aggregate"]["completion_time_s"]["n"] == 3);
+}
+
+TEST_CASE("replica numbers can start elsewhere (a replay reruns one recorded replica)") {
+  const auto replicas = three_replicas();
+  const Json point = point_json(Json::object(), "", replicas, 5);
+  CHECK(point["replicas"][0]["replica"] == 5);
+  CHECK(point["replicas"][2]["replica"] == 7);
 }
 
 TEST_CASE("json text uses two-space indentation and ends with a newline") {

@@ -155,7 +155,8 @@ TEST_CASE("a bad scenario exits with 2, prints one error line and writes no outp
   CHECK(r.out.empty());
   CHECK(r.err == "error: " + scenario.string() +
                      ": /replica: unknown key \"replica\", did you mean \"replicas\"? (expected "
-                     "one of: name, description, seed, replicas, cluster, checkpoint, workload)\n");
+                     "one of: name, description, label, seed, replicas, cluster, checkpoint, workload, "
+                 "sweep)\n");
   CHECK_FALSE(fs::exists(output));
   CHECK_FALSE(fs::exists(output.parent_path()));
 }

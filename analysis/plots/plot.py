@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Every figure that fits a codesim results document (used by `codesim plot`): picks the
+figures by scenario.workload.kind, writes DIR/<results stem>.<figure>.png and prints each path."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable
+
+import accuracy_vs_time
+import common
+import loss_vs_iteration
+import sweep_metric
+import time_breakdown
+
+Figure = tuple[str, Callable[[common.Results, Path], None]]
+
+
+def sweep_figures(results: common.Results, metrics: list[str]) -> list[Figure]:
+    """sweep_<metric> figures when there is more than one point and a numeric swept param; a
+    logarithmic x axis when the swept values are positive and span a decade or more."""
+    x = common.numeric_param(results.points)
+    if len(results.points) < 2 or x is None:
+        return []
+    values = [p.params[x] for p in results.points]
+    logx = min(values) > 0 and max(values) >= 10 * min(values)
+    available = results.metrics()
+    return [(f"sweep_{metric}",
+             lambda r, out, m=metric: sweep_metric.draw(r, out, x=x, y=m, logx=logx))
+            for metric in metrics if metric in available]
+
+
+def figures(results: common.Results) -> list[Figure]:
+    """(figure name, draw function) for `results`, in output order. Raises InputError when
+    nothing fits."""
+    kind = results.workload_kind
+    if kind == "training":
+        chosen: list[Figure] = [
+            ("accuracy_vs_time", accuracy_vs_time.draw),
+            ("loss_vs_iteration", loss_vs_iteration.draw),
+            ("time_breakdown", time_breakdown.draw),
+        ]
+        return chosen + sweep_figures(results, ["final_test_accuracy", "completion_time_s"])
+    if kind == "iterative_job":
+        return [("time_breakdown", time_breakdown.draw)] + sweep_figures(
+            results, ["completion_time_s"])
+    # Another kind: the time breakdown when it has one, a sweep of its main metric.
+    chosen = []
+    if any(m.startswith("time_") and m.endswith("_s") for m in results.metrics()):
+        chosen.append(("time_breakdown", time_breakdown.draw))
+    metrics = results.metrics()
+    if metrics:
+        main = "completion_time_s" if "completion_time_s" in metrics else metrics[0]
+        chosen += sweep_figures(results, [main])
+    if not chosen:
+        raise results.error(f"nothing to plot for workload kind {kind or '(none)'}"
+                            " (no time_*_s metrics and no numeric sweep)")
+    return chosen
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("results", type=Path, help="codesim results JSON")
+    parser.add_argument("-o", "--output-dir", type=Path, default=Path("figures"),
+                        help="directory for the PNG files (default: figures)")
+    args = parser.parse_args(argv)
+    try:
+        results = common.load_results(args.results)
+        chosen = figures(results)
+        stem = args.results.name.removesuffix(".json")
+        for name, draw in chosen:
+            output = args.output_dir / f"{stem}.{name}.png"
+            try:
+                draw(results, output)
+            except OSError as exc:
+                common.report_write_error(output, exc)
+                return common.EXIT_ENVIRONMENT
+            print(output, flush=True)
+    except common.InputError as exc:
+        print(exc, file=sys.stderr)
+        return common.EXIT_BAD_INPUT
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

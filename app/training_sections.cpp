@@ -1,0 +1,303 @@
+// Readers of the training workload, `strategy` and `faults` sections; each error is a
+// ScenarioError at the offending key.
+#include "app/training_sections.hpp"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/scenario_error.hpp"
+
+namespace codesim::app {
+
+namespace {
+
+constexpr std::int64_t kMaxIterations = 1000000000;
+constexpr std::int64_t kMaxLayerSize = 1000000;
+constexpr std::int64_t kMaxBatch = 1000000;
+constexpr std::int64_t kMaxSamples = 100000000;
+
+constexpr std::array<std::string_view, 4> kDatasetKinds = {"mnist", "fashion-mnist", "idx",
+                                                           "synthetic"};
+constexpr std::array<std::string_view, 2> kActivations = {"relu", "sigmoid"};
+constexpr std::array<std::string_view, 3> kWaitFor = {"all", "k", "k_plus_2t"};
+constexpr std::array<std::string_view, 2> kErrorModels = {"adversarial", "random"};
+constexpr std::array<std::string_view, 5> kSchemes = {"uncoded", "replication", "mds", "gpd",
+                                                      "codenet_grid"};
+constexpr std::array<std::string_view, 2> kOrientations = {"default", "mirrored"};
+
+/// An array of integers in [min, max] at `key` (at least `min_count` of them); errors name the
+/// element. `what` names an element in messages.
+std::vector<int> read_integer_list(ObjectReader& r, std::string_view key,
+                                   std::optional<std::vector<int>> fallback, std::int64_t min,
+                                   std::int64_t max, std::size_t min_count,
+                                   const std::string& what) {
+  const std::string range = "in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  const std::string expected = "(expected an array of at least " + std::to_string(min_count) + " " +
+                               what + "s " + range + ")";
+  const Json* raw = r.raw(key);
+  std::vector<int> values;
+  if (raw == nullptr) {
+    if (!fallback) r.fail(key, "missing required key " + expected);
+    values = *fallback;
+  } else {
+    if (!raw->is_array()) r.fail(key, "wrong type: got " + describe_json(*raw) + " " + expected);
+    if (raw->size() < min_count) {
+      r.fail(key, "got " + std::to_string(raw->size()) + " " + what + "s " + expected);
+    }
+    for (std::size_t i = 0; i < raw->size(); ++i) {
+      const Json& item = (*raw)[i];
+      const bool whole =
+          item.is_number_integer() ||
+          (item.is_number_float() && item.get<double>() == std::floor(item.get<double>()));
+      if (!whole) {
+        throw ScenarioError(
+            r.file(), r.pointer_of(key) + "/" + std::to_string(i),
+            "wrong type: got " + describe_json(item) + " (expected a " + what + " " + range + ")");
+      }
+      const double value = item.get<double>();
+      if (value < static_cast<double>(min) || value > static_cast<double>(max)) {
+        throw ScenarioError(
+            r.file(), r.pointer_of(key) + "/" + std::to_string(i),
+            what + " " + item.dump() + " is out of range (expected a " + what + " " + range + ")");
+      }
+      values.push_back(static_cast<int>(value));
+    }
+  }
+  r.record(key, values);
+  return values;
+}
+
+// ---- workload ---------------------------------------------------------------------------------
+
+models::DatasetSource read_dataset(ObjectReader& r) {
+  models::DatasetSource d;
+  d.kind = r.choice("kind", d.kind, kDatasetKinds);
+  r.set_unknown_key_note("for dataset kind " + in_quotes(d.kind));
+  if (d.kind == "mnist" || d.kind == "fashion-mnist") {
+    d.directory = r.string("directory", "");
+  } else if (d.kind == "idx") {
+    d.images = r.string("images", std::nullopt);
+    d.labels = r.string("labels", std::nullopt);
+    d.test_images = r.string("test_images", "");
+    d.test_labels = r.string("test_labels", "");
+    if (d.test_images.empty() != d.test_labels.empty()) {
+      r.fail(d.test_images.empty() ? "test_images" : "test_labels",
+             "test_images and test_labels go together (expected both or neither)");
+    }
+    d.classes = static_cast<int>(r.integer("classes", d.classes, 1, 256));
+  } else {
+    models::SyntheticSpec& s = d.synthetic;
+    s.classes = static_cast<int>(r.integer("classes", s.classes, 2, 1000));
+    s.features = static_cast<int>(r.integer("features", s.features, 1, kMaxLayerSize));
+    s.samples = static_cast<int>(r.integer("samples", s.samples, 2, kMaxSamples));
+    s.separation = r.number("separation", s.separation, at_least(0.0));
+  }
+  const bool has_test_files = d.kind == "fashion-mnist" || !d.test_images.empty();
+  if (!has_test_files) {
+    d.test_samples = static_cast<int>(r.integer("test_samples", d.test_samples, 1, kMaxSamples));
+  }
+  d.train_samples = static_cast<int>(r.integer("train_samples", 0, 0, kMaxSamples));
+  if (d.kind != "synthetic") d.pixel_scale = r.number("pixel_scale", d.pixel_scale, above(0.0));
+  return d;
+}
+
+models::DecodeOptions read_decode(ObjectReader& r) {
+  models::DecodeOptions o;
+  const std::string model = r.choice("error_model", "adversarial", kErrorModels);
+  o.error_model = model == "random" ? models::ErrorModel::random : models::ErrorModel::adversarial;
+  o.tolerance_factor = r.number("tolerance_factor", o.tolerance_factor, above(0.0));
+  o.absurd_ratio = r.number("absurd_ratio", o.absurd_ratio, above(1.0));
+  return o;
+}
+
+// ---- faults -----------------------------------------------------------------------------------
+
+models::ValueModelSpec read_value_model(ObjectReader& r, const models::ValueModelSpec& inherited) {
+  using models::ValueModelKind;
+  const std::string kind_name = r.choice("kind", std::string(models::to_string(inherited.kind)),
+                                         models::kValueModelKindNames);
+  const ValueModelKind kind = *models::parse_value_model_kind(kind_name);
+  r.set_unknown_key_note("for value model " + in_quotes(kind_name));
+  // Parameters start from the inherited model when the kind is the same, else from the kind's
+  // documented defaults.
+  const models::ValueModelSpec base =
+      kind == inherited.kind ? inherited : models::value_model_defaults(kind);
+  models::ValueModelSpec v = base;
+  v.entries = r.integer("entries", base.entries, 0, std::numeric_limits<std::int32_t>::max());
+  v.density = r.number("density", base.density, between(0.0, 1.0));
+  switch (kind) {
+    case ValueModelKind::bitflip: {
+      v.bits = static_cast<int>(r.integer("bits", base.bits, 1, 64));
+      const std::string field =
+          r.choice("field", std::string(models::to_string(base.field)), models::kBitFieldNames);
+      v.field = *models::parse_bit_field(field);
+      v.bit_list = read_integer_list(r, "bit_list", base.bit_list, 0, 63, 0, "bit");
+      if (!v.bit_list.empty() && v.field != models::BitField::any) {
+        r.fail("bit_list",
+               "give field or bit_list, not both (expected field \"any\" with a "
+               "bit_list)");
+      }
+      break;
+    }
+    case ValueModelKind::sparse_additive:
+      v.magnitude = r.number("magnitude", base.magnitude, between(0.0, 8.9e307));
+      break;
+    case ValueModelKind::random_value:
+      v.lo = r.number("lo", base.lo, any_number());
+      v.hi = r.number("hi", base.hi, any_number());
+      if (!(v.lo < v.hi)) r.fail("hi", "hi must exceed lo (expected lo < hi)");
+      break;
+    case ValueModelKind::gaussian:
+      v.sigma = r.number("sigma", base.sigma, at_least(0.0));
+      break;
+    case ValueModelKind::stuck_at_zero:
+      break;
+  }
+  const std::string problem = models::validate_value_model(v);
+  if (!problem.empty()) r.fail("", problem + " (expected a value model that changes something)");
+  return v;
+}
+
+sim::SoftErrorSpec read_rate(ObjectReader& r, const sim::SoftErrorSpec& inherited) {
+  sim::SoftErrorSpec rate;
+  rate.probability_per_operation =
+      r.number("probability_per_operation", inherited.probability_per_operation, between(0.0, 1.0));
+  rate.rate_per_flop = r.number("rate_per_flop", inherited.rate_per_flop, at_least(0.0));
+  return rate;
+}
+
+void read_fault_targets(ObjectReader& r, models::FaultConfig& config,
+                        const models::ValueModelSpec& section_model) {
+  for (int t = 0; t < models::kFaultTargetCount; ++t) {
+    const auto target = static_cast<models::FaultTarget>(t);
+    models::FaultTargetSpec& spec = config[target];
+    r.object(models::kFaultTargetNames[static_cast<std::size_t>(t)], [&](ObjectReader& section) {
+      spec.rate = read_rate(section, spec.rate);
+      spec.model = section_model;
+      section.object("value_model",
+                     [&](ObjectReader& m) { spec.model = read_value_model(m, section_model); });
+    });
+  }
+}
+
+void read_fault_overrides(ObjectReader& r, int cluster_nodes, models::FaultConfig& config) {
+  const Json* raw = r.raw("overrides");
+  if (raw != nullptr && !raw->is_array()) {
+    r.fail("overrides", "wrong type: got " + describe_json(*raw) +
+                            " (expected an array of {nodes, targets} objects)");
+  }
+  Json resolved = Json::array();
+  const std::size_t count = raw == nullptr ? 0 : raw->size();
+  for (std::size_t i = 0; i < count; ++i) {
+    ObjectReader o(&(*raw)[i], r.pointer_of("overrides") + "/" + std::to_string(i), r.file());
+    const std::vector<int> ids = read_node_ids(o, "nodes", cluster_nodes);
+    if (!o.has("targets")) {
+      o.fail("targets",
+             "missing required key (expected an object of target rates, e.g. "
+             "{\"weights\": {\"probability_per_operation\": 0.01}})");
+    }
+    o.object("targets", [&](ObjectReader& targets) {
+      for (int t = 0; t < models::kFaultTargetCount; ++t) {
+        const auto target = static_cast<models::FaultTarget>(t);
+        const std::string_view name = models::kFaultTargetNames[static_cast<std::size_t>(t)];
+        if (!targets.has(name)) continue;
+        targets.object(name, [&](ObjectReader& section) {
+          config.overrides.push_back({ids, target, read_rate(section, config[target].rate)});
+        });
+      }
+    });
+    resolved.push_back(o.finish());
+  }
+  r.record("overrides", std::move(resolved));
+}
+
+}  // namespace
+
+void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
+  models::TrainingSpec& spec = training.spec;
+  r.object("dataset", [&](ObjectReader& d) { training.dataset = read_dataset(d); });
+  models::MlpSpec& mlp = spec.mlp;
+  mlp.layer_sizes =
+      read_integer_list(r, "layers", mlp.layer_sizes, 1, kMaxLayerSize, 2, "layer size");
+  const std::string activation = r.choice("hidden_activation", "relu", kActivations);
+  mlp.hidden_activation =
+      activation == "sigmoid" ? models::Activation::sigmoid : models::Activation::relu;
+  mlp.learning_rate = r.number("learning_rate", mlp.learning_rate, above(0.0));
+  mlp.batch_size = static_cast<int>(r.integer("batch", mlp.batch_size, 1, kMaxBatch));
+  spec.iterations = static_cast<int>(r.integer("iterations", 1000, 1, kMaxIterations));
+  spec.eval_every = static_cast<int>(r.integer("eval_every", spec.eval_every, 0, kMaxIterations));
+  spec.eval_samples =
+      static_cast<int>(r.integer("eval_samples", spec.eval_samples, 0, kMaxSamples));
+  spec.eval_cost_s = r.number("eval_cost_s", spec.eval_cost_s, at_least(0.0));
+  spec.wait_for = r.choice("wait_for", spec.wait_for, kWaitFor);
+  spec.wait_errors = static_cast<int>(r.integer("wait_errors", spec.wait_errors, 0, 1000000));
+  spec.decentralized = r.boolean("decentralized", spec.decentralized);
+  spec.verify_before_checkpoint =
+      r.boolean("verify_before_checkpoint", spec.verify_before_checkpoint);
+  spec.audit = r.boolean("audit", spec.audit);
+  spec.audit_tolerance = r.number("audit_tolerance", spec.audit_tolerance, above(0.0));
+  spec.record_loss = r.boolean("record_loss", spec.record_loss);
+  spec.time_limit_s = r.number("time_limit_s", spec.time_limit_s, above(0.0));
+  r.object("decode", [&](ObjectReader& d) { spec.decode = read_decode(d); });
+}
+
+models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, int cluster_nodes,
+                                 std::uint64_t seed) {
+  models::SchemeSpec s;
+  s.kind = r.choice("scheme", s.kind, kSchemes);
+  r.set_unknown_key_note("for scheme " + in_quotes(s.kind));
+  s.seed = seed;
+  const std::int64_t max_blocks = kMaxLayerSize;
+  if (s.kind != "mds") {
+    s.m = static_cast<int>(r.integer("m", 1, 1, max_blocks));
+    s.n = static_cast<int>(r.integer("n", 1, 1, max_blocks));
+  }
+  if (s.kind == "replication") s.copies = static_cast<int>(r.integer("copies", 2, 1, 1000));
+  if (s.kind == "mds" || s.kind == "gpd") {
+    s.nodes = static_cast<int>(r.integer("nodes", cluster_nodes, 1, cluster_nodes));
+  }
+  if (s.kind == "mds") s.k = static_cast<int>(r.integer("k", std::nullopt, 1, s.nodes));
+  if (s.kind == "gpd") s.mirrored = r.choice("orientation", "default", kOrientations) == "mirrored";
+  if (s.kind == "codenet_grid") {
+    s.grid_rows = static_cast<int>(r.integer("grid_rows", std::nullopt, 1, max_blocks));
+    s.grid_cols = static_cast<int>(r.integer("grid_cols", std::nullopt, 1, max_blocks));
+  }
+  const std::string problem = models::validate_scheme(s);
+  if (!problem.empty()) r.fail("", problem + " (expected a valid " + s.kind + " configuration)");
+  const std::vector<int>& sizes = mlp.layer_sizes;
+  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
+    const std::string layer_problem = models::validate_scheme(s, sizes[l + 1], sizes[l]);
+    if (!layer_problem.empty()) {
+      r.fail("", "layer " + std::to_string(l) + " (" + std::to_string(sizes[l + 1]) + " x " +
+                     std::to_string(sizes[l]) + "): " + layer_problem +
+                     " (expected block counts that divide every layer of /workload/layers)");
+    }
+  }
+  const int needed = models::summarize_scheme(s).nodes;
+  if (needed > cluster_nodes) {
+    r.fail("", "the scheme needs " + std::to_string(needed) + " nodes but the cluster has " +
+                   std::to_string(cluster_nodes) +
+                   " (expected /cluster/nodes >= " + std::to_string(needed) + ")");
+  }
+  return s;
+}
+
+void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training) {
+  models::FaultConfig config = models::default_fault_config();
+  models::ValueModelSpec section_model = config[models::FaultTarget::weights].model;
+  r.object("value_model",
+           [&](ObjectReader& m) { section_model = read_value_model(m, section_model); });
+  r.object("targets", [&](ObjectReader& t) { read_fault_targets(t, config, section_model); });
+  read_fault_overrides(r, cluster_nodes, config);
+  training.replay_file = r.string("replay", "");
+  training.fault_log_file = r.string("log_file", "");
+  const std::string problem = models::validate_fault_config(config, cluster_nodes);
+  if (!problem.empty()) r.fail("", problem + " (expected a valid fault configuration)");
+  training.faults = std::move(config);
+}
+
+}  // namespace codesim::app

@@ -1,0 +1,386 @@
+#!/usr/bin/env python3
+"""Tests of the plot scripts in analysis/plots: shared helpers in-process, every script and the
+dispatcher as commands on small generated results. Exit 77 (skipped) without matplotlib."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PLOTS = ROOT / "analysis" / "plots"
+SKIP = 77
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+T95_DOF2 = 4.302652729749464
+
+sys.path.insert(0, str(PLOTS))
+import common  # noqa: E402
+import sweep_metric  # noqa: E402
+
+
+# ------------------------------------------------------------------------------------------
+# Sample results, built the way codesim writes them
+
+
+def aggregate(replicas: list[dict]) -> dict:
+    """{metric: {mean, stderr, ci95, n}} over the scalar metrics of `replicas` (3 or fewer)."""
+    names = [k for k, v in replicas[0].items() if k != "replica" and not isinstance(v, dict)]
+    out = {}
+    for name in names:
+        values = [r[name] for r in replicas if r.get(name) is not None]
+        n = len(values)
+        mean = sum(values) / n
+        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+        t = {2: 12.706204736174707, 3: T95_DOF2}.get(n, 0.0)
+        out[name] = {"mean": mean, "stderr": sd / math.sqrt(n), "ci95": t * sd / math.sqrt(n),
+                     "n": n}
+    return out
+
+
+def training_replica(point: int, replica: int, with_loss_series: bool) -> dict:
+    evaluations = 8 + replica  # replicas differ in length
+    rows = []
+    for k in range(evaluations + 1):
+        time_s = 10.0 * k * (1.0 + 0.1 * replica + 0.2 * point)
+        accuracy = 0.95 * (1.0 - math.exp(-k / 3.0)) - 0.01 * replica - 0.05 * point
+        loss = 2.3 * math.exp(-k / 4.0) + 0.05 * (1 + point)
+        rows.append([time_s, 50 * k, accuracy if k > 0 else None, loss])
+    record = {"replica": replica, "final_test_accuracy": rows[-1][2],
+              "completion_time_s": rows[-1][0], "rollbacks": float(replica),
+              "corrected": 2.0 * replica + point, "faults_injected": 3.0 + replica,
+              "time_compute_s": 0.6 * rows[-1][0], "time_communication_s": 0.15 * rows[-1][0],
+              "time_decode_s": 0.05 * rows[-1][0], "time_checkpoint_s": 0.05 * rows[-1][0],
+              "time_restart_s": 0.05 * rows[-1][0], "time_eval_s": 0.05 * rows[-1][0],
+              "time_lost_s": 0.05 * rows[-1][0],
+              "accuracy_vs_time": {"columns": ["time_s", "iteration", "test_accuracy",
+                                               "train_loss"], "rows": rows}}
+    if with_loss_series:
+        iterations = list(range(0, 210, 10))
+        if replica == 1:
+            iterations += list(range(150, 410, 10))  # rollback to 150, then on to 400
+        else:
+            iterations += list(range(210, 410, 10))
+        record["loss_vs_iteration"] = {
+            "columns": ["iteration", "time_s", "loss"],
+            "rows": [[i, 0.5 * j, 2.3 * math.exp(-i / 80.0) + 0.02 * replica + 0.05]
+                     for j, i in enumerate(iterations)]}
+    return record
+
+
+def training_results() -> dict:
+    """Two points (a numeric sweep of the soft-error probability) of three replicas each; the
+    first has loss_vs_iteration series and a label, the second neither."""
+    points = []
+    for index, probability in enumerate([0.001, 0.01]):
+        replicas = [training_replica(index, r, with_loss_series=index == 0) for r in range(3)]
+        point = {"params": {"/cluster/soft_errors/probability_per_operation": probability,
+                            "/strategy/scheme": "codenet_grid"},
+                 "replicas": replicas, "aggregate": aggregate(replicas)}
+        if index == 0:
+            point["label"] = "codenet, p = 0.001"
+        points.append(point)
+    return {"schema_version": 1, "codesim_version": "0.1.0",
+            "scenario": {"name": "training_sample", "workload": {"kind": "training"}},
+            "seed": 1, "points": points}
+
+
+def iterative_results() -> dict:
+    """A sweep of the checkpoint interval for two cluster sizes, two replicas each."""
+    points = []
+    for nodes in (8, 16):
+        for interval_s in (10.0, 30.0, 100.0, 300.0):
+            replicas = []
+            for r in range(2):
+                compute = 1000.0 * 16 / nodes + 5.0 * r
+                checkpoint = 4000.0 / interval_s
+                lost = interval_s * 0.8 * (1 + 0.1 * r)
+                replicas.append({"replica": r, "completed": 1.0,
+                                 "completion_time_s": compute + 30.0 + checkpoint + 40.0 + lost,
+                                 "rollbacks": 2.0 + r, "time_compute_s": compute,
+                                 "time_communication_s": 30.0, "time_checkpoint_s": checkpoint,
+                                 "time_restart_s": 40.0, "time_lost_s": lost})
+            points.append({"params": {"/checkpoint/interval_s": interval_s,
+                                      "/cluster/nodes": nodes},
+                           "replicas": replicas, "aggregate": aggregate(replicas)})
+    return {"schema_version": 1, "codesim_version": "0.1.0",
+            "scenario": {"name": "checkpoint_sweep", "workload": {"kind": "iterative_job"}},
+            "seed": 3, "points": points}
+
+
+def run(script: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(PLOTS / script), *args], capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+# ------------------------------------------------------------------------------------------
+
+
+class SharedHelpers(unittest.TestCase):
+    def test_student_t_quantiles_match_the_tables(self):
+        # t(0.975, dof) from Boost.Math, as analysis/summary_statistics.cpp uses.
+        for dof, expected in [(1, 12.7062047361747), (2, 4.30265272974946), (10, 2.22813885198627),
+                              (30, 2.04227245630124), (31, 2.03951344639641),
+                              (40, 2.02107539030627), (120, 1.97993040508244),
+                              (1000, 1.96233908082641)]:
+            self.assertAlmostEqual(common.student_t95(dof), expected, places=6, msg=f"dof {dof}")
+        with self.assertRaises(ValueError):
+            common.student_t95(0)
+
+    def test_axis_labels_turn_unit_suffixes_into_units(self):
+        self.assertEqual(common.quantity_label("completion_time_s"), "completion time (s)")
+        self.assertEqual(common.quantity_label("/cluster/network/bandwidth_Bps"), "bandwidth (B/s)")
+        self.assertEqual(common.quantity_label("/cluster/speed_flops_per_s"), "speed (FLOP/s)")
+        self.assertEqual(common.quantity_label("final_test_accuracy"), "final test accuracy")
+        self.assertEqual(common.quantity_label("/strategy/epsilon"), "epsilon")
+        self.assertEqual(common.pointer_name("/a/b~1c~0d"), "b/c~d")
+
+    def test_points_are_named_by_label_then_params_then_scenario(self):
+        def names(doc: dict, stem: str = "r") -> list[str]:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / f"{stem}.json"
+                path.write_text(json.dumps(doc))
+                results = common.load_results(path)
+            return [results.label(p) for p in results.points]
+
+        # Only the params that vary name a point; a lone point is named by all of its params.
+        self.assertEqual(names(training_results()),
+                         ["codenet, p = 0.001", "probability_per_operation=0.01"])
+        lone = {"scenario": {"name": "lone"},
+                "points": [{"params": {"/cluster/nodes": 8, "/strategy/scheme": "mds"},
+                            "replicas": [], "aggregate": {}}]}
+        self.assertEqual(names(lone), ["nodes=8, scheme=mds"])
+        lone["points"][0]["params"] = {}
+        self.assertEqual(names(lone), ["lone"])
+        del lone["scenario"]
+        self.assertEqual(names(lone, "stem_name"), ["stem_name"])
+
+    def test_mean_band_averages_where_all_replicas_have_data(self):
+        a = common.make_curve([0, 1, 2], [0.0, 1.0, 2.0])
+        b = common.make_curve([0, 1, 2, 3], [2.0, 3.0, 4.0, 5.0])
+        grid, mean, half = common.mean_band([a, b])
+        self.assertEqual(list(grid), [0.0, 1.0, 2.0])
+        self.assertEqual(list(mean), [1.0, 2.0, 3.0])
+        # sd of {x, x+2} is sqrt(2); half-width t(1) * sqrt(2) / sqrt(2)
+        for h in half:
+            self.assertAlmostEqual(h, 12.706204736174707)
+        grid, mean, half = common.mean_band([a])
+        self.assertEqual(list(mean), [0.0, 1.0, 2.0])
+        self.assertEqual(list(half), [0.0, 0.0, 0.0])
+
+    def test_mean_band_interpolates_linearly_or_holds_steps(self):
+        a = common.make_curve([0, 2], [0.0, 2.0])
+        b = common.make_curve([0, 1, 2], [0.0, 0.0, 0.0])
+        self.assertEqual(list(common.mean_band([a, b])[1]), [0.0, 0.5, 1.0])
+        self.assertEqual(list(common.mean_band([a, b], step=True)[1]), [0.0, 0.0, 1.0])
+        disjoint = common.make_curve([5, 6], [1.0, 1.0])
+        self.assertEqual(len(common.mean_band([a, disjoint])[0]), 0)
+
+    def test_curves_drop_missing_values_and_keep_the_last_value_of_a_redone_x(self):
+        curve = common.make_curve([0, 10, 20, 10, 20, 30], [5.0, 4.0, 3.0, 3.5, None, 2.0])
+        self.assertEqual(list(curve.x), [0.0, 10.0, 20.0, 30.0])
+        self.assertEqual(list(curve.y), [5.0, 3.5, 3.0, 2.0])
+
+    def test_the_swept_param_and_the_varying_params_are_found(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "r.json"
+            path.write_text(json.dumps(iterative_results()))
+            results = common.load_results(path)
+        self.assertEqual(common.numeric_param(results.points), "/checkpoint/interval_s")
+        self.assertEqual(common.varying_params(results.points, exclude=["/checkpoint/interval_s"]),
+                         ["/cluster/nodes"])
+        # Lines of a sweep are named by the other varying params, or by a /label param.
+        self.assertEqual(common.params_summary({"/a/x_s": 1.5, "/b": "mds"}), "x_s=1.5, b=mds")
+        self.assertEqual(common.params_summary({"/label": "coded", "/b": "mds"}), "coded")
+        self.assertEqual(common.params_summary({"/label": "coded", "/b": "mds"}, ["/b"]), "b=mds")
+        self.assertEqual(common.replica_count_text([2, 2]), "n = 2 replicas")
+        self.assertEqual(common.replica_count_text([3, 20]), "n = 3-20 replicas")
+
+
+class SweepLines(unittest.TestCase):
+    def results(self, doc: dict) -> common.Results:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "r.json"
+            path.write_text(json.dumps(doc))
+            return common.load_results(path)
+
+    def lines(self, results: common.Results, x: str, group: str | None = None) -> list:
+        return [(name, [p.index for p in points])
+                for name, points in sweep_metric.groups(results, x, group)]
+
+    def test_lines_follow_the_other_swept_params_or_the_group_param(self):
+        results = self.results(iterative_results())
+        by_nodes = [("nodes=8", [0, 1, 2, 3]), ("nodes=16", [4, 5, 6, 7])]
+        self.assertEqual(self.lines(results, "/checkpoint/interval_s"), by_nodes)
+        self.assertEqual(self.lines(results, "/checkpoint/interval_s", "/cluster/nodes"), by_nodes)
+        self.assertEqual([name for name, _ in self.lines(results, "/cluster/nodes")],
+                         ["interval_s=10", "interval_s=30", "interval_s=100", "interval_s=300"])
+        with self.assertRaises(common.InputError):
+            sweep_metric.groups(results, "/checkpoint/interval_s", "/no/such")
+
+    def test_a_label_param_names_the_lines(self):
+        doc = iterative_results()
+        for point in doc["points"]:
+            nodes = point["params"]["/cluster/nodes"]
+            point["params"]["/label"] = f"{nodes} nodes"
+        results = self.results(doc)
+        self.assertEqual([name for name, _ in self.lines(results, "/checkpoint/interval_s")],
+                         ["8 nodes", "16 nodes"])
+
+
+class Scripts(unittest.TestCase):
+    # The figure-writing runs (about a second each, mostly importing matplotlib) start together
+    # in setUpClass and the tests collect them, so the suite takes the time of the slowest few.
+    SINGLE = {
+        "accuracy_vs_time.py": ["training", "--step", "--show-replicas"],
+        "loss_vs_iteration.py": ["training", "--logy"],
+        "time_breakdown.py": ["iterative"],
+        "sweep_metric.py": ["iterative", "--x", "/checkpoint/interval_s", "--y", "time_lost_s",
+                            "--group", "/cluster/nodes", "--logx", "--logy"],
+    }
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = Path(cls.tmp.name)
+        cls.inputs = {"training": cls.dir / "training_sample.json",
+                      "iterative": cls.dir / "checkpoint_sweep.json"}
+        cls.inputs["training"].write_text(json.dumps(training_results(), indent=2))
+        cls.inputs["iterative"].write_text(json.dumps(iterative_results(), indent=2))
+        cls.training, cls.iterative = cls.inputs["training"], cls.inputs["iterative"]
+        cls.pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2))
+        cls.runs = {}
+        for script, args in cls.SINGLE.items():
+            cls.start(script, script, str(cls.inputs[args[0]]), *args[1:], "-o",
+                      str(cls.dir / "single" / f"{script}.png"))
+        for run_name, source in (("figures_a", "training"), ("figures_b", "training"),
+                                 ("figures_iterative", "iterative")):
+            cls.start(run_name, "plot.py", str(cls.inputs[source]), "-o", str(cls.dir / run_name))
+
+    @classmethod
+    def start(cls, name: str, script: str, *args: str) -> None:
+        cls.runs[name] = cls.pool.submit(run, script, *args)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.pool.shutdown(wait=True)
+        cls.tmp.cleanup()
+
+    def assert_png(self, path: Path):
+        self.assertTrue(path.is_file(), f"{path} was not written")
+        data = path.read_bytes()
+        self.assertGreater(len(data), 1000, f"{path} is too small")
+        self.assertEqual(data[:8], PNG_SIGNATURE, f"{path} is not a PNG")
+
+    def assert_ok(self, result: subprocess.CompletedProcess):
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr, "")
+
+    def assert_bad_input(self, result: subprocess.CompletedProcess, file: Path, words: str):
+        self.assertEqual(result.returncode, 2, result.stderr)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertTrue(lines[0].startswith(f"error: {file}: "), lines[0])
+        self.assertIn(words, lines[0])
+
+    def test_every_script_writes_a_png(self):
+        for script in self.SINGLE:
+            with self.subTest(script=script):
+                self.assert_ok(self.runs[script].result())
+                self.assert_png(self.dir / "single" / f"{script}.png")
+
+    def test_the_dispatcher_writes_the_training_figures_and_the_sweeps(self):
+        result = self.runs["figures_a"].result()
+        self.assert_ok(result)
+        out = self.dir / "figures_a"
+        names = ["accuracy_vs_time", "loss_vs_iteration", "time_breakdown",
+                 "sweep_final_test_accuracy", "sweep_completion_time_s"]
+        expected = [out / f"training_sample.{name}.png" for name in names]
+        self.assertEqual(result.stdout.splitlines(), [str(p) for p in expected])
+        for path in expected:
+            self.assert_png(path)
+
+    def test_the_same_results_give_the_same_png_bytes(self):
+        self.assert_ok(self.runs["figures_a"].result())
+        self.assert_ok(self.runs["figures_b"].result())
+        first = sorted((self.dir / "figures_a").iterdir())
+        self.assertEqual(len(first), 5)
+        for path in first:
+            again = self.dir / "figures_b" / path.name
+            self.assertEqual(path.read_bytes(), again.read_bytes(), path.name)
+
+    def test_the_dispatcher_writes_the_iterative_job_figures(self):
+        result = self.runs["figures_iterative"].result()
+        self.assert_ok(result)
+        out = self.dir / "figures_iterative"
+        expected = [out / "checkpoint_sweep.time_breakdown.png",
+                    out / "checkpoint_sweep.sweep_completion_time_s.png"]
+        self.assertEqual(result.stdout.splitlines(), [str(p) for p in expected])
+        for path in expected:
+            self.assert_png(path)
+
+    def test_bad_input_exits_2_with_one_error_line(self):
+        missing = self.dir / "missing.json"
+        not_json = self.dir / "not_json.json"
+        not_json.write_text("{\"points\": [")
+        no_points = self.dir / "no_points.json"
+        no_points.write_text(json.dumps({"schema_version": 1, "scenario": {}, "points": []}))
+        bad_rows = self.dir / "bad_rows.json"
+        doc = training_results()
+        doc["points"][1]["replicas"][2]["accuracy_vs_time"]["rows"][3] = [1.0, 2.0]
+        bad_rows.write_text(json.dumps(doc))
+        out = str(self.dir / "bad" / "x.png")
+        self.assert_bad_input(run("plot.py", str(missing), "-o", out), missing, "no such file")
+        self.assert_bad_input(run("accuracy_vs_time.py", str(not_json), "-o", out), not_json,
+                              "not valid JSON")
+        self.assert_bad_input(run("time_breakdown.py", str(no_points), "-o", out), no_points,
+                              "points")
+        self.assert_bad_input(run("accuracy_vs_time.py", str(bad_rows), "-o", out), bad_rows,
+                              "points[1].replicas[2].accuracy_vs_time.rows[3]")
+        self.assert_bad_input(run("sweep_metric.py", str(self.iterative), "--y", "nope", "-o", out),
+                              self.iterative, "nope")
+        self.assert_bad_input(run("loss_vs_iteration.py", str(self.iterative), "-o", out),
+                              self.iterative, "series")
+        self.assertFalse((self.dir / "bad").exists(), "a figure was written for bad input")
+
+    def test_replicas_without_a_common_range_are_drawn_one_by_one(self):
+        doc = training_results()
+        rows = doc["points"][0]["replicas"][0]["accuracy_vs_time"]["rows"]
+        del rows[2:]  # replica 0 now ends before the others start
+        for row in rows:
+            row[0] *= 0.1
+        path = self.dir / "disjoint.json"
+        path.write_text(json.dumps(doc))
+        out = self.dir / "disjoint" / "accuracy.png"
+        self.assert_ok(run("accuracy_vs_time.py", str(path), "-o", str(out)))
+        self.assert_png(out)
+
+    def test_missing_matplotlib_exits_1_with_the_install_hint(self):
+        shadow = self.dir / "no_matplotlib" / "matplotlib"
+        shadow.mkdir(parents=True)
+        (shadow / "__init__.py").write_text("raise ImportError('matplotlib is hidden')\n")
+        env = dict(os.environ, PYTHONPATH=str(shadow.parent))
+        result = run("plot.py", str(self.training), "-o", str(self.dir / "none"), env=env)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(result.stderr.strip(), common.MISSING_MATPLOTLIB)
+        self.assertFalse((self.dir / "none").exists())
+
+
+def main() -> int:
+    if any(importlib.util.find_spec(name) is None for name in ("matplotlib", "numpy")):
+        print(f"skipped: {sys.executable} has no matplotlib/numpy"
+              " (apt-get install python3-matplotlib)")
+        return SKIP
+    program = unittest.main(argv=[sys.argv[0], *sys.argv[1:]], exit=False, verbosity=1)
+    return 0 if program.result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
