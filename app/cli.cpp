@@ -18,6 +18,7 @@
 #include "app/codes_command.hpp"
 #include "app/fault_log_json.hpp"
 #include "app/object_reader.hpp"
+#include "app/plot_command.hpp"
 #include "app/run_summary.hpp"
 #include "app/runner.hpp"
 #include "app/scenario_error.hpp"
@@ -43,6 +44,7 @@ const char* const kUsage =
     "  run SCENARIO       run a scenario and write its results JSON\n"
     "  validate SCENARIO  check a scenario file and report what is wrong\n"
     "  codes ...          show what a coding-scheme configuration can tolerate\n"
+    "  plot RESULTS.json  draw the figures of a results file (matplotlib)\n"
     "\n"
     "options:\n"
     "  -h [ --help ]      show this help (codesim COMMAND --help for a command's options)\n"
@@ -266,7 +268,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   return kOk;
 }
 
-constexpr std::array<std::string_view, 3> kCommands = {"run", "validate", "codes"};
+constexpr std::array<std::string_view, 4> kCommands = {"run", "validate", "codes", "plot"};
 
 }  // namespace
 
@@ -277,7 +279,8 @@ std::string default_output_path(const std::string& scenario_name) {
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
     if (args.empty()) {
-      err << "error: no command given (expected run, validate or codes; see codesim --help)\n";
+      err << "error: no command given (expected run, validate, codes or plot; see codesim "
+             "--help)\n";
       return kBadInput;
     }
     const std::string& command = args.front();
@@ -293,11 +296,12 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (command == "run") return run_command(rest, out, err);
     if (command == "validate") return validate_command(rest, out, err);
     if (command == "codes") return run_codes_command(rest, out, err);
+    if (command == "plot") return run_plot_command(rest, out, err);
     const std::vector<std::string> names(kCommands.begin(), kCommands.end());
     const std::string suggestion = closest_match(command, names);
     err << "error: unknown command \"" << command << "\""
         << (suggestion.empty() ? "" : ", did you mean \"" + suggestion + "\"?")
-        << " (expected run, validate, codes, --help or --version)\n";
+        << " (expected run, validate, codes, plot, --help or --version)\n";
     return kBadInput;
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";

@@ -24,6 +24,10 @@ def sweep_figures(results: common.Results, metrics: list[str]) -> list[Figure]:
     x = common.numeric_param(results.points)
     if len(results.points) < 2 or x is None:
         return []
+    # Labelled points (a zip over strategies) are a comparison of named runs, not a numeric
+    # sweep: their numeric params (a rate that is 0 for the reference) are no x axis.
+    if any("/label" in p.params for p in results.points):
+        return []
     values = [p.params[x] for p in results.points]
     logx = min(values) > 0 and max(values) >= 10 * min(values)
     available = results.metrics()
