@@ -58,6 +58,29 @@ double all_gather_time_s(const Topology& topology, std::span<const int> particip
   return steps * ring_step_time_s(topology, participants, bytes_each);
 }
 
+double bruck_all_gather_time_s(const Topology& topology, std::span<const int> participants,
+                               double bytes_each) {
+  CODESIM_CHECK(bytes_each >= 0.0, "collective size must be >= 0 bytes");
+  const std::size_t p = participants.size();
+  double total_s = 0.0;
+  for (std::size_t stride = 1; stride < p; stride *= 2) {
+    const double bytes = static_cast<double>(std::min(stride, p - stride)) * bytes_each;
+    double round_s = 0.0;
+    for (std::size_t i = 0; i < p; ++i) {
+      round_s = std::max(round_s, topology.transfer_time_s(
+                                      participants[i], participants[(i + p - stride) % p], bytes));
+    }
+    total_s += round_s;
+  }
+  return total_s;
+}
+
+double fastest_all_gather_time_s(const Topology& topology, std::span<const int> participants,
+                                 double bytes_each) {
+  return std::min(all_gather_time_s(topology, participants, bytes_each),
+                  bruck_all_gather_time_s(topology, participants, bytes_each));
+}
+
 double all_reduce_time_s(const Topology& topology, std::span<const int> participants,
                          double bytes) {
   if (participants.size() <= 1) return 0.0;

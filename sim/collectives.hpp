@@ -26,6 +26,19 @@ double reduce_time_s(const Topology& topology, std::span<const int> participants
 double all_gather_time_s(const Topology& topology, std::span<const int> participants,
                          double bytes_each);
 
+/// Bruck all-gather (the short-message algorithm of MPI libraries): ceil(log2 p) rounds; in the
+/// round with stride s = 2^k every participant i sends the min(s, p - s) blocks it holds to
+/// i - s (mod p). Time = sum over rounds of the slowest such transfer;
+/// ceil(log2 p) alpha + (p - 1) bytes_each beta for uniform links.
+double bruck_all_gather_time_s(const Topology& topology, std::span<const int> participants,
+                               double bytes_each);
+
+/// The faster of the ring and Bruck all-gathers, as MPI libraries pick by message size: Bruck
+/// wins when latency dominates (short messages, many participants), the ring when distant pairs
+/// are slow.
+double fastest_all_gather_time_s(const Topology& topology, std::span<const int> participants,
+                                 double bytes_each);
+
 /// Ring all-reduce of a `bytes` vector: reduce-scatter then all-gather, 2 (p - 1) steps of
 /// bytes / p each; 2 (p - 1)(alpha + bytes beta / p) for uniform links.
 double all_reduce_time_s(const Topology& topology, std::span<const int> participants, double bytes);

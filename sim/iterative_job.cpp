@@ -110,8 +110,8 @@ class IterativeJob {
     }
     CODESIM_CHECK(job_.exchange == "all_gather", "unknown exchange kind");
     const double tasks_per_node = static_cast<double>(used_nodes_.size()) / participants.size();
-    return all_gather_time_s(cluster_.topology(), participants,
-                             job_.bytes_per_task * tasks_per_node);
+    return fastest_all_gather_time_s(cluster_.topology(), participants,
+                                     job_.bytes_per_task * tasks_per_node);
   }
 
   void finish_exchange() {

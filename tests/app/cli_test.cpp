@@ -129,9 +129,10 @@ TEST_CASE("a missing or unknown command is bad input") {
   CHECK(none.err.starts_with("error: "));
   const Result typo = cli({"rnu"});
   CHECK(typo.code == 2);
-  CHECK(typo.err ==
-        "error: unknown command \"rnu\", did you mean \"run\"? (expected run, validate, codes, "
-        "--help or --version)\n");
+  CHECK(
+      typo.err ==
+      "error: unknown command \"rnu\", did you mean \"run\"? (expected run, validate, codes, plot, "
+      "--help or --version)\n");
 }
 
 TEST_CASE("an unknown option or a missing scenario argument is bad input") {
@@ -153,10 +154,11 @@ TEST_CASE("a bad scenario exits with 2, prints one error line and writes no outp
   const Result r = cli({"run", scenario.string(), "-o", output.string()});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
-  CHECK(r.err == "error: " + scenario.string() +
-                     ": /replica: unknown key \"replica\", did you mean \"replicas\"? (expected "
-                     "one of: name, description, label, seed, replicas, cluster, checkpoint, workload, "
-                 "sweep)\n");
+  CHECK(r.err ==
+        "error: " + scenario.string() +
+            ": /replica: unknown key \"replica\", did you mean \"replicas\"? (expected "
+            "one of: name, description, label, seed, replicas, cluster, checkpoint, workload, "
+            "sweep)\n");
   CHECK_FALSE(fs::exists(output));
   CHECK_FALSE(fs::exists(output.parent_path()));
 }

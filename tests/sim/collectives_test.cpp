@@ -14,6 +14,8 @@
 using codesim::sim::all_gather_time_s;
 using codesim::sim::all_reduce_time_s;
 using codesim::sim::broadcast_time_s;
+using codesim::sim::bruck_all_gather_time_s;
+using codesim::sim::fastest_all_gather_time_s;
 using codesim::sim::reduce_time_s;
 using codesim::sim::Topology;
 using codesim::sim::TopologySpec;
@@ -160,4 +162,46 @@ TEST_CASE("a ring all-reduce over a 20000-node fat tree is quick and paced by th
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(elapsed_s < 0.5);
+}
+
+TEST_CASE("Bruck all-gather pays log2 p latencies and p - 1 blocks") {
+  const Topology topology = uniform("fully_connected", 40);
+  for (int p : {2, 3, 5, 8, 16, 38, 40}) {
+    CAPTURE(p);
+    const std::vector<int> group = first_nodes(p);
+    const double rounds = std::ceil(std::log2(p));
+    CHECK(bruck_all_gather_time_s(topology, group, kBytes) ==
+          doctest::Approx(rounds * kAlpha_s + (p - 1) * kBytes * kBeta_s_per_B));
+  }
+  CHECK(bruck_all_gather_time_s(topology, std::vector<int>{7}, kBytes) == 0.0);
+}
+
+TEST_CASE(
+    "the fastest all-gather is Bruck when latency dominates and the ring when far pairs are slow") {
+  // Uniform links: Bruck's log2 p latencies beat the ring's p - 1.
+  const Topology flat = uniform("fully_connected", 16);
+  const std::vector<int> all = first_nodes(16);
+  CHECK(fastest_all_gather_time_s(flat, all, 8.0) ==
+        doctest::Approx(bruck_all_gather_time_s(flat, all, 8.0)));
+  CHECK(fastest_all_gather_time_s(flat, all, 8.0) < all_gather_time_s(flat, all, 8.0));
+  // Four nodes in a fast ring plus slow diagonals (0-2, 1-3) that routes prefer for their lower
+  // latency: Bruck's stride-2 round sends two blocks over a slow diagonal, the ring never does.
+  TopologySpec spec;
+  spec.shape = "edge_list";
+  spec.nodes = 4;
+  spec.latency_s = kAlpha_s;
+  spec.bandwidth_Bps = kBandwidth_Bps;
+  spec.edges = {{0, 1},
+                {1, 2},
+                {2, 3},
+                {3, 0},
+                {0, 2, -1.0, kBandwidth_Bps / 10},
+                {1, 3, -1.0, kBandwidth_Bps / 10}};
+  const Topology diagonals(spec);
+  const std::vector<int> four = first_nodes(4);
+  const double ring_s = 3 * (kAlpha_s + kBytes * kBeta_s_per_B);
+  CHECK(all_gather_time_s(diagonals, four, kBytes) == doctest::Approx(ring_s));
+  CHECK(bruck_all_gather_time_s(diagonals, four, kBytes) ==
+        doctest::Approx(2 * kAlpha_s + kBytes * kBeta_s_per_B + 2 * kBytes * 10 * kBeta_s_per_B));
+  CHECK(fastest_all_gather_time_s(diagonals, four, kBytes) == doctest::Approx(ring_s));
 }
