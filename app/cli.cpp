@@ -9,6 +9,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -23,6 +24,7 @@
 #include "app/runner.hpp"
 #include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
+#include "app/unit_executor.hpp"
 #include "sim/checkpoint_policy.hpp"
 
 namespace po = boost::program_options;
@@ -193,9 +195,18 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     }
   }
 
+  const std::unique_ptr<UnitExecutor> executor = make_default_executor();
   Experiment experiment;
   try {
-    experiment = load_experiment(file, sets);
+    std::exception_ptr failure;
+    try {
+      experiment = load_experiment(file, sets);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    executor->agree(failure);  // every MPI rank must have read the same scenario
+  } catch (const RankFailure&) {
+    return kOk;  // another rank's failure: the root reports it and exits with its code
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";
     return kBadInput;
@@ -209,9 +220,14 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
 
   RunOutput run;
   try {
-    ProgressBar bar(err, !quiet && isatty(STDERR_FILENO) != 0);
+    options.executor = executor.get();
+    ProgressBar bar(err, !quiet && executor->is_root() && isatty(STDERR_FILENO) != 0);
     options.on_progress = [&bar](const RunProgress& progress) { bar.update(progress); };
     run = run_experiment(experiment, options);
+  } catch (const RankFailure&) {
+    // The root reports what went wrong and exits with its code; exiting 0 here lets it do so
+    // before the launcher tears the job down.
+    return kOk;
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";
     return kBadInput;
@@ -219,6 +235,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     err << "error: " << file << ": the run failed: " << e.what() << "\n";
     return kRuntimeFailure;
   }
+  if (!run.root) return kOk;  // another MPI rank: the root writes the results
   try {
     for (const FaultLogOutput& log : run.fault_logs) write_fault_log_file(log.log, log.path);
     if (path != "-") analysis::write_json_atomically(run.results, path);
@@ -276,7 +293,12 @@ std::string default_output_path(const std::string& scenario_name) {
   return "results/" + scenario_name + ".json";
 }
 
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
+            std::ostream& err_stream) {
+  // Under MPI only rank 0 speaks; the other ranks run the same command silently.
+  std::ostream silent(nullptr);
+  std::ostream& out = mpi_rank() == 0 ? out_stream : silent;
+  std::ostream& err = mpi_rank() == 0 ? err_stream : silent;
   try {
     if (args.empty()) {
       err << "error: no command given (expected run, validate, codes or plot; see codesim "

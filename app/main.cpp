@@ -1,19 +1,24 @@
-// The codesim command-line entry point: runs the CLI and turns any escaped exception into exit 1.
+// The codesim command-line entry point: starts MPI when launched by mpirun, runs the CLI and turns
+// any escaped exception into exit 1.
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "app/cli.hpp"
+#include "app/unit_executor.hpp"
 
 int main(int argc, char** argv) {
+  codesim::app::mpi_init(&argc, &argv);  // a no-op unless launched by mpirun
+  int code = 1;
   try {
     const std::vector<std::string> args(argv + 1, argv + argc);
-    return codesim::app::run_cli(args, std::cout, std::cerr);
+    code = codesim::app::run_cli(args, std::cout, std::cerr);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
   } catch (...) {
     std::cerr << "error: unknown failure\n";
   }
-  return 1;
+  codesim::app::mpi_finalize();
+  return code;
 }

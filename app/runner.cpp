@@ -1,7 +1,9 @@
 // Experiment runner: sweep points validated up front, data loaded once per point, work units
-// (point, replica) run by run_indexed and their results stored by index.
+// (point, replica) run by a UnitExecutor and their outputs, encoded bit-exactly, stored by index.
 #include "app/runner.hpp"
 
+#include <bit>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -11,7 +13,7 @@
 #include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
 #include "app/sweep.hpp"
-#include "app/work_pool.hpp"
+#include "app/unit_executor.hpp"
 #include "models/dnn/coded_training.hpp"
 #include "sim/check.hpp"
 #include "sim/iterative_job.hpp"
@@ -134,6 +136,56 @@ ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::
           std::nullopt};
 }
 
+std::string hex_bits(double value) {
+  char text[19];
+  std::snprintf(text, sizeof text, "0x%016llx",
+                static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(value)));
+  return text;
+}
+
+double from_hex_bits(const Json& text) {
+  return std::bit_cast<double>(
+      static_cast<std::uint64_t>(std::stoull(text.get<std::string>(), nullptr, 16)));
+}
+
+/// A replica's output as text, every double by its bits, so it crosses processes exactly.
+std::string encode_output(const ReplicaOutput& output) {
+  Json document = {{"scalars", Json::array()}, {"series", Json::array()}};
+  for (const auto& [name, value] : output.metrics.scalars())
+    document["scalars"].push_back({name, hex_bits(value)});
+  for (const sim::MetricSeries& series : output.metrics.all_series()) {
+    Json values = Json::array();
+    for (double value : series.values) values.push_back(hex_bits(value));
+    document["series"].push_back(
+        {{"name", series.name}, {"columns", series.columns}, {"values", std::move(values)}});
+  }
+  if (output.fault_log) document["fault_log"] = fault_log_to_json(*output.fault_log);
+  return document.dump();
+}
+
+ReplicaOutput decode_output(const std::string& text) {
+  const Json document = Json::parse(text);
+  ReplicaOutput output;
+  for (const Json& scalar : document["scalars"])
+    output.metrics.set(scalar[0].get<std::string>(), from_hex_bits(scalar[1]));
+  for (const Json& series : document["series"]) {
+    const std::string name = series["name"].get<std::string>();
+    const auto columns = series["columns"].get<std::vector<std::string>>();
+    output.metrics.add_series(name, columns);
+    std::vector<double> row;
+    for (const Json& value : series["values"]) {
+      row.push_back(from_hex_bits(value));
+      if (row.size() == columns.size()) {
+        output.metrics.append_row(name, row);
+        row.clear();
+      }
+    }
+  }
+  if (document.contains("fault_log"))
+    output.fault_log = fault_log_from_json(document["fault_log"], "(fault log of a replica)");
+  return output;
+}
+
 /// Fault-log patterns must not make two replicas (or points) write the same file.
 void check_fault_log_patterns(const Experiment& experiment) {
   for (const ExperimentPoint& point : experiment.points) {
@@ -189,6 +241,12 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
 }
 
 RunOutput run_experiment(const Experiment& experiment, const RunOptions& options) {
+  std::unique_ptr<UnitExecutor> local;
+  UnitExecutor* executor = options.executor;
+  if (executor == nullptr) {
+    local = make_local_executor();
+    executor = local.get();
+  }
   std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
   std::vector<PointInputs> inputs;
   struct Unit {
@@ -196,26 +254,35 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
     std::uint64_t replica;
   };
   std::vector<Unit> units;
-  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
-    inputs.push_back(prepare_point(experiment.points[p].scenario, experiment.file, data_cache));
-    for (std::uint64_t r : inputs.back().replicas) units.push_back({p, r});
+  std::exception_ptr failure;
+  try {
+    for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+      inputs.push_back(prepare_point(experiment.points[p].scenario, experiment.file, data_cache));
+      for (std::uint64_t r : inputs.back().replicas) units.push_back({p, r});
+    }
+  } catch (...) {
+    failure = std::current_exception();
   }
-
-  std::vector<ReplicaOutput> outputs(units.size());
-  RunProgress progress{0, units.size()};
-  run_indexed(
+  executor->agree(failure);  // a rank that cannot read its data stops every rank
+  const std::vector<std::string> encoded = executor->run(
       units.size(), options.jobs,
       [&](std::size_t i) {
         const Unit& unit = units[i];
-        outputs[i] =
-            run_one(experiment.points[unit.point].scenario, inputs[unit.point], unit.replica);
+        return encode_output(
+            run_one(experiment.points[unit.point].scenario, inputs[unit.point], unit.replica));
       },
-      [&](std::size_t) {
-        ++progress.units_done;
-        if (options.on_progress) options.on_progress(progress);
+      [&](std::size_t done, std::size_t total) {
+        if (options.on_progress) options.on_progress({done, total});
       });
-
   RunOutput output;
+  if (!executor->is_root()) {
+    output.root = false;
+    return output;
+  }
+  std::vector<ReplicaOutput> outputs;
+  outputs.reserve(encoded.size());
+  for (const std::string& text : encoded) outputs.push_back(decode_output(text));
+
   Json& results = output.results;
   results = Json::object();
   results["schema_version"] = 1;

@@ -43,9 +43,13 @@ struct RunProgress {
   std::size_t units_total = 0;
 };
 
+class UnitExecutor;
+
 struct RunOptions {
-  int jobs = 1;  ///< threads; the results do not depend on it
+  int jobs = 1;  ///< threads per process; the results do not depend on it
   std::function<void(const RunProgress&)> on_progress;  ///< called under a lock; may be empty
+  /// Where work units run (e.g. every rank of an MPI job); null = threads of this process.
+  UnitExecutor* executor = nullptr;
 };
 
 /// A fault log a replica asked to be written (faults.log_file).
@@ -55,6 +59,8 @@ struct FaultLogOutput {
 };
 
 struct RunOutput {
+  /// False on the ranks of an MPI job other than the root: they hold no results.
+  bool root = true;
   /// schema_version, codesim_version, scenario, seed, points (each with params, label, replicas
   /// and aggregate). No wall-clock time and no path, so the same experiment gives the same bytes.
   Json results;

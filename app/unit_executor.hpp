@@ -1,0 +1,55 @@
+// Where work units run: on threads of this process, or on every rank of an MPI job with dynamic
+// load balancing; either way the root process receives every unit's output in index order.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace codesim::app {
+
+/// Called on the root after units finish: units done so far (all ranks) and the total.
+using UnitProgress = std::function<void(std::size_t done, std::size_t total)>;
+
+/// Runs numbered work units whose outputs are byte strings.
+class UnitExecutor {
+ public:
+  virtual ~UnitExecutor() = default;
+  /// Runs task(i) for every i in [0, count), `jobs` threads per process. On the root returns the
+  /// outputs by index; elsewhere an empty vector. When units throw, the exception of the lowest
+  /// failing index is rethrown on the root (a ScenarioError stays one); other processes then
+  /// throw RankFailure.
+  virtual std::vector<std::string> run(std::size_t count, int jobs,
+                                       const std::function<std::string(std::size_t)>& task,
+                                       const UnitProgress& on_progress) = 0;
+  /// True in the process that writes results and messages.
+  virtual bool is_root() const = 0;
+  /// Every process calls this with the failure it met (null when none) before work that needs
+  /// all of them. When any failed, the root rethrows the failure of the lowest failing rank and
+  /// the others throw RankFailure; otherwise it returns.
+  virtual void agree(std::exception_ptr failure) = 0;
+};
+
+/// Thrown on non-root ranks when the run failed and the root reports why (with its exit code).
+struct RankFailure {
+  int exit_code = 1;  ///< the root's exit code
+};
+
+/// Threads of this process only.
+std::unique_ptr<UnitExecutor> make_local_executor();
+/// Every rank of the MPI job when codesim runs under an MPI launcher and was built with MPI,
+/// else the local executor.
+std::unique_ptr<UnitExecutor> make_default_executor();
+
+/// Starts MPI when the process was launched by an MPI launcher (and codesim was built with MPI);
+/// a no-op otherwise. Call once from main() before anything else, and mpi_finalize() at the end.
+void mpi_init(int* argc, char*** argv);
+void mpi_finalize();
+/// This process's rank (0 without MPI) and the number of ranks (1 without MPI).
+int mpi_rank();
+int mpi_size();
+
+}  // namespace codesim::app
