@@ -74,13 +74,13 @@ nlohmann::ordered_json aggregate_json(std::span<const sim::MetricSet> replicas) 
 
 nlohmann::ordered_json point_json(nlohmann::ordered_json params, const std::string& label,
                                   std::span<const sim::MetricSet> replicas,
-                                  std::uint64_t first_replica) {
+                                  std::span<const std::uint64_t> numbers) {
   nlohmann::ordered_json point = nlohmann::ordered_json::object();
   point["params"] = std::move(params);
   point["label"] = label;
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
   for (std::size_t r = 0; r < replicas.size(); ++r)
-    entries.push_back(replica_json(first_replica + r, replicas[r]));
+    entries.push_back(replica_json(numbers.empty() ? r : numbers[r], replicas[r]));
   point["replicas"] = std::move(entries);
   point["aggregate"] = aggregate_json(replicas);
   return point;

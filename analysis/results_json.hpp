@@ -20,10 +20,11 @@ nlohmann::ordered_json replica_json(std::uint64_t replica, const sim::MetricSet&
 nlohmann::ordered_json aggregate_json(std::span<const sim::MetricSet> replicas);
 
 /// One point of a results document: {"params": params, "label": label, "replicas": [...],
-/// "aggregate": {...}}; replicas[i] is replica number first_replica + i.
+/// "aggregate": {...}}; replicas[i] is replica number numbers[i] (0, 1, ... when `numbers` is
+/// empty).
 nlohmann::ordered_json point_json(nlohmann::ordered_json params, const std::string& label,
                                   std::span<const sim::MetricSet> replicas,
-                                  std::uint64_t first_replica = 0);
+                                  std::span<const std::uint64_t> numbers = {});
 
 /// The text of `document`: two-space indentation and a final newline, the same bytes for the
 /// same document.

@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -144,6 +145,42 @@ class ProgressBar {
   Clock::time_point start_ = Clock::now();
 };
 
+constexpr int kInterrupted = 130;
+
+/// SIGINT/SIGTERM while a run is in progress: the first asks the executor to start no more units
+/// (the results of the finished ones are written, marked incomplete); the second ends the process.
+extern "C" void on_interrupt(int signal_number) {
+  if (stop_requested()) {
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+    return;
+  }
+  request_stop();
+  const char message[] =
+      "\ninterrupted: finishing the running replicas, then writing what is done "
+      "(interrupt again to abort without results)\n";
+  [[maybe_unused]] const auto written = write(STDERR_FILENO, message, sizeof message - 1);
+}
+
+/// Installs on_interrupt for the lifetime of a run and restores the previous handlers after.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    previous_int_ = std::signal(SIGINT, on_interrupt);
+    previous_term_ = std::signal(SIGTERM, on_interrupt);
+  }
+  ~InterruptGuard() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  void (*previous_int_)(int) = SIG_DFL;
+  void (*previous_term_)(int) = SIG_DFL;
+};
+
 void list_points(const Experiment& experiment, std::ostream& out) {
   for (std::size_t p = 0; p < experiment.points.size(); ++p) {
     const ExperimentPoint& point = experiment.points[p];
@@ -220,6 +257,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
 
   RunOutput run;
   try {
+    const InterruptGuard interrupts;
     options.executor = executor.get();
     ProgressBar bar(err, !quiet && executor->is_root() && isatty(STDERR_FILENO) != 0);
     options.on_progress = [&bar](const RunProgress& progress) { bar.update(progress); };
@@ -244,13 +282,17 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     return kRuntimeFailure;
   }
   if (path == "-") out << analysis::json_text(run.results) << std::flush;
+  const bool complete = run.results["complete"].get<bool>();
+  if (!complete) {
+    err << "interrupted: " << path << " holds the replicas that finished (\"complete\": false)\n";
+  }
   if (!quiet) {
     std::ostream& human = path == "-" ? err : out;
     print_run_summary(experiment, run.results, human);
     for (const FaultLogOutput& log : run.fault_logs) human << "fault log: " << log.path << "\n";
     human << "results: " << (path == "-" ? std::string("standard output") : path) << "\n";
   }
-  return kOk;
+  return complete ? kOk : kInterrupted;
 }
 
 int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

@@ -279,14 +279,20 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
     output.root = false;
     return output;
   }
-  std::vector<ReplicaOutput> outputs;
+  // An empty output is a unit that never ran (the run was interrupted).
+  std::vector<std::optional<ReplicaOutput>> outputs;
   outputs.reserve(encoded.size());
-  for (const std::string& text : encoded) outputs.push_back(decode_output(text));
+  bool complete = true;
+  for (const std::string& text : encoded) {
+    complete = complete && !text.empty();
+    outputs.push_back(text.empty() ? std::nullopt : std::optional(decode_output(text)));
+  }
 
   Json& results = output.results;
   results = Json::object();
   results["schema_version"] = 1;
   results["codesim_version"] = codesim_version();
+  results["complete"] = complete;
   results["scenario"] = experiment.scenario;
   results["seed"] = experiment.points.front().scenario.seed;
   results["points"] = Json::array();
@@ -294,16 +300,18 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
   for (std::size_t p = 0; p < experiment.points.size(); ++p) {
     const ExperimentPoint& point = experiment.points[p];
     std::vector<sim::MetricSet> replicas;
+    std::vector<std::uint64_t> numbers;
     for (std::uint64_t r : inputs[p].replicas) {
-      ReplicaOutput& unit = outputs[next++];
-      replicas.push_back(std::move(unit.metrics));
-      if (unit.fault_log) {
+      std::optional<ReplicaOutput>& unit = outputs[next++];
+      if (!unit) continue;
+      replicas.push_back(std::move(unit->metrics));
+      numbers.push_back(r);
+      if (unit->fault_log) {
         output.fault_logs.push_back(
-            {fault_log_path(point.scenario, p, r), std::move(*unit.fault_log)});
+            {fault_log_path(point.scenario, p, r), std::move(*unit->fault_log)});
       }
     }
-    results["points"].push_back(
-        analysis::point_json(point.params, point.label, replicas, inputs[p].replicas.front()));
+    results["points"].push_back(analysis::point_json(point.params, point.label, replicas, numbers));
   }
   return output;
 }

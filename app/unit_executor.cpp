@@ -25,6 +25,9 @@ namespace codesim::app {
 
 namespace {
 
+std::atomic<bool> g_stop_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "request_stop runs in signal handlers");
+
 class LocalExecutor : public UnitExecutor {
  public:
   std::vector<std::string> run(std::size_t count, int jobs,
@@ -33,7 +36,10 @@ class LocalExecutor : public UnitExecutor {
     std::vector<std::string> outputs(count);
     std::size_t done = 0;
     run_indexed(
-        count, jobs, [&](std::size_t i) { outputs[i] = task(i); },
+        count, jobs,
+        [&](std::size_t i) {
+          if (!stop_requested()) outputs[i] = task(i);
+        },
         [&](std::size_t) {
           ++done;
           if (on_progress) on_progress(done, count);
@@ -124,6 +130,7 @@ class MpiExecutor : public UnitExecutor {
     nlohmann::json mine = nlohmann::json::array();  // [index, output] pairs and failures
     auto worker = [&] {
       for (;;) {
+        if (stop_requested()) return;  // every rank got the signal from the launcher
         const std::int64_t claimed = fetch_add(0, 1);
         if (claimed < 0 || static_cast<std::size_t>(claimed) >= count) return;
         const auto index = static_cast<std::size_t>(claimed);
@@ -237,6 +244,9 @@ class MpiExecutor : public UnitExecutor {
 #endif
 
 }  // namespace
+
+void request_stop() { g_stop_requested.store(true); }
+bool stop_requested() { return g_stop_requested.load(); }
 
 std::unique_ptr<UnitExecutor> make_local_executor() { return std::make_unique<LocalExecutor>(); }
 

@@ -18,10 +18,11 @@ using UnitProgress = std::function<void(std::size_t done, std::size_t total)>;
 class UnitExecutor {
  public:
   virtual ~UnitExecutor() = default;
-  /// Runs task(i) for every i in [0, count), `jobs` threads per process. On the root returns the
-  /// outputs by index; elsewhere an empty vector. When units throw, the exception of the lowest
-  /// failing index is rethrown on the root (a ScenarioError stays one); other processes then
-  /// throw RankFailure.
+  /// Runs task(i) for every i in [0, count), `jobs` threads per process, until every unit ran or
+  /// stop_requested() (then units not started are skipped and their outputs are empty). On the
+  /// root returns the outputs by index; elsewhere an empty vector. When units throw, the exception
+  /// of the lowest failing index is rethrown on the root (a ScenarioError stays one); other
+  /// processes then throw RankFailure.
   virtual std::vector<std::string> run(std::size_t count, int jobs,
                                        const std::function<std::string(std::size_t)>& task,
                                        const UnitProgress& on_progress) = 0;
@@ -37,6 +38,11 @@ class UnitExecutor {
 struct RankFailure {
   int exit_code = 1;  ///< the root's exit code
 };
+
+/// Asks every executor of this process to start no more units (async-signal-safe: a signal
+/// handler may call it); stop_requested() tells whether it was asked.
+void request_stop();
+bool stop_requested();
 
 /// Threads of this process only.
 std::unique_ptr<UnitExecutor> make_local_executor();

@@ -108,11 +108,12 @@ TEST_CASE("a point holds its params, label, numbered replicas and their aggregat
   CHECK(point["aggregate"]["completion_time_s"]["n"] == 3);
 }
 
-TEST_CASE("replica numbers can start elsewhere (a replay reruns one recorded replica)") {
+TEST_CASE("replicas can carry their own numbers (a replay, or an interrupted run)") {
   const auto replicas = three_replicas();
-  const Json point = point_json(Json::object(), "", replicas, 5);
+  const std::vector<std::uint64_t> numbers = {5, 6, 9};
+  const Json point = point_json(Json::object(), "", replicas, numbers);
   CHECK(point["replicas"][0]["replica"] == 5);
-  CHECK(point["replicas"][2]["replica"] == 7);
+  CHECK(point["replicas"][2]["replica"] == 9);
 }
 
 TEST_CASE("json text uses two-space indentation and ends with a newline") {
