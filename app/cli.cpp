@@ -21,6 +21,7 @@
 #include "app/fault_log_json.hpp"
 #include "app/object_reader.hpp"
 #include "app/plot_command.hpp"
+#include "app/preflight.hpp"
 #include "app/run_summary.hpp"
 #include "app/runner.hpp"
 #include "app/scenario_error.hpp"
@@ -254,6 +255,24 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   const std::string path =
       output.empty() ? default_output_path(experiment.points.front().scenario.name) : output;
+  const PreflightEstimate estimate = estimate_run(experiment, options.jobs);
+  if (const auto available = available_memory_bytes()) {
+    try {
+      check_memory(experiment, estimate, *available);
+    } catch (const ScenarioError& e) {
+      err << "error: " << e.what() << "\n";
+      return kBadInput;
+    }
+  }
+  if (!quiet && estimate.flops > 0) {
+    const double threads = static_cast<double>(options.jobs) * mpi_size();
+    const double wall_s = estimate.flops / (measured_flops_per_s() * threads);
+    if (wall_s > 60) {
+      err << "estimated wall time: " << describe_duration(wall_s) << " (" << estimate.flops
+          << " flops of node products on " << threads << " threads; memory about "
+          << estimate.memory_bytes / 1e9 << " GB)\n";
+    }
+  }
 
   RunOutput run;
   try {

@@ -1,7 +1,9 @@
 // The experiment runner: common random numbers across sweep points and replica numbering.
 #include <doctest/doctest.h>
 
+#include "app/preflight.hpp"
 #include "app/runner.hpp"
+#include "app/scenario_error.hpp"
 
 using codesim::app::Json;
 
@@ -57,4 +59,57 @@ TEST_CASE("an invalid value in one sweep point names the point") {
     CHECK(std::string(e.what()).find(
               "t.json: /cluster/nodes: in sweep point 1 (/cluster/nodes=-1)") == 0);
   }
+}
+
+namespace {
+
+Json small_training() {
+  return Json::parse(R"({
+    "name": "pre", "seed": 1, "replicas": 4, "cluster": {"nodes": 6},
+    "workload": {"kind": "training",
+                 "dataset": {"kind": "synthetic", "features": 12, "classes": 3, "samples": 100,
+                             "test_samples": 20},
+                 "layers": [12, 8, 3], "iterations": 10},
+    "strategy": {"scheme": "replication", "m": 1, "n": 2, "copies": 3}
+  })");
+}
+
+}  // namespace
+
+TEST_CASE("preflight estimates stored blocks, data and flops from the scheme and layers") {
+  const auto experiment = codesim::app::make_experiment(small_training(), "t.json");
+  const auto estimate = codesim::app::estimate_run(experiment, 2);
+  // Three copies of 8 x 12 + 3 x 8 weights, 8 bytes each.
+  CHECK(estimate.blocks_bytes == doctest::Approx(3 * 120 * 8));
+  CHECK(estimate.dataset_bytes == doctest::Approx(100 * 12 * 8));
+  CHECK(estimate.concurrent_replicas == 2);
+  // Per replica: the blocks plus the largest layer's working copy.
+  CHECK(estimate.memory_bytes == doctest::Approx(100 * 12 * 8 + 2 * (3 * 120 * 8 + 96 * 8)));
+  // Forward, backward and update: 2 flops per stored value each, plus the input encodings of
+  // the 6 nodes (2 (N_out + N_in) per layer), for 10 iterations of 4 replicas.
+  const double per_iteration = 6.0 * 360 + 2.0 * 6 * (8 + 12) + 2.0 * 6 * (3 + 8);
+  CHECK(estimate.flops == doctest::Approx(per_iteration * 10 * 4));
+}
+
+TEST_CASE("preflight refuses a run that does not fit in the available memory") {
+  const auto experiment = codesim::app::make_experiment(small_training(), "t.json");
+  const auto estimate = codesim::app::estimate_run(experiment, 1);
+  CHECK_NOTHROW(codesim::app::check_memory(experiment, estimate, 1e9));
+  try {
+    codesim::app::check_memory(experiment, estimate, 1000);
+    FAIL("expected a refusal");
+  } catch (const codesim::app::ScenarioError& e) {
+    CHECK(e.pointer() == "/workload/layers");
+    CHECK(e.message().find("the run needs about") == 0);
+    CHECK(e.message().find("(expected fewer --jobs") != std::string::npos);
+  }
+}
+
+TEST_CASE("the machine's measured throughput is a plausible number") {
+  const double rate = codesim::app::measured_flops_per_s();
+  CHECK(rate > 1e7);
+  CHECK(rate < 1e12);
+  CHECK(codesim::app::describe_duration(90) == "about 90 s");
+  CHECK(codesim::app::describe_duration(600) == "about 10 min");
+  CHECK(codesim::app::describe_duration(3 * 3600) == "about 3 h");
 }
