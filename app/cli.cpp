@@ -26,6 +26,7 @@
 #include "app/runner.hpp"
 #include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
+#include "app/theory_command.hpp"
 #include "app/unit_executor.hpp"
 #include "sim/checkpoint_policy.hpp"
 
@@ -49,6 +50,7 @@ const char* const kUsage =
     "  validate SCENARIO  check a scenario file and report what is wrong\n"
     "  codes ...          show what a coding-scheme configuration can tolerate\n"
     "  plot RESULTS.json  draw the figures of a results file (matplotlib)\n"
+    "  theory ...         closed forms: rollback probability, checkpoint interval, tables\n"
     "\n"
     "options:\n"
     "  -h [ --help ]      show this help (codesim COMMAND --help for a command's options)\n"
@@ -346,7 +348,8 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   return kOk;
 }
 
-constexpr std::array<std::string_view, 4> kCommands = {"run", "validate", "codes", "plot"};
+constexpr std::array<std::string_view, 5> kCommands = {"run", "validate", "codes", "plot",
+                                                       "theory"};
 
 }  // namespace
 
@@ -380,11 +383,12 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
     if (command == "validate") return validate_command(rest, out, err);
     if (command == "codes") return run_codes_command(rest, out, err);
     if (command == "plot") return run_plot_command(rest, out, err);
+    if (command == "theory") return run_theory_command(rest, out, err);
     const std::vector<std::string> names(kCommands.begin(), kCommands.end());
     const std::string suggestion = closest_match(command, names);
     err << "error: unknown command \"" << command << "\""
         << (suggestion.empty() ? "" : ", did you mean \"" + suggestion + "\"?")
-        << " (expected run, validate, codes, plot, --help or --version)\n";
+        << " (expected run, validate, codes, plot, theory, --help or --version)\n";
     return kBadInput;
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";

@@ -132,7 +132,7 @@ TEST_CASE("a missing or unknown command is bad input") {
   CHECK(
       typo.err ==
       "error: unknown command \"rnu\", did you mean \"run\"? (expected run, validate, codes, plot, "
-      "--help or --version)\n");
+      "theory, --help or --version)\n");
 }
 
 TEST_CASE("an unknown option or a missing scenario argument is bad input") {

@@ -1,0 +1,171 @@
+// Closed-form fault exposure of coded training: which weight strikes reach which decode of
+// train_coded's protocol, and the resulting correction, rollback and silent-corruption odds.
+//
+// Assumptions (the default fault model: weights struck with probability eps per node per
+// operation, before each forward and backward product and after each update; persistent):
+//  - strikes are independent; a struck block makes every product that reads it wrong and later
+//    strikes never cancel it. Sparse additive noise misses the product only when the input is
+//    zero on every struck column (ReLU zeros, blank pixels): negligible for the paper's blocks
+//    (0.5% of 2000 x 196 entries), not for toy blocks of a few dozen entries, where one struck
+//    entry hides from about half the products and waits for the all-ones verification pass;
+//  - a symbol is erroneous when any member's block, as read by that decode, holds a strike not
+//    yet repaired; a read sees the strikes since the block's previous read: in a steady iteration
+//    that wraps to the previous iteration's update, in the first iteration after a checkpoint or
+//    rollback it starts at the restored (clean) state;
+//  - a codeword with more than t erroneous symbols is detected (errors are continuous, so never
+//    miscorrected) and the iteration rolls back; t is the scheme summary's correctable count for
+//    the error model (adversarial floor((S - K) / 2) by default; replication's codewords are the
+//    copies of one block row or column: t = 0 for 2 copies, majority for 3 or more); uncoded
+//    detects nothing, so its strikes are silent corruptions;
+//  - a correction regenerates every member of an erroneous symbol from sources this decode (or an
+//    earlier one of the same iteration) read as correct, so the block is clean afterwards. MDS
+//    breaks this once: it rebuilds both blocks of a node from k sources whose other block may
+//    hold a strike no decode has read yet; that copying is neglected (second order per symbol,
+//    but at t = 1 it can raise MDS's backward failure by up to a factor 1 + k / (P - 1));
+//  - train_coded runs no backward round for layer 0 (W_0^T delta is not needed): layer 0 has no
+//    backward strikes, and blocks that only backward symbols read (CodeNet's row-parity nodes,
+//    MDS's column-split blocks) are latent: they collect an update strike per iteration until
+//    the verification pass before the next checkpoint reads them;
+//  - the verification pass reads forward then backward of every layer, without strikes; a
+//    block's first read there sees the strikes after its last read in the interval's last
+//    iteration (the final update's), or tau iterations' worth when latent; corrections there
+//    are regenerated, so a second read finds the block clean;
+//  - checkpoints are written only after a passing verification pass (verify_before_checkpoint),
+//    so a rollback restores clean blocks;
+//  - no crashes or stragglers (no erasures); every node is up.
+// Every strike then reaches exactly one read, so the decodes of an iteration are independent and
+// p = 1 - prod_j (1 - failure_j) is exact under these assumptions.
+//
+// Versus the papers digest section 6.2, which counts a backward round in every layer (the CodeNet
+// experiment code): CodeNet 7x6 / (5, 4) with 3 layers has 258 opportunities per iteration here
+// (layer 0: 28 forward + 0 backward + 38 update) instead of 288 and p = 4.75e-4 instead of
+// 5.33e-4 at eps = 3e-4, plus a verification failure growing with tau from its 10 latent
+// layer-0 row-parity blocks; replication 2 x (5 x 4) has 320 instead of 360, p = 0.0915 instead
+// of 0.102. With TrainingTheoryOptions::first_layer_backward the digest's counts are reproduced.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/coding/coding_scheme.hpp"
+
+namespace codesim::models {
+
+/// What the theory assumes beyond the scheme.
+struct TrainingTheoryOptions {
+  /// Decides t, the erroneous symbols a codeword corrects (see DecodeOptions).
+  ErrorModel error_model = ErrorModel::adversarial;
+  /// Also run layer 0's backward product, as the CodeNet experiment code (and the digest's
+  /// counts) do; train_coded skips it.
+  bool first_layer_backward = false;
+};
+
+/// Weight-fault opportunities of one layer per iteration.
+struct LayerOpportunities {
+  int forward = 0;   ///< forward participants (one strike before each forward product)
+  int backward = 0;  ///< backward participants; 0 for a layer without a backward round
+  int update = 0;    ///< stored blocks of every node (one strike after each update)
+  int total() const { return forward + backward + update; }
+};
+
+/// Strikes that can reach one symbol at one decode: `strikes`, plus `strikes_per_iteration`
+/// for every iteration since the last clean state (latent blocks, verification pass only).
+struct SymbolExposure {
+  int strikes = 0;
+  int strikes_per_iteration = 0;
+};
+
+/// One decode of one layer: its codewords (replication and uncoded: one per block row forward or
+/// block column backward; the other schemes: one), each a list of symbol exposures.
+struct DecodeExposure {
+  int layer = 0;
+  Direction direction = Direction::forward;
+  std::vector<std::vector<SymbolExposure>> codewords;
+  int correctable = 0;  ///< erroneous symbols each codeword corrects, t
+  bool detects = true;  ///< false: nothing is detected (uncoded)
+  int symbol_count() const;
+};
+
+/// Probabilities of one decode.
+struct DecodeProbabilities {
+  /// Some codeword holds more than t erroneous symbols: detected, the iteration rolls back.
+  double failure = 0.0;
+  /// No failure and at least one erroneous symbol: corrected and regenerated.
+  double corrected = 0.0;
+  /// At least one erroneous symbol that nothing detects (decodes with detects == false).
+  double silent = 0.0;
+};
+
+/// Decode probabilities when each strike hits with probability eps and `iterations` iterations
+/// passed since the last clean state: a symbol is erroneous with probability
+/// 1 - (1 - eps)^(strikes + iterations strikes_per_iteration); codewords fail independently
+/// (Poisson-binomial tail, summed without cancellation). eps in [0, 1], iterations >= 1.
+DecodeProbabilities decode_probabilities(const DecodeExposure& decode, double eps,
+                                         int iterations = 1);
+
+/// A sequence of independent decodes (one iteration, or one verification pass).
+struct SequenceProbabilities {
+  double failure = 0.0;             ///< 1 - prod_j (1 - failure_j)
+  double expected_corrected = 0.0;  ///< sum_j P(no earlier failure) corrected_j
+  double silent = 0.0;              ///< 1 - prod_j (1 - silent_j)
+};
+
+SequenceProbabilities sequence_probabilities(std::span<const DecodeExposure> decodes, double eps,
+                                             int iterations = 1);
+
+/// Empty when the theory applies to `spec` and the MLP with sizes N_0, ..., N_L (at least two,
+/// each >= 1; W_l is N_{l+1} x N_l and must suit the scheme), else what is wrong.
+std::string validate_training_theory(const SchemeSpec& spec, const std::vector<int>& layer_sizes);
+
+/// The exposure structure of train_coded's protocol for one scheme and one MLP, derived from the
+/// scheme's participants, symbols and stored blocks (built on a small W of the same block
+/// structure). Every layer uses the same structure; only whether it has a backward round differs.
+class TrainingTheory {
+ public:
+  /// Precondition: validate_training_theory(spec, layer_sizes) is empty.
+  TrainingTheory(const SchemeSpec& spec, const std::vector<int>& layer_sizes,
+                 const TrainingTheoryOptions& options = {});
+
+  const SchemeSummary& summary() const { return summary_; }
+  int layers() const { return static_cast<int>(opportunities_.size()); }
+  const TrainingTheoryOptions& options() const { return options_; }
+  /// Per layer, and their sum over the layers.
+  const std::vector<LayerOpportunities>& opportunities() const { return opportunities_; }
+  int opportunities_per_iteration() const;
+  /// Blocks (over all layers) that no decode of an iteration reads; the verification pass does.
+  int latent_blocks() const { return latent_blocks_; }
+
+  /// Decodes of an iteration that follows a completed one, in protocol order: forward of layers
+  /// 0..L-1, then backward of L-1..1 (..0 with first_layer_backward).
+  const std::vector<DecodeExposure>& steady_decodes() const { return steady_; }
+  /// The same decodes in the first iteration after a checkpoint or rollback.
+  const std::vector<DecodeExposure>& first_decodes() const { return first_; }
+  /// The verification pass: forward then backward of layer 0, 1, ...; pass the interval's tau
+  /// as `iterations`.
+  const std::vector<DecodeExposure>& verification_decodes() const { return verification_; }
+
+  /// Rollback probability of a steady iteration, p.
+  double rollback_probability(double eps) const;
+  /// Rollback probability of the first iteration after a checkpoint or rollback.
+  double first_rollback_probability(double eps) const;
+  /// Failure probability of the verification pass after tau >= 1 iterations.
+  double verification_failure_probability(double eps, int tau) const;
+  /// Expected corrected decodes of a steady iteration.
+  double expected_corrected_decodes(double eps) const;
+  /// Probability that a steady iteration adds an undetected corruption (uncoded; else 0).
+  double silent_corruption_probability(double eps) const;
+  /// Expected strikes per iteration: opportunities_per_iteration() eps.
+  double expected_strikes(double eps) const { return opportunities_per_iteration() * eps; }
+
+ private:
+  TrainingTheoryOptions options_;
+  SchemeSummary summary_;
+  std::vector<LayerOpportunities> opportunities_;
+  int latent_blocks_ = 0;
+  std::vector<DecodeExposure> steady_;
+  std::vector<DecodeExposure> first_;
+  std::vector<DecodeExposure> verification_;
+};
+
+}  // namespace codesim::models
