@@ -11,5 +11,8 @@ namespace codesim::bench {
 int run_engine_bench(const std::vector<std::string>& args, std::ostream& out);
 /// `codesim-bench codes [--json] [--quick]`.
 int run_codes_bench(const std::vector<std::string>& args, std::ostream& out);
+/// `codesim-bench training [--overhead | --memory] ...`: train_coded steps per second, overhead
+/// over the bare node arithmetic, and peak memory of the paper configuration.
+int run_training_bench(const std::vector<std::string>& args, std::ostream& out);
 
 }  // namespace codesim::bench

@@ -8,7 +8,8 @@
 namespace {
 constexpr const char* kUsage =
     "usage: codesim-bench engine --nodes N --tasks K [--seed S] [--json]\n"
-    "       codesim-bench codes [--json] [--quick]\n";
+    "       codesim-bench codes [--json] [--quick]\n"
+    "       codesim-bench training [--overhead | --memory] [options] (see training --help)\n";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -20,10 +21,12 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (name == "engine") return codesim::bench::run_engine_bench(args, std::cout);
   if (name == "codes") return codesim::bench::run_codes_bench(args, std::cout);
+  if (name == "training") return codesim::bench::run_training_bench(args, std::cout);
   if (name == "--help" || name == "-h") {
     std::cout << kUsage;
     return 0;
   }
-  std::cerr << "error: unknown benchmark '" << name << "' (expected engine or codes)\n" << kUsage;
+  std::cerr << "error: unknown benchmark '" << name << "' (expected engine, codes or training)\n"
+            << kUsage;
   return 2;
 }

@@ -189,27 +189,41 @@ std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int 
 
 ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, const Matrix& input,
                                  const DecodeOptions& options, const PartialResultHook& faulty) {
-  std::vector<std::optional<Matrix>> partials(scheme.node_count());
+  // Each partial result is added to its symbols as soon as it is computed, so at most one partial
+  // is alive beside the symbols; participants reach every symbol in member order (checked), so
+  // each symbol is the same sum as adding its members' partials one after another.
+  const int symbol_count = scheme.symbol_count(dir);
+  std::vector<std::vector<int>> node_symbols(static_cast<std::size_t>(scheme.node_count()));
+  std::vector<std::vector<int>> members(static_cast<std::size_t>(symbol_count));
+  for (int s = 0; s < symbol_count; ++s) {
+    members[static_cast<std::size_t>(s)] = scheme.symbol_members(dir, s);
+    for (int node : members[static_cast<std::size_t>(s)]) {
+      node_symbols[static_cast<std::size_t>(node)].push_back(s);
+    }
+  }
+  std::vector<std::optional<Matrix>> symbols(static_cast<std::size_t>(symbol_count));
+  std::vector<std::size_t> added(static_cast<std::size_t>(symbol_count), 0);
+  std::vector<char> broken(static_cast<std::size_t>(symbol_count), 0);
   for (int node : scheme.participants(dir)) {
     Matrix partial = scheme.multiply(node, dir, scheme.encode_input(node, dir, input));
-    if (!faulty || faulty(node, partial)) partials[node] = std::move(partial);
-  }
-  std::vector<std::optional<Matrix>> symbols(scheme.symbol_count(dir));
-  for (int s = 0; s < static_cast<int>(symbols.size()); ++s) {
-    Matrix sum;
-    bool complete = true;
-    for (int node : scheme.symbol_members(dir, s)) {
-      if (!partials[node]) {
-        complete = false;
-        break;
-      }
-      if (sum.size() == 0) {
-        sum = *partials[node];
+    const std::vector<int>& mine = node_symbols[static_cast<std::size_t>(node)];
+    const bool kept = !faulty || faulty(node, partial);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      const auto s = static_cast<std::size_t>(mine[i]);
+      if (!kept) broken[s] = 1;
+      if (broken[s]) continue;
+      CODESIM_CHECK(added[s] < members[s].size() && members[s][added[s]] == node,
+                    "participants reach each symbol in member order");
+      if (!symbols[s]) {
+        symbols[s] = i + 1 == mine.size() ? std::move(partial) : partial;
       } else {
-        sum += *partials[node];
+        *symbols[s] += partial;
       }
+      ++added[s];
     }
-    if (complete) symbols[s] = std::move(sum);
+  }
+  for (std::size_t s = 0; s < symbols.size(); ++s) {
+    if (broken[s] || added[s] != members[s].size()) symbols[s].reset();
   }
   return scheme.decode(dir, symbols, options);
 }

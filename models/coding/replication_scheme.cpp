@@ -155,8 +155,12 @@ void ReplicationScheme::update(int node, const Matrix& delta, const Matrix& inpu
   CODESIM_CHECK(delta.rows() == rows_ && input.rows() == cols_ && delta.cols() == input.cols(),
                 "D is N_out x B and X is N_in x B");
   const int within = node % (m_ * n_);
-  const Matrix delta_part = eta * detail::row_block(delta, m_, within / n_);
-  stored_.at(node).noalias() += delta_part * detail::row_block(input, n_, within % n_).transpose();
+  const Eigen::Index height = rows_ / m_;
+  const Eigen::Index width = cols_ / n_;
+  // eta D_r is formed first (so eta is not folded into the product); X_c is read in place.
+  const Matrix delta_part = eta * delta.middleRows((within / n_) * height, height);
+  stored_.at(node).noalias() +=
+      delta_part * input.middleRows((within % n_) * width, width).transpose();
 }
 
 bool ReplicationScheme::regenerate(int node, std::span<const int> healthy) {

@@ -2,12 +2,23 @@
 // regeneration, updates, checkpoints and rollbacks, with the real arithmetic inside the events.
 #include "models/dnn/coded_training.hpp"
 
+#include <sys/types.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <boost/random/normal_distribution.hpp>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -76,13 +87,249 @@ struct LayerGeometry {
   double stored_values_per_node = 0.0;
 };
 
-// The state a rollback returns to.
-struct Snapshot {
-  std::vector<std::vector<Matrix>> blocks;  // [layer][node * blocks_per_node + b]
-  std::vector<Vector> biases;
-  int iterations = 0;
-  MlpParameters shadow;
+// --- storage outside the process: checkpoints and the read-out of large layers ---------------
+
+// An anonymous temporary file of raw native doubles (what is read back is bit for bit what was
+// written): made by mkstemp under the system's temporary directory and unlinked at once, so that
+// it disappears with the run however the run ends (an exception, a signal, a crash).
+class ScratchFile {
+ public:
+  explicit ScratchFile(const char* what) : what_(what) {
+    std::string name = (std::filesystem::temp_directory_path() / "codesim-XXXXXX").string();
+    const int descriptor = mkstemp(name.data());
+    if (descriptor < 0) fail("cannot create");
+    unlink(name.c_str());
+    file_ = fdopen(descriptor, "w+b");
+    if (file_ == nullptr) {
+      close(descriptor);
+      fail("cannot open");
+    }
+  }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+  ~ScratchFile() { std::fclose(file_); }
+
+  // Empties the file for writing from the start.
+  void clear() {
+    seek(0);
+    if (ftruncate(fileno(file_), 0) != 0) fail("cannot truncate");
+  }
+  void seek(std::int64_t offset) {
+    if (fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0) fail("cannot seek in");
+  }
+  // Pushes buffered writes to the file, reporting a failure (a full disk).
+  void flush() {
+    if (std::fflush(file_) != 0) fail("cannot write");
+  }
+  void write(const void* data, std::size_t bytes) {
+    if (bytes > 0 && std::fwrite(data, 1, bytes, file_) != bytes) fail("cannot write");
+  }
+  void read(void* data, std::size_t bytes) {
+    if (bytes > 0 && std::fread(data, 1, bytes, file_) != bytes) fail("cannot read");
+  }
+  template <typename Derived>
+  void write_matrix(const Eigen::PlainObjectBase<Derived>& m) {
+    const std::array<std::int64_t, 2> shape{m.rows(), m.cols()};
+    write(shape.data(), sizeof(shape));
+    write(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
+  }
+  // Reads a matrix written by write_matrix into `m`, which already has its shape.
+  template <typename Derived>
+  void read_matrix(Eigen::PlainObjectBase<Derived>& m) {
+    std::array<std::int64_t, 2> shape{};
+    read(shape.data(), sizeof(shape));
+    CODESIM_CHECK(shape[0] == m.rows() && shape[1] == m.cols(), "a stored matrix keeps its shape");
+    read(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
+  }
+
+ private:
+  [[noreturn]] void fail(const char* action) const {
+    throw std::runtime_error(std::string(action) + " the temporary " + what_ + " file in " +
+                             std::filesystem::temp_directory_path().string() + ": " +
+                             std::strerror(errno));
+  }
+
+  const char* what_;
+  std::FILE* file_ = nullptr;
 };
+
+// --- large layers in column slabs ---------------------------------------------------------------
+// Every scheme stores blocks that are linear combinations, entry by entry, of W's blocks, so the
+// encoding of the columns {g w + j : g < groups, j in [first, first + width)} of W (w = cols /
+// groups) by a scheme of the same spec is, bit for bit, those columns of the full encoding (and
+// likewise for decode_weights). A large W is therefore built, encoded and decoded a slab at a time
+// and never exists whole beside its blocks.
+constexpr double kSlabBytes = 16.0 * 1024 * 1024;
+
+struct SlabPlan {
+  int groups = 1;                // column groups: n for the block grids, k for MDS
+  Eigen::Index group_width = 0;  // cols / groups: the width of a column-split block
+  Eigen::Index slab_width = 0;   // columns per group in one slab; == group_width: no slabs
+  bool sliced() const { return slab_width < group_width; }
+};
+
+SlabPlan plan_slabs(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols) {
+  SlabPlan plan;
+  plan.group_width = cols;
+  plan.slab_width = cols;
+  Eigen::Index narrowest = cols;
+  for (const Matrix* block : scheme.stored_blocks(0))
+    narrowest = std::min(narrowest, block->cols());
+  if (narrowest < 1 || cols % narrowest != 0) return plan;
+  for (const Matrix* block : scheme.stored_blocks(0)) {
+    if (block->cols() != narrowest && block->cols() != cols) return plan;
+  }
+  const auto groups = static_cast<int>(cols / narrowest);
+  const double column_bytes = static_cast<double>(rows) * groups * kBytesPerValue;
+  const auto width =
+      static_cast<Eigen::Index>(std::max(1.0, std::floor(kSlabBytes / column_bytes)));
+  if (width >= narrowest) return plan;
+  // Every slab width (and the last, narrower one) must make a valid scheme.
+  const Eigen::Index last = narrowest % width;
+  for (Eigen::Index w : {width, last}) {
+    if (w > 0 && !validate_scheme(spec, rows, static_cast<int>(groups * w)).empty()) return plan;
+  }
+  plan.groups = groups;
+  plan.group_width = narrowest;
+  plan.slab_width = width;
+  return plan;
+}
+
+// Column ranges (full column, slab column, count) of a slab [first, first + width) in a matrix
+// of `matrix_cols` columns: a column-split block (one range) or a whole-width one (per group).
+struct SlabSegment {
+  Eigen::Index full_col = 0;
+  Eigen::Index slab_col = 0;
+  Eigen::Index count = 0;
+};
+
+std::vector<SlabSegment> slab_segments(const SlabPlan& plan, Eigen::Index matrix_cols,
+                                       Eigen::Index first, Eigen::Index width) {
+  if (matrix_cols == plan.group_width) return {{first, 0, width}};
+  CODESIM_CHECK(matrix_cols == plan.groups * plan.group_width, "a block is split or whole-width");
+  std::vector<SlabSegment> segments;
+  for (int g = 0; g < plan.groups; ++g) {
+    segments.push_back({g * plan.group_width + first, g * width, width});
+  }
+  return segments;
+}
+
+// Layer `layer`'s initial weights exactly as glorot_init draws them: stream (seed, 0, "mlp_init",
+// layer + 1), column after column, N(0, sqrt(2 / (fan_in + fan_out))). With random access, a first
+// pass records the generator at the start of every column so that any columns can be redrawn.
+class InitialWeights {
+ public:
+  InitialWeights(std::uint64_t seed, int layer, int rows, int cols, bool random_access)
+      : rows_(rows), sd_(std::sqrt(2.0 / (cols + rows))) {
+    sim::RandomStream stream({seed, 0, "mlp_init", static_cast<std::uint64_t>(layer) + 1});
+    starts_.push_back(stream.generator());
+    if (!random_access) return;
+    boost::random::normal_distribution<double> normal(0.0, sd_);
+    sim::StreamGenerator generator = stream.generator();
+    starts_.reserve(static_cast<std::size_t>(cols));
+    for (int c = 1; c < cols; ++c) {
+      for (int r = 0; r < rows; ++r) normal(generator);
+      starts_.push_back(generator);
+    }
+  }
+
+  // Columns [first, first + out.cols()) into `out` (rows x count).
+  void columns(Eigen::Index first, Eigen::Ref<Matrix> out) const {
+    CODESIM_CHECK(first >= 0 && static_cast<std::size_t>(first) < starts_.size(),
+                  "the first column's generator was recorded");
+    boost::random::normal_distribution<double> normal(0.0, sd_);
+    sim::StreamGenerator generator = starts_[static_cast<std::size_t>(first)];
+    for (Eigen::Index c = 0; c < out.cols(); ++c)
+      for (Eigen::Index r = 0; r < rows_; ++r) out(r, c) = normal(generator);
+  }
+
+ private:
+  int rows_;
+  double sd_;
+  std::vector<sim::StreamGenerator> starts_;  // generator before each column's first draw
+};
+
+// Writes glorot_init's weights of layer `layer`, encoded, into the blocks of `scheme` (a scheme of
+// `spec`, fresh or not): each slab (the whole layer when it is small) is encoded by a scheme of
+// its own shape and copied in.
+void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::uint64_t seed,
+                            int layer, int rows, int cols) {
+  const SlabPlan plan = plan_slabs(spec, scheme, rows, cols);
+  const InitialWeights initial(seed, layer, rows, cols, plan.sliced());
+  for (Eigen::Index first = 0; first < plan.group_width; first += plan.slab_width) {
+    const Eigen::Index width = std::min(plan.slab_width, plan.group_width - first);
+    Matrix slab(rows, plan.groups * width);
+    for (const SlabSegment& s : slab_segments(plan, cols, first, width)) {
+      initial.columns(s.full_col, slab.middleCols(s.slab_col, s.count));
+    }
+    const std::unique_ptr<CodingScheme> part =
+        make_scheme(spec, rows, static_cast<int>(slab.cols()));
+    part->encode(slab);
+    for (int p = 0; p < scheme.node_count(); ++p) {
+      const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
+      const std::vector<Matrix*> parts = part->stored_blocks(p);
+      for (std::size_t b = 0; b < blocks.size(); ++b) {
+        if (!plan.sliced()) {
+          *blocks[b] = std::move(*parts[b]);
+          continue;
+        }
+        for (const SlabSegment& s : slab_segments(plan, blocks[b]->cols(), first, width)) {
+          blocks[b]->middleCols(s.full_col, s.count) = parts[b]->middleCols(s.slab_col, s.count);
+        }
+      }
+    }
+  }
+}
+
+// decode_weights() of `scheme`, whose blocks it releases. A large layer's blocks go to a
+// temporary file first and are decoded a slab at a time from there, so W never sits beside all of
+// its blocks.
+Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols) {
+  const SlabPlan plan = plan_slabs(spec, scheme, rows, cols);
+  const int nodes = scheme.node_count();
+  if (!plan.sliced()) {
+    Matrix weights = scheme.decode_weights();
+    for (int p = 0; p < nodes; ++p)
+      for (Matrix* block : scheme.stored_blocks(p)) *block = Matrix();
+    return weights;
+  }
+  std::vector<std::array<Eigen::Index, 3>> layout;  // per stored block: offset, rows, cols
+  ScratchFile file("read-out");
+  std::int64_t written = 0;
+  for (int p = 0; p < nodes; ++p) {
+    for (Matrix* block : scheme.stored_blocks(p)) {
+      layout.push_back({written, block->rows(), block->cols()});
+      file.write(block->data(), static_cast<std::size_t>(block->size()) * sizeof(double));
+      written += static_cast<std::int64_t>(block->size() * sizeof(double));
+      *block = Matrix();
+    }
+  }
+  file.flush();
+  Matrix weights(rows, cols);
+  for (Eigen::Index first = 0; first < plan.group_width; first += plan.slab_width) {
+    const Eigen::Index width = std::min(plan.slab_width, plan.group_width - first);
+    const std::unique_ptr<CodingScheme> part =
+        make_scheme(spec, rows, static_cast<int>(plan.groups * width));
+    std::size_t stored = 0;
+    for (int p = 0; p < nodes; ++p) {
+      for (Matrix* block : part->stored_blocks(p)) {
+        const auto [offset, block_rows, block_cols] = layout[stored++];
+        CODESIM_CHECK(block->rows() == block_rows, "slab blocks keep the block height");
+        for (const SlabSegment& s : slab_segments(plan, block_cols, first, width)) {
+          // Columns are contiguous in column-major storage: one read per range.
+          file.seek(offset + static_cast<std::int64_t>(s.full_col * block_rows * sizeof(double)));
+          file.read(block->col(s.slab_col).data(),
+                    static_cast<std::size_t>(s.count * block_rows) * sizeof(double));
+        }
+      }
+    }
+    const Matrix slab = part->decode_weights();
+    for (const SlabSegment& s : slab_segments(plan, cols, first, width)) {
+      weights.middleCols(s.full_col, s.count) = slab.middleCols(s.slab_col, s.count);
+    }
+  }
+  return weights;
+}
 
 class CodedTrainingRun {
  public:
@@ -107,7 +354,6 @@ class CodedTrainingRun {
     CODESIM_CHECK(problem.empty(), problem.c_str());
     CODESIM_CHECK(test.samples() >= 1 && test.features() == train.features(),
                   "the test set needs samples of the training set's features");
-    const MlpParameters initial = glorot_init(spec.mlp, seed);
     nodes_ = summarize_scheme(spec.scheme).nodes;
     const std::string& kind = spec.scheme.kind;
     repetition_ = kind == "replication" || kind == "uncoded";
@@ -118,12 +364,13 @@ class CodedTrainingRun {
       schemes_.push_back(make_scheme(spec.scheme, rows, cols));
       CodingScheme& scheme = *schemes_.back();
       CODESIM_CHECK(scheme.node_count() == nodes_, "every layer's scheme has P nodes");
-      scheme.encode(initial.weights[static_cast<std::size_t>(l)]);
+      // glorot_init's weights, a slab at a time for a large layer.
+      encode_initial_weights(spec.scheme, scheme, seed, l, rows, cols);
+      biases_.push_back(Vector::Zero(rows));
       LayerGeometry g;
       g.rows = rows;
       g.cols = cols;
       const std::vector<Matrix*> blocks = scheme.stored_blocks(0);
-      blocks_per_node_ = static_cast<int>(blocks.size());
       for (const Matrix* b : blocks) {
         g.update_flops_per_column += 2.0 * static_cast<double>(b->size());
         g.stored_values_per_node += static_cast<double>(b->size());
@@ -150,8 +397,7 @@ class CodedTrainingRun {
       }
       geometry_.push_back(std::move(g));
     }
-    biases_ = initial.biases;
-    if (spec.audit) shadow_ = initial;
+    if (spec.audit) shadow_ = glorot_init(spec.mlp, seed);
     stale_.assign(static_cast<std::size_t>(nodes_), false);
     task_state_.assign(static_cast<std::size_t>(nodes_), TaskState::none);
     partials_.resize(static_cast<std::size_t>(nodes_));
@@ -162,19 +408,16 @@ class CodedTrainingRun {
     metrics_.add_series("accuracy_vs_time", {"time_s", "iteration", "test_accuracy", "train_loss"});
     if (spec.record_loss) metrics_.add_series("loss_vs_iteration", {"iteration", "time_s", "loss"});
     checkpoint_bytes_ = checkpoint.bytes;
-    take_snapshot();
     cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
     cluster_.crashes().on_repair([this](int node) { on_repair(node); });
   }
 
   TrainingResult run() {
-    // Row 0: the initial model.
+    // Row 0: the initial model, its loss from the cluster's decoded logits of batch 0 (like every
+    // later row's), so that W is never decoded whole beside its blocks.
     load_batch(0);
-    const MlpParameters initial = decoded_parameters();
-    metrics_.append_row(
-        "accuracy_vs_time",
-        {0.0, 0.0, evaluate_accuracy(),
-         cross_entropy(forward_logits(initial, spec_.mlp.hidden_activation, x0_), labels_)});
+    metrics_.append_row("accuracy_vs_time",
+                        {0.0, 0.0, evaluate_accuracy(), cross_entropy(coded_logits(x0_), labels_)});
     cluster_.crashes().start();
     engine_.schedule_at(0.0, [this] { start_iteration(); });
     engine_.run_until(spec_.time_limit_s);
@@ -196,7 +439,7 @@ class CodedTrainingRun {
     verify();
     injector_.finish();
     TrainingResult result;
-    result.parameters = decoded_parameters();
+    result.parameters = read_out_parameters();
     fill_metrics(result.parameters);
     result.metrics = std::move(metrics_);
     result.faults = injector_.log();
@@ -295,9 +538,22 @@ class CodedTrainingRun {
     return p;
   }
 
-  // Accuracy of the cluster's own coded forward pass on the evaluation samples (no faults).
-  double evaluate_accuracy() const {
-    Matrix x = eval_inputs_;
+  // The decoded parameters at the end of the run; releases every stored block.
+  MlpParameters read_out_parameters() {
+    MlpParameters p;
+    for (int l = 0; l < layers_; ++l) {
+      const LayerGeometry& g = geometry_[static_cast<std::size_t>(l)];
+      p.weights.push_back(
+          read_out_weights(spec_.scheme, *schemes_[static_cast<std::size_t>(l)], g.rows, g.cols));
+    }
+    p.biases = biases_;
+    return p;
+  }
+
+  // Logits of the cluster's own coded forward pass (no faults; error-correcting decode,
+  // decode_weights() for a layer whose decode is detected).
+  Matrix coded_logits(const Matrix& inputs) const {
+    Matrix x = inputs;
     for (int l = 0; l < layers_; ++l) {
       const CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
       ProductDecode decoded = compute_and_decode(scheme, Direction::forward, x, spec_.decode);
@@ -306,6 +562,12 @@ class CodedTrainingRun {
       s.colwise() += biases_[static_cast<std::size_t>(l)];
       x = l + 1 < layers_ ? activate(spec_.mlp.hidden_activation, s) : std::move(s);
     }
+    return x;
+  }
+
+  // Accuracy of the cluster's own coded forward pass on the evaluation samples (no faults).
+  double evaluate_accuracy() const {
+    const Matrix x = coded_logits(eval_inputs_);
     int correct = 0;
     for (Eigen::Index c = 0; c < x.cols(); ++c) {
       Eigen::Index best = 0;
@@ -518,7 +780,7 @@ class CodedTrainingRun {
     }
     const std::vector<int> live = live_nodes();
     if (spec_.decentralized) {
-      return reduce_s + sim::all_gather_time_s(topology, live, symbol_bytes);
+      return reduce_s + sim::fastest_all_gather_time_s(topology, live, symbol_bytes);
     }
     // Node 0 receives the symbols one after another, then broadcasts the decoded product.
     double gather_s = 0.0;
@@ -795,36 +1057,57 @@ class CodedTrainingRun {
   }
 
   // --- checkpoints and rollbacks --------------------------------------------------------------
+  // A checkpoint is a temporary file: the iteration, every stored block, the biases and the
+  // audit's shadow as raw doubles, so that a rollback restores them bit for bit without a second
+  // copy in memory. It is written to a spare file that replaces the current one once complete.
+  // Checkpoint 0 is not written: the initial state is rebuilt from the seed.
   void take_snapshot() {
-    snapshot_.blocks.resize(static_cast<std::size_t>(layers_));
-    for (int l = 0; l < layers_; ++l) {
-      auto& saved = snapshot_.blocks[static_cast<std::size_t>(l)];
-      saved.resize(static_cast<std::size_t>(nodes_) * blocks_per_node_);
-      for (int p = 0; p < nodes_; ++p) {
-        const std::vector<Matrix*> blocks = schemes_[static_cast<std::size_t>(l)]->stored_blocks(p);
-        for (int b = 0; b < blocks_per_node_; ++b)
-          saved[static_cast<std::size_t>(p) * blocks_per_node_ + b] =
-              *blocks[static_cast<std::size_t>(b)];
-      }
+    if (!spare_checkpoint_) spare_checkpoint_ = std::make_unique<ScratchFile>("checkpoint");
+    ScratchFile& file = *spare_checkpoint_;
+    file.clear();
+    const std::int64_t iterations = iterations_done_;
+    file.write(&iterations, sizeof(iterations));
+    for (const auto& scheme : schemes_) {
+      for (int p = 0; p < nodes_; ++p)
+        for (const Matrix* block : scheme->stored_blocks(p)) file.write_matrix(*block);
     }
-    snapshot_.biases = biases_;
-    snapshot_.iterations = iterations_done_;
-    if (spec_.audit) snapshot_.shadow = shadow_;
+    for (const Vector& bias : biases_) file.write_matrix(bias);
+    if (spec_.audit) {
+      for (const Matrix& w : shadow_.weights) file.write_matrix(w);
+      for (const Vector& b : shadow_.biases) file.write_matrix(b);
+    }
+    file.flush();
+    std::swap(checkpoint_, spare_checkpoint_);
   }
 
   void restore_snapshot() {
-    for (int l = 0; l < layers_; ++l) {
-      const auto& saved = snapshot_.blocks[static_cast<std::size_t>(l)];
-      for (int p = 0; p < nodes_; ++p) {
-        const std::vector<Matrix*> blocks = schemes_[static_cast<std::size_t>(l)]->stored_blocks(p);
-        for (int b = 0; b < blocks_per_node_; ++b)
-          *blocks[static_cast<std::size_t>(b)] =
-              saved[static_cast<std::size_t>(p) * blocks_per_node_ + b];
+    if (!checkpoint_) {
+      // Checkpoint 0, the initial state, is rebuilt from the seed rather than stored.
+      for (int l = 0; l < layers_; ++l) {
+        const LayerGeometry& g = geometry_[static_cast<std::size_t>(l)];
+        encode_initial_weights(spec_.scheme, *schemes_[static_cast<std::size_t>(l)], seed_, l,
+                               g.rows, g.cols);
+        biases_[static_cast<std::size_t>(l)].setZero();
       }
+      if (spec_.audit) shadow_ = glorot_init(spec_.mlp, seed_);
+      iterations_done_ = 0;
+      std::fill(stale_.begin(), stale_.end(), false);
+      return;
     }
-    biases_ = snapshot_.biases;
-    iterations_done_ = snapshot_.iterations;
-    if (spec_.audit) shadow_ = snapshot_.shadow;
+    ScratchFile& file = *checkpoint_;
+    file.seek(0);
+    std::int64_t iterations = 0;
+    file.read(&iterations, sizeof(iterations));
+    for (const auto& scheme : schemes_) {
+      for (int p = 0; p < nodes_; ++p)
+        for (Matrix* block : scheme->stored_blocks(p)) file.read_matrix(*block);
+    }
+    for (Vector& bias : biases_) file.read_matrix(bias);
+    if (spec_.audit) {
+      for (Matrix& w : shadow_.weights) file.read_matrix(w);
+      for (Vector& b : shadow_.biases) file.read_matrix(b);
+    }
+    iterations_done_ = static_cast<int>(iterations);
     std::fill(stale_.begin(), stale_.end(), false);
   }
 
@@ -1054,15 +1337,15 @@ class CodedTrainingRun {
   int batch_;
   WaitRule wait_;
   int nodes_ = 0;
-  int blocks_per_node_ = 1;
   bool repetition_ = false;
   double checkpoint_bytes_ = 0.0;
+  std::unique_ptr<ScratchFile> checkpoint_;  // the last checkpoint; null: the initial state
+  std::unique_ptr<ScratchFile> spare_checkpoint_;
 
   std::vector<std::unique_ptr<CodingScheme>> schemes_;
   std::vector<LayerGeometry> geometry_;
   std::vector<Vector> biases_;
   MlpParameters shadow_;
-  Snapshot snapshot_;
   std::vector<bool> stale_;  // missed an update while down: block must be regenerated
   sim::MetricSet metrics_;
   Matrix eval_inputs_;

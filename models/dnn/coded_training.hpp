@@ -79,8 +79,8 @@ struct TrainingResult {
 ///    offered (weights, "forward") on the block before the product and (product, "forward") on
 ///    the partial result. The round ends per wait_for; unfinished tasks are abandoned (erasures).
 ///    Symbols (sums of their members' partials) are reduced within each symbol [binomial reduce
-///    of the partial's bytes, slowest symbol] and all-gathered to every live scheme node [ring
-///    all-gather, (P' - 1) steps of one symbol]; decoded once [2 a^2 L flops at the slowest live
+///    of the partial's bytes, slowest symbol] and all-gathered to every live scheme node [the
+///    faster of a ring and a Bruck all-gather of one symbol per node]; decoded once [2 a^2 L flops at the slowest live
 ///    node, a symbols of L entries, 4x that when not clean]; then each node offers (decode) on its
 ///    own copy of the decoded product plus bias and (activation) on its own f(.) (output layer:
 ///    on its softmax delta, operation "loss"). Centralized: symbols go to node 0 one after
@@ -103,7 +103,8 @@ struct TrainingResult {
 ///    policy is due (iterations or seconds of progress since the last one; young/daly with the
 ///    cluster's crash MTBF), the verification pass runs [its nominal straggler-free time], then
 ///    the write [write_s + bytes / bandwidth; bytes = 0 and a bandwidth means the largest per-node
-///    stored bytes]. Checkpoints are in-memory copies of the stored blocks.
+///    stored bytes]. Checkpoints are written as raw doubles to an unlinked temporary file (so
+///    nothing is left behind) and read back bit for bit at a rollback.
 ///  - read-out: after the run, stale blocks are regenerated and an untimed verification pass
 ///    corrects what the last update corrupted, then `parameters` is decoded.
 ///  - crashes: a crashed node's running task is lost (an erasure); a node down during an update
@@ -125,7 +126,7 @@ struct TrainingResult {
 /// iterations and at the end; test accuracy of the cluster's own coded forward pass (no faults,
 /// error-correcting decode, decode_weights() for a layer whose decode is detected) on the first
 /// eval_samples test samples; train_loss the mean loss of the decoded logits of the iterations
-/// executed since the previous row (row 0: the initial model's loss on batch 0).
+/// executed since the previous row (row 0: the loss of the initial model's decoded outputs on batch 0).
 /// loss_vs_iteration (iteration, time_s, loss) when record_loss.
 TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
                            const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,

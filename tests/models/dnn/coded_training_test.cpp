@@ -429,9 +429,9 @@ TEST_CASE("waiting for the first K results is faster under stragglers and still 
 TEST_CASE("a crashed node is an erasure and is regenerated after its repair") {
   TrainingSpec spec = training("gpd", 40);
   sim::ClusterSpec c = cluster();
-  // One iteration takes about 40 microseconds here; node 3 fails often and stays down a while.
-  c.crashes[3].mtbf_s = 4e-4;
-  c.crashes[3].repair_s = 2e-4;
+  // One iteration takes about 15 microseconds here; node 3 fails often and stays down a while.
+  c.crashes[3].mtbf_s = 1e-4;
+  c.crashes[3].repair_s = 5e-5;
   const TrainingResult r = train(spec, no_faults(), {}, c);
   CHECK(r.metrics.get("completed") == 1.0);
   CHECK(r.metrics.get("crashes") > 0.0);
