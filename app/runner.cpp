@@ -117,9 +117,11 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
     } else {
       injector.emplace(training.faults, scenario.cluster.node_count(), scenario.seed, replica);
     }
-    models::TrainingResult result =
-        models::train_coded(scenario.cluster, scenario.checkpoint, training.spec, *injector,
-                            inputs.data->train, inputs.data->test, scenario.seed, replica);
+    models::TrainingObserver observer;
+    observer.should_stop = stop_requested;  // an interrupted run abandons running replicas too
+    models::TrainingResult result = models::train_coded(
+        scenario.cluster, scenario.checkpoint, training.spec, *injector, inputs.data->train,
+        inputs.data->test, scenario.seed, replica, observer);
     ReplicaOutput output{std::move(result.metrics), std::nullopt};
     if (!training.fault_log_file.empty()) output.fault_log = std::move(result.faults);
     return output;
@@ -268,8 +270,12 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
       units.size(), options.jobs,
       [&](std::size_t i) {
         const Unit& unit = units[i];
-        return encode_output(
-            run_one(experiment.points[unit.point].scenario, inputs[unit.point], unit.replica));
+        try {
+          return encode_output(
+              run_one(experiment.points[unit.point].scenario, inputs[unit.point], unit.replica));
+        } catch (const models::TrainingStopped&) {
+          return std::string();  // interrupted while running: the replica counts as not run
+        }
       },
       [&](std::size_t done, std::size_t total) {
         if (options.on_progress) options.on_progress({done, total});

@@ -619,6 +619,9 @@ class CodedTrainingRun {
 
   // --- iteration ----------------------------------------------------------------------------
   void start_iteration() {
+    if (observer_.should_stop && observer_.should_stop()) {
+      throw TrainingStopped("training stopped on request");
+    }
     if (iterations_done_ >= spec_.iterations) {
       finish();
       return;

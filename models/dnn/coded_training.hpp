@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 #include "models/coding/coding_scheme.hpp"
@@ -50,8 +51,16 @@ struct TrainingSpec {
 std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int features,
                               int classes);
 
+/// Thrown by train_coded when TrainingObserver::should_stop asked it to stop.
+class TrainingStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Optional callbacks for tests and tools; parameters are decoded with decode_weights().
 struct TrainingObserver {
+  /// Polled before every iteration; true abandons the run (train_coded throws TrainingStopped).
+  std::function<bool()> should_stop;
   /// After a checkpoint was written at `iteration` useful iterations.
   std::function<void(int iteration, const MlpParameters& parameters)> on_checkpoint;
   /// Right after a rollback restored the checkpoint of `iteration` useful iterations.
@@ -80,12 +89,12 @@ struct TrainingResult {
 ///    the partial result. The round ends per wait_for; unfinished tasks are abandoned (erasures).
 ///    Symbols (sums of their members' partials) are reduced within each symbol [binomial reduce
 ///    of the partial's bytes, slowest symbol] and all-gathered to every live scheme node [the
-///    faster of a ring and a Bruck all-gather of one symbol per node]; decoded once [2 a^2 L flops at the slowest live
-///    node, a symbols of L entries, 4x that when not clean]; then each node offers (decode) on its
-///    own copy of the decoded product plus bias and (activation) on its own f(.) (output layer:
-///    on its softmax delta, operation "loss"). Centralized: symbols go to node 0 one after
-///    another, node 0 decodes and broadcasts the product [binomial broadcast]; (decode) is offered
-///    at node 0 only and corrupts every node's copy.
+///    faster of a ring and a Bruck all-gather of one symbol per node]; decoded once [2 a^2 L flops
+///    at the slowest live node, a symbols of L entries, 4x that when not clean]; then each node
+///    offers (decode) on its own copy of the decoded product plus bias and (activation) on its own
+///    f(.) (output layer: on its softmax delta, operation "loss"). Centralized: symbols go to node
+///    0 one after another, node 0 decodes and broadcasts the product [binomial broadcast]; (decode)
+///    is offered at node 0 only and corrupts every node's copy.
 ///  - backward, layers L-1 .. 1 (layer 0's W^T delta is not needed): the same with W^T, operation
 ///    "backward"; (activation) strikes the Hadamard product delta = c o f'(z).
 ///  - update: every live scheme node runs one task [2 b_r b_c B per stored block plus 2 (N_out +
@@ -126,8 +135,8 @@ struct TrainingResult {
 /// iterations and at the end; test accuracy of the cluster's own coded forward pass (no faults,
 /// error-correcting decode, decode_weights() for a layer whose decode is detected) on the first
 /// eval_samples test samples; train_loss the mean loss of the decoded logits of the iterations
-/// executed since the previous row (row 0: the loss of the initial model's decoded outputs on batch 0).
-/// loss_vs_iteration (iteration, time_s, loss) when record_loss.
+/// executed since the previous row (row 0: the loss of the initial model's decoded outputs on batch
+/// 0). loss_vs_iteration (iteration, time_s, loss) when record_loss.
 TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
                            const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,
                            const Dataset& test, std::uint64_t seed, std::uint64_t replica,

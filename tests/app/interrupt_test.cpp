@@ -85,6 +85,30 @@ TEST_CASE("an interrupted run writes the finished replicas, marked incomplete, a
   }
 }
 
+TEST_CASE("an interrupt abandons a training replica that is still running") {
+  REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
+  TempDirectory dir;
+  const fs::path scenario = dir / "train.json";
+  std::ofstream(scenario) << R"({
+    "name": "train", "seed": 2, "replicas": 1, "cluster": {"nodes": 4},
+    "workload": {"kind": "training",
+                 "dataset": {"kind": "synthetic", "features": 64, "classes": 4, "samples": 500,
+                             "test_samples": 50},
+                 "layers": [64, 64, 4], "iterations": 100000000},
+    "strategy": {"scheme": "uncoded", "m": 2, "n": 2}
+  })";
+  const fs::path output = dir / "r.json";
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = start_codesim({"run", scenario.string(), "-o", output.string()}, dir.path());
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  kill(pid, SIGINT);
+  CHECK(wait_for_exit(pid) == 130);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+  const auto results = nlohmann::ordered_json::parse(read_file(output));
+  CHECK(results["complete"] == false);
+  CHECK(results["points"][0]["replicas"].empty());
+}
+
 TEST_CASE("a completed run is marked complete") {
   REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
   TempDirectory dir;
