@@ -2,8 +2,10 @@
 #include "app/codes_command.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <iomanip>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -11,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/coding/coding_scheme.hpp"
+#include "models/theory/decode_trials.hpp"
 
 namespace po = boost::program_options;
 
@@ -28,6 +31,7 @@ const std::map<std::string, std::vector<std::string>> kRequired = {
     {"gpd", {"m", "n", "nodes"}},
     {"codenet_grid", {"m", "n", "grid-rows", "grid-cols"}},
 };
+constexpr int kMaxTrials = 1'000'000;
 const std::vector<std::string> kSchemeOptions = {"m",      "n",         "nodes",    "k",
                                                  "copies", "grid-rows", "grid-cols"};
 
@@ -54,7 +58,12 @@ po::options_description codes_options() {
       "rows", po::value<int>()->value_name("N_OUT"),
       "rows of W: element counts instead of fractions of the product length")(
       "cols", po::value<int>()->value_name("N_IN"), "columns of W (with --rows)")(
-      "json", po::bool_switch(), "print JSON")("help,h", po::bool_switch(), "show this help");
+      "trials", po::value<int>()->value_name("T"),
+      "also decode T products per number of erroneous symbols e = 0 .. S - K + 1 (random-valued "
+      "errors, both error models; T2)")(
+      "seed", po::value<std::uint64_t>()->value_name("S")->default_value(1),
+      "seed of the --trials data and error placement")("json", po::bool_switch(), "print JSON")(
+      "help,h", po::bool_switch(), "show this help");
   return options;
 }
 
@@ -78,6 +87,10 @@ std::string check_options(const po::variables_map& values, const std::string& ki
     return "--orientation does not apply to --scheme " + kind;
   }
   if (values.count("rows") != values.count("cols")) return "--rows and --cols go together";
+  if (values.count("trials") &&
+      (values["trials"].as<int>() < 1 || values["trials"].as<int>() > kMaxTrials)) {
+    return "--trials must be in 1.." + std::to_string(kMaxTrials);
+  }
   if (values.count("rows") && (values["rows"].as<int>() < 1 || values["cols"].as<int>() < 1)) {
     return "--rows and --cols must be at least 1";
   }
@@ -185,6 +198,61 @@ void print_text(const nlohmann::ordered_json& j, std::ostream& out) {
   out << "elements: " << j["elements_unit"].get<std::string>() << "\n";
 }
 
+// T2: decode outcomes versus the number of erroneous symbols, per direction and error model.
+nlohmann::ordered_json trials_json(const models::SchemeSpec& spec, const models::SchemeSummary& s,
+                                   int trials, std::uint64_t seed) {
+  const std::unique_ptr<models::CodingScheme> shape = models::make_scheme(
+      spec, 4 * (spec.kind == "mds" ? spec.k : spec.m), 4 * (spec.kind == "mds" ? spec.k : spec.n));
+  nlohmann::ordered_json out;
+  out["trials"] = trials;
+  out["seed"] = seed;
+  out["errors"] = "random-valued (Gaussian noise times the symbol's peak on every entry)";
+  out["exact_relative_error"] = models::kExactRelativeError;
+  for (const models::Direction dir : {models::Direction::forward, models::Direction::backward}) {
+    const bool forward = dir == models::Direction::forward;
+    const int symbols = shape->symbol_count(dir);
+    const int threshold = (forward ? s.forward : s.backward).recovery_threshold;
+    const int max_errors = std::min(symbols, std::max(0, symbols - threshold + 1));
+    nlohmann::ordered_json models_json;
+    for (const models::ErrorModel model :
+         {models::ErrorModel::adversarial, models::ErrorModel::random}) {
+      models::DecodeOptions options;
+      options.error_model = model;
+      nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+      for (const models::DecodeTrialCounts& c :
+           models::run_decode_trials(spec, dir, options, trials, max_errors, seed)) {
+        rows.push_back({{"errors", c.errors},
+                        {"exact", c.exact},
+                        {"detected", c.detected},
+                        {"wrong", c.wrong},
+                        {"success_rate", static_cast<double>(c.exact) / c.trials},
+                        {"worst_relative_error", c.worst_relative_error}});
+      }
+      models_json[model == models::ErrorModel::adversarial ? "adversarial" : "random"] = rows;
+    }
+    out[forward ? "forward" : "backward"] = {{"symbols", symbols}, {"by_model", models_json}};
+  }
+  return out;
+}
+
+void print_trials(const nlohmann::ordered_json& j, std::ostream& out) {
+  out << "decode trials (T2): " << j["trials"].get<int>() << " per row, "
+      << j["errors"].get<std::string>() << "; exact = within "
+      << j["exact_relative_error"].get<double>() << " relative\n";
+  for (const char* dir : {"forward", "backward"}) {
+    out << dir << " (" << j[dir]["symbols"].get<int>() << " symbols)\n";
+    out << "  model        errors   exact  detected  wrong  worst_rel_error\n";
+    for (const auto& [model, rows] : j[dir]["by_model"].items()) {
+      for (const auto& row : rows) {
+        out << "  " << std::left << std::setw(12) << model << std::right << std::setw(7)
+            << row["errors"].get<int>() << std::setw(8) << row["exact"].get<int>() << std::setw(10)
+            << row["detected"].get<int>() << std::setw(7) << row["wrong"].get<int>()
+            << std::setw(17) << row["worst_relative_error"].get<double>() << "\n";
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int run_codes_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -222,12 +290,17 @@ int run_codes_command(const std::vector<std::string>& args, std::ostream& out, s
     err << "error: codesim codes: " << problem << "\n";
     return kBadInput;
   }
-  const nlohmann::ordered_json report = summary_json(models::summarize_scheme(spec, rows, cols),
-                                                     parameters_json(values, kind), rows > 0);
+  const models::SchemeSummary summary = models::summarize_scheme(spec, rows, cols);
+  nlohmann::ordered_json report = summary_json(summary, parameters_json(values, kind), rows > 0);
+  if (values.count("trials")) {
+    report["decode_trials"] =
+        trials_json(spec, summary, values["trials"].as<int>(), values["seed"].as<std::uint64_t>());
+  }
   if (values["json"].as<bool>()) {
     out << report.dump(2) << "\n";
   } else {
     print_text(report, out);
+    if (report.contains("decode_trials")) print_trials(report["decode_trials"], out);
   }
   return kOk;
 }

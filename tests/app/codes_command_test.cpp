@@ -131,4 +131,23 @@ TEST_CASE("codes --help lists every scheme's options") {
   }
 }
 
+TEST_CASE("codes --trials adds decode outcomes per number of erroneous symbols") {
+  const auto j = codes_json({"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--trials",
+                             "5"});
+  const auto& trials = j["decode_trials"];
+  CHECK(trials["trials"] == 5);
+  // Forward K = 2 of 6 symbols: rows for e = 0 .. S - K + 1 = 5.
+  const auto& adversarial = trials["forward"]["by_model"]["adversarial"];
+  REQUIRE(adversarial.size() == 6);
+  CHECK(adversarial[2]["exact"] == 5);     // floor((6 - 2) / 2) = 2 corrected
+  CHECK(adversarial[3]["detected"] == 5);  // 3 errors: detected
+  const auto& random = trials["forward"]["by_model"]["random"];
+  CHECK(random[3]["exact"] == 5);  // P - K - 1 = 3 corrected under the random model
+  CHECK(random[4]["detected"] == 5);
+  const Outcome bad = codes({"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--trials",
+                             "0"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--trials must be in 1..") != std::string::npos);
+}
+
 }  // namespace

@@ -1,0 +1,95 @@
+// Decodes one product many times with randomly placed random-valued symbol errors.
+#include "models/theory/decode_trials.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "sim/check.hpp"
+#include "sim/random_stream.hpp"
+
+namespace codesim::models {
+namespace {
+
+// Block counts that every scheme of `spec` needs W's rows and columns to divide by.
+std::pair<int, int> block_grid(const SchemeSpec& spec) {
+  if (spec.kind == "mds") return {spec.k, spec.k};
+  return {spec.m, spec.n};
+}
+
+Matrix gaussian(Eigen::Index rows, Eigen::Index cols, sim::RandomStream& stream) {
+  Matrix out(rows, cols);
+  for (Eigen::Index j = 0; j < cols; ++j)
+    for (Eigen::Index i = 0; i < rows; ++i) out(i, j) = stream.normal(0.0, 1.0);
+  return out;
+}
+
+}  // namespace
+
+std::vector<DecodeTrialCounts> run_decode_trials(const SchemeSpec& spec, Direction dir,
+                                                 const DecodeOptions& options, int trials,
+                                                 int max_errors, std::uint64_t seed) {
+  const auto [row_blocks, col_blocks] = block_grid(spec);
+  // Four rows and columns per block: small, but every block product is a real sum.
+  const int rows = 4 * row_blocks;
+  const int cols = 4 * col_blocks;
+  CODESIM_CHECK(validate_scheme(spec, rows, cols).empty(), "run_decode_trials needs a valid spec");
+  CODESIM_CHECK(trials >= 1, "at least one trial");
+  const std::unique_ptr<CodingScheme> scheme = make_scheme(spec, rows, cols);
+  const int symbols = scheme->symbol_count(dir);
+  CODESIM_CHECK(max_errors >= 0 && max_errors <= symbols, "0 <= max_errors <= symbols");
+
+  sim::RandomStream data({seed, 0, "decode_trials.data", 0});
+  const Matrix weights = gaussian(rows, cols, data);
+  scheme->encode(weights);
+  const bool forward = dir == Direction::forward;
+  DecodeOptions decode = options;
+  decode.inner_dimension = forward ? cols : rows;
+
+  std::vector<DecodeTrialCounts> out;
+  for (int e = 0; e <= max_errors; ++e) {
+    sim::RandomStream choice({seed, 0, "decode_trials.choice", static_cast<std::uint64_t>(e)});
+    sim::RandomStream noise({seed, 0, "decode_trials.noise", static_cast<std::uint64_t>(e)});
+    DecodeTrialCounts counts;
+    counts.errors = e;
+    counts.trials = trials;
+    std::vector<int> order(static_cast<std::size_t>(symbols));
+    for (int t = 0; t < trials; ++t) {
+      const Matrix input = gaussian(forward ? cols : rows, 1, data);
+      const Matrix exact = forward ? Matrix(weights * input) : Matrix(weights.transpose() * input);
+      // The first e of a seeded shuffle (Fisher-Yates) are the erroneous symbols; their first
+      // member's partial carries the error.
+      std::iota(order.begin(), order.end(), 0);
+      for (int i = 0; i < e; ++i) {
+        const auto j = static_cast<std::size_t>(choice.uniform_int(i, symbols - 1));
+        std::swap(order[static_cast<std::size_t>(i)], order[j]);
+      }
+      std::vector<int> struck;
+      for (int i = 0; i < e; ++i)
+        struck.push_back(scheme->symbol_members(dir, order[static_cast<std::size_t>(i)]).front());
+      const ProductDecode result =
+          compute_and_decode(*scheme, dir, input, decode, [&](int node, Matrix& partial) {
+            if (std::find(struck.begin(), struck.end(), node) != struck.end()) {
+              const double peak = std::max(partial.cwiseAbs().maxCoeff(), 1.0);
+              partial += peak * gaussian(partial.rows(), partial.cols(), noise);
+            }
+            return true;
+          });
+      if (result.status == DecodeStatus::detected) {
+        ++counts.detected;
+        continue;
+      }
+      const double error = (result.product - exact).cwiseAbs().maxCoeff() /
+                           std::max(exact.cwiseAbs().maxCoeff(), 1e-300);
+      counts.worst_relative_error = std::max(counts.worst_relative_error, error);
+      if (error <= kExactRelativeError) {
+        ++counts.exact;
+      } else {
+        ++counts.wrong;
+      }
+    }
+    out.push_back(counts);
+  }
+  return out;
+}
+
+}  // namespace codesim::models

@@ -1,0 +1,35 @@
+// Monte Carlo of one coded product decoded with e erroneous symbols (T2): how often the decoder
+// returns the exact product, detects the errors, or (never acceptable) returns a wrong product.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/coding/coding_scheme.hpp"
+
+namespace codesim::models {
+
+/// Outcomes of the trials with `errors` erroneous symbols.
+struct DecodeTrialCounts {
+  int errors = 0;  ///< erroneous symbols per trial
+  int trials = 0;
+  int exact = 0;     ///< clean or corrected, within kExactRelativeError of W X (W^T D)
+  int detected = 0;  ///< status detected: no product returned
+  int wrong = 0;     ///< a product returned that is not within kExactRelativeError
+  double worst_relative_error = 0.0;  ///< max |decoded - exact| / max |exact| over returned ones
+};
+
+/// Relative error below which a returned product counts as exact.
+inline constexpr double kExactRelativeError = 1e-8;
+
+/// For e = 0 .. max_errors, `trials` decodes of the product in `dir` of a W of block-friendly
+/// shape (entries N(0, 1), input N(0, 1)), every participant computing, then e distinct symbols
+/// chosen uniformly at random corrupted: one member's partial result gets N(0, 1) noise times the
+/// symbol's peak on every entry (random-valued errors). Decoded with `options`. Streams keyed
+/// (seed, 0, "decode_trials.*", e). Preconditions: validate_scheme(spec) is empty, trials >= 1,
+/// 0 <= max_errors <= the symbol count in `dir`.
+std::vector<DecodeTrialCounts> run_decode_trials(const SchemeSpec& spec, Direction dir,
+                                                 const DecodeOptions& options, int trials,
+                                                 int max_errors, std::uint64_t seed);
+
+}  // namespace codesim::models
