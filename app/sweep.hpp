@@ -10,8 +10,9 @@
 
 namespace codesim::app {
 
-/// At most this many points per sweep.
-inline constexpr std::size_t kMaxSweepPoints = 100000;
+/// At most this many points per sweep: every point holds its own copy of the scenario, and more
+/// points than this are better run as several scenarios.
+inline constexpr std::size_t kMaxSweepPoints = 10000;
 
 /// One point of a sweep.
 struct SweepPoint {

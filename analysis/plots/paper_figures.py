@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""The papers' figures T2-T5 (scripts/reproduce draws them): decode success versus erroneous
+nodes, errors tolerated versus nodes, rollback probability versus epsilon and expected time
+versus checkpoint interval, from codesim's `codes`, `theory` and `run` JSON outputs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import common
+
+EPS_PARAM = "/faults/targets/weights/probability_per_operation"
+TAU_PARAM = "/checkpoint/every_iterations"
+
+
+def load_json(path: str | Path) -> Any:
+    """A JSON document; InputError when it cannot be read or parsed."""
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise common.InputError(path, f"cannot read JSON ({exc})") from exc
+
+
+def wilson95(successes: float, trials: float) -> tuple[float, float, float]:
+    """Proportion and its 95% Wilson interval (lo, hi)."""
+    if trials <= 0:
+        return math.nan, math.nan, math.nan
+    z = 1.959963984540054
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def rollback_estimates(results: common.Results) -> dict[str, list[dict[str, float]]]:
+    """Per point label: rollback probability per iteration attempt, rollbacks / (rollbacks +
+    useful iterations) pooled over replicas, with its Wilson interval, by epsilon."""
+    by_label: dict[str, list[dict[str, float]]] = {}
+    for point in results.points:
+        eps = point.params.get(EPS_PARAM)
+        if not common.is_number(eps):
+            raise results.error(f"point {point.index} has no numeric {EPS_PARAM}")
+        rollbacks = sum(float(r.get("rollbacks", 0)) for r in point.replicas)
+        useful = sum(float(r.get("iterations", 0)) for r in point.replicas)
+        q, lo, hi = wilson95(rollbacks, rollbacks + useful)
+        by_label.setdefault(results.label(point), []).append(
+            {"eps": float(eps), "q": q, "lo": lo, "hi": hi, "rollbacks": rollbacks,
+             "attempts": rollbacks + useful, "replicas": len(point.replicas)})
+    return by_label
+
+
+def draw_decode_success(trials: dict[str, Any], output: Path) -> None:
+    """T2: success rate versus erroneous nodes, per direction and error model."""
+    plt = common.pyplot()
+    decode = trials.get("decode_trials")
+    if not isinstance(decode, dict):
+        raise common.InputError(output, "no decode_trials in the codes JSON")
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for ax, direction in zip(axes, ("forward", "backward")):
+        symbols = decode[direction]["symbols"]
+        threshold = trials["recovery_threshold"][direction]
+        for model, style in (("adversarial", "o-"), ("random", "s--")):
+            rows = decode[direction]["by_model"][model]
+            ax.plot([r["errors"] for r in rows], [100 * r["success_rate"] for r in rows], style,
+                    label=f"{model} decoder")
+        ax.axvline((symbols - threshold) // 2, color="C0", lw=0.8, ls=":",
+                   label=f"floor((P-K)/2) = {(symbols - threshold) // 2}")
+        ax.axvline(symbols - threshold - 1, color="C1", lw=0.8, ls=":",
+                   label=f"P-K-1 = {symbols - threshold - 1}")
+        ax.set_title(f"{direction}: P = {symbols}, K = {threshold}")
+        ax.set_xlabel("erroneous nodes per decode")
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel(f"exact decodes (%), {decode['trials']} trials each")
+    params = ", ".join(f"{k} {v}" for k, v in trials["parameters"].items())
+    fig.suptitle(f"T2 decode success, {trials['scheme']} ({params}); no wrong product returned"
+                 if all(r["wrong"] == 0 for d in ("forward", "backward")
+                        for rows in decode[d]["by_model"].values() for r in rows)
+                 else f"T2 decode success, {trials['scheme']} ({params})")
+    common.save_figure(fig, output)
+
+
+def draw_tolerance(table: dict[str, Any], output: Path) -> None:
+    """T3: errors tolerated versus nodes at equal storage, and GPD's gain over replication."""
+    plt = common.pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    rows = table["rows"]
+    nodes = [r["nodes"] for r in rows]
+    series = (("gpd_forward", "GPD forward"), ("gpd_backward", "GPD backward"),
+              ("codenet", "CodeNet grid"), ("mds", "MDS (row + column copies)"),
+              ("replication_correctable", "replication (correct)"),
+              ("replication_detectable", "replication (detect)"))
+    for key, label in series:
+        xs = [n for n, r in zip(nodes, rows) if r.get(key) is not None]
+        ys = [r[key] for r in rows if r.get(key) is not None]
+        left.step(xs, ys, where="post", label=label)
+    left.set_xlabel("nodes P")
+    left.set_ylabel("erroneous nodes corrected per decode (worst case)")
+    left.set_title(f"T3: m = {table['m']}, n = {table['n']}, each node stores 1/(mn) of W")
+    left.legend(fontsize=8)
+    ratio = table["ratio"]
+    right.plot([r["blocks"] for r in ratio], [r["ratio_at_3mn"] for r in ratio], "o-",
+               label="corrected, GPD / replication at P = 3mn")
+    right.plot([r["blocks"] for r in ratio], [r["detection_ratio_at_2mn"] for r in ratio], "s--",
+               label="GPD corrected / replication detected at P = 2mn")
+    right.set_xlabel("blocks mn (square splits)")
+    right.set_ylabel("ratio of errors tolerated")
+    right.set_title("GPD's gain grows without bound")
+    right.legend(fontsize=8)
+    common.save_figure(fig, output)
+
+
+def draw_rollback_vs_epsilon(monte_carlo: Sequence[tuple[str, common.Results]],
+                             theory: dict[str, Any], output: Path) -> None:
+    """T4: rollback probability per iteration attempt versus epsilon, Monte Carlo points with
+    95% Wilson intervals on the closed-form lines."""
+    fig, ax = common.new_figure(7.2, 5.0)
+    colours: dict[str, str] = {}
+    for i, line in enumerate(theory["schemes"]):
+        colours[line["label"]] = f"C{i}"
+        ax.plot(line["eps"], line["q"], "-", color=colours[line["label"]],
+                label=f"{line['label']}: theory (slope {line['slope']:.2f})")
+    markers = ("o", "^", "s", "v")
+    for m, (mode, results) in enumerate(monte_carlo):
+        for label, rows in rollback_estimates(results).items():
+            shown = [r for r in rows if r["rollbacks"] > 0]
+            if not shown:
+                continue
+            ys = [r["q"] for r in shown]
+            ax.errorbar([r["eps"] for r in shown], ys,
+                        yerr=[[y - r["lo"] for y, r in zip(ys, shown)],
+                              [r["hi"] - y for y, r in zip(ys, shown)]],
+                        fmt=markers[m % len(markers)], color=colours.get(label, "k"), capsize=3,
+                        mfc="none" if m else None,
+                        label=f"{label}: {mode} ({common.replica_count_text([r['replicas'] for r in shown])})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("epsilon, strike probability per node per operation")
+    ax.set_ylabel("rollback probability per iteration attempt")
+    ax.set_title("T4: rollbacks versus epsilon (checkpoint every iteration), 95% CI")
+    ax.legend(fontsize=7)
+    common.save_figure(fig, output)
+
+
+def draw_time_vs_checkpoint(monte_carlo: common.Results, theory: dict[str, Any],
+                            output: Path) -> None:
+    """T5: time per useful iteration versus the checkpoint interval (Monte Carlo with 95% CI
+    and the closed form with measured costs), and the closed form at the optimal interval
+    versus epsilon."""
+    plt = common.pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.4))
+    colours: dict[str, str] = {}
+    for i, line in enumerate(theory["schemes"]):
+        colour = colours.setdefault(line["label"], f"C{i}")
+        left.plot(line["tau"], [1e3 * t for t in line["time_per_iteration_s"]], "-",
+                  color=colour, label=f"{line['label']}: theory")
+        left.axvline(line["optimal_tau"], color=colour, ls=":", lw=0.8)
+        right.plot(line["vs_eps"]["eps"], [1e3 * t for t in line["vs_eps"]["time_per_iteration_s"]],
+                   "-", color=colour, label=f"{line['label']} at its optimal interval")
+    by_label: dict[str, list[tuple[float, float, float, int]]] = {}
+    for point in monte_carlo.points:
+        tau = point.params.get(TAU_PARAM)
+        times = [float(r["completion_time_s"]) / float(r["iterations"]) for r in point.replicas
+                 if r.get("completed") and r.get("iterations")]
+        if not common.is_number(tau) or not times:
+            continue
+        mean = sum(times) / len(times)
+        half = 0.0
+        if len(times) > 1:
+            var = sum((t - mean) ** 2 for t in times) / (len(times) - 1)
+            half = common.student_t95(len(times) - 1) * math.sqrt(var / len(times))
+        by_label.setdefault(monte_carlo.label(point), []).append((float(tau), mean, half,
+                                                                  len(times)))
+    for label, rows in by_label.items():
+        rows.sort()
+        left.errorbar([r[0] for r in rows], [1e3 * r[1] for r in rows],
+                      yerr=[1e3 * r[2] for r in rows], fmt="o", capsize=3,
+                      color=colours.get(label, "k"),
+                      label=f"{label}: Monte Carlo ({common.replica_count_text([r[3] for r in rows])})")
+    # The closed form explodes for replication at long intervals: show up to 30x the slowest
+    # measured point so the region the Monte Carlo covers stays readable.
+    measured = [1e3 * r[1] for rows in by_label.values() for r in rows]
+    if measured:
+        left.set_ylim(0.5 * min(measured), 30 * max(measured))
+    left.set_xscale("log")
+    left.set_yscale("log")
+    left.set_xlabel("checkpoint interval tau (iterations); dotted: optimal tau")
+    left.set_ylabel("simulated time per useful iteration (ms)")
+    left.set_title(f"T5 at epsilon = {theory['eps']:g}")
+    left.legend(fontsize=7)
+    right.set_xscale("log")
+    right.set_yscale("log")
+    right.set_xlabel("epsilon")
+    right.set_ylabel("time per useful iteration at the optimal tau (ms)")
+    right.set_title("T5: expected time versus epsilon (closed form)")
+    right.legend(fontsize=7)
+    common.save_figure(fig, output)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("figure", choices=("t2", "t3", "t4", "t5"))
+    parser.add_argument("inputs", nargs="+", type=Path,
+                        help="t2: CODES.json; t3: TOLERANCE.json; t4: THEORY.json "
+                             "MODE=RESULTS.json...; t5: THEORY.json RESULTS.json")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="PNG file to write")
+    args = parser.parse_args(argv)
+    try:
+        if args.figure == "t2":
+            draw_decode_success(load_json(args.inputs[0]), args.output)
+        elif args.figure == "t3":
+            draw_tolerance(load_json(args.inputs[0]), args.output)
+        elif args.figure == "t4":
+            runs = []
+            for item in args.inputs[1:]:
+                mode, _, path = str(item).partition("=")
+                runs.append((mode, common.load_results(path)))
+            draw_rollback_vs_epsilon(runs, load_json(args.inputs[0]), args.output)
+        else:
+            draw_time_vs_checkpoint(common.load_results(args.inputs[1]),
+                                    load_json(args.inputs[0]), args.output)
+    except (common.InputError, KeyError, IndexError, TypeError) as exc:
+        print(exc if isinstance(exc, common.InputError) else f"error: bad input ({exc!r})",
+              file=sys.stderr)
+        return common.EXIT_BAD_INPUT
+    except OSError as exc:
+        common.report_write_error(args.output, exc)
+        return common.EXIT_ENVIRONMENT
+    print(args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
