@@ -55,6 +55,18 @@ PreflightEstimate estimate_run(const Experiment& experiment, int jobs) {
     if (s.workload.kind != "training") continue;
     const models::TrainingSpec& spec = s.workload.training.spec;
     const std::vector<int>& sizes = spec.mlp.layer_sizes;
+    if (spec.mode == "stochastic") {
+      const double nodes = models::summarize_scheme(spec.scheme).nodes;
+      const double layers = static_cast<double>(sizes.size()) - 1;
+      double per_iteration = nodes * (2 * layers - 1 + 1);
+      if (s.checkpoint.policy == "every_iterations") {
+        per_iteration += nodes * 2 * layers / s.checkpoint.every_iterations;
+      }
+      const double operations = per_iteration * spec.iterations * static_cast<double>(replicas);
+      estimate.node_operations += operations;
+      estimate.flops += operations * kFlopsPerNodeOperation;
+      continue;
+    }
     double stored_values = 0;
     double weights = 0;
     double largest_layer = 0;

@@ -95,11 +95,11 @@ void print_iterative_job(const Scenario& scenario, const Json& aggregate, std::o
   if (!split.empty()) out << "time share: " << split << "\n";
 }
 
-/// "mean +- ci95" of `metric`, or "n/a".
+/// "mean +- ci95" of `metric`, or "-" when the results lack it (stochastic mode's accuracy).
 std::string mean_and_ci(const Json& aggregate, const std::string& metric, int precision,
                         double scale = 1.0) {
   const auto mean = mean_of(aggregate, metric);
-  if (!mean) return "n/a";
+  if (!mean) return "-";
   std::string text = format_value(*mean * scale, precision);
   const Json& ci = aggregate[metric]["ci95"];
   if (ci.is_number() && aggregate[metric]["n"].get<int>() > 1) {
@@ -123,9 +123,11 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
     if (!layers.empty()) layers += '-';
     layers += std::to_string(size);
   }
-  out << "training: " << first.workload.training.dataset.kind << ", MLP " << layers << ", batch "
-      << spec.mlp.batch_size << ", " << spec.iterations << " iterations, learning rate "
-      << format_value(spec.mlp.learning_rate) << "\n";
+  const std::string data = spec.mode == "stochastic" ? std::string("stochastic mode (no data)")
+                                                     : first.workload.training.dataset.kind;
+  out << "training: " << data << ", MLP " << layers << ", batch " << spec.mlp.batch_size << ", "
+      << spec.iterations << " iterations, learning rate " << format_value(spec.mlp.learning_rate)
+      << "\n";
   const std::array<std::string, 6> headers = {
       "strategy", "nodes", "final accuracy (%)", "simulated time (s)", "rollbacks", "corrected"};
   std::vector<std::array<std::string, 6>> rows;

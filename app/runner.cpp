@@ -13,8 +13,10 @@
 #include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
 #include "app/sweep.hpp"
+#include "app/training_sections.hpp"
 #include "app/unit_executor.hpp"
 #include "models/dnn/coded_training.hpp"
+#include "models/dnn/stochastic_training.hpp"
 #include "sim/check.hpp"
 #include "sim/iterative_job.hpp"
 
@@ -90,6 +92,7 @@ PointInputs prepare_point(
   PointInputs inputs;
   for (int r = 0; r < scenario.replicas; ++r) inputs.replicas.push_back(r);
   if (scenario.workload.kind != "training") return inputs;
+  if (scenario.workload.training.spec.mode == "stochastic") return inputs;  // reads no data
   inputs.data = load_point_data(scenario, file, cache);
   const std::string& replay = scenario.workload.training.replay_file;
   if (!replay.empty()) {
@@ -131,6 +134,14 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
 }
 
 ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::uint64_t replica) {
+  if (scenario.workload.kind == "training" &&
+      scenario.workload.training.spec.mode == "stochastic") {
+    const TrainingWorkload& training = scenario.workload.training;
+    return {
+        models::run_stochastic_training(scenario.cluster, scenario.checkpoint, training.spec,
+                                        training.faults, scenario.seed, replica, stop_requested),
+        std::nullopt};
+  }
   if (scenario.workload.kind == "training") return run_training_replica(scenario, inputs, replica);
   CODESIM_CHECK(scenario.workload.kind == "iterative_job", "unknown workload kind");
   return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint,
@@ -219,6 +230,7 @@ Experiment make_experiment(const Json& document, const std::string& file) {
     point.params = points[i].params;
     try {
       point.scenario = load_scenario(points[i].document, file);
+      check_training_mode(point.scenario, file);
     } catch (const ScenarioError& e) {
       if (points.size() == 1) throw;
       throw ScenarioError(

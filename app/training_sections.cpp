@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/scenario_error.hpp"
+#include "models/dnn/stochastic_training.hpp"
 
 namespace codesim::app {
 
@@ -22,6 +23,7 @@ constexpr std::int64_t kMaxSamples = 100000000;
 
 constexpr std::array<std::string_view, 4> kDatasetKinds = {"mnist", "fashion-mnist", "idx",
                                                            "synthetic"};
+constexpr std::array<std::string_view, 2> kModes = {"numeric", "stochastic"};
 constexpr std::array<std::string_view, 2> kActivations = {"relu", "sigmoid"};
 constexpr std::array<std::string_view, 3> kWaitFor = {"all", "k", "k_plus_2t"};
 constexpr std::array<std::string_view, 2> kErrorModels = {"adversarial", "random"};
@@ -219,7 +221,11 @@ void read_fault_overrides(ObjectReader& r, int cluster_nodes, models::FaultConfi
 
 void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
   models::TrainingSpec& spec = training.spec;
-  r.object("dataset", [&](ObjectReader& d) { training.dataset = read_dataset(d); });
+  spec.mode = r.choice("mode", spec.mode, kModes);
+  // Stochastic mode reads no data: its dataset may be omitted (and is ignored when given).
+  if (spec.mode == "numeric" || r.has("dataset")) {
+    r.object("dataset", [&](ObjectReader& d) { training.dataset = read_dataset(d); });
+  }
   models::MlpSpec& mlp = spec.mlp;
   mlp.layer_sizes =
       read_integer_list(r, "layers", mlp.layer_sizes, 1, kMaxLayerSize, 2, "layer size");
@@ -298,6 +304,88 @@ void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training)
   const std::string problem = models::validate_fault_config(config, cluster_nodes);
   if (!problem.empty()) r.fail("", problem + " (expected a valid fault configuration)");
   training.faults = std::move(config);
+}
+
+namespace {
+
+/// True when a resolved rate object ({probability_per_operation, rate_per_flop}) can strike.
+bool strikes(const Json& rate) {
+  for (const char* key : {"probability_per_operation", "rate_per_flop"}) {
+    if (rate.contains(key) && rate[key].is_number() && rate[key].get<double>() != 0.0) return true;
+  }
+  return false;
+}
+
+/// The resolved value at `path` (keys and array indices as strings), or null when missing.
+const Json* find_path(const Json& root, std::initializer_list<std::string> path) {
+  const Json* at = &root;
+  for (const std::string& key : path) {
+    if (!at->is_object() || !at->contains(key)) return nullptr;
+    at = &(*at)[key];
+  }
+  return at;
+}
+
+}  // namespace
+
+void check_training_mode(const Scenario& scenario, const std::string& file) {
+  if (scenario.workload.kind != "training") return;
+  const TrainingWorkload& training = scenario.workload.training;
+  if (training.spec.mode != "stochastic") return;
+  const Json& resolved = scenario.resolved;
+  const auto fail = [&](const std::string& pointer, const std::string& what,
+                        const std::string& expected) {
+    throw ScenarioError(file, pointer,
+                        what + " (expected " + expected + ", or workload.mode \"numeric\")");
+  };
+  const auto crashing = [](const Json* crashes) {
+    return crashes != nullptr && crashes->contains("mtbf_s") && !(*crashes)["mtbf_s"].is_null();
+  };
+  if (crashing(find_path(resolved, {"cluster", "crashes"}))) {
+    fail("/cluster/crashes/mtbf_s", "stochastic mode does not model crashes",
+         "mtbf_s null (no crashes)");
+  }
+  if (const Json* overrides = find_path(resolved, {"cluster", "overrides"})) {
+    for (std::size_t i = 0; i < overrides->size(); ++i) {
+      const Json& o = (*overrides)[i];
+      if (o.contains("crashes") && crashing(&o["crashes"])) {
+        fail("/cluster/overrides/" + std::to_string(i) + "/crashes/mtbf_s",
+             "stochastic mode does not model crashes", "no crashes");
+      }
+    }
+  }
+  for (const char* target : {"activation", "decode", "update"}) {
+    const std::string what = "stochastic mode does not model the " + std::string(target) +
+                             " fault target (only weights and product)";
+    const Json* rate = find_path(resolved, {"faults", "targets", target});
+    if (rate != nullptr && strikes(*rate)) {
+      fail("/faults/targets/" + std::string(target), what, "rates 0");
+    }
+    if (const Json* overrides = find_path(resolved, {"faults", "overrides"})) {
+      for (std::size_t i = 0; i < overrides->size(); ++i) {
+        const Json* node_rate = find_path((*overrides)[i], {"targets", target});
+        if (node_rate != nullptr && strikes(*node_rate)) {
+          fail("/faults/overrides/" + std::to_string(i) + "/targets/" + target, what, "rates 0");
+        }
+      }
+    }
+  }
+  if (!training.replay_file.empty()) {
+    fail("/faults/replay", "stochastic mode cannot replay a fault log", "no replay");
+  }
+  if (!training.fault_log_file.empty()) {
+    fail("/faults/log_file", "stochastic mode writes no fault log", "no log_file");
+  }
+  if (training.spec.audit) fail("/workload/audit", "the audit needs the arithmetic", "false");
+  if (training.spec.record_loss) {
+    fail("/workload/record_loss", "stochastic mode computes no loss", "false");
+  }
+  if (training.spec.eval_cost_s > 0.0) {
+    fail("/workload/eval_cost_s", "stochastic mode evaluates nothing", "0");
+  }
+  const std::string problem =
+      models::validate_stochastic_training(scenario.cluster, training.spec, training.faults);
+  if (!problem.empty()) fail("/workload/mode", problem, "a scenario stochastic mode models");
 }
 
 }  // namespace codesim::app

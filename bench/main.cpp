@@ -9,7 +9,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: codesim-bench engine --nodes N --tasks K [--seed S] [--json]\n"
     "       codesim-bench codes [--json] [--quick]\n"
-    "       codesim-bench training [--overhead | --memory] [options] (see training --help)\n";
+    "       codesim-bench training [--overhead | --memory] [options] (see training --help)\n"
+    "       codesim-bench stochastic [--case paper|large] [--iterations N] [--runs R] [--json]\n";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -22,11 +23,13 @@ int main(int argc, char** argv) {
   if (name == "engine") return codesim::bench::run_engine_bench(args, std::cout);
   if (name == "codes") return codesim::bench::run_codes_bench(args, std::cout);
   if (name == "training") return codesim::bench::run_training_bench(args, std::cout);
+  if (name == "stochastic") return codesim::bench::run_stochastic_bench(args, std::cout);
   if (name == "--help" || name == "-h") {
     std::cout << kUsage;
     return 0;
   }
-  std::cerr << "error: unknown benchmark '" << name << "' (expected engine, codes or training)\n"
+  std::cerr << "error: unknown benchmark '" << name
+            << "' (expected engine, codes, training or stochastic)\n"
             << kUsage;
   return 2;
 }

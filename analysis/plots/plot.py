@@ -36,16 +36,29 @@ def sweep_figures(results: common.Results, metrics: list[str]) -> list[Figure]:
             for metric in metrics if metric in available]
 
 
+def has_series(results: common.Results, names: list[str]) -> bool:
+    """True when some replica of some point has one of the series `names`."""
+    return any(results.series(point, replica, name) is not None
+               for point in results.points for replica in point.replicas for name in names)
+
+
 def figures(results: common.Results) -> list[Figure]:
     """(figure name, draw function) for `results`, in output order. Raises InputError when
     nothing fits."""
     kind = results.workload_kind
     if kind == "training":
-        chosen: list[Figure] = [
-            ("accuracy_vs_time", accuracy_vs_time.draw),
-            ("loss_vs_iteration", loss_vs_iteration.draw),
-            ("time_breakdown", time_breakdown.draw),
-        ]
+        chosen: list[Figure] = []
+        # Stochastic-mode results have no accuracy or loss series: skip their figures.
+        for name, draw, series in (
+                ("accuracy_vs_time", accuracy_vs_time.draw, ["accuracy_vs_time"]),
+                ("loss_vs_iteration", loss_vs_iteration.draw,
+                 ["loss_vs_iteration", "accuracy_vs_time"])):
+            if has_series(results, series):
+                chosen.append((name, draw))
+            else:
+                print(f"skipping {name}: no replica has a {' or '.join(series)} series"
+                      " (stochastic mode computes no accuracy or loss)", file=sys.stderr)
+        chosen.append(("time_breakdown", time_breakdown.draw))
         return chosen + sweep_figures(results, ["final_test_accuracy", "completion_time_s"])
     if kind == "iterative_job":
         return [("time_breakdown", time_breakdown.draw)] + sweep_figures(

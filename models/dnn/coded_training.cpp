@@ -22,17 +22,13 @@
 #include <utility>
 #include <vector>
 
+#include "models/dnn/round_costs.hpp"
 #include "sim/check.hpp"
-#include "sim/collectives.hpp"
 #include "sim/engine.hpp"
 #include "sim/random_stream.hpp"
 
 namespace codesim::models {
 namespace {
-
-constexpr double kBytesPerValue = 8.0;  // float64
-// Decoding with errors costs a few more passes than a clean decode (LinearCode::decode).
-constexpr double kUncleanDecodeFactor = 4.0;
 
 enum class WaitRule { all, k, k_plus_2t };
 enum class Phase { idle, round, after_round, update, checkpoint, restart, waiting, done };
@@ -68,24 +64,9 @@ struct NodeCopies {
   }
 };
 
-// Per-direction facts of one layer's scheme.
-struct DirectionGeometry {
-  std::vector<int> participants;
-  std::vector<std::vector<int>> members;       // per symbol
-  std::vector<std::vector<int>> node_symbols;  // per node: symbols it is a member of
-  double task_flops_per_column = 0.0;
-  int partial_rows = 0;  // rows of one partial result (and of one symbol)
-  int product_rows = 0;  // rows of the decoded product
-  int threshold = 0;     // K (symbols; for repetition schemes: blocks)
-};
-
-struct LayerGeometry {
-  int rows = 0;  // N_out
-  int cols = 0;  // N_in
-  std::array<DirectionGeometry, 2> dir;
-  double update_flops_per_column = 0.0;
-  double stored_values_per_node = 0.0;
-};
+// Per-direction and per-layer facts of the schemes (models/dnn/round_costs.hpp).
+using DirectionGeometry = RoundShape;
+using LayerGeometry = LayerShape;
 
 // --- storage outside the process: checkpoints and the read-out of large layers ---------------
 
@@ -357,7 +338,6 @@ class CodedTrainingRun {
     nodes_ = summarize_scheme(spec.scheme).nodes;
     const std::string& kind = spec.scheme.kind;
     repetition_ = kind == "replication" || kind == "uncoded";
-    const bool coded = !repetition_;
     for (int l = 0; l < layers_; ++l) {
       const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
       const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
@@ -367,35 +347,7 @@ class CodedTrainingRun {
       // glorot_init's weights, a slab at a time for a large layer.
       encode_initial_weights(spec.scheme, scheme, seed, l, rows, cols);
       biases_.push_back(Vector::Zero(rows));
-      LayerGeometry g;
-      g.rows = rows;
-      g.cols = cols;
-      const std::vector<Matrix*> blocks = scheme.stored_blocks(0);
-      for (const Matrix* b : blocks) {
-        g.update_flops_per_column += 2.0 * static_cast<double>(b->size());
-        g.stored_values_per_node += static_cast<double>(b->size());
-      }
-      if (coded) g.update_flops_per_column += 2.0 * (rows + cols);
-      const SchemeSummary summary = scheme.summary();
-      for (Direction d : {Direction::forward, Direction::backward}) {
-        DirectionGeometry& dg = g.dir[static_cast<std::size_t>(dir_index(d))];
-        const bool forward = d == Direction::forward;
-        const Matrix& block = forward ? *blocks.front() : *blocks.back();
-        dg.participants = scheme.participants(d);
-        const int symbols = scheme.symbol_count(d);
-        dg.node_symbols.assign(static_cast<std::size_t>(nodes_), {});
-        for (int s = 0; s < symbols; ++s) {
-          dg.members.push_back(scheme.symbol_members(d, s));
-          for (int p : dg.members.back()) dg.node_symbols[static_cast<std::size_t>(p)].push_back(s);
-        }
-        dg.task_flops_per_column = 2.0 * static_cast<double>(block.size());
-        if (kind == "gpd") dg.task_flops_per_column += 2.0 * (forward ? cols : rows);
-        dg.partial_rows = static_cast<int>(forward ? block.rows() : block.cols());
-        dg.product_rows = forward ? rows : cols;
-        dg.threshold =
-            forward ? summary.forward.recovery_threshold : summary.backward.recovery_threshold;
-      }
-      geometry_.push_back(std::move(g));
+      geometry_.push_back(layer_shape(spec.scheme, scheme, rows, cols, rows, cols));
     }
     if (spec.audit) shadow_ = glorot_init(spec.mlp, seed);
     stale_.assign(static_cast<std::size_t>(nodes_), false);
@@ -762,10 +714,9 @@ class CodedTrainingRun {
     ++decodes_;
     const double decoder_speed =
         spec_.decentralized ? slowest_live_speed() : cluster_.node(0).speed_flops_per_s();
-    const double decode_flops =
-        2.0 * present * present * g.partial_rows * batch_ *
-        (round_decode_.status == DecodeStatus::clean ? 1.0 : kUncleanDecodeFactor);
-    const double decode_s = decode_flops / decoder_speed;
+    const double decode_s =
+        decode_flops(present, g.partial_rows, batch_, round_decode_.status == DecodeStatus::clean) /
+        decoder_speed;
     pending_communication_s_ += communication_s;
     pending_decode_s_ += decode_s;
     after(communication_s + decode_s, [this] { after_decode(); });
@@ -774,27 +725,11 @@ class CodedTrainingRun {
   double communication_time_s(const DirectionGeometry& g,
                               const std::vector<std::optional<Matrix>>& symbols,
                               double symbol_bytes) const {
-    const sim::Topology& topology = cluster_.topology();
-    double reduce_s = 0.0;
-    for (std::size_t s = 0; s < symbols.size(); ++s) {
-      if (symbols[s]) {
-        reduce_s = std::max(reduce_s, sim::reduce_time_s(topology, g.members[s], symbol_bytes));
-      }
-    }
-    const std::vector<int> live = live_nodes();
-    if (spec_.decentralized) {
-      return reduce_s + sim::fastest_all_gather_time_s(topology, live, symbol_bytes);
-    }
-    // Node 0 receives the symbols one after another, then broadcasts the decoded product.
-    double gather_s = 0.0;
-    for (std::size_t s = 0; s < symbols.size(); ++s) {
-      if (symbols[s]) gather_s += topology.transfer_time_s(g.members[s].front(), 0, symbol_bytes);
-    }
-    std::vector<int> tree{0};
-    for (int p : live)
-      if (p != 0) tree.push_back(p);
+    std::vector<char> present(symbols.size());
+    for (std::size_t s = 0; s < symbols.size(); ++s) present[s] = symbols[s].has_value();
     const double product_bytes = static_cast<double>(g.product_rows) * batch_ * kBytesPerValue;
-    return reduce_s + gather_s + sim::broadcast_time_s(topology, tree, product_bytes);
+    return round_communication_time_s(cluster_.topology(), g, present, live_nodes(), symbol_bytes,
+                                      product_bytes, spec_.decentralized);
   }
 
   void after_decode() {
@@ -1050,11 +985,8 @@ class CodedTrainingRun {
       if (sources.empty() || !scheme.regenerate(node, sources)) return std::nullopt;
       ++regenerations_;
       const double values = geometry_[static_cast<std::size_t>(layer)].stored_values_per_node;
-      double t = 2.0 * static_cast<double>(sources.size()) * values /
-                 cluster_.node(node).speed_flops_per_s();
-      for (int source : sources)
-        t += cluster_.topology().transfer_time_s(source, node, values * kBytesPerValue);
-      node_s[static_cast<std::size_t>(node)] += t;
+      node_s[static_cast<std::size_t>(node)] += regeneration_time_s(
+          cluster_.topology(), node, sources, values, cluster_.node(node).speed_flops_per_s());
     }
     return *std::max_element(node_s.begin(), node_s.end());
   }
@@ -1118,27 +1050,16 @@ class CodedTrainingRun {
   double nominal_round_s(int layer, Direction dir) const {
     const DirectionGeometry& g =
         geometry_[static_cast<std::size_t>(layer)].dir[static_cast<std::size_t>(dir_index(dir))];
-    double compute_s = 0.0;
-    for (int p : g.participants) {
-      if (usable(p)) {
-        compute_s =
-            std::max(compute_s, g.task_flops_per_column / cluster_.node(p).speed_flops_per_s());
-      }
+    std::vector<char> usable_nodes(static_cast<std::size_t>(cluster_.size()), 0);
+    std::vector<double> speeds(static_cast<std::size_t>(cluster_.size()), 0.0);
+    for (int p = 0; p < cluster_.size(); ++p) {
+      usable_nodes[static_cast<std::size_t>(p)] = p < nodes_ && usable(p);
+      speeds[static_cast<std::size_t>(p)] = cluster_.node(p).speed_flops_per_s();
     }
-    std::vector<std::optional<Matrix>> present(g.members.size());
-    for (std::size_t s = 0; s < g.members.size(); ++s) {
-      if (std::all_of(g.members[s].begin(), g.members[s].end(),
-                      [this](int p) { return usable(p); })) {
-        present[s] = Matrix();
-      }
-    }
-    const double symbol_bytes = static_cast<double>(g.partial_rows) * kBytesPerValue;
-    const double symbols = static_cast<double>(
-        std::count_if(present.begin(), present.end(), [](const auto& s) { return s.has_value(); }));
     const double decoder_speed =
         spec_.decentralized ? slowest_live_speed() : cluster_.node(0).speed_flops_per_s();
-    return compute_s + communication_time_s(g, present, symbol_bytes) +
-           2.0 * symbols * symbols * g.partial_rows / decoder_speed;
+    return nominal_round_time_s(cluster_.topology(), g, usable_nodes, speeds, live_nodes(),
+                                decoder_speed, batch_, spec_.decentralized);
   }
 
   struct Verification {
@@ -1186,13 +1107,10 @@ class CodedTrainingRun {
   }
 
   double write_cost_s() const {
-    if (checkpoint_bytes_ > 0.0 || checkpoint_spec_.write_bandwidth_Bps <= 0.0) {
-      return policy_.write_cost_s();
-    }
     // Every node writes its own blocks in parallel: the largest node's bytes.
     double values = 0.0;
     for (const LayerGeometry& g : geometry_) values += g.stored_values_per_node;
-    return policy_.write_cost_s() + values * kBytesPerValue / checkpoint_spec_.write_bandwidth_Bps;
+    return checkpoint_write_time_s(policy_, checkpoint_spec_, values);
   }
 
   void start_checkpoint() {

@@ -20,6 +20,9 @@ namespace codesim::models {
 /// One coded training run. Every layer l (W_l is N_{l+1} x N_l) uses make_scheme(scheme, N_{l+1},
 /// N_l); scheme node p runs on cluster node p (the cluster needs at least P nodes).
 struct TrainingSpec {
+  /// "numeric": train_coded runs the arithmetic; "stochastic": run_stochastic_training
+  /// (stochastic_training.hpp) runs the same protocol without it. train_coded ignores it.
+  std::string mode = "numeric";
   MlpSpec mlp;
   SchemeSpec scheme;
   int iterations = 100;  ///< useful SGD steps to complete, >= 1

@@ -1,0 +1,128 @@
+// Round costs of coded training: shapes read from a scheme, and the formulas both training modes
+// charge for communication, decodes, regeneration, checkpoint writes and verification rounds.
+#include "models/dnn/round_costs.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "sim/check.hpp"
+#include "sim/collectives.hpp"
+
+namespace codesim::models {
+
+LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_rows,
+                       int scheme_cols, int rows, int cols) {
+  CODESIM_CHECK(
+      scheme_rows >= 1 && scheme_cols >= 1 && rows % scheme_rows == 0 && cols % scheme_cols == 0,
+      "a layer's shape scales the scheme's by whole factors");
+  const std::int64_t row_scale = rows / scheme_rows;
+  const std::int64_t col_scale = cols / scheme_cols;
+  struct Block {
+    std::int64_t rows;
+    std::int64_t cols;
+    double size() const { return static_cast<double>(rows * cols); }
+  };
+  const auto scaled = [&](const Matrix* b) {
+    return Block{b->rows() * row_scale, b->cols() * col_scale};
+  };
+  LayerShape g;
+  g.rows = rows;
+  g.cols = cols;
+  const std::vector<Matrix*> blocks = scheme.stored_blocks(0);
+  for (const Matrix* b : blocks) {
+    g.update_flops_per_column += 2.0 * scaled(b).size();
+    g.stored_values_per_node += scaled(b).size();
+  }
+  const bool coded = spec.kind != "replication" && spec.kind != "uncoded";
+  if (coded) g.update_flops_per_column += 2.0 * (rows + cols);
+  const SchemeSummary summary = scheme.summary();
+  const int nodes = scheme.node_count();
+  for (Direction d : {Direction::forward, Direction::backward}) {
+    const bool forward = d == Direction::forward;
+    RoundShape& dg = g.dir[forward ? 0 : 1];
+    const Block block = scaled(forward ? blocks.front() : blocks.back());
+    dg.participants = scheme.participants(d);
+    const int symbols = scheme.symbol_count(d);
+    dg.node_symbols.assign(static_cast<std::size_t>(nodes), {});
+    for (int s = 0; s < symbols; ++s) {
+      dg.members.push_back(scheme.symbol_members(d, s));
+      for (int p : dg.members.back()) dg.node_symbols[static_cast<std::size_t>(p)].push_back(s);
+    }
+    dg.task_flops_per_column = 2.0 * block.size();
+    if (spec.kind == "gpd") dg.task_flops_per_column += 2.0 * (forward ? cols : rows);
+    dg.partial_rows = static_cast<int>(forward ? block.rows : block.cols);
+    dg.product_rows = forward ? rows : cols;
+    dg.threshold =
+        forward ? summary.forward.recovery_threshold : summary.backward.recovery_threshold;
+  }
+  return g;
+}
+
+double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
+                                  std::span<const char> present, std::span<const int> live,
+                                  double symbol_bytes, double product_bytes, bool decentralized) {
+  double reduce_s = 0.0;
+  for (std::size_t s = 0; s < present.size(); ++s) {
+    if (present[s]) {
+      reduce_s = std::max(reduce_s, sim::reduce_time_s(topology, shape.members[s], symbol_bytes));
+    }
+  }
+  if (decentralized) return reduce_s + sim::fastest_all_gather_time_s(topology, live, symbol_bytes);
+  // Node 0 receives the symbols one after another, then broadcasts the decoded product.
+  double gather_s = 0.0;
+  for (std::size_t s = 0; s < present.size(); ++s) {
+    if (present[s]) gather_s += topology.transfer_time_s(shape.members[s].front(), 0, symbol_bytes);
+  }
+  std::vector<int> tree{0};
+  for (int p : live)
+    if (p != 0) tree.push_back(p);
+  return reduce_s + gather_s + sim::broadcast_time_s(topology, tree, product_bytes);
+}
+
+double decode_flops(int present_symbols, int partial_rows, int batch, bool clean) {
+  return 2.0 * present_symbols * present_symbols * partial_rows * batch *
+         (clean ? 1.0 : kUncleanDecodeFactor);
+}
+
+double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,
+                           double stored_values, double node_speed_flops_per_s) {
+  double t = 2.0 * static_cast<double>(sources.size()) * stored_values / node_speed_flops_per_s;
+  for (int source : sources)
+    t += topology.transfer_time_s(source, node, stored_values * kBytesPerValue);
+  return t;
+}
+
+double checkpoint_write_time_s(const sim::CheckpointPolicy& policy, const sim::CheckpointSpec& spec,
+                               double stored_values_per_node) {
+  if (spec.bytes > 0.0 || spec.write_bandwidth_Bps <= 0.0) return policy.write_cost_s();
+  return policy.write_cost_s() + stored_values_per_node * kBytesPerValue / spec.write_bandwidth_Bps;
+}
+
+double nominal_round_time_s(const sim::Topology& topology, const RoundShape& shape,
+                            std::span<const char> usable,
+                            std::span<const double> speeds_flops_per_s, std::span<const int> live,
+                            double decoder_speed_flops_per_s, int batch, bool decentralized) {
+  double compute_s = 0.0;
+  for (int p : shape.participants) {
+    const auto index = static_cast<std::size_t>(p);
+    if (usable[index]) {
+      compute_s = std::max(compute_s, shape.task_flops_per_column / speeds_flops_per_s[index]);
+    }
+  }
+  std::vector<char> present(shape.members.size(), 0);
+  int symbols = 0;
+  for (std::size_t s = 0; s < shape.members.size(); ++s) {
+    present[s] = std::all_of(shape.members[s].begin(), shape.members[s].end(),
+                             [&](int p) { return usable[static_cast<std::size_t>(p)] != 0; });
+    symbols += present[s];
+  }
+  const double symbol_bytes = static_cast<double>(shape.partial_rows) * kBytesPerValue;
+  const double product_bytes = static_cast<double>(shape.product_rows) * batch * kBytesPerValue;
+  const double count = static_cast<double>(symbols);
+  return compute_s +
+         round_communication_time_s(topology, shape, present, live, symbol_bytes, product_bytes,
+                                    decentralized) +
+         2.0 * count * count * shape.partial_rows / decoder_speed_flops_per_s;
+}
+
+}  // namespace codesim::models

@@ -1,0 +1,79 @@
+// The time model of coded training's rounds, shared by the numeric and the stochastic modes:
+// task flops, symbol reduce and exchange, decode, regeneration transfers and checkpoint writes.
+#pragma once
+
+#include <array>
+#include <span>
+#include <vector>
+
+#include "models/coding/coding_scheme.hpp"
+#include "sim/checkpoint_policy.hpp"
+#include "sim/topology.hpp"
+
+namespace codesim::models {
+
+inline constexpr double kBytesPerValue = 8.0;  // float64
+/// Decoding with errors costs a few more passes than a clean decode (LinearCode::decode).
+inline constexpr double kUncleanDecodeFactor = 4.0;
+
+/// One direction of one layer's scheme: who computes, which partial results sum into which
+/// symbol, and the sizes that set the costs.
+struct RoundShape {
+  std::vector<int> participants;
+  std::vector<std::vector<int>> members;       ///< per symbol, its member nodes
+  std::vector<std::vector<int>> node_symbols;  ///< per node, the symbols it is a member of
+  /// Flops of one participant's product per batch column (plus GPD's input encoding).
+  double task_flops_per_column = 0.0;
+  int partial_rows = 0;  ///< rows of one partial result (and of one symbol)
+  int product_rows = 0;  ///< rows of the decoded product
+  int threshold = 0;     ///< K in symbols (repetition schemes: blocks)
+};
+
+/// The shape of one layer (W is rows x cols).
+struct LayerShape {
+  int rows = 0;
+  int cols = 0;
+  std::array<RoundShape, 2> dir;         ///< [0] forward, [1] backward
+  double update_flops_per_column = 0.0;  ///< one node's update task per batch column
+  double stored_values_per_node = 0.0;   ///< values node 0 stores for this layer
+};
+
+/// The shape of a rows x cols layer under `spec`, read from `scheme`: a scheme of `spec` built and
+/// encoded for a scheme_rows x scheme_cols matrix with the same block structure (the layer's own,
+/// or a small one). Block heights scale by rows / scheme_rows and widths by cols / scheme_cols.
+LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_rows,
+                       int scheme_cols, int rows, int cols);
+
+/// Seconds to bring a round's present symbols together: each symbol reduced over its members
+/// (binomial reduce of `symbol_bytes`; the slowest symbol counts), then decentralized: the faster
+/// of a ring and a Bruck all-gather of one symbol per `live` node; centralized: the symbols sent
+/// to node 0 one after another and the decoded product (`product_bytes`) broadcast from node 0 to
+/// the live nodes (binomial). `present` has one flag per symbol.
+double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
+                                  std::span<const char> present, std::span<const int> live,
+                                  double symbol_bytes, double product_bytes, bool decentralized);
+
+/// Flops of a decode of `present_symbols` symbols of `partial_rows` x `batch` entries:
+/// 2 a^2 L, times kUncleanDecodeFactor when it was not clean.
+double decode_flops(int present_symbols, int partial_rows, int batch, bool clean);
+
+/// Seconds for `node` to regenerate `stored_values` values from `sources`: their blocks arrive
+/// one after another, then 2 |sources| flops per value at `node_speed_flops_per_s`.
+double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,
+                           double stored_values, double node_speed_flops_per_s);
+
+/// Seconds of one checkpoint write: the policy's cost, plus, when the spec gives a bandwidth and no
+/// byte count, every node writing its own `stored_values_per_node` values in parallel.
+double checkpoint_write_time_s(const sim::CheckpointPolicy& policy, const sim::CheckpointSpec& spec,
+                               double stored_values_per_node);
+
+/// Nominal (straggler-free) seconds of one batch-1 round of the verification pass: the slowest
+/// usable participant's task, the communication of the symbols whose members are all usable and
+/// a clean decode of them at `decoder_speed_flops_per_s`. `usable` and `speeds_flops_per_s` are
+/// per node; `batch` sizes the centralized broadcast (as in the training rounds).
+double nominal_round_time_s(const sim::Topology& topology, const RoundShape& shape,
+                            std::span<const char> usable,
+                            std::span<const double> speeds_flops_per_s, std::span<const int> live,
+                            double decoder_speed_flops_per_s, int batch, bool decentralized);
+
+}  // namespace codesim::models

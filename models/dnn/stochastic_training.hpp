@@ -1,0 +1,64 @@
+// The stochastic mode of coded training: train_coded's protocol and time model without the
+// arithmetic; every decode's outcome follows from which symbols simulated faults made erroneous.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "models/dnn/coded_training.hpp"
+#include "models/faults/fault_targets.hpp"
+#include "sim/checkpoint_policy.hpp"
+#include "sim/cluster.hpp"
+#include "sim/metric_set.hpp"
+
+namespace codesim::models {
+
+/// Returns "" when run_stochastic_training models `spec` on `cluster` with `faults`, else what it
+/// does not model or what is wrong. Not modelled: crashes (finite mtbf_s), the activation, decode
+/// and update fault targets (the loss is an activation target), audit, record_loss and
+/// eval_cost_s > 0. The layers give the sizes; there is no data to check them against.
+std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const TrainingSpec& spec,
+                                         const FaultConfig& faults);
+
+/// Runs one replica of train_coded's protocol (see coded_training.hpp) with its time model
+/// (models/dnn/round_costs.hpp) and no arithmetic: per stored block it keeps whether a weight
+/// strike has made it wrong. Precondition: validate_stochastic_training is empty.
+///
+///  - Strikes: (weights, forward / backward) before each completed product on the block it reads,
+///    (product, forward / backward) on each completed partial (transient: its symbols are
+///    erroneous in that decode only), (weights, update) on every stored block after each update;
+///    probability per opportunity FaultInjector::strike_probability(node, target, flops). Each
+///    (node, target) stream, keyed (seed, replica, "stochastic_strike.<target>", node), draws an
+///    Exp(1) budget and spends -log(1 - p) per opportunity; a strike when it runs out (geometric
+///    skipping, exact also when p varies with flops).
+///  - Decodes: a symbol (the sum of its members' partials) is erroneous when a member's block is
+///    wrong or its partial was struck; late members make it an erasure. Each codeword (one per
+///    scheme; replication and uncoded: the copies of one block row forward, column backward) with
+///    a present symbols, K needed and r = a - K: a < K detected; no erroneous symbol clean; r = 0
+///    silent (nothing detects it; uncoded); at most t erroneous corrected, t = r / 2 adversarial,
+///    r - 1 random; more detected. A decode is detected when a codeword is, else corrected when
+///    one is. Corrected: every member of an erroneous symbol of a corrected codeword is
+///    regenerated (all its blocks of the layer become right) from regeneration_sources excluding
+///    them; detected (or no sources): rollback to the last checkpoint's blocks.
+///  - Time: task times flops / speed times a straggler factor drawn like the cluster's nodes
+///    (stream (seed, replica, "straggler", node), one draw per task, as train_coded); wait_for
+///    ends a round at the task completing the rule; communication, decode (x4 when not clean),
+///    regeneration, verification and checkpoint costs as train_coded's. No evaluation.
+///  - Checkpoints: the verification pass (forward and backward of every layer, no strikes) before
+///    each write; at the end an untimed verification pass, as train_coded's read-out.
+///
+/// Metrics: completed, completion_time_s, iterations, iterations_executed, faults_injected
+/// (strikes), decodes, corrected, regenerations, detected, rollbacks, checkpoints,
+/// silent_corruptions (training decodes that read an erroneous symbol nothing detected),
+/// node_operations (tasks simulated: products, updates and verification products),
+/// time_compute_s, time_communication_s, time_decode_s, time_checkpoint_s, time_restart_s,
+/// time_eval_s (0), time_lost_s; the seven add up to completion_time_s. No series.
+/// `should_stop`, when set, is polled before every iteration; true throws TrainingStopped.
+sim::MetricSet run_stochastic_training(const sim::ClusterSpec& cluster,
+                                       const sim::CheckpointSpec& checkpoint,
+                                       const TrainingSpec& spec, const FaultConfig& faults,
+                                       std::uint64_t seed, std::uint64_t replica,
+                                       const std::function<bool()>& should_stop = {});
+
+}  // namespace codesim::models

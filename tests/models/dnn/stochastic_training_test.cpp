@@ -1,0 +1,344 @@
+// Stochastic coded training: rollback and correction rates against the closed forms and against
+// the numeric mode, determinism, the shared time model and what it refuses to model.
+#include "models/dnn/stochastic_training.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "models/dnn/synthetic_dataset.hpp"
+#include "models/theory/training_theory.hpp"
+
+using namespace codesim;
+using namespace codesim::models;
+
+namespace {
+
+SchemeSpec codenet() {
+  SchemeSpec s;
+  s.kind = "codenet_grid";
+  s.m = 5;
+  s.n = 4;
+  s.grid_rows = 7;
+  s.grid_cols = 6;
+  s.seed = 3;
+  return s;
+}
+
+SchemeSpec replication() {
+  SchemeSpec s;
+  s.kind = "replication";
+  s.m = 5;
+  s.n = 4;
+  s.copies = 2;
+  return s;
+}
+
+SchemeSpec small(const std::string& kind) {
+  SchemeSpec s;
+  s.kind = kind;
+  s.m = 2;
+  s.n = 2;
+  s.seed = 11;
+  if (kind == "mds") {
+    s.k = 2;
+    s.nodes = 5;
+  } else if (kind == "gpd") {
+    s.nodes = 8;
+  } else if (kind == "codenet_grid") {
+    s.grid_rows = 4;
+    s.grid_cols = 4;
+  } else if (kind == "replication") {
+    s.copies = 3;
+  }
+  return s;
+}
+
+TrainingSpec training(const SchemeSpec& scheme, int iterations,
+                      std::vector<int> layers = {40, 40, 40, 10}) {
+  TrainingSpec t;
+  t.mlp.layer_sizes = std::move(layers);
+  t.mlp.learning_rate = 0.01;
+  t.scheme = scheme;
+  t.iterations = iterations;
+  return t;
+}
+
+sim::ClusterSpec cluster(int nodes = 40) {
+  sim::ClusterSpec c = sim::uniform_cluster(nodes, 1e9);
+  c.network.latency_s = 2e-6;
+  c.network.bandwidth_Bps = 1.25e9;
+  return c;
+}
+
+sim::CheckpointSpec every(int iterations) {
+  sim::CheckpointSpec c;
+  c.policy = "every_iterations";
+  c.every_iterations = iterations;
+  c.write_s = 1e-3;
+  c.restart_s = 2e-3;
+  return c;
+}
+
+FaultConfig weights_at(double eps) {
+  FaultConfig f = default_fault_config();
+  for (FaultTargetSpec& t : f.targets) t.rate = {};
+  f[FaultTarget::weights].rate.probability_per_operation = eps;
+  return f;
+}
+
+double breakdown_s(const sim::MetricSet& m) {
+  double total = 0.0;
+  for (const char* part : {"time_compute_s", "time_communication_s", "time_decode_s",
+                           "time_checkpoint_s", "time_restart_s", "time_eval_s", "time_lost_s"}) {
+    total += m.get(part);
+  }
+  return total;
+}
+
+// |observed - expected| within z standard deviations of a count with that variance (plus one
+// for the discreteness).
+bool within(double observed, double expected, double variance, double z) {
+  return std::abs(observed - expected) <= z * std::sqrt(variance) + 1.0;
+}
+
+constexpr double kZ99 = 2.576;
+constexpr double kZ95 = 1.96;
+
+// Checkpointing after every iteration makes every attempt a first iteration after a clean state:
+// the per-attempt rollback, per-pass verification failure and corrected counts follow the
+// closed forms for the first iteration and the verification pass after one iteration.
+void check_against_theory(const SchemeSpec& scheme, double eps, int iterations) {
+  const TrainingSpec spec = training(scheme, iterations);
+  const sim::MetricSet m =
+      run_stochastic_training(cluster(), every(1), spec, weights_at(eps), 7, 0);
+  const TrainingTheory theory(scheme, spec.mlp.layer_sizes);
+  const double executed = m.get("iterations_executed");
+  const double verifications = executed - 1.0;  // none after the last iteration
+  const double verification_failures = verifications - m.get("checkpoints");
+  const double iteration_rollbacks = m.get("rollbacks") - verification_failures;
+  const double attempts = executed + iteration_rollbacks;
+  CHECK(m.get("completed") == 1.0);
+
+  const double p = theory.first_rollback_probability(eps);
+  INFO("rollbacks " << iteration_rollbacks << " of " << attempts << " attempts, p = " << p);
+  CHECK(iteration_rollbacks > 50.0);
+  CHECK(within(iteration_rollbacks, attempts * p, attempts * p * (1 - p), kZ99));
+
+  const double q = theory.verification_failure_probability(eps, 1);
+  INFO("verification failures " << verification_failures << " of " << verifications
+                                << ", q = " << q);
+  CHECK(within(verification_failures, verifications * q, verifications * q * (1 - q), kZ99));
+
+  // Corrected decodes: per attempt and per verification pass (plus the final untimed pass).
+  const double per_attempt = sequence_probabilities(theory.first_decodes(), eps).expected_corrected;
+  const double per_pass =
+      sequence_probabilities(theory.verification_decodes(), eps, 1).expected_corrected;
+  const double expected = attempts * per_attempt + (verifications + 1.0) * per_pass;
+  INFO("corrected " << m.get("corrected") << ", expected " << expected);
+  // A count of rare independent decodes: its variance is at most its mean.
+  CHECK(within(m.get("corrected"), expected, expected, kZ99));
+}
+
+struct NumericData {
+  Dataset train;
+  Dataset test;
+};
+
+const NumericData& numeric_data() {
+  static const NumericData d = [] {
+    SyntheticSpec spec;
+    spec.classes = 10;
+    spec.features = 40;
+    spec.samples = 600;
+    spec.seed = 5;
+    DatasetSplit split = split_dataset(make_synthetic_dataset(spec), 100, 2);
+    return NumericData{std::move(split.train), std::move(split.test)};
+  }();
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("CodeNet's stochastic rollback and correction rates match the closed forms") {
+  check_against_theory(codenet(), 3e-3, 20000);
+}
+
+TEST_CASE("replication's stochastic rollback rate matches the closed form") {
+  check_against_theory(replication(), 1e-3, 4000);
+}
+
+TEST_CASE("stochastic and numeric modes agree on rollbacks, corrections and strikes") {
+  // Sigmoid hidden units and a value model that changes every entry, so that every strike shows
+  // in the numeric products (a sparse strike can hide behind zero inputs).
+  const SchemeSpec scheme = codenet();
+  TrainingSpec spec = training(scheme, 150);
+  spec.mlp.hidden_activation = Activation::sigmoid;
+  FaultConfig faults = weights_at(2.5e-3);
+  faults[FaultTarget::product].rate.probability_per_operation = 1e-3;
+  for (FaultTarget t : {FaultTarget::weights, FaultTarget::product}) {
+    faults[t].model = value_model_defaults(ValueModelKind::gaussian);
+    faults[t].model.density = 1.0;
+    faults[t].model.sigma = 1.0;
+  }
+  const sim::CheckpointSpec checkpoint = every(5);
+  double numeric[4] = {0, 0, 0, 0};
+  double stochastic[4] = {0, 0, 0, 0};
+  const char* names[4] = {"rollbacks", "corrected", "faults_injected", "checkpoints"};
+  constexpr int kReplicas = 24;
+  for (std::uint64_t r = 0; r < kReplicas; ++r) {
+    const sim::MetricSet a = run_coded_training(cluster(), checkpoint, spec, faults,
+                                                numeric_data().train, numeric_data().test, 9, r);
+    const sim::MetricSet b = run_stochastic_training(cluster(), checkpoint, spec, faults, 9, r);
+    for (int i = 0; i < 4; ++i) {
+      numeric[i] += a.get(names[i]);
+      stochastic[i] += b.get(names[i]);
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    INFO(names[i] << ": numeric " << numeric[i] << ", stochastic " << stochastic[i]);
+    CHECK(numeric[i] > 20.0);
+    // Two Poisson-like counts: the difference's variance is at most their sum.
+    CHECK(within(numeric[i], stochastic[i], numeric[i] + stochastic[i], kZ95));
+  }
+}
+
+TEST_CASE("the same seed gives identical metrics and another replica differs") {
+  const TrainingSpec spec = training(codenet(), 300);
+  const sim::MetricSet a =
+      run_stochastic_training(cluster(), every(10), spec, weights_at(3e-3), 4, 0);
+  const sim::MetricSet b =
+      run_stochastic_training(cluster(), every(10), spec, weights_at(3e-3), 4, 0);
+  const sim::MetricSet c =
+      run_stochastic_training(cluster(), every(10), spec, weights_at(3e-3), 4, 1);
+  CHECK(a.scalars() == b.scalars());
+  CHECK(a.scalars() != c.scalars());
+  CHECK(a.get("faults_injected") > 0.0);
+  CHECK(a.all_series().empty());
+}
+
+TEST_CASE("the time breakdown adds up to the completion time") {
+  for (const SchemeSpec& scheme : {codenet(), replication()}) {
+    const sim::MetricSet m =
+        run_stochastic_training(cluster(), every(4), training(scheme, 400), weights_at(5e-3), 2, 0);
+    CAPTURE(scheme.kind);
+    CHECK(m.get("rollbacks") > 0.0);
+    CHECK(m.get("time_lost_s") > 0.0);
+    CHECK(breakdown_s(m) == doctest::Approx(m.get("completion_time_s")).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("without faults the stochastic mode takes exactly the numeric mode's time") {
+  const NumericData& d = numeric_data();
+  sim::CheckpointSpec checkpoint = every(3);
+  checkpoint.write_bandwidth_Bps = 1e8;
+  for (const char* kind : {"uncoded", "replication", "mds", "gpd", "codenet_grid"}) {
+    for (bool decentralized : {true, false}) {
+      TrainingSpec spec = training(small(kind), 7, {40, 20, 20, 10});
+      spec.decentralized = decentralized;
+      sim::ClusterSpec c = cluster(16);
+      c.network.shape = "fat_tree";
+      c.speeds_flops_per_s[1] = 5e8;
+      const sim::MetricSet a =
+          run_coded_training(c, checkpoint, spec, weights_at(0.0), d.train, d.test, 3, 0);
+      const sim::MetricSet b = run_stochastic_training(c, checkpoint, spec, weights_at(0.0), 3, 0);
+      CAPTURE(kind);
+      CAPTURE(decentralized);
+      for (const char* name : {"completion_time_s", "time_compute_s", "time_communication_s",
+                               "time_decode_s", "time_checkpoint_s"}) {
+        CAPTURE(name);
+        CHECK(b.get(name) == doctest::Approx(a.get(name)).epsilon(1e-12));
+      }
+      for (const char* name : {"decodes", "checkpoints", "iterations_executed", "corrected"}) {
+        CAPTURE(name);
+        CHECK(b.get(name) == a.get(name));
+      }
+    }
+  }
+}
+
+TEST_CASE("with stragglers and early stopping the tasks take the numeric mode's times") {
+  const NumericData& d = numeric_data();
+  sim::ClusterSpec c = cluster(16);
+  for (auto& s : c.stragglers) {
+    s.kind = "pareto";
+    s.scale = 1.0;
+    s.shape = 1.5;
+  }
+  for (const char* wait : {"all", "k", "k_plus_2t"}) {
+    TrainingSpec spec = training(small("gpd"), 12, {40, 20, 20, 10});
+    spec.wait_for = wait;
+    const sim::MetricSet a =
+        run_coded_training(c, every(5), spec, weights_at(0.0), d.train, d.test, 3, 1);
+    const sim::MetricSet b = run_stochastic_training(c, every(5), spec, weights_at(0.0), 3, 1);
+    CAPTURE(wait);
+    CHECK(b.get("completion_time_s") == doctest::Approx(a.get("completion_time_s")).epsilon(1e-12));
+    CHECK(b.get("rollbacks") == 0.0);
+  }
+}
+
+TEST_CASE("uncoded training reads its corruptions silently and never rolls back") {
+  SchemeSpec scheme = small("uncoded");
+  const sim::MetricSet m = run_stochastic_training(
+      cluster(16), every(5), training(scheme, 200, {40, 20, 20, 10}), weights_at(1e-3), 1, 0);
+  CHECK(m.get("faults_injected") > 0.0);
+  CHECK(m.get("silent_corruptions") > 0.0);
+  CHECK(m.get("rollbacks") == 0.0);
+  CHECK(m.get("detected") == 0.0);
+  CHECK(m.get("corrected") == 0.0);
+}
+
+TEST_CASE("erasures count against the redundancy: waiting for K leaves errors silent") {
+  // GPD 2x2 on 8 nodes with wait_for k and no stragglers: exactly K symbols are present, so a
+  // struck product is never detected.
+  TrainingSpec spec = training(small("gpd"), 200, {40, 20, 20, 10});
+  spec.wait_for = "k";
+  FaultConfig faults = weights_at(0.0);
+  faults[FaultTarget::product].rate.probability_per_operation = 1e-2;
+  const sim::MetricSet m = run_stochastic_training(cluster(16), {}, spec, faults, 1, 0);
+  CHECK(m.get("faults_injected") > 0.0);
+  CHECK(m.get("silent_corruptions") > 0.0);
+  CHECK(m.get("detected") == 0.0);
+  spec.wait_for = "all";
+  const sim::MetricSet all = run_stochastic_training(cluster(16), {}, spec, faults, 1, 0);
+  CHECK(all.get("silent_corruptions") == 0.0);
+  CHECK(all.get("corrected") > 0.0);
+}
+
+TEST_CASE("a stop request abandons the run") {
+  const TrainingSpec spec = training(codenet(), 1000);
+  int polls = 0;
+  CHECK_THROWS_AS(run_stochastic_training(cluster(), {}, spec, weights_at(1e-3), 1, 0,
+                                          [&polls] { return ++polls > 5; }),
+                  TrainingStopped);
+  CHECK(polls == 6);
+}
+
+TEST_CASE("what the stochastic mode does not model is refused") {
+  const TrainingSpec spec = training(codenet(), 10);
+  CHECK(validate_stochastic_training(cluster(), spec, weights_at(1e-3)).empty());
+  sim::ClusterSpec crashing = cluster();
+  crashing.crashes[3].mtbf_s = 100.0;
+  CHECK(validate_stochastic_training(crashing, spec, weights_at(1e-3)).find("crashes") !=
+        std::string::npos);
+  for (FaultTarget t : {FaultTarget::activation, FaultTarget::decode, FaultTarget::update}) {
+    FaultConfig f = weights_at(1e-3);
+    FaultRateOverride o;
+    o.nodes = {2};
+    o.target = t;
+    o.rate.probability_per_operation = 1e-3;
+    f.overrides.push_back(o);
+    CHECK(validate_stochastic_training(cluster(), spec, f).find(std::string(to_string(t))) !=
+          std::string::npos);
+  }
+  TrainingSpec audited = spec;
+  audited.audit = true;
+  CHECK(validate_stochastic_training(cluster(), audited, weights_at(1e-3)).find("audit") !=
+        std::string::npos);
+  TrainingSpec too_big = spec;
+  too_big.mlp.layer_sizes = {41, 40, 10};
+  CHECK(!validate_stochastic_training(cluster(), too_big, weights_at(1e-3)).empty());
+  CHECK(!validate_stochastic_training(cluster(20), spec, weights_at(1e-3)).empty());
+}
