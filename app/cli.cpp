@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -18,10 +20,12 @@
 
 #include "analysis/results_json.hpp"
 #include "app/codes_command.hpp"
+#include "app/decoding_guard.hpp"
 #include "app/fault_log_json.hpp"
 #include "app/object_reader.hpp"
 #include "app/plot_command.hpp"
 #include "app/preflight.hpp"
+#include "app/progress_bar.hpp"
 #include "app/run_summary.hpp"
 #include "app/runner.hpp"
 #include "app/scenario_error.hpp"
@@ -112,41 +116,6 @@ bool check_one_scenario(const std::string& command, const CommandLine& line, std
       << " (expected exactly one SCENARIO; see codesim " << command << " --help)\n";
   return false;
 }
-
-/// A one-line progress bar on a terminal's stderr, shown once a run has lasted two seconds.
-class ProgressBar {
- public:
-  explicit ProgressBar(std::ostream& err, bool enabled) : err_(err), enabled_(enabled) {}
-  ~ProgressBar() {
-    if (shown_) err_ << "\r\033[K" << std::flush;
-  }
-  void update(const RunProgress& progress) {
-    if (!enabled_) return;
-    const double elapsed_s = std::chrono::duration<double>(Clock::now() - start_).count();
-    if (elapsed_s < 2.0 && progress.units_done < progress.units_total) return;
-    if (progress.units_done == progress.units_total && !shown_) return;
-    shown_ = true;
-    const double fraction =
-        static_cast<double>(progress.units_done) / static_cast<double>(progress.units_total);
-    const int width = 30;
-    const int filled = static_cast<int>(fraction * width);
-    err_ << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
-         << std::string(static_cast<std::size_t>(width - filled), '.') << "] "
-         << progress.units_done << "/" << progress.units_total << " replicas, "
-         << static_cast<long>(elapsed_s) << " s elapsed";
-    if (progress.units_done > 0 && progress.units_done < progress.units_total) {
-      err_ << ", ETA " << static_cast<long>(elapsed_s / fraction - elapsed_s) << " s";
-    }
-    err_ << "\033[K" << std::flush;
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  std::ostream& err_;
-  bool enabled_;
-  bool shown_ = false;
-  Clock::time_point start_ = Clock::now();
-};
 
 constexpr int kInterrupted = 130;
 
@@ -276,11 +245,19 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     }
   }
 
+  if (!quiet && executor->is_root()) {
+    // Ill-conditioned decoding systems: warned before the run, recorded in the results.
+    for (const std::string& warning : guard_experiment(experiment).warnings) err << warning << "\n";
+  }
+
   RunOutput run;
   try {
     const InterruptGuard interrupts;
     options.executor = executor.get();
-    ProgressBar bar(err, !quiet && executor->is_root() && isatty(STDERR_FILENO) != 0);
+    std::atomic<std::uint64_t> iterations{0};
+    options.simulated_iterations = &iterations;
+    ProgressBar bar(err, !quiet && executor->is_root() && isatty(STDERR_FILENO) != 0, iterations,
+                    kProgressDelay_s);
     options.on_progress = [&bar](const RunProgress& progress) { bar.update(progress); };
     run = run_experiment(experiment, options);
   } catch (const RankFailure&) {

@@ -2,13 +2,16 @@
 // (point, replica) run by a UnitExecutor and their outputs, encoded bit-exactly, stored by index.
 #include "app/runner.hpp"
 
+#include <atomic>
 #include <bit>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 
 #include "analysis/results_json.hpp"
+#include "app/decoding_guard.hpp"
 #include "app/fault_log_json.hpp"
 #include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
@@ -110,8 +113,17 @@ PointInputs prepare_point(
   return inputs;
 }
 
+// Polled before every simulated iteration: counts it for progress and says whether the run was
+// interrupted (an interrupted run abandons running replicas too).
+std::function<bool()> stop_poll(std::atomic<std::uint64_t>* iterations) {
+  return [iterations] {
+    if (iterations != nullptr) iterations->fetch_add(1, std::memory_order_relaxed);
+    return stop_requested();
+  };
+}
+
 ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& inputs,
-                                   std::uint64_t replica) {
+                                   std::uint64_t replica, std::atomic<std::uint64_t>* iterations) {
   const TrainingWorkload& training = scenario.workload.training;
   std::optional<models::FaultInjector> injector;
   try {
@@ -121,7 +133,7 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
       injector.emplace(training.faults, scenario.cluster.node_count(), scenario.seed, replica);
     }
     models::TrainingObserver observer;
-    observer.should_stop = stop_requested;  // an interrupted run abandons running replicas too
+    observer.should_stop = stop_poll(iterations);
     models::TrainingResult result = models::train_coded(
         scenario.cluster, scenario.checkpoint, training.spec, *injector, inputs.data->train,
         inputs.data->test, scenario.seed, replica, observer);
@@ -133,16 +145,19 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
   }
 }
 
-ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::uint64_t replica) {
+ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::uint64_t replica,
+                      std::atomic<std::uint64_t>* iterations = nullptr) {
   if (scenario.workload.kind == "training" &&
       scenario.workload.training.spec.mode == "stochastic") {
     const TrainingWorkload& training = scenario.workload.training;
-    return {
-        models::run_stochastic_training(scenario.cluster, scenario.checkpoint, training.spec,
-                                        training.faults, scenario.seed, replica, stop_requested),
-        std::nullopt};
+    return {models::run_stochastic_training(scenario.cluster, scenario.checkpoint, training.spec,
+                                            training.faults, scenario.seed, replica,
+                                            stop_poll(iterations)),
+            std::nullopt};
   }
-  if (scenario.workload.kind == "training") return run_training_replica(scenario, inputs, replica);
+  if (scenario.workload.kind == "training") {
+    return run_training_replica(scenario, inputs, replica, iterations);
+  }
   CODESIM_CHECK(scenario.workload.kind == "iterative_job", "unknown workload kind");
   return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint,
                                  scenario.workload.iterative_job, scenario.seed, replica),
@@ -283,8 +298,8 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
       [&](std::size_t i) {
         const Unit& unit = units[i];
         try {
-          return encode_output(
-              run_one(experiment.points[unit.point].scenario, inputs[unit.point], unit.replica));
+          return encode_output(run_one(experiment.points[unit.point].scenario, inputs[unit.point],
+                                       unit.replica, options.simulated_iterations));
         } catch (const models::TrainingStopped&) {
           return std::string();  // interrupted while running: the replica counts as not run
         }
@@ -306,6 +321,8 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
     outputs.push_back(text.empty() ? std::nullopt : std::optional(decode_output(text)));
   }
 
+  // Condition numbers of every point's decoding systems (cached per strategy: milliseconds).
+  const DecodingGuard guard = guard_experiment(experiment);
   Json& results = output.results;
   results = Json::object();
   results["schema_version"] = 1;
@@ -330,6 +347,7 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
       }
     }
     results["points"].push_back(analysis::point_json(point.params, point.label, replicas, numbers));
+    if (!guard.records[p].is_null()) results["points"].back()["decoding"] = guard.records[p];
   }
   return output;
 }

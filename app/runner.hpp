@@ -2,6 +2,7 @@
 // unit on a pool of threads and builds the one results document.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -48,6 +49,9 @@ class UnitExecutor;
 struct RunOptions {
   int jobs = 1;  ///< threads per process; the results do not depend on it
   std::function<void(const RunProgress&)> on_progress;  ///< called under a lock; may be empty
+  /// When set, incremented (relaxed) as this process's training replicas start simulated
+  /// iterations (rolled-back ones included), for progress displays; never read by the run.
+  std::atomic<std::uint64_t>* simulated_iterations = nullptr;
   /// Where work units run (e.g. every rank of an MPI job); null = threads of this process.
   UnitExecutor* executor = nullptr;
 };

@@ -146,6 +146,10 @@ std::vector<int> CodenetGridScheme::symbol_members(Direction dir, int symbol) co
   return detail::sorted_unique(members);
 }
 
+const Matrix* CodenetGridScheme::symbol_generator(Direction dir) const {
+  return &(dir == Direction::forward ? row_code_ : column_code_).generator();
+}
+
 ProductDecode CodenetGridScheme::decode(Direction dir,
                                         std::span<const std::optional<Matrix>> symbols,
                                         const DecodeOptions& options) const {

@@ -29,6 +29,8 @@ class CodenetGridScheme final : public CodingScheme {
   std::vector<int> symbol_members(Direction dir, int symbol) const override;
   ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
                        const DecodeOptions& options) const override;
+  /// The row code (forward) or the column code (backward).
+  const Matrix* symbol_generator(Direction dir) const override;
   void update(int node, const Matrix& delta, const Matrix& input, double eta) override;
   /// Along the node's grid column (code G_r) when the nodes of `healthy` in it determine the
   /// block, else along its grid row (code G_c); reads all of them (least squares beyond K).

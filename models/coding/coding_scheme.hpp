@@ -74,6 +74,10 @@ class CodingScheme {
   /// Decodes the product from symbols (nullopt = erasure: a member straggled or crashed).
   virtual ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
                                const DecodeOptions& options) const = 0;
+  /// The generator (symbol_count(dir) x K) of the linear code the symbols of `dir` form, whose
+  /// K-row subsets `decode` solves; null when the scheme decodes by comparing copies (uncoded,
+  /// replication). Owned by the scheme.
+  virtual const Matrix* symbol_generator(Direction /*dir*/) const { return nullptr; }
 
   /// Encoded update W <- W + eta D X^T applied to node p's stored block(s) only, from D
   /// (N_out x B) and X (N_in x B); no decoding, no re-encoding.

@@ -187,6 +187,10 @@ ProductDecode GpdScheme::decode(Direction dir, std::span<const std::optional<Mat
   return out;
 }
 
+const Matrix* GpdScheme::symbol_generator(Direction dir) const {
+  return &(dir == Direction::forward ? forward_code_ : backward_code_).generator();
+}
+
 void GpdScheme::update(int node, const Matrix& delta, const Matrix& input, double eta) {
   CODESIM_CHECK(delta.rows() == rows_ && input.rows() == cols_ && delta.cols() == input.cols(),
                 "D is N_out x B and X is N_in x B");
@@ -221,7 +225,10 @@ std::vector<int> GpdScheme::regeneration_sources(int node, std::span<const int> 
     if (p != node && !detail::contains(exclude, p)) candidates.push_back(p);
   }
   if (static_cast<int>(candidates.size()) < m_ * n_) return {};
-  return detail::spread_selection(candidates, m_ * n_);
+  // Spread over the evaluation points (node order is not point order).
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [this](int a, int b) { return points_[a] > points_[b]; });
+  return detail::sorted_unique(detail::spread_selection(candidates, m_ * n_));
 }
 
 }  // namespace codesim::models

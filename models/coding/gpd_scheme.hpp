@@ -1,4 +1,5 @@
-// Generalized PolyDot: node p stores sum_ij W_ij v_p^(i alpha + j beta) at a Chebyshev point v_p.
+// Generalized PolyDot: node p stores sum_ij W_ij v_p^(i alpha + j beta) at a Chebyshev point v_p
+// (chebyshev_points order, so the first or last K nodes are spread over (-1, 1)).
 #pragma once
 
 #include "models/coding/coding_scheme.hpp"
@@ -38,11 +39,12 @@ class GpdScheme final : public CodingScheme {
   std::vector<int> symbol_members(Direction, int symbol) const override { return {symbol}; }
   ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
                        const DecodeOptions& options) const override;
+  const Matrix* symbol_generator(Direction dir) const override;
   void update(int node, const Matrix& delta, const Matrix& input, double eta) override;
   /// Reads every node of `healthy` (least squares over the (P, mn) storage code when there are
   /// more than mn); false when they do not determine the block.
   bool regenerate(int node, std::span<const int> healthy) override;
-  /// mn nodes spread evenly over the remaining ones (well-separated evaluation points).
+  /// mn of the remaining nodes whose evaluation points are spread evenly over theirs (ascending).
   std::vector<int> regeneration_sources(int node, std::span<const int> exclude) const override;
 
   /// Evaluation point of node p.

@@ -669,12 +669,28 @@ double symbol_peak(const double* data, Index length) {
   return std::max(std::max(peaks[0], peaks[1]), std::max(peaks[2], peaks[3]));
 }
 
+std::vector<int> spread_order(int count) {
+  CODESIM_CHECK(count >= 1, "spread_order needs count >= 1");
+  int bits = 0;
+  while ((1LL << bits) < count) ++bits;
+  std::vector<int> order;
+  order.reserve(static_cast<std::size_t>(count));
+  for (long long i = 0; i < (1LL << bits); ++i) {
+    long long reversed = 0;
+    for (int b = 0; b < bits; ++b) {
+      if ((i >> b) & 1) reversed |= 1LL << (bits - 1 - b);
+    }
+    if (reversed < count) order.push_back(static_cast<int>(reversed));
+  }
+  return order;
+}
+
 std::vector<double> chebyshev_points(int count) {
   CODESIM_CHECK(count >= 1, "at least one Chebyshev point");
+  const std::vector<int> order = spread_order(count);
   std::vector<double> points(static_cast<std::size_t>(count));
-  for (int p = 0; p < count; ++p) {
-    points[static_cast<std::size_t>(p)] =
-        std::cos((2.0 * p + 1.0) * std::numbers::pi / (2.0 * count));
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    points[p] = std::cos((2.0 * order[p] + 1.0) * std::numbers::pi / (2.0 * count));
   }
   return points;
 }

@@ -24,7 +24,7 @@ MdsScheme::MdsScheme(int k, int nodes, int rows, int cols)
       nodes_(nodes),
       rows_(rows),
       cols_(cols),
-      code_(vandermonde(chebyshev_points(nodes), k)),
+      code_(systematic_gaussian_generator(nodes, k, kMdsGeneratorSeed)),
       summary_(summarize_scheme(mds_spec(k, nodes), rows, cols)) {
   CODESIM_CHECK(validate_scheme(mds_spec(k, nodes), rows, cols).empty(), "valid MDS parameters");
   row_blocks_.assign(nodes_, Matrix::Zero(rows_ / k_, cols_));

@@ -6,9 +6,14 @@
 
 namespace codesim::models {
 
-/// Generator: the P x k Vandermonde matrix on P Chebyshev points (deterministic, no seed; the
-/// same family as GPD, which it equals for forward when n = 1). Node p stores
-/// A~_p = sum_i v_p^i A_i (A_i: rows/k x cols) and C~_p = sum_j v_p^j C_j (C_j: rows x cols/k).
+/// Seed of the MDS generator's parity rows.
+inline constexpr std::uint64_t kMdsGeneratorSeed = 0x6d64735f67656e31;  // "mds_gen1"
+
+/// Generator G: the systematic Gaussian P x k matrix [I_k; R] of systematic_gaussian_generator
+/// with the fixed seed kMdsGeneratorSeed (deterministic, no scenario seed). Node p stores
+/// A~_p = sum_i G(p, i) A_i (A_i: rows/k x cols) and C~_p = sum_j G(p, j) C_j (C_j: rows x cols/k).
+/// A real Vandermonde generator would make K-subsets of P = 64 nodes exponentially
+/// ill-conditioned (beyond 1e15 for k >= 8); Gaussian K-subsets stay near 1e2 to 1e5.
 class MdsScheme final : public CodingScheme {
  public:
   /// W is rows x cols; k divides both; P >= k.
@@ -27,6 +32,7 @@ class MdsScheme final : public CodingScheme {
   std::vector<int> symbol_members(Direction, int symbol) const override { return {symbol}; }
   ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
                        const DecodeOptions& options) const override;
+  const Matrix* symbol_generator(Direction) const override { return &code_.generator(); }
   void update(int node, const Matrix& delta, const Matrix& input, double eta) override;
   /// Regenerates both blocks from every node of `healthy` (least squares beyond k of them).
   bool regenerate(int node, std::span<const int> healthy) override;

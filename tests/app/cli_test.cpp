@@ -318,3 +318,26 @@ TEST_CASE("an output path that cannot be written is a runtime failure") {
 TEST_CASE("the default output goes to results/<scenario name>.json") {
   CHECK(default_output_path("quickstart") == "results/quickstart.json");
 }
+
+TEST_CASE("run warns of ill-conditioned decoding before running and records condition numbers") {
+  const TempDirectory dir;
+  const fs::path scenario = dir.path() / "ill.json";
+  std::ofstream(scenario) << R"({"name": "ill", "seed": 1, "replicas": 1,
+    "cluster": {"nodes": 40},
+    "workload": {"kind": "training", "mode": "stochastic", "layers": [16, 16, 8],
+                 "iterations": 5},
+    "strategy": {"scheme": "gpd", "m": 4, "n": 4, "nodes": 40}})";
+  const fs::path output = dir.path() / "ill.results.json";
+  const Result loud = cli({"run", scenario.string(), "-o", output.string()});
+  REQUIRE(loud.code == 0);
+  CHECK(loud.err.find("warning: point 0: decoding of layer 0 (forward) has condition number") !=
+        std::string::npos);
+  CHECK(loud.err.find("may lose accuracy beyond 1e-8 relative") != std::string::npos);
+  const auto results = nlohmann::json::parse(read_file(output));
+  const auto& decoding = results["points"][0]["decoding"];
+  CHECK(decoding["ill_conditioned"] == true);
+  CHECK(decoding["decode_condition"]["forward"].get<double>() > 1e7);
+  const Result quiet = cli({"run", scenario.string(), "-o", output.string(), "--quiet"});
+  CHECK(quiet.code == 0);
+  CHECK(quiet.err.empty());
+}
