@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "models/dnn/round_costs.hpp"
+#include "models/dnn/time_breakdown.hpp"
 #include "sim/check.hpp"
 #include "sim/engine.hpp"
 #include "sim/random_stream.hpp"
@@ -600,7 +601,7 @@ class CodedTrainingRun {
       for (const auto& [layer, node] : repairs) stale_[static_cast<std::size_t>(node)] = false;
       regeneration_s = *t;
     }
-    pending_communication_s_ += regeneration_s;
+    time_.pending.communication_s += regeneration_s;
     if (!decodable_with_usable_nodes()) {
       wait_for_repairs();
       return;
@@ -681,7 +682,7 @@ class CodedTrainingRun {
   }
 
   void finish_round() {
-    pending_compute_s_ += engine_.now() - round_start_s_;
+    time_.pending.compute_s += engine_.now() - round_start_s_;
     phase_ = Phase::after_round;
     for (int p = 0; p < nodes_; ++p) {
       if (task_state_[static_cast<std::size_t>(p)] == TaskState::pending) {
@@ -717,8 +718,8 @@ class CodedTrainingRun {
     const double decode_s =
         decode_flops(present, g.partial_rows, batch_, round_decode_.status == DecodeStatus::clean) /
         decoder_speed;
-    pending_communication_s_ += communication_s;
-    pending_decode_s_ += decode_s;
+    time_.pending.communication_s += communication_s;
+    time_.pending.decode_s += decode_s;
     after(communication_s + decode_s, [this] { after_decode(); });
   }
 
@@ -766,7 +767,7 @@ class CodedTrainingRun {
     } else {
       apply_backward(l);
     }
-    pending_communication_s_ += regeneration_s;
+    time_.pending.communication_s += regeneration_s;
     const auto next = [this, l, dir] {
       if (dir == Direction::forward && l + 1 < layers_) {
         start_round(l + 1, Direction::forward);
@@ -914,7 +915,7 @@ class CodedTrainingRun {
   }
 
   void finish_update() {
-    pending_compute_s_ += engine_.now() - round_start_s_;
+    time_.pending.compute_s += engine_.now() - round_start_s_;
     phase_ = Phase::idle;
     const double eta = spec_.mlp.learning_rate;
     for (int l = 0; l < layers_; ++l) {
@@ -954,7 +955,7 @@ class CodedTrainingRun {
       final_accuracy_ = accuracy;
       final_loss_ = mean_loss;
       eval_s = spec_.eval_cost_s;
-      time_eval_s_ += eval_s;
+      time_.eval_s += eval_s;
     }
     const auto next = [this, last] {
       if (last) {
@@ -1120,7 +1121,7 @@ class CodedTrainingRun {
       const Verification verified = verify();
       if (!verified.passed) {
         // The verification time is spent, then the rollback counts it as lost.
-        pending_checkpoint_s_ += verified.time_s;
+        time_.pending.checkpoint_s += verified.time_s;
         after(verified.time_s, [this] { rollback(); });
         return;
       }
@@ -1128,7 +1129,7 @@ class CodedTrainingRun {
     }
     t += write_cost_s();
     after(t, [this, t] {
-      time_checkpoint_s_ += t;
+      time_.committed.checkpoint_s += t;
       commit_pending();
       take_snapshot();
       ++checkpoints_;
@@ -1141,9 +1142,7 @@ class CodedTrainingRun {
 
   void rollback() {
     ++rollbacks_;
-    time_lost_s_ +=
-        pending_compute_s_ + pending_communication_s_ + pending_decode_s_ + pending_checkpoint_s_;
-    pending_compute_s_ = pending_communication_s_ = pending_decode_s_ = pending_checkpoint_s_ = 0.0;
+    time_.discard();
     ++attempt_;
     for (int p = 0; p < nodes_; ++p) cluster_.node(p).cancel_task(engine_);
     restore_snapshot();
@@ -1153,7 +1152,7 @@ class CodedTrainingRun {
     phase_ = Phase::restart;
     const double restart_s = policy_.restart_s();
     after(restart_s, [this, restart_s] {
-      time_restart_s_ += restart_s;
+      time_.restart_s += restart_s;
       start_iteration();
     });
   }
@@ -1184,17 +1183,11 @@ class CodedTrainingRun {
 
   void on_repair(int node) {
     if (node >= nodes_ || phase_ != Phase::waiting) return;
-    time_restart_s_ += engine_.now() - wait_start_s_;
+    time_.restart_s += engine_.now() - wait_start_s_;
     start_iteration();
   }
 
-  void commit_pending() {
-    time_compute_s_ += pending_compute_s_;
-    time_communication_s_ += pending_communication_s_;
-    time_decode_s_ += pending_decode_s_;
-    time_checkpoint_s_ += pending_checkpoint_s_;
-    pending_compute_s_ = pending_communication_s_ = pending_decode_s_ = pending_checkpoint_s_ = 0.0;
-  }
+  void commit_pending() { time_.commit(); }
 
   void finish() {
     phase_ = Phase::done;
@@ -1234,13 +1227,7 @@ class CodedTrainingRun {
       }
     }
     m.set("audit_final_weight_deviation", deviation);
-    m.set("time_compute_s", time_compute_s_);
-    m.set("time_communication_s", time_communication_s_);
-    m.set("time_decode_s", time_decode_s_);
-    m.set("time_checkpoint_s", time_checkpoint_s_);
-    m.set("time_restart_s", time_restart_s_);
-    m.set("time_eval_s", time_eval_s_);
-    m.set("time_lost_s", time_lost_s_);
+    time_.add_to(m);
   }
 
   // --- state --------------------------------------------------------------------------------
@@ -1310,10 +1297,7 @@ class CodedTrainingRun {
   std::uint64_t iterations_executed_ = 0, decodes_ = 0, corrected_ = 0, regenerations_ = 0;
   std::uint64_t detected_ = 0, rollbacks_ = 0, checkpoints_ = 0, crashes_ = 0;
   std::uint64_t silent_corruptions_ = 0;
-  double pending_compute_s_ = 0.0, pending_communication_s_ = 0.0, pending_decode_s_ = 0.0;
-  double pending_checkpoint_s_ = 0.0;
-  double time_compute_s_ = 0.0, time_communication_s_ = 0.0, time_decode_s_ = 0.0;
-  double time_checkpoint_s_ = 0.0, time_restart_s_ = 0.0, time_eval_s_ = 0.0, time_lost_s_ = 0.0;
+  TimeBreakdown time_;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/dnn/round_costs.hpp"
+#include "models/dnn/time_breakdown.hpp"
 #include "models/faults/fault_injector.hpp"
 #include "sim/check.hpp"
 #include "sim/node.hpp"
@@ -479,7 +480,7 @@ class StochasticRun {
       }
       if (wrong) mark_symbols(r, i, t);
     }
-    pending_compute_s_ += end_s - now_s_;
+    time_.pending.compute_s += end_s - now_s_;
     now_s_ = end_s;
     const Outcome outcome = decode(r, t);
     ++decodes_;
@@ -491,8 +492,8 @@ class StochasticRun {
     const double decode_s = decode_flops(t.present_count, r.shape->partial_rows, batch_,
                                          outcome.status == Status::clean) /
                             decoder_speed_;
-    pending_communication_s_ += communication_s;
-    pending_decode_s_ += decode_s;
+    time_.pending.communication_s += communication_s;
+    time_.pending.decode_s += decode_s;
     now_s_ += communication_s + decode_s;
     if (outcome.silent) ++silent_corruptions_;
     if (outcome.status == Status::detected) {
@@ -507,7 +508,7 @@ class StochasticRun {
         rollback();
         return false;
       }
-      pending_communication_s_ += *regeneration_s;
+      time_.pending.communication_s += *regeneration_s;
       if (*regeneration_s > 0.0) now_s_ += *regeneration_s;
     }
     return true;
@@ -537,7 +538,7 @@ class StochasticRun {
       }
       weight_budget_[index] = budget;
     }
-    pending_compute_s_ += end_s - now_s_;
+    time_.pending.compute_s += end_s - now_s_;
     now_s_ = end_s;
   }
 
@@ -593,7 +594,7 @@ class StochasticRun {
     if (spec_.verify_before_checkpoint) {
       const Verification verified = verify();
       if (!verified.passed) {
-        pending_checkpoint_s_ += verified.time_s;
+        time_.pending.checkpoint_s += verified.time_s;
         now_s_ += verified.time_s;
         rollback();
         return;
@@ -602,7 +603,7 @@ class StochasticRun {
     }
     t += write_s_;
     now_s_ += t;
-    time_checkpoint_s_ += t;
+    time_.committed.checkpoint_s += t;
     commit_pending();
     checkpoint_wrong_ = wrong_;
     checkpoint_iterations_ = iterations_done_;
@@ -613,25 +614,17 @@ class StochasticRun {
 
   void rollback() {
     ++rollbacks_;
-    time_lost_s_ +=
-        pending_compute_s_ + pending_communication_s_ + pending_decode_s_ + pending_checkpoint_s_;
-    pending_compute_s_ = pending_communication_s_ = pending_decode_s_ = pending_checkpoint_s_ = 0.0;
+    time_.discard();
     wrong_ = checkpoint_wrong_;
     iterations_done_ = checkpoint_iterations_;
     iterations_since_checkpoint_ = 0;
     progress_since_checkpoint_s_ = 0.0;
     const double restart_s = policy_.restart_s();
     now_s_ += restart_s;
-    time_restart_s_ += restart_s;
+    time_.restart_s += restart_s;
   }
 
-  void commit_pending() {
-    time_compute_s_ += pending_compute_s_;
-    time_communication_s_ += pending_communication_s_;
-    time_decode_s_ += pending_decode_s_;
-    time_checkpoint_s_ += pending_checkpoint_s_;
-    pending_compute_s_ = pending_communication_s_ = pending_decode_s_ = pending_checkpoint_s_ = 0.0;
-  }
+  void commit_pending() { time_.commit(); }
 
   void finish() {
     completed_ = true;
@@ -654,13 +647,7 @@ class StochasticRun {
     m.set("checkpoints", static_cast<double>(checkpoints_));
     m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
     m.set("node_operations", static_cast<double>(node_operations_));
-    m.set("time_compute_s", time_compute_s_);
-    m.set("time_communication_s", time_communication_s_);
-    m.set("time_decode_s", time_decode_s_);
-    m.set("time_checkpoint_s", time_checkpoint_s_);
-    m.set("time_restart_s", time_restart_s_);
-    m.set("time_eval_s", 0.0);
-    m.set("time_lost_s", time_lost_s_);
+    time_.add_to(m);
     return m;
   }
 
@@ -733,10 +720,7 @@ class StochasticRun {
   std::uint64_t iterations_executed_ = 0, decodes_ = 0, corrected_ = 0, regenerations_ = 0;
   std::uint64_t detected_ = 0, rollbacks_ = 0, checkpoints_ = 0, silent_corruptions_ = 0;
   std::uint64_t faults_ = 0, node_operations_ = 0;
-  double pending_compute_s_ = 0.0, pending_communication_s_ = 0.0, pending_decode_s_ = 0.0;
-  double pending_checkpoint_s_ = 0.0;
-  double time_compute_s_ = 0.0, time_communication_s_ = 0.0, time_decode_s_ = 0.0;
-  double time_checkpoint_s_ = 0.0, time_restart_s_ = 0.0, time_lost_s_ = 0.0;
+  TimeBreakdown time_;
 };
 
 bool rate_enabled_anywhere(const FaultConfig& faults, int nodes, FaultTarget target) {
