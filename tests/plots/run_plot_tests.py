@@ -23,6 +23,7 @@ T95_DOF2 = 4.302652729749464
 
 sys.path.insert(0, str(PLOTS))
 import common  # noqa: E402
+import paper_figures  # noqa: E402
 import sweep_metric  # noqa: E402
 
 
@@ -371,6 +372,96 @@ class Scripts(unittest.TestCase):
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertEqual(result.stderr.strip(), common.MISSING_MATPLOTLIB)
         self.assertFalse((self.dir / "none").exists())
+
+
+class PaperFigures(unittest.TestCase):
+    """analysis/plots/paper_figures.py (scripts/reproduce's T2-T5) on small inputs."""
+
+    EPS = paper_figures.EPS_PARAM
+    TAU = paper_figures.TAU_PARAM
+
+    @staticmethod
+    def results_with(points: list[dict]) -> dict:
+        return {"schema_version": 1, "complete": True, "scenario": {"name": "paper"}, "seed": 1,
+                "points": points}
+
+    @staticmethod
+    def point(params: dict, label: str, replicas: list[dict]) -> dict:
+        return {"params": params, "label": label, "replicas": replicas,
+                "aggregate": aggregate(replicas)}
+
+    def rollback_results(self) -> dict:
+        points = []
+        for eps, rollbacks in ((1e-3, 10), (1e-2, 100)):
+            replicas = [{"replica": r, "rollbacks": rollbacks, "iterations": 90, "checkpoints": 89}
+                        for r in range(2)]
+            points.append(self.point({self.EPS: eps, "/label": "a"}, "a", replicas))
+        return self.results_with(points)
+
+    def test_rollback_estimates_pool_replicas_with_wilson_intervals(self):
+        path = Path(tempfile.mkdtemp()) / "t4.json"
+        path.write_text(json.dumps(self.rollback_results()))
+        rows = paper_figures.rollback_estimates(common.load_results(path))["a"]
+        self.assertEqual([r["eps"] for r in rows], [1e-3, 1e-2])
+        self.assertAlmostEqual(rows[0]["q"], 20 / 200)
+        self.assertLess(rows[0]["lo"], rows[0]["q"])
+        self.assertGreater(rows[0]["hi"], rows[0]["q"])
+        p, lo, hi = paper_figures.wilson95(0, 100)
+        self.assertEqual(p, 0.0)
+        self.assertAlmostEqual(lo, 0.0, places=12)
+        self.assertAlmostEqual(hi, 0.037, places=3)
+
+    def test_every_paper_figure_writes_a_png(self):
+        out = Path(tempfile.mkdtemp())
+        codes = {"scheme": "gpd", "parameters": {"m": 2, "n": 1, "nodes": 6},
+                 "recovery_threshold": {"forward": 2, "backward": 3},
+                 "decode_trials": {"trials": 5}}
+        for direction, symbols in (("forward", 6), ("backward", 6)):
+            rows = [{"errors": e, "exact": 5 if e < 2 else 0, "detected": 0 if e < 2 else 5,
+                     "wrong": 0, "success_rate": 1.0 if e < 2 else 0.0,
+                     "worst_relative_error": 0.0} for e in range(4)]
+            codes["decode_trials"][direction] = {"symbols": symbols,
+                                                 "by_model": {"adversarial": rows,
+                                                              "random": rows}}
+        tolerance = {"m": 2, "n": 2, "rows": [
+            {"nodes": p, "gpd_forward": p // 3, "gpd_backward": p // 4, "codenet": 1,
+             "mds": None if p < 8 else 1, "replication_correctable": 0,
+             "replication_detectable": 1} for p in range(5, 12)],
+            "ratio": [{"blocks": b, "ratio_at_3mn": b, "detection_ratio_at_2mn": b / 2}
+                      for b in (1, 4, 9)]}
+        t4_theory = {"schemes": [{"label": "a", "eps": [1e-4, 1e-3, 1e-2],
+                                  "q": [1e-3, 1e-2, 1e-1], "slope": 1.0}]}
+        t5_theory = {"eps": 3e-4, "schemes": [{
+            "label": "a", "tau": [1, 10, 100], "time_per_iteration_s": [0.01, 0.002, 0.003],
+            "optimal_tau": 10, "vs_eps": {"eps": [1e-4, 1e-3], "time_per_iteration_s": [1, 2]}}]}
+        t5_results = self.results_with([
+            self.point({self.TAU: tau, "/label": "a"}, "a",
+                       [{"replica": r, "completed": 1, "iterations": 100,
+                         "completion_time_s": 0.2 * tau ** 0.1 + 0.01 * r} for r in range(3)])
+            for tau in (1, 10, 100)])
+        inputs = {"codes.json": codes, "tolerance.json": tolerance, "t4.json": t4_theory,
+                  "t5.json": t5_theory, "t4_results.json": self.rollback_results(),
+                  "t5_results.json": t5_results}
+        for name, document in inputs.items():
+            (out / name).write_text(json.dumps(document))
+        jobs = {"t2": [str(out / "codes.json")], "t3": [str(out / "tolerance.json")],
+                "t4": [str(out / "t4.json"), f"numeric={out / 't4_results.json'}"],
+                "t5": [str(out / "t5.json"), str(out / "t5_results.json")]}
+        for figure, args in jobs.items():
+            with self.subTest(figure=figure):
+                png = out / f"{figure}.png"
+                result = run("paper_figures.py", figure, *args, "-o", str(png))
+                self.assertEqual(result.returncode, 0, result.stderr)
+                data = png.read_bytes()
+                self.assertGreater(len(data), 1000)
+                self.assertEqual(data[:8], PNG_SIGNATURE)
+
+    def test_a_missing_input_exits_2_with_one_error_line(self):
+        missing = Path(tempfile.mkdtemp()) / "absent.json"
+        result = run("paper_figures.py", "t3", str(missing), "-o", str(missing.with_suffix(".png")))
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(len(result.stderr.splitlines()), 1)
+        self.assertTrue(result.stderr.startswith(f"error: {missing}: cannot read JSON"))
 
 
 def main() -> int:
