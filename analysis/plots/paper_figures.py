@@ -34,7 +34,8 @@ def wilson95(successes: float, trials: float) -> tuple[float, float, float]:
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    # Clamped to [0, p] and [p, 1]: round-off must not put p outside its own interval.
+    return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 def rollback_estimates(results: common.Results) -> dict[str, list[dict[str, float]]]:
@@ -66,8 +67,11 @@ def draw_decode_success(trials: dict[str, Any], output: Path) -> None:
         threshold = trials["recovery_threshold"][direction]
         for model, style in (("adversarial", "o-"), ("random", "s--")):
             rows = decode[direction]["by_model"][model]
-            ax.plot([r["errors"] for r in rows], [100 * r["success_rate"] for r in rows], style,
-                    label=f"{model} decoder")
+            bounds = [wilson95(r["exact"], decode["trials"]) for r in rows]
+            ax.errorbar([r["errors"] for r in rows], [100 * p for p, _, _ in bounds],
+                        yerr=[[100 * (p - lo) for p, lo, _ in bounds],
+                              [100 * (hi - p) for p, _, hi in bounds]],
+                        fmt=style, capsize=3, label=f"{model} decoder (95% CI)")
         ax.axvline((symbols - threshold) // 2, color="C0", lw=0.8, ls=":",
                    label=f"floor((P-K)/2) = {(symbols - threshold) // 2}")
         ax.axvline(symbols - threshold - 1, color="C1", lw=0.8, ls=":",
@@ -75,7 +79,7 @@ def draw_decode_success(trials: dict[str, Any], output: Path) -> None:
         ax.set_title(f"{direction}: P = {symbols}, K = {threshold}")
         ax.set_xlabel("erroneous nodes per decode")
         ax.legend(fontsize=8)
-    axes[0].set_ylabel(f"exact decodes (%), {decode['trials']} trials each")
+    axes[0].set_ylabel(f"exact decodes (%), n = {decode['trials']} trials per point")
     params = ", ".join(f"{k} {v}" for k, v in trials["parameters"].items())
     fig.suptitle(f"T2 decode success, {trials['scheme']} ({params}); no wrong product returned"
                  if all(r["wrong"] == 0 for d in ("forward", "backward")
