@@ -98,10 +98,12 @@ def draw_tolerance(table: dict[str, Any], output: Path) -> None:
               ("codenet", "CodeNet grid"), ("mds", "MDS (row + column copies)"),
               ("replication_correctable", "replication (correct)"),
               ("replication_detectable", "replication (detect)"))
-    for key, label in series:
+    # Lines overlap where schemes tie: thinner and dashed later ones keep every line visible.
+    styles = ("-", "-", "--", "-.", ":", (0, (5, 1)))
+    for i, (key, label) in enumerate(series):
         xs = [n for n, r in zip(nodes, rows) if r.get(key) is not None]
         ys = [r[key] for r in rows if r.get(key) is not None]
-        left.step(xs, ys, where="post", label=label)
+        left.step(xs, ys, where="post", label=label, ls=styles[i], lw=3.0 - 0.4 * i)
     left.set_xlabel("nodes P")
     left.set_ylabel("erroneous nodes corrected per decode (worst case)")
     left.set_title(f"T3: m = {table['m']}, n = {table['n']}, each node stores 1/(mn) of W")
