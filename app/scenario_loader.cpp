@@ -7,8 +7,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <optional>
 #include <sstream>
+#include <string>
 #include <system_error>
 
 #include "app/json_pointer.hpp"
@@ -309,6 +310,36 @@ void reject_cluster_soft_errors(ObjectReader& root, const sim::ClusterSpec& clus
   }
 }
 
+// Where nlohmann's "... at line L, column C: DETAIL" puts L, C and DETAIL.
+struct ParseErrorPosition {
+  std::string line;
+  std::string column;
+  std::size_t detail_start = 0;
+};
+
+// Reads `digits` at `at` (advancing it); empty when there are none.
+std::string read_digits(const std::string& text, std::size_t& at) {
+  const std::size_t start = at;
+  while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+  return text.substr(start, at - start);
+}
+
+std::optional<ParseErrorPosition> parse_error_position(const std::string& what) {
+  for (std::size_t at = what.find("line "); at != std::string::npos;
+       at = what.find("line ", at + 1)) {
+    std::size_t cursor = at + 5;
+    ParseErrorPosition p;
+    p.line = read_digits(what, cursor);
+    if (p.line.empty() || what.compare(cursor, 9, ", column ") != 0) continue;
+    cursor += 9;
+    p.column = read_digits(what, cursor);
+    if (p.column.empty() || what.compare(cursor, 2, ": ") != 0) continue;
+    p.detail_start = cursor + 2;
+    return p;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Json parse_scenario_text(const std::string& text, const std::string& file) {
@@ -316,14 +347,14 @@ Json parse_scenario_text(const std::string& text, const std::string& file) {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
     // nlohmann says "... parse error at line L, column C: DETAIL; expected X".
+    // Split by hand: std::regex recurses per character and overflowed the stack on the long
+    // messages of a fuzzed input (tests/fuzz/regressions/fault_log).
     const std::string what = e.what();
-    static const std::regex position(R"(line (\d+), column (\d+): (.*)$)");
-    std::smatch match;
     std::string location;
     std::string detail = what;
-    if (std::regex_search(what, match, position)) {
-      location = " at line " + match[1].str() + ", column " + match[2].str();
-      detail = match[3].str();
+    if (const auto position = parse_error_position(what)) {
+      location = " at line " + position->line + ", column " + position->column;
+      detail = what.substr(position->detail_start);
     }
     std::string expected = "valid JSON";
     if (const auto semicolon = detail.find("; "); semicolon != std::string::npos) {

@@ -318,6 +318,22 @@ TEST_CASE("invalid JSON is reported with line and column") {
   CHECK_THROWS_AS(parse_scenario_text("", "empty.json"), ScenarioError);
 }
 
+TEST_CASE("invalid JSON with a huge last token is reported without exhausting the stack") {
+  // A fuzzed fault log: the parser quotes the token it stopped in, here an unterminated string
+  // of 200000 characters; matching that message with std::regex overflowed the stack.
+  const std::string text = "{\"records\": [\"" + std::string(200000, 'a');
+  try {
+    parse_scenario_text(text, "long.json");
+    FAIL("invalid JSON was accepted");
+  } catch (const ScenarioError& e) {
+    const std::string what = e.what();
+    CHECK(what.starts_with("long.json: /: invalid JSON at line 1, column 200015: "));
+    CHECK(what.ends_with(")"));
+  }
+  // A message without a position keeps all its text.
+  CHECK_THROWS_AS(parse_scenario_text("{\"a\": 1e999999}", "big.json"), ScenarioError);
+}
+
 TEST_CASE("a document that is not an object is rejected at the root") {
   CHECK(error_of(Json::array()) == "s.json: /: wrong type: got an array (expected an object)");
 }
