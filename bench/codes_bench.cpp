@@ -77,29 +77,18 @@ struct BenchConfig {
   int size = 0;  // N: W is N x N
 };
 
-models::SchemeSpec gpd_spec(int m, int n) {
-  models::SchemeSpec spec;
-  spec.kind = "gpd";
-  spec.m = m;
-  spec.n = n;
+// GPD (m, n) with P = max(K_forward, K_backward) + 4.
+models::SchemeSpec gpd_plus_four(int m, int n) {
   const models::GpdExponents e = models::gpd_exponents(m, n, false);
-  spec.nodes = std::max(e.forward_threshold, e.backward_threshold) + 4;
-  return spec;
+  return models::gpd_spec(m, n, std::max(e.forward_threshold, e.backward_threshold) + 4);
 }
 
 std::vector<BenchConfig> configs(bool quick) {
   const int size = quick ? 1024 : 4096;
-  models::SchemeSpec grid;
-  grid.kind = "codenet_grid";
-  grid.m = 5;
-  grid.n = 4;
-  grid.grid_rows = 7;
-  grid.grid_cols = 6;
-  grid.seed = 1;
   const int grid_size = size - size % 20;
-  return {{"gpd (2,2) P=10", gpd_spec(2, 2), size},
-          {"gpd (4,2) P=18", gpd_spec(4, 2), size},
-          {"codenet_grid 7x6/(5,4) P=38", grid, grid_size}};
+  return {{"gpd (2,2) P=10", gpd_plus_four(2, 2), size},
+          {"gpd (4,2) P=18", gpd_plus_four(4, 2), size},
+          {"codenet_grid 7x6/(5,4) P=38", models::codenet_grid_spec(5, 4, 7, 6, 1), grid_size}};
 }
 
 struct CaseResult {

@@ -10,17 +10,6 @@
 namespace codesim::models {
 namespace {
 
-SchemeSpec grid_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed) {
-  SchemeSpec spec;
-  spec.kind = "codenet_grid";
-  spec.m = m;
-  spec.n = n;
-  spec.grid_rows = grid_rows;
-  spec.grid_cols = grid_cols;
-  spec.seed = seed;
-  return spec;
-}
-
 std::uint64_t generator_seed(std::uint64_t seed, std::string_view which) {
   return sim::stream_seed({.seed = seed, .replica = 0, .component = which, .index = 0});
 }
@@ -39,9 +28,10 @@ CodenetGridScheme::CodenetGridScheme(int m, int n, int grid_rows, int grid_cols,
           systematic_gaussian_generator(grid_rows, m, generator_seed(seed, "codenet_grid_rows"))),
       column_code_(
           systematic_gaussian_generator(grid_cols, n, generator_seed(seed, "codenet_grid_cols"))),
-      summary_(summarize_scheme(grid_spec(m, n, grid_rows, grid_cols, seed), rows, cols)) {
-  CODESIM_CHECK(validate_scheme(grid_spec(m, n, grid_rows, grid_cols, seed), rows, cols).empty(),
-                "valid CodeNet grid parameters");
+      summary_(summarize_scheme(codenet_grid_spec(m, n, grid_rows, grid_cols, seed), rows, cols)) {
+  CODESIM_CHECK(
+      validate_scheme(codenet_grid_spec(m, n, grid_rows, grid_cols, seed), rows, cols).empty(),
+      "valid CodeNet grid parameters");
   for (int r = 0; r < grid_rows_; ++r) {
     for (int c = 0; c < grid_cols_; ++c) {
       if (r < m_ || c < n_) positions_.emplace_back(r, c);

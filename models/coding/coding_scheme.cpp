@@ -57,6 +57,27 @@ std::string check_range(const char* what, int value, int low, int high) {
 
 }  // namespace
 
+SchemeSpec uncoded_spec(int m, int n) { return {.kind = "uncoded", .m = m, .n = n}; }
+
+SchemeSpec replication_spec(int m, int n, int copies) {
+  return {.kind = "replication", .m = m, .n = n, .copies = copies};
+}
+
+SchemeSpec mds_spec(int k, int nodes) { return {.kind = "mds", .k = k, .nodes = nodes}; }
+
+SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored) {
+  return {.kind = "gpd", .m = m, .n = n, .nodes = nodes, .mirrored = mirrored};
+}
+
+SchemeSpec codenet_grid_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed) {
+  return {.kind = "codenet_grid",
+          .m = m,
+          .n = n,
+          .grid_rows = grid_rows,
+          .grid_cols = grid_cols,
+          .seed = seed};
+}
+
 std::string validate_scheme(const SchemeSpec& spec, int rows, int cols) {
   if (rows < 0 || cols < 0) return "the matrix shape must not be negative";
   const std::string& kind = spec.kind;

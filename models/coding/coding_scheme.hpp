@@ -106,6 +106,18 @@ struct SchemeSpec {
   std::uint64_t seed = 0;  ///< for random generators (CodeNet grid)
 };
 
+/// Uncoded: W split into m x n blocks, one node per block (m n nodes).
+SchemeSpec uncoded_spec(int m, int n);
+/// Replication: `copies` copies of the m x n block grid (copies m n nodes).
+SchemeSpec replication_spec(int m, int n, int copies);
+/// An (nodes, k) MDS code over k row blocks (forward) and k column blocks (backward).
+SchemeSpec mds_spec(int k, int nodes);
+/// Generalized PolyDot with an m x n split on `nodes` nodes; `mirrored` swaps the exponents.
+SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored = false);
+/// The CodeNet grid: an m x n split coded onto grid_rows x grid_cols nodes; `seed` keys its
+/// random generators.
+SchemeSpec codenet_grid_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed = 0);
+
 /// Checks a spec against W's shape (rows x cols; 0 = do not check divisibility); returns an empty
 /// string when valid, else what is wrong.
 std::string validate_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);

@@ -21,16 +21,6 @@ int contiguous_threshold(const Terms& terms) {
   return static_cast<int>(terms.size());
 }
 
-SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored) {
-  SchemeSpec spec;
-  spec.kind = "gpd";
-  spec.m = m;
-  spec.n = n;
-  spec.nodes = nodes;
-  spec.mirrored = mirrored;
-  return spec;
-}
-
 }  // namespace
 
 GpdExponents gpd_exponents(int m, int n, bool mirrored) {

@@ -7,18 +7,6 @@
 #include "sim/check.hpp"
 
 namespace codesim::models {
-namespace {
-
-SchemeSpec mds_spec(int k, int nodes) {
-  SchemeSpec spec;
-  spec.kind = "mds";
-  spec.k = k;
-  spec.nodes = nodes;
-  return spec;
-}
-
-}  // namespace
-
 MdsScheme::MdsScheme(int k, int nodes, int rows, int cols)
     : k_(k),
       nodes_(nodes),

@@ -7,19 +7,6 @@
 #include "sim/check.hpp"
 
 namespace codesim::models {
-namespace {
-
-SchemeSpec replication_spec(int m, int n, int copies) {
-  SchemeSpec spec;
-  spec.kind = "replication";
-  spec.m = m;
-  spec.n = n;
-  spec.copies = copies;
-  return spec;
-}
-
-}  // namespace
-
 ReplicationScheme::ReplicationScheme(int m, int n, int copies, int rows, int cols)
     : ReplicationScheme(replication_spec(m, n, copies), copies, rows, cols) {}
 

@@ -2,18 +2,6 @@
 #include "models/coding/uncoded_scheme.hpp"
 
 namespace codesim::models {
-namespace {
-
-SchemeSpec uncoded_spec(int m, int n) {
-  SchemeSpec spec;
-  spec.kind = "uncoded";
-  spec.m = m;
-  spec.n = n;
-  return spec;
-}
-
-}  // namespace
-
 UncodedScheme::UncodedScheme(int m, int n, int rows, int cols)
     : ReplicationScheme(uncoded_spec(m, n), 1, rows, cols) {}
 

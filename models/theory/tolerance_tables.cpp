@@ -11,32 +11,6 @@
 namespace codesim::models {
 namespace {
 
-SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored) {
-  SchemeSpec spec;
-  spec.kind = "gpd";
-  spec.m = m;
-  spec.n = n;
-  spec.nodes = nodes;
-  spec.mirrored = mirrored;
-  return spec;
-}
-
-SchemeSpec mds_spec(int k, int nodes) {
-  SchemeSpec spec;
-  spec.kind = "mds";
-  spec.k = k;
-  spec.nodes = nodes;
-  return spec;
-}
-
-SchemeSpec grid_spec(const char* kind, int m, int n) {
-  SchemeSpec spec;
-  spec.kind = kind;
-  spec.m = m;
-  spec.n = n;
-  return spec;
-}
-
 // The (forward, backward) thresholds of a GPD split; 2mn nodes satisfy both orientations.
 std::pair<int, int> gpd_thresholds(int m, int n, bool mirrored) {
   const SchemeSummary s = summarize_scheme(gpd_spec(m, n, 2 * m * n, mirrored));
@@ -93,10 +67,7 @@ std::vector<ToleranceRow> tolerance_table(int m, int n, bool mirrored) {
     }
     if (p >= blocks) {
       const int t = (p - blocks) / (2 * (m + n));
-      SchemeSpec grid = grid_spec("codenet_grid", m, n);
-      grid.grid_rows = m + 2 * t;
-      grid.grid_cols = n + 2 * t;
-      const SchemeSummary s = summarize_scheme(grid);
+      const SchemeSummary s = summarize_scheme(codenet_grid_spec(m, n, m + 2 * t, n + 2 * t));
       CODESIM_CHECK(
           s.forward.correctable_adversarial == t && s.backward.correctable_adversarial == t,
           "a CodeNet grid with 2t parity rows and columns corrects t");
@@ -108,9 +79,8 @@ std::vector<ToleranceRow> tolerance_table(int m, int n, bool mirrored) {
     }
     const int copies = p / blocks;
     if (copies >= 1) {
-      SchemeSpec replication = grid_spec(copies == 1 ? "uncoded" : "replication", m, n);
-      replication.copies = std::max(2, copies);
-      const SchemeSummary s = summarize_scheme(replication);
+      const SchemeSummary s =
+          summarize_scheme(copies == 1 ? uncoded_spec(m, n) : replication_spec(m, n, copies));
       row.replication_copies = copies;
       row.replication_correctable = s.forward.correctable_adversarial;
       row.replication_detectable = s.forward.detectable;
@@ -130,11 +100,8 @@ std::vector<RatioRow> gpd_replication_ratio_table(int max_s, bool mirrored) {
     row.n = s;
     const SchemeSummary gpd2 = summarize_scheme(gpd_spec(s, s, 2 * blocks, mirrored));
     const SchemeSummary gpd3 = summarize_scheme(gpd_spec(s, s, 3 * blocks, mirrored));
-    SchemeSpec replication = grid_spec("replication", s, s);
-    replication.copies = 2;
-    const SchemeSummary rep2 = summarize_scheme(replication);
-    replication.copies = 3;
-    const SchemeSummary rep3 = summarize_scheme(replication);
+    const SchemeSummary rep2 = summarize_scheme(replication_spec(s, s, 2));
+    const SchemeSummary rep3 = summarize_scheme(replication_spec(s, s, 3));
     row.gpd_at_2mn = gpd2.forward.correctable_adversarial;
     row.replication_detectable_at_2mn = rep2.forward.detectable;
     row.detection_ratio_at_2mn =

@@ -8,38 +8,23 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "app/runner.hpp"
+#include "support/cli_runner.hpp"
 #include "support/temp_directory.hpp"
 
 using codesim::app::default_output_path;
-using codesim::app::run_cli;
 namespace fs = std::filesystem;
+using codesim::test::cli;
+using codesim::test::CliResult;
 using codesim::test::read_file;
 using codesim::test::TempDirectory;
 
 namespace {
-
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result cli(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  Result result;
-  result.code = run_cli(args, out, err);
-  result.out = out.str();
-  result.err = err.str();
-  return result;
-}
 
 /// A small scenario (a few milliseconds per replica) with stragglers, crashes and checkpoints.
 fs::path write_small_scenario(const fs::path& directory, const std::string& extra = "") {
@@ -72,32 +57,32 @@ int count_lines(const std::string& text) {
 }  // namespace
 
 TEST_CASE("--version prints the version") {
-  const Result r = cli({"--version"});
+  const CliResult r = cli({"--version"});
   CHECK(r.code == 0);
   CHECK(r.out == "codesim " + codesim::app::codesim_version() + "\n");
   CHECK(r.err.empty());
 }
 
 TEST_CASE("--help works for the program and for each command") {
-  const Result top = cli({"--help"});
+  const CliResult top = cli({"--help"});
   CHECK(top.code == 0);
   CHECK(top.out.find("run SCENARIO") != std::string::npos);
   CHECK(top.out.find("validate SCENARIO") != std::string::npos);
-  const Result run = cli({"run", "--help"});
+  const CliResult run = cli({"run", "--help"});
   CHECK(run.code == 0);
   CHECK(run.out.find("--output") != std::string::npos);
   CHECK(run.out.find("--set") != std::string::npos);
   CHECK(run.out.find("--replicas") != std::string::npos);
-  const Result validate = cli({"validate", "-h"});
+  const CliResult validate = cli({"validate", "-h"});
   CHECK(validate.code == 0);
   CHECK(validate.out.find("codesim validate SCENARIO") != std::string::npos);
 }
 
 TEST_CASE("codes forwards its arguments to the codes command") {
-  const Result help = cli({"codes", "--help"});
+  const CliResult help = cli({"codes", "--help"});
   CHECK(help.code == 0);
   CHECK(help.out.find("codesim codes") != std::string::npos);
-  const Result bad = cli({"codes", "--scheme", "no_such_scheme"});
+  const CliResult bad = cli({"codes", "--scheme", "no_such_scheme"});
   CHECK(bad.code == 2);
   CHECK(bad.err.starts_with("error: "));
 }
@@ -124,10 +109,10 @@ TEST_CASE("the codesim program exits with 2 and one error line for a bad scenari
 }
 
 TEST_CASE("a missing or unknown command is bad input") {
-  const Result none = cli({});
+  const CliResult none = cli({});
   CHECK(none.code == 2);
   CHECK(none.err.starts_with("error: "));
-  const Result typo = cli({"rnu"});
+  const CliResult typo = cli({"rnu"});
   CHECK(typo.code == 2);
   CHECK(
       typo.err ==
@@ -136,14 +121,14 @@ TEST_CASE("a missing or unknown command is bad input") {
 }
 
 TEST_CASE("an unknown option or a missing scenario argument is bad input") {
-  const Result option = cli({"run", "x.json", "--sed", "3"});
+  const CliResult option = cli({"run", "x.json", "--sed", "3"});
   CHECK(option.code == 2);
   CHECK(option.err.starts_with("error: codesim run: "));
   CHECK(count_lines(option.err) == 1);
-  const Result missing = cli({"run"});
+  const CliResult missing = cli({"run"});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("no scenario file given") != std::string::npos);
-  const Result two = cli({"validate", "a.json", "b.json"});
+  const CliResult two = cli({"validate", "a.json", "b.json"});
   CHECK(two.code == 2);
 }
 
@@ -151,7 +136,7 @@ TEST_CASE("a bad scenario exits with 2, prints one error line and writes no outp
   TempDirectory dir;
   const fs::path scenario = write_small_scenario(dir.path(), R"( "replica": 3,)");
   const fs::path output = dir.path() / "out" / "results.json";
-  const Result r = cli({"run", scenario.string(), "-o", output.string()});
+  const CliResult r = cli({"run", scenario.string(), "-o", output.string()});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   CHECK(r.err ==
@@ -167,14 +152,14 @@ TEST_CASE("a bad --set value exits with 2 and writes nothing") {
   TempDirectory dir;
   const fs::path scenario = write_small_scenario(dir.path());
   const fs::path output = dir.path() / "results.json";
-  const Result r =
+  const CliResult r =
       cli({"run", scenario.string(), "-o", output.string(), "--set", "/cluster/crashes/mtbf_s=-5"});
   CHECK(r.code == 2);
   CHECK(r.err == "error: " + scenario.string() +
                      ": /cluster/crashes/mtbf_s: value -5 is out of range (expected a number > 0, "
                      "or null for infinity)\n");
   CHECK_FALSE(fs::exists(output));
-  const Result seed = cli({"run", scenario.string(), "-o", output.string(), "--seed", "abc"});
+  const CliResult seed = cli({"run", scenario.string(), "-o", output.string(), "--seed", "abc"});
   CHECK(seed.code == 2);
   CHECK(seed.err.find(": /seed: wrong type: got string \"abc\"") != std::string::npos);
   CHECK_FALSE(fs::exists(output));
@@ -182,12 +167,12 @@ TEST_CASE("a bad --set value exits with 2 and writes nothing") {
 
 TEST_CASE("a missing scenario file or invalid JSON exits with 2") {
   TempDirectory dir;
-  const Result missing = cli({"validate", (dir.path() / "nope.json").string()});
+  const CliResult missing = cli({"validate", (dir.path() / "nope.json").string()});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("nope.json: /: no such file") != std::string::npos);
   const fs::path broken = dir.path() / "broken.json";
   std::ofstream(broken) << "{\"name\": \"x\" \"seed\": 1}";
-  const Result invalid = cli({"run", broken.string()});
+  const CliResult invalid = cli({"run", broken.string()});
   CHECK(invalid.code == 2);
   CHECK(invalid.err.find("invalid JSON at line 1, column 19: syntax error while parsing object - "
                          "unexpected string literal (expected '}')") != std::string::npos);
@@ -197,11 +182,11 @@ TEST_CASE("a missing scenario file or invalid JSON exits with 2") {
 TEST_CASE("validate accepts a good scenario and can print it resolved") {
   TempDirectory dir;
   const fs::path scenario = write_small_scenario(dir.path());
-  const Result ok = cli({"validate", scenario.string()});
+  const CliResult ok = cli({"validate", scenario.string()});
   CHECK(ok.code == 0);
   CHECK(ok.out ==
         scenario.string() + ": ok: scenario small, 6 nodes, 4 replicas, workload iterative_job\n");
-  const Result resolved =
+  const CliResult resolved =
       cli({"validate", scenario.string(), "--resolved", "--set", "/cluster/nodes=7"});
   CHECK(resolved.code == 0);
   const auto json = nlohmann::json::parse(resolved.out);
@@ -211,7 +196,7 @@ TEST_CASE("validate accepts a good scenario and can print it resolved") {
 
 TEST_CASE("the shipped quickstart scenario validates") {
   const std::string path = std::string(CODESIM_SOURCE_DIR) + "/scenarios/quickstart.json";
-  const Result r = cli({"validate", path});
+  const CliResult r = cli({"validate", path});
   CHECK(r.code == 0);
   CHECK(r.err.empty());
 }
@@ -221,7 +206,7 @@ TEST_CASE("every shipped scenario validates") {
   for (const auto& entry : fs::directory_iterator(fs::path(CODESIM_SOURCE_DIR) / "scenarios")) {
     if (entry.path().extension() != ".json") continue;
     ++scenarios;
-    const Result r = cli({"validate", entry.path().string()});
+    const CliResult r = cli({"validate", entry.path().string()});
     INFO(entry.path().string() << ": " << r.err);
     CHECK(r.code == 0);
   }
@@ -232,7 +217,7 @@ TEST_CASE("run writes a results document with the resolved scenario and every re
   TempDirectory dir;
   const fs::path scenario = write_small_scenario(dir.path());
   const fs::path output = dir.path() / "nested" / "small.json";
-  const Result r = cli({"run", scenario.string(), "-o", output.string()});
+  const CliResult r = cli({"run", scenario.string(), "-o", output.string()});
   REQUIRE(r.code == 0);
   CHECK(r.err.empty());
   CHECK(r.out.find("scenario small") != std::string::npos);
@@ -280,7 +265,7 @@ TEST_CASE("-o - writes only the results JSON to standard output and the summary 
   TempDirectory dir;
   const fs::path scenario = write_small_scenario(dir.path());
   const fs::path file = dir.path() / "file.json";
-  const Result to_stdout = cli({"run", scenario.string(), "-o", "-"});
+  const CliResult to_stdout = cli({"run", scenario.string(), "-o", "-"});
   REQUIRE(to_stdout.code == 0);
   REQUIRE(cli({"run", scenario.string(), "-o", file.string(), "-q"}).code == 0);
   CHECK(to_stdout.out == read_file(file));
@@ -292,8 +277,8 @@ TEST_CASE("--replicas and --set change the run and are recorded in the results")
   TempDirectory dir;
   const fs::path scenario = write_small_scenario(dir.path());
   const fs::path output = dir.path() / "r.json";
-  const Result r = cli({"run", scenario.string(), "-o", output.string(), "--replicas", "2", "--set",
-                        "/workload/iterations=3", "--set=/cluster/nodes=5", "--quiet"});
+  const CliResult r = cli({"run", scenario.string(), "-o", output.string(), "--replicas", "2",
+                           "--set", "/workload/iterations=3", "--set=/cluster/nodes=5", "--quiet"});
   REQUIRE(r.code == 0);
   CHECK(r.out.empty());
   CHECK(r.err.empty());
@@ -309,7 +294,7 @@ TEST_CASE("an output path that cannot be written is a runtime failure") {
   const fs::path scenario = write_small_scenario(dir.path());
   const fs::path blocker = dir.path() / "blocker";
   std::ofstream(blocker) << "a file, not a directory";
-  const Result r = cli({"run", scenario.string(), "-o", (blocker / "out.json").string()});
+  const CliResult r = cli({"run", scenario.string(), "-o", (blocker / "out.json").string()});
   CHECK(r.code == 1);
   CHECK(r.err.starts_with("error: cannot write "));
   CHECK(count_lines(r.err) == 1);
@@ -328,7 +313,7 @@ TEST_CASE("run warns of ill-conditioned decoding before running and records cond
                  "iterations": 5},
     "strategy": {"scheme": "gpd", "m": 4, "n": 4, "nodes": 40}})";
   const fs::path output = dir.path() / "ill.results.json";
-  const Result loud = cli({"run", scenario.string(), "-o", output.string()});
+  const CliResult loud = cli({"run", scenario.string(), "-o", output.string()});
   REQUIRE(loud.code == 0);
   CHECK(loud.err.find("warning: point 0: decoding of layer 0 (forward) has condition number") !=
         std::string::npos);
@@ -337,7 +322,7 @@ TEST_CASE("run warns of ill-conditioned decoding before running and records cond
   const auto& decoding = results["points"][0]["decoding"];
   CHECK(decoding["ill_conditioned"] == true);
   CHECK(decoding["decode_condition"]["forward"].get<double>() > 1e7);
-  const Result quiet = cli({"run", scenario.string(), "-o", output.string(), "--quiet"});
+  const CliResult quiet = cli({"run", scenario.string(), "-o", output.string(), "--quiet"});
   CHECK(quiet.code == 0);
   CHECK(quiet.err.empty());
 }

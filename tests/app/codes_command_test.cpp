@@ -3,38 +3,28 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "app/codes_command.hpp"
+#include "support/cli_runner.hpp"
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using codesim::test::CliResult;
 
-Outcome codes(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  Outcome outcome;
-  outcome.code = codesim::app::run_codes_command(args, out, err);
-  outcome.out = out.str();
-  outcome.err = err.str();
-  return outcome;
+CliResult codes(const std::vector<std::string>& args) {
+  return codesim::test::run_captured(codesim::app::run_codes_command, args);
 }
 
 nlohmann::json codes_json(std::vector<std::string> args) {
   args.push_back("--json");
-  const Outcome outcome = codes(args);
+  const CliResult outcome = codes(args);
   REQUIRE(outcome.code == 0);
   REQUIRE(outcome.err.empty());
   return nlohmann::json::parse(outcome.out);
 }
 
 TEST_CASE("codes reports a GPD configuration in text") {
-  const Outcome o = codes({"--scheme", "gpd", "--m", "2", "--n", "2", "--nodes", "10"});
+  const CliResult o = codes({"--scheme", "gpd", "--m", "2", "--n", "2", "--nodes", "10"});
   CHECK(o.code == 0);
   CHECK(o.err.empty());
   CHECK(o.out.find("scheme: gpd (m 2, n 2, nodes 10, orientation default)\n") == 0);
@@ -109,22 +99,22 @@ TEST_CASE("codes rejects bad combinations with exit code 2 and one error line") 
        "codenet_grid)\n"},
   };
   for (const auto& [args, message] : cases) {
-    const Outcome o = codes(args);
+    const CliResult o = codes(args);
     CAPTURE(message);
     CHECK(o.code == 2);
     CHECK(o.out.empty());
     CHECK(o.err == message);
   }
-  const Outcome unknown = codes({"--scheme", "mds", "--k", "2", "--nodes", "4", "--bogus"});
+  const CliResult unknown = codes({"--scheme", "mds", "--k", "2", "--nodes", "4", "--bogus"});
   CHECK(unknown.code == 2);
   CHECK(unknown.err.starts_with("error: codesim codes: unrecognised option '--bogus'"));
   CHECK(std::count(unknown.err.begin(), unknown.err.end(), '\n') == 1);
-  const Outcome not_a_number = codes({"--scheme", "mds", "--k", "two", "--nodes", "4"});
+  const CliResult not_a_number = codes({"--scheme", "mds", "--k", "two", "--nodes", "4"});
   CHECK(not_a_number.code == 2);
 }
 
 TEST_CASE("codes --help lists every scheme's options") {
-  const Outcome o = codes({"--help"});
+  const CliResult o = codes({"--help"});
   CHECK(o.code == 0);
   for (const char* text : {"--grid-rows", "--copies", "--orientation", "codenet_grid:"}) {
     CHECK(o.out.find(text) != std::string::npos);
@@ -132,8 +122,8 @@ TEST_CASE("codes --help lists every scheme's options") {
 }
 
 TEST_CASE("codes --trials adds decode outcomes per number of erroneous symbols") {
-  const auto j = codes_json({"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--trials",
-                             "5"});
+  const auto j =
+      codes_json({"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--trials", "5"});
   const auto& trials = j["decode_trials"];
   CHECK(trials["trials"] == 5);
   // Forward K = 2 of 6 symbols: rows for e = 0 .. S - K + 1 = 5.
@@ -144,8 +134,8 @@ TEST_CASE("codes --trials adds decode outcomes per number of erroneous symbols")
   const auto& random = trials["forward"]["by_model"]["random"];
   CHECK(random[3]["exact"] == 5);  // P - K - 1 = 3 corrected under the random model
   CHECK(random[4]["detected"] == 5);
-  const Outcome bad = codes({"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--trials",
-                             "0"});
+  const CliResult bad =
+      codes({"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--trials", "0"});
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--trials must be in 1..") != std::string::npos);
 }

@@ -8,15 +8,17 @@
 #include <string>
 #include <vector>
 
-#include "app/cli.hpp"
 #include "app/preflight.hpp"
 #include "app/runner.hpp"
 #include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
+#include "support/cli_runner.hpp"
 #include "support/temp_directory.hpp"
 
 using codesim::app::Json;
 using codesim::app::ScenarioError;
+using codesim::test::cli;
+using codesim::test::CliResult;
 using codesim::test::read_file;
 using codesim::test::TempDirectory;
 namespace fs = std::filesystem;
@@ -61,19 +63,6 @@ std::string pointer_of_error(const Json& document) {
   return "(no error)";
 }
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result cli(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  const int code = codesim::app::run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
 }  // namespace
 
 TEST_CASE("a stochastic training scenario needs no dataset and records its mode") {
@@ -94,7 +83,7 @@ TEST_CASE("a stochastic run through the CLI writes counts and a table without ac
   const fs::path scenario = dir / "s.json";
   std::ofstream(scenario) << stochastic_scenario().dump(2);
   const fs::path output = dir / "out.json";
-  const Result r = cli({"run", scenario.string(), "-o", output.string()});
+  const CliResult r = cli({"run", scenario.string(), "-o", output.string()});
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("stochastic mode (no data)") != std::string::npos);
@@ -152,7 +141,7 @@ TEST_CASE("an unmodelled feature exits with 2 and one error line naming the key"
   TempDirectory dir;
   const fs::path scenario = dir / "s.json";
   std::ofstream(scenario) << with("/workload/audit=true").dump(2);
-  const Result r = cli({"run", scenario.string(), "-o", (dir / "out.json").string()});
+  const CliResult r = cli({"run", scenario.string(), "-o", (dir / "out.json").string()});
   CHECK(r.code == 2);
   CHECK(r.err.find("error: " + scenario.string() + ": /workload/audit: ") == 0);
   CHECK(r.err.find("(expected ") != std::string::npos);

@@ -5,33 +5,23 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/theory_command.hpp"
+#include "support/cli_runner.hpp"
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using codesim::test::CliResult;
 
-Outcome theory(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  Outcome outcome;
-  outcome.code = codesim::app::run_theory_command(args, out, err);
-  outcome.out = out.str();
-  outcome.err = err.str();
-  return outcome;
+CliResult theory(const std::vector<std::string>& args) {
+  return codesim::test::run_captured(codesim::app::run_theory_command, args);
 }
 
 nlohmann::json theory_json(std::vector<std::string> args) {
   args.push_back("--json");
-  const Outcome outcome = theory(args);
+  const CliResult outcome = theory(args);
   REQUIRE(outcome.code == 0);
   REQUIRE(outcome.err.empty());
   return nlohmann::json::parse(outcome.out);
@@ -50,7 +40,7 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 }  // namespace
 
 TEST_CASE("theory reports the CodeNet configuration in text") {
-  const Outcome o = theory(kCodenet);
+  const CliResult o = theory(kCodenet);
   CHECK(o.code == 0);
   CHECK(o.err.empty());
   CHECK(o.out.find("scheme: codenet_grid (m 5, n 4, grid-rows 7, grid-cols 6)\n") == 0);
@@ -133,7 +123,7 @@ TEST_CASE("theory models the digest's protocol and other schemes") {
 }
 
 TEST_CASE("theory --table thresholds prints T1 in text and JSON") {
-  const Outcome o = theory({"--table", "thresholds"});
+  const CliResult o = theory({"--table", "thresholds"});
   CHECK(o.code == 0);
   CHECK(o.out.find("GPD recovery thresholds") == 0);
   CHECK(o.out.find("   2   2      5      6               6               5") != std::string::npos);
@@ -148,7 +138,7 @@ TEST_CASE("theory --table thresholds prints T1 in text and JSON") {
 }
 
 TEST_CASE("theory --table tolerance prints T3 and the ratio in text and JSON") {
-  const Outcome o = theory({"--table", "tolerance", "--m", "5", "--n", "4"});
+  const CliResult o = theory({"--table", "tolerance", "--m", "5", "--n", "4"});
   CHECK(o.code == 0);
   CHECK(o.out.find("errors tolerated per decode vs nodes P (T3): m 5, n 4") == 0);
   CHECK(o.out.find("GPD (forward, adversarial) versus replication") != std::string::npos);
@@ -191,7 +181,7 @@ TEST_CASE("theory rejects bad options with exit code 2 and one error line") {
     std::string joined;
     for (const auto& a : args) joined += a + " ";
     CAPTURE(joined);
-    const Outcome o = theory(args);
+    const CliResult o = theory(args);
     CHECK(o.code == 2);
     CHECK(o.out.empty());
     CHECK(o.err.rfind("error: codesim theory: ", 0) == 0);
@@ -202,7 +192,7 @@ TEST_CASE("theory rejects bad options with exit code 2 and one error line") {
 }
 
 TEST_CASE("theory --help prints the options") {
-  const Outcome o = theory({"--help"});
+  const CliResult o = theory({"--help"});
   CHECK(o.code == 0);
   CHECK(o.out.find("--first-layer-backward") != std::string::npos);
   CHECK(o.out.find("--table") != std::string::npos);

@@ -5,20 +5,21 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "app/cli.hpp"
 #include "app/runner.hpp"
 #include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
+#include "support/cli_runner.hpp"
 #include "support/temp_directory.hpp"
 
 using codesim::app::Json;
 using codesim::app::load_scenario;
 using codesim::app::Scenario;
 using codesim::app::ScenarioError;
+using codesim::test::cli;
+using codesim::test::CliResult;
 using codesim::test::read_file;
 using codesim::test::TempDirectory;
 namespace fs = std::filesystem;
@@ -64,19 +65,6 @@ std::string pointer_of_error(const Json& document) {
 Json with(const std::string& assignment, Json document = training_scenario()) {
   codesim::app::apply_set(document, assignment, "t.json");
   return document;
-}
-
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result cli(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  const int code = codesim::app::run_cli(args, out, err);
-  return {code, out.str(), err.str()};
 }
 
 fs::path write_json(const fs::path& path, const Json& document) {
@@ -211,7 +199,7 @@ TEST_CASE("a training run through the CLI writes accuracy traces and a summary t
   TempDirectory dir;
   const fs::path scenario = write_json(dir / "tiny.json", training_scenario());
   const fs::path output = dir / "out.json";
-  const Result r = cli({"run", scenario.string(), "-o", output.string()});
+  const CliResult r = cli({"run", scenario.string(), "-o", output.string()});
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("final accuracy (%)") != std::string::npos);
@@ -233,7 +221,7 @@ TEST_CASE("a missing dataset exits with 2 at the dataset pointer and writes noth
                                      (dir / "none").string() + "\"}",
                                  with("/workload/layers=[784, 8, 10]")));
   const fs::path output = dir / "out.json";
-  const Result r = cli({"run", scenario.string(), "-o", output.string()});
+  const CliResult r = cli({"run", scenario.string(), "-o", output.string()});
   CHECK(r.code == 2);
   CHECK(r.err.starts_with("error: " + scenario.string() + ": /workload/dataset: MNIST file"));
   CHECK(r.err.find("scripts/setup --data") != std::string::npos);
@@ -245,7 +233,7 @@ TEST_CASE("layers that do not fit the data are an error at /workload/layers") {
   TempDirectory dir;
   const fs::path scenario =
       write_json(dir / "t.json", with("/workload/layers=[10, 8, 3]", with("/strategy/n=1")));
-  const Result r = cli({"run", scenario.string(), "-o", (dir / "o.json").string()});
+  const CliResult r = cli({"run", scenario.string(), "-o", (dir / "o.json").string()});
   CHECK(r.code == 2);
   CHECK(r.err.find("/workload/layers: the input layer has 10 units but the data has 12") !=
         std::string::npos);
@@ -268,7 +256,7 @@ TEST_CASE("replaying a recorded fault log reproduces the run byte for byte") {
   document["faults"]["replay"] = (dir / "log.2.json").string();
   document["faults"]["log_file"] = (dir / "again.json").string();
   const fs::path replayed = dir / "replayed.json";
-  const Result r =
+  const CliResult r =
       cli({"run", write_json(dir / "rep.json", document).string(), "-o", replayed.string(), "-q"});
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -279,7 +267,7 @@ TEST_CASE("replaying a recorded fault log reproduces the run byte for byte") {
   CHECK(read_file(dir / "again.json") == log_text);
 
   // The same log under another seed is refused before anything runs.
-  const Result wrong_seed =
+  const CliResult wrong_seed =
       cli({"run", (dir / "rep.json").string(), "-o", (dir / "x.json").string(), "--seed", "6"});
   CHECK(wrong_seed.code == 2);
   CHECK(wrong_seed.err.find("/faults/replay: the log was recorded with seed 5") !=
@@ -301,7 +289,7 @@ TEST_CASE("a tampered fault log stops the replay with an error at the log's poin
   write_json(dir / "bad.json", log);
   document["faults"].erase("log_file");
   document["faults"]["replay"] = (dir / "bad.json").string();
-  const Result r = cli(
+  const CliResult r = cli(
       {"run", write_json(dir / "rep.json", document).string(), "-o", (dir / "o.json").string()});
   CHECK(r.code == 2);
   CHECK(r.err.starts_with("error: " + (dir / "bad.json").string() + ": /records/0"));
@@ -336,8 +324,8 @@ TEST_CASE("--list-points prints the sweep without running it") {
   TempDirectory dir;
   Json document = training_scenario();
   document["sweep"] = Json::parse(R"({"grid": {"/workload/learning_rate": [0.01, 0.1]}})");
-  const Result r = cli({"run", write_json(dir / "s.json", document).string(), "--list-points", "-o",
-                        (dir / "o.json").string()});
+  const CliResult r = cli({"run", write_json(dir / "s.json", document).string(), "--list-points",
+                           "-o", (dir / "o.json").string()});
   CHECK(r.code == 0);
   CHECK(r.out ==
         "0\t2 replicas\t/workload/learning_rate=0.01\n"
@@ -349,7 +337,7 @@ TEST_CASE("--jobs must be a positive thread count") {
   TempDirectory dir;
   const fs::path scenario = write_json(dir / "s.json", training_scenario());
   for (const char* bad : {"0", "x", "-1", "99999"}) {
-    const Result r = cli({"run", scenario.string(), "--jobs", bad});
+    const CliResult r = cli({"run", scenario.string(), "--jobs", bad});
     CHECK(r.code == 2);
     CHECK(r.err.find("--jobs") != std::string::npos);
   }

@@ -13,13 +13,7 @@ using testing::random_matrix;
 using testing::relative_error;
 
 TEST_CASE("the paper's CodeNet grid 7x6/(5,4) has 38 nodes and corrects one and detects two") {
-  SchemeSpec spec;
-  spec.kind = "codenet_grid";
-  spec.m = 5;
-  spec.n = 4;
-  spec.grid_rows = 7;
-  spec.grid_cols = 6;
-  const SchemeSummary s = summarize_scheme(spec);
+  const SchemeSummary s = summarize_scheme(codenet_grid_spec(5, 4, 7, 6));
   CHECK(s.nodes == 38);
   CHECK(s.redundancy == doctest::Approx(1.9));
   CHECK(s.storage_fraction_per_node == doctest::Approx(0.05));

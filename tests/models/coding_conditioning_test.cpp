@@ -17,35 +17,6 @@ namespace {
 using testing::clean_symbols;
 using testing::random_matrix;
 
-SchemeSpec gpd(int m, int n, int nodes, bool mirrored = false) {
-  SchemeSpec spec;
-  spec.kind = "gpd";
-  spec.m = m;
-  spec.n = n;
-  spec.nodes = nodes;
-  spec.mirrored = mirrored;
-  return spec;
-}
-
-SchemeSpec mds(int k, int nodes) {
-  SchemeSpec spec;
-  spec.kind = "mds";
-  spec.k = k;
-  spec.nodes = nodes;
-  return spec;
-}
-
-SchemeSpec grid(int m, int n, int grid_rows, int grid_cols) {
-  SchemeSpec spec;
-  spec.kind = "codenet_grid";
-  spec.m = m;
-  spec.n = n;
-  spec.grid_rows = grid_rows;
-  spec.grid_cols = grid_cols;
-  spec.seed = 7;
-  return spec;
-}
-
 TEST_CASE("spread_order is the pruned bit-reversal permutation") {
   CHECK(spread_order(8) == std::vector<int>{0, 4, 2, 6, 1, 5, 3, 7});
   CHECK(spread_order(5) == std::vector<int>{0, 4, 2, 1, 3});
@@ -73,23 +44,18 @@ TEST_CASE("chebyshev points come in spread order, so the first and last few cove
 }
 
 TEST_CASE("schemes that compare copies have no code and condition one") {
-  SchemeSpec spec;
-  spec.kind = "replication";
-  spec.m = 2;
-  spec.n = 2;
-  spec.copies = 3;
-  const DecodingConditioning replication = decoding_conditioning(spec, 4, 4);
+  const DecodingConditioning replication = decoding_conditioning(replication_spec(2, 2, 3), 4, 4);
   CHECK(replication.forward.dimension == 0);
   CHECK(replication.forward.worst_condition == 1.0);
   CHECK(replication.backward.worst_subset.empty());
-  spec.kind = "uncoded";
-  CHECK(decoding_conditioning(spec, 4, 4).backward.worst_condition == 1.0);
-  CHECK(subset_condition(spec, Direction::forward, {0}) == 1.0);
+  const SchemeSpec uncoded = uncoded_spec(2, 2);
+  CHECK(decoding_conditioning(uncoded, 4, 4).backward.worst_condition == 1.0);
+  CHECK(subset_condition(uncoded, Direction::forward, {0}) == 1.0);
   CHECK_FALSE(may_lose_accuracy(1.0));
 }
 
 TEST_CASE("the examined subsets are the first, last, spread and seeded random K-subsets") {
-  const DecodingConditioning c = decoding_conditioning(mds(16, 64), 32, 32);
+  const DecodingConditioning c = decoding_conditioning(mds_spec(16, 64), 32, 32);
   CHECK(c.forward.symbols == 64);
   CHECK(c.forward.dimension == 16);
   CHECK(c.forward.subsets == 3 + kConditioningRandomSubsets);
@@ -98,17 +64,17 @@ TEST_CASE("the examined subsets are the first, last, spread and seeded random K-
   // The systematic first K rows are the identity; some other subset is worse.
   std::vector<int> first(16);
   std::iota(first.begin(), first.end(), 0);
-  CHECK(subset_condition(mds(16, 64), Direction::forward, first) == doctest::Approx(1.0));
+  CHECK(subset_condition(mds_spec(16, 64), Direction::forward, first) == doctest::Approx(1.0));
   CHECK(c.forward.worst_condition > 1.0);
   CHECK(c.forward.worst_condition ==
-        subset_condition(mds(16, 64), Direction::forward, c.forward.worst_subset));
+        subset_condition(mds_spec(16, 64), Direction::forward, c.forward.worst_subset));
   // MDS with P = K has a single K-subset.
-  CHECK(decoding_conditioning(mds(4, 4), 4, 4).forward.subsets == 1);
+  CHECK(decoding_conditioning(mds_spec(4, 4), 4, 4).forward.subsets == 1);
 }
 
 TEST_CASE("decoding conditioning is deterministic and independent of the shape of W") {
-  const DecodingConditioning a = decoding_conditioning(gpd(3, 2, 20), 6, 4);
-  const DecodingConditioning b = decoding_conditioning(gpd(3, 2, 20), 300, 200);
+  const DecodingConditioning a = decoding_conditioning(gpd_spec(3, 2, 20), 6, 4);
+  const DecodingConditioning b = decoding_conditioning(gpd_spec(3, 2, 20), 300, 200);
   CHECK(a.forward.worst_condition == b.forward.worst_condition);
   CHECK(a.backward.worst_condition == b.backward.worst_condition);
   CHECK(a.forward.worst_subset == b.forward.worst_subset);
@@ -116,8 +82,8 @@ TEST_CASE("decoding conditioning is deterministic and independent of the shape o
 }
 
 TEST_CASE("the worst condition is the one a decode from that subset reports") {
-  for (const SchemeSpec& spec :
-       {gpd(2, 2, 16), gpd(2, 3, 20, true), mds(8, 32), grid(4, 3, 8, 6)}) {
+  for (const SchemeSpec& spec : {gpd_spec(2, 2, 16), gpd_spec(2, 3, 20, true), mds_spec(8, 32),
+                                 codenet_grid_spec(4, 3, 8, 6, 7)}) {
     const int rows = spec.kind == "mds" ? 16 : 2 * spec.m;
     const int cols = spec.kind == "mds" ? 16 : 2 * spec.n;
     const std::unique_ptr<CodingScheme> scheme = make_scheme(spec, rows, cols);
@@ -139,7 +105,7 @@ TEST_CASE("the worst condition is the one a decode from that subset reports") {
 }
 
 TEST_CASE("a rank-deficient subset has an infinite condition number and is flagged") {
-  const double condition = subset_condition(mds(2, 6), Direction::forward, {3, 3});
+  const double condition = subset_condition(mds_spec(2, 6), Direction::forward, {3, 3});
   CHECK(std::isinf(condition));
   CHECK(may_lose_accuracy(condition));
   CHECK(may_lose_accuracy(std::numeric_limits<double>::quiet_NaN()));
@@ -155,10 +121,10 @@ TEST_CASE("the accuracy predicate flags condition numbers above target / (u c)")
 }
 
 TEST_CASE("small GPD codes are well conditioned and GPD near P = 64 is flagged") {
-  const DecodingConditioning small = decoding_conditioning(gpd(2, 2, 8), 4, 4);
+  const DecodingConditioning small = decoding_conditioning(gpd_spec(2, 2, 8), 4, 4);
   CHECK_FALSE(may_lose_accuracy(small.forward.worst_condition));
   CHECK_FALSE(may_lose_accuracy(small.backward.worst_condition));
-  const DecodingConditioning large = decoding_conditioning(gpd(4, 8, 64), 8, 16);
+  const DecodingConditioning large = decoding_conditioning(gpd_spec(4, 8, 64), 8, 16);
   CHECK(large.forward.dimension == 39);
   CHECK(large.backward.dimension == 56);
   CHECK(may_lose_accuracy(large.backward.worst_condition));
@@ -172,11 +138,11 @@ TEST_CASE("MDS and CodeNet codes to P = 64 are not flagged") {
       if (k > nodes) continue;
       CAPTURE(nodes);
       CAPTURE(k);
-      const DecodingConditioning c = decoding_conditioning(mds(k, nodes), k, k);
+      const DecodingConditioning c = decoding_conditioning(mds_spec(k, nodes), k, k);
       CHECK_FALSE(may_lose_accuracy(c.forward.worst_condition));
     }
   }
-  const DecodingConditioning c = decoding_conditioning(grid(4, 4, 8, 8), 4, 4);
+  const DecodingConditioning c = decoding_conditioning(codenet_grid_spec(4, 4, 8, 8, 7), 4, 4);
   CHECK_FALSE(may_lose_accuracy(c.forward.worst_condition));
   CHECK_FALSE(may_lose_accuracy(c.backward.worst_condition));
 }

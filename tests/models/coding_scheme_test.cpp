@@ -10,18 +10,11 @@ namespace {
 using testing::random_matrix;
 using testing::relative_error;
 
-SchemeSpec spec_of(const std::string& kind) {
-  SchemeSpec spec;
-  spec.kind = kind;
-  return spec;
-}
-
 TEST_CASE("scheme validation names what is wrong") {
-  CHECK(validate_scheme(spec_of("polydot")).find("unknown scheme 'polydot'") == 0);
-  SchemeSpec gpd = spec_of("gpd");
-  gpd.m = 2;
-  gpd.n = 2;
-  gpd.nodes = 5;
+  SchemeSpec unknown;
+  unknown.kind = "polydot";
+  CHECK(validate_scheme(unknown).find("unknown scheme 'polydot'") == 0);
+  SchemeSpec gpd = gpd_spec(2, 2, 5);
   CHECK(validate_scheme(gpd) ==
         "nodes = 5 is below the recovery threshold 6 (forward 5, backward 6)");
   gpd.nodes = 6;
@@ -30,30 +23,17 @@ TEST_CASE("scheme validation names what is wrong") {
   CHECK(validate_scheme(gpd, 9, 8) == "m = 2 does not divide rows = 9");
   gpd.m = 0;
   CHECK(validate_scheme(gpd) == "m = 0 must be in [1, 4096]");
-  SchemeSpec grid = spec_of("codenet_grid");
-  grid.m = 3;
-  grid.n = 2;
-  grid.grid_rows = 2;
-  grid.grid_cols = 4;
-  CHECK(validate_scheme(grid) == "grid_rows = 2 must be in [3, 4096]");
-  SchemeSpec replication = spec_of("replication");
-  replication.copies = 1;
-  CHECK(validate_scheme(replication) == "copies = 1 must be in [2, 4096]");
-  SchemeSpec mds = spec_of("mds");
-  mds.k = 4;
-  mds.nodes = 3;
+  CHECK(validate_scheme(codenet_grid_spec(3, 2, 2, 4)) == "grid_rows = 2 must be in [3, 4096]");
+  CHECK(validate_scheme(replication_spec(1, 1, 1)) == "copies = 1 must be in [2, 4096]");
+  SchemeSpec mds = mds_spec(4, 3);
   CHECK(validate_scheme(mds) == "nodes = 3 is below the recovery threshold k = 4");
   mds.nodes = 6;
   CHECK(validate_scheme(mds, 8, 6) == "k = 4 does not divide cols = 6");
-  CHECK(validate_scheme(spec_of("uncoded"), -1, 2) == "the matrix shape must not be negative");
+  CHECK(validate_scheme(uncoded_spec(1, 1), -1, 2) == "the matrix shape must not be negative");
 }
 
 TEST_CASE("summaries without a shape give traffic as fractions of the product length") {
-  SchemeSpec grid = spec_of("codenet_grid");
-  grid.m = 5;
-  grid.n = 4;
-  grid.grid_rows = 7;
-  grid.grid_cols = 6;
+  const SchemeSpec grid = codenet_grid_spec(5, 4, 7, 6);
   const SchemeSummary fractions = summarize_scheme(grid);
   const SchemeSummary counts = summarize_scheme(grid, 1000, 800);
   CHECK(fractions.forward.elements_sent_per_node == doctest::Approx(0.2));
@@ -71,11 +51,7 @@ TEST_CASE("make_scheme builds the kind the spec names") {
 }
 
 TEST_CASE("compute_and_decode turns dropped nodes into erasures") {
-  SchemeSpec gpd = spec_of("gpd");
-  gpd.m = 2;
-  gpd.n = 1;
-  gpd.nodes = 5;
-  const auto scheme = make_scheme(gpd, 4, 3);
+  const auto scheme = make_scheme(gpd_spec(2, 1, 5), 4, 3);
   const Matrix weights = random_matrix(4, 3, 1);
   scheme->encode(weights);
   const Matrix input = random_matrix(3, 1, 2);

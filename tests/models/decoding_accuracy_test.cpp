@@ -36,38 +36,13 @@ struct Config {
 };
 
 Config gpd(int m, int n, int nodes, bool mirrored = false) {
-  Config c;
-  c.spec.kind = "gpd";
-  c.spec.m = m;
-  c.spec.n = n;
-  c.spec.nodes = nodes;
-  c.spec.mirrored = mirrored;
-  c.rows = 2 * m;
-  c.cols = 2 * n;
-  return c;
+  return {gpd_spec(m, n, nodes, mirrored), 2 * m, 2 * n};
 }
 
-Config mds(int k, int nodes) {
-  Config c;
-  c.spec.kind = "mds";
-  c.spec.k = k;
-  c.spec.nodes = nodes;
-  c.rows = 2 * k;
-  c.cols = 2 * k;
-  return c;
-}
+Config mds(int k, int nodes) { return {mds_spec(k, nodes), 2 * k, 2 * k}; }
 
 Config grid(int m, int n, int grid_rows, int grid_cols) {
-  Config c;
-  c.spec.kind = "codenet_grid";
-  c.spec.m = m;
-  c.spec.n = n;
-  c.spec.grid_rows = grid_rows;
-  c.spec.grid_cols = grid_cols;
-  c.spec.seed = 11;
-  c.rows = 2 * m;
-  c.cols = 2 * n;
-  return c;
+  return {codenet_grid_spec(m, n, grid_rows, grid_cols, 11), 2 * m, 2 * n};
 }
 
 std::string describe(const Config& c, Direction dir) {

@@ -98,12 +98,7 @@ TEST_CASE("GPD decodes from random K-subsets and detects K-1 for every shape to 
 }
 
 TEST_CASE("the GPD summary counts thresholds, tolerances, storage and traffic") {
-  SchemeSpec spec;
-  spec.kind = "gpd";
-  spec.m = 2;
-  spec.n = 2;
-  spec.nodes = 10;
-  const SchemeSummary s = summarize_scheme(spec, 400, 600);
+  const SchemeSummary s = summarize_scheme(gpd_spec(2, 2, 10), 400, 600);
   CHECK(s.nodes == 10);
   CHECK(s.storage_fraction_per_node == doctest::Approx(0.25));
   CHECK(s.redundancy == doctest::Approx(2.5));
@@ -118,8 +113,7 @@ TEST_CASE("the GPD summary counts thresholds, tolerances, storage and traffic") 
   CHECK(s.forward.elements_sent_per_node == doctest::Approx(200));
   CHECK(s.forward.elements_received_per_node == doctest::Approx(2000));
   CHECK(s.backward.elements_sent_per_node == doctest::Approx(300));
-  spec.mirrored = true;
-  const SchemeSummary mirrored = summarize_scheme(spec);
+  const SchemeSummary mirrored = summarize_scheme(gpd_spec(2, 2, 10, true));
   CHECK(mirrored.forward.recovery_threshold == 6);
   CHECK(mirrored.backward.recovery_threshold == 5);
   CHECK(mirrored.forward.elements_sent_per_node == doctest::Approx(0.5));

@@ -63,11 +63,7 @@ TEST_CASE("an MDS node regenerates both of its blocks from k others") {
 }
 
 TEST_CASE("an MDS code with P = k has no redundancy") {
-  SchemeSpec spec;
-  spec.kind = "mds";
-  spec.k = 3;
-  spec.nodes = 3;
-  const SchemeSummary s = summarize_scheme(spec);
+  const SchemeSummary s = summarize_scheme(mds_spec(3, 3));
   CHECK(s.forward.detectable == 0);
   CHECK(s.forward.erasures_tolerated == 0);
   CHECK(s.redundancy == doctest::Approx(2.0));

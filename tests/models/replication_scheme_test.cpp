@@ -23,12 +23,7 @@ ProductDecode forward_with(const ReplicationScheme& scheme, const Matrix& input,
 }
 
 TEST_CASE("the paper's replication 2x(5x4) has 40 nodes, detects one and corrects none") {
-  SchemeSpec spec;
-  spec.kind = "replication";
-  spec.m = 5;
-  spec.n = 4;
-  spec.copies = 2;
-  const SchemeSummary s = summarize_scheme(spec);
+  const SchemeSummary s = summarize_scheme(replication_spec(5, 4, 2));
   CHECK(s.nodes == 40);
   CHECK(s.redundancy == doctest::Approx(2.0));
   CHECK(s.forward.correctable_adversarial == 0);
@@ -37,8 +32,7 @@ TEST_CASE("the paper's replication 2x(5x4) has 40 nodes, detects one and correct
   CHECK(s.backward.detectable == 1);
   CHECK(s.forward.recovery_threshold == 5);
   CHECK(s.backward.recovery_threshold == 4);
-  spec.copies = 5;
-  const SchemeSummary five = summarize_scheme(spec);
+  const SchemeSummary five = summarize_scheme(replication_spec(5, 4, 5));
   CHECK(five.forward.correctable_adversarial == 2);
   CHECK(five.forward.correctable_random == 3);
   CHECK(five.forward.detectable == 4);

@@ -38,66 +38,24 @@ struct SmallConfig {
   int cols = 0;
 };
 
-inline SchemeSpec spec_of(std::string kind) {
-  SchemeSpec spec;
-  spec.kind = std::move(kind);
-  spec.seed = 7;
-  return spec;
-}
-
-/// Small configurations covering every scheme, orientation and code shape.
+/// Small configurations covering every scheme, orientation and code shape (all seeded with 7).
 inline std::vector<SmallConfig> small_configs() {
   std::vector<SmallConfig> configs;
   auto add = [&](std::string name, SchemeSpec spec, int rows, int cols) {
+    spec.seed = 7;
     configs.push_back({std::move(name), std::move(spec), rows, cols});
   };
-  SchemeSpec spec = spec_of("uncoded");
-  spec.m = 2;
-  spec.n = 3;
-  add("uncoded 2x3", spec, 6, 9);
-  spec = spec_of("replication");
-  spec.m = 2;
-  spec.n = 2;
-  spec.copies = 2;
-  add("replication 2x(2x2)", spec, 6, 4);
-  spec.copies = 3;
-  add("replication 3x(2x2)", spec, 6, 4);
-  spec.copies = 4;
-  spec.m = 1;
-  add("replication 4x(1x2)", spec, 3, 4);
-  spec = spec_of("mds");
-  spec.k = 3;
-  spec.nodes = 8;
-  add("mds (8,3)", spec, 6, 9);
-  spec = spec_of("gpd");
-  spec.m = 2;
-  spec.n = 2;
-  spec.nodes = 10;
-  add("gpd (2,2) P=10", spec, 6, 8);
-  spec.mirrored = true;
-  add("gpd (2,2) P=10 mirrored", spec, 6, 8);
-  spec = spec_of("gpd");
-  spec.m = 3;
-  spec.n = 1;
-  spec.nodes = 9;
-  add("gpd (3,1) P=9", spec, 6, 5);
-  spec = spec_of("gpd");
-  spec.m = 1;
-  spec.n = 3;
-  spec.nodes = 8;
-  spec.mirrored = true;
-  add("gpd (1,3) P=8 mirrored", spec, 4, 6);
-  spec = spec_of("codenet_grid");
-  spec.m = 2;
-  spec.n = 2;
-  spec.grid_rows = 5;
-  spec.grid_cols = 4;
-  add("codenet_grid 5x4/(2,2)", spec, 6, 8);
-  spec.m = 3;
-  spec.n = 1;
-  spec.grid_rows = 6;
-  spec.grid_cols = 3;
-  add("codenet_grid 6x3/(3,1)", spec, 6, 4);
+  add("uncoded 2x3", uncoded_spec(2, 3), 6, 9);
+  add("replication 2x(2x2)", replication_spec(2, 2, 2), 6, 4);
+  add("replication 3x(2x2)", replication_spec(2, 2, 3), 6, 4);
+  add("replication 4x(1x2)", replication_spec(1, 2, 4), 3, 4);
+  add("mds (8,3)", mds_spec(3, 8), 6, 9);
+  add("gpd (2,2) P=10", gpd_spec(2, 2, 10), 6, 8);
+  add("gpd (2,2) P=10 mirrored", gpd_spec(2, 2, 10, true), 6, 8);
+  add("gpd (3,1) P=9", gpd_spec(3, 1, 9), 6, 5);
+  add("gpd (1,3) P=8 mirrored", gpd_spec(1, 3, 8, true), 4, 6);
+  add("codenet_grid 5x4/(2,2)", codenet_grid_spec(2, 2, 5, 4), 6, 8);
+  add("codenet_grid 6x3/(3,1)", codenet_grid_spec(3, 1, 6, 3), 6, 4);
   return configs;
 }
 

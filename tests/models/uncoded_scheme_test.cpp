@@ -11,11 +11,7 @@ using testing::random_matrix;
 using testing::relative_error;
 
 TEST_CASE("the uncoded summary has no redundancy and tolerates nothing") {
-  SchemeSpec spec;
-  spec.kind = "uncoded";
-  spec.m = 5;
-  spec.n = 8;
-  const SchemeSummary s = summarize_scheme(spec, 100, 80);
+  const SchemeSummary s = summarize_scheme(uncoded_spec(5, 8), 100, 80);
   CHECK(s.nodes == 40);
   CHECK(s.redundancy == doctest::Approx(1.0));
   CHECK(s.storage_fraction_per_node == doctest::Approx(1.0 / 40));

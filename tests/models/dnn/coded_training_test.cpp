@@ -37,23 +37,15 @@ const Data& data() {
 }
 
 SchemeSpec scheme(const std::string& kind) {
-  SchemeSpec s;
-  s.kind = kind;
-  s.m = 2;
-  s.n = 2;
+  // GPD: K forward 5, backward 6, corrects one error in each direction. CodeNet grid: 12 nodes,
+  // corrects one grid row (column) per decode.
+  SchemeSpec s = kind == "replication3"   ? replication_spec(2, 2, 3)
+                 : kind == "replication"  ? replication_spec(2, 2, 2)
+                 : kind == "mds"          ? mds_spec(2, 4)
+                 : kind == "gpd"          ? gpd_spec(2, 2, 8)
+                 : kind == "codenet_grid" ? codenet_grid_spec(2, 2, 4, 4)
+                                          : uncoded_spec(2, 2);
   s.seed = 11;
-  if (kind == "replication3") {
-    s.kind = "replication";
-    s.copies = 3;
-  } else if (kind == "mds") {
-    s.k = 2;
-    s.nodes = 4;
-  } else if (kind == "gpd") {
-    s.nodes = 8;  // K forward 5, backward 6: corrects one error in each direction
-  } else if (kind == "codenet_grid") {
-    s.grid_rows = 4;
-    s.grid_cols = 4;  // 12 nodes, corrects one grid row (column) per decode
-  }
   return s;
 }
 
@@ -374,9 +366,7 @@ TEST_CASE("one iteration takes the task, collective and decode times of the cost
   TrainingSpec spec;
   spec.mlp.layer_sizes = {4, 6, 2};
   spec.mlp.learning_rate = 0.05;
-  spec.scheme.kind = "uncoded";
-  spec.scheme.m = 2;
-  spec.scheme.n = 1;
+  spec.scheme = uncoded_spec(2, 1);
   spec.iterations = 1;
   sim::ClusterSpec c = sim::uniform_cluster(2, 1e6);
   c.network.latency_s = 1e-3;

@@ -16,43 +16,17 @@ using namespace codesim::models;
 
 namespace {
 
-SchemeSpec codenet() {
-  SchemeSpec s;
-  s.kind = "codenet_grid";
-  s.m = 5;
-  s.n = 4;
-  s.grid_rows = 7;
-  s.grid_cols = 6;
-  s.seed = 3;
-  return s;
-}
-
-SchemeSpec replication() {
-  SchemeSpec s;
-  s.kind = "replication";
-  s.m = 5;
-  s.n = 4;
-  s.copies = 2;
-  return s;
-}
+// The paper's configurations: the CodeNet grid 7x6/(5,4) and two copies of a 5x4 split.
+SchemeSpec codenet() { return codenet_grid_spec(5, 4, 7, 6, 3); }
+SchemeSpec replication() { return replication_spec(5, 4, 2); }
 
 SchemeSpec small(const std::string& kind) {
-  SchemeSpec s;
-  s.kind = kind;
-  s.m = 2;
-  s.n = 2;
+  SchemeSpec s = kind == "mds"            ? mds_spec(2, 5)
+                 : kind == "gpd"          ? gpd_spec(2, 2, 8)
+                 : kind == "codenet_grid" ? codenet_grid_spec(2, 2, 4, 4)
+                 : kind == "replication"  ? replication_spec(2, 2, 3)
+                                          : uncoded_spec(2, 2);
   s.seed = 11;
-  if (kind == "mds") {
-    s.k = 2;
-    s.nodes = 5;
-  } else if (kind == "gpd") {
-    s.nodes = 8;
-  } else if (kind == "codenet_grid") {
-    s.grid_rows = 4;
-    s.grid_cols = 4;
-  } else if (kind == "replication") {
-    s.copies = 3;
-  }
   return s;
 }
 

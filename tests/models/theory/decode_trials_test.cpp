@@ -13,18 +13,9 @@ std::vector<DecodeTrialCounts> trials(const SchemeSpec& spec, Direction dir, Err
   return run_decode_trials(spec, dir, options, count, max_errors, 7);
 }
 
-SchemeSpec gpd(int m, int n, int nodes) {
-  SchemeSpec spec;
-  spec.kind = "gpd";
-  spec.m = m;
-  spec.n = n;
-  spec.nodes = nodes;
-  return spec;
-}
-
 TEST_CASE("GPD decode trials are exact up to floor((P-K)/2) adversarial errors, then detected") {
   // P = 9, K = mn + n - 1 = 5 forward: corrects 2, detects 4.
-  const auto rows = trials(gpd(2, 2, 9), Direction::forward, ErrorModel::adversarial, 30, 5);
+  const auto rows = trials(gpd_spec(2, 2, 9), Direction::forward, ErrorModel::adversarial, 30, 5);
   REQUIRE(rows.size() == 6);
   for (const DecodeTrialCounts& row : rows) {
     CAPTURE(row.errors);
@@ -41,7 +32,7 @@ TEST_CASE("GPD decode trials are exact up to floor((P-K)/2) adversarial errors, 
 }
 
 TEST_CASE("GPD decode trials under the random-valued model correct up to P-K-1 errors") {
-  const auto rows = trials(gpd(2, 2, 9), Direction::forward, ErrorModel::random, 20, 5);
+  const auto rows = trials(gpd_spec(2, 2, 9), Direction::forward, ErrorModel::random, 20, 5);
   for (const DecodeTrialCounts& row : rows) {
     CAPTURE(row.errors);
     CHECK(row.wrong == 0);
@@ -51,26 +42,22 @@ TEST_CASE("GPD decode trials under the random-valued model correct up to P-K-1 e
 
 TEST_CASE("decode trials of the backward product use the backward threshold") {
   // GPD (2, 2) backward: K = 2mn - n = 6 on 9 nodes: corrects 1 adversarial error.
-  const auto rows = trials(gpd(2, 2, 9), Direction::backward, ErrorModel::adversarial, 20, 3);
+  const auto rows = trials(gpd_spec(2, 2, 9), Direction::backward, ErrorModel::adversarial, 20, 3);
   CHECK(rows[1].exact == 20);
   CHECK(rows[2].detected == 20);
 }
 
 TEST_CASE("replication with two copies detects one erroneous copy and corrects none") {
-  SchemeSpec spec;
-  spec.kind = "replication";
-  spec.m = 2;
-  spec.n = 1;
-  spec.copies = 2;
-  const auto rows = trials(spec, Direction::forward, ErrorModel::adversarial, 20, 1);
+  const auto rows =
+      trials(replication_spec(2, 1, 2), Direction::forward, ErrorModel::adversarial, 20, 1);
   CHECK(rows[0].exact == 20);
   CHECK(rows[1].detected == 20);
   CHECK(rows[1].wrong == 0);
 }
 
 TEST_CASE("decode trials are reproducible for a seed") {
-  const auto a = trials(gpd(2, 1, 6), Direction::forward, ErrorModel::adversarial, 10, 3);
-  const auto b = trials(gpd(2, 1, 6), Direction::forward, ErrorModel::adversarial, 10, 3);
+  const auto a = trials(gpd_spec(2, 1, 6), Direction::forward, ErrorModel::adversarial, 10, 3);
+  const auto b = trials(gpd_spec(2, 1, 6), Direction::forward, ErrorModel::adversarial, 10, 3);
   REQUIRE(a.size() == b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     CHECK(a[i].exact == b[i].exact);

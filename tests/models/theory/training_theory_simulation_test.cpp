@@ -13,6 +13,8 @@
 
 namespace {
 
+using codesim::models::codenet_grid_spec;
+using codesim::models::replication_spec;
 using codesim::models::SchemeSpec;
 
 // Runs train_coded for `iterations` useful iterations with a checkpoint every `tau` and returns
@@ -65,18 +67,8 @@ Comparison compare(const SchemeSpec& scheme, double eps, int tau, int iterations
 }  // namespace
 
 TEST_CASE("train_coded's rollbacks match the theory for CodeNet and replication") {
-  SchemeSpec codenet;
-  codenet.kind = "codenet_grid";
-  codenet.m = 5;
-  codenet.n = 4;
-  codenet.grid_rows = 7;
-  codenet.grid_cols = 6;
-  codenet.seed = 3;
-  SchemeSpec replication;
-  replication.kind = "replication";
-  replication.m = 5;
-  replication.n = 4;
-  replication.copies = 2;
+  const SchemeSpec codenet = codenet_grid_spec(5, 4, 7, 6, 3);
+  const SchemeSpec replication = replication_spec(5, 4, 2);
   for (const auto& [scheme, eps, tau, iterations] :
        {std::tuple{codenet, 3e-3, 10, 4000}, std::tuple{replication, 1e-3, 4, 2000}}) {
     CAPTURE(scheme.kind);

@@ -13,56 +13,17 @@
 
 namespace {
 
+using codesim::models::codenet_grid_spec;
 using codesim::models::Direction;
+using codesim::models::gpd_spec;
+using codesim::models::mds_spec;
+using codesim::models::replication_spec;
 using codesim::models::SchemeSpec;
 using codesim::models::TrainingTheory;
 using codesim::models::TrainingTheoryOptions;
+using codesim::models::uncoded_spec;
 
 const std::vector<int> kPaperMlp = {784, 10000, 10000, 10};
-
-SchemeSpec codenet(int m = 5, int n = 4, int rows = 7, int cols = 6) {
-  SchemeSpec spec;
-  spec.kind = "codenet_grid";
-  spec.m = m;
-  spec.n = n;
-  spec.grid_rows = rows;
-  spec.grid_cols = cols;
-  return spec;
-}
-
-SchemeSpec replication(int copies = 2, int m = 5, int n = 4) {
-  SchemeSpec spec;
-  spec.kind = "replication";
-  spec.m = m;
-  spec.n = n;
-  spec.copies = copies;
-  return spec;
-}
-
-SchemeSpec uncoded(int m = 5, int n = 8) {
-  SchemeSpec spec;
-  spec.kind = "uncoded";
-  spec.m = m;
-  spec.n = n;
-  return spec;
-}
-
-SchemeSpec gpd(int m, int n, int nodes) {
-  SchemeSpec spec;
-  spec.kind = "gpd";
-  spec.m = m;
-  spec.n = n;
-  spec.nodes = nodes;
-  return spec;
-}
-
-SchemeSpec mds(int k, int nodes) {
-  SchemeSpec spec;
-  spec.kind = "mds";
-  spec.k = k;
-  spec.nodes = nodes;
-  return spec;
-}
 
 TrainingTheoryOptions digest_protocol() {
   TrainingTheoryOptions options;
@@ -235,7 +196,7 @@ void check_within(long failures, long trials, double predicted) {
 }  // namespace
 
 TEST_CASE("opportunities follow the protocol: layer 0 has no backward round") {
-  const TrainingTheory cn(codenet(), kPaperMlp);
+  const TrainingTheory cn(codenet_grid_spec(5, 4, 7, 6), kPaperMlp);
   REQUIRE(cn.layers() == 3);
   CHECK(cn.opportunities()[0].forward == 28);  // grid columns c < 4, all 7 rows
   CHECK(cn.opportunities()[0].backward == 0);
@@ -246,31 +207,31 @@ TEST_CASE("opportunities follow the protocol: layer 0 has no backward round") {
   CHECK(cn.expected_strikes(3e-4) == doctest::Approx(0.0774));
 
   // The digest's protocol (a backward round in every layer): 96 per layer, 288 per iteration.
-  const TrainingTheory cn_digest(codenet(), kPaperMlp, digest_protocol());
+  const TrainingTheory cn_digest(codenet_grid_spec(5, 4, 7, 6), kPaperMlp, digest_protocol());
   CHECK(cn_digest.opportunities_per_iteration() == 288);
   CHECK(cn_digest.latent_blocks() == 0);
   CHECK(cn_digest.expected_strikes(3e-4) == doctest::Approx(0.0864));
 
-  CHECK(TrainingTheory(replication(), kPaperMlp).opportunities_per_iteration() == 320);
-  CHECK(TrainingTheory(replication(), kPaperMlp, digest_protocol()).opportunities_per_iteration() ==
-        360);
-  CHECK(TrainingTheory(uncoded(), kPaperMlp).opportunities_per_iteration() == 320);
+  CHECK(TrainingTheory(replication_spec(5, 4, 2), kPaperMlp).opportunities_per_iteration() == 320);
+  CHECK(TrainingTheory(replication_spec(5, 4, 2), kPaperMlp, digest_protocol())
+            .opportunities_per_iteration() == 360);
+  CHECK(TrainingTheory(uncoded_spec(5, 8), kPaperMlp).opportunities_per_iteration() == 320);
   // MDS stores a row-split and a column-split block: two update strikes per node; layer 0's
   // column-split blocks are latent.
-  const TrainingTheory m(mds(4, 8), {16, 16, 16});
+  const TrainingTheory m(mds_spec(4, 8), {16, 16, 16});
   CHECK(m.opportunities()[0].forward == 8);
   CHECK(m.opportunities()[0].update == 16);
   CHECK(m.opportunities()[1].backward == 8);
   CHECK(m.opportunities_per_iteration() == 24 + 32);
   CHECK(m.latent_blocks() == 8);
   // GPD: every node in both directions with one block; nothing latent.
-  const TrainingTheory g(gpd(2, 2, 8), {16, 16, 16, 16});
+  const TrainingTheory g(gpd_spec(2, 2, 8), {16, 16, 16, 16});
   CHECK(g.opportunities_per_iteration() == 16 + 24 + 24);
   CHECK(g.latent_blocks() == 0);
 }
 
 TEST_CASE("CodeNet exposures per symbol match the protocol and the digest") {
-  const TrainingTheory cn(codenet(), kPaperMlp);
+  const TrainingTheory cn(codenet_grid_spec(5, 4, 7, 6), kPaperMlp);
   const auto& steady = cn.steady_decodes();
   REQUIRE(steady.size() == 5);  // forward 0, 1, 2; backward 2, 1
   for (int l = 0; l < 3; ++l) {
@@ -299,7 +260,7 @@ TEST_CASE("CodeNet exposures per symbol match the protocol and the digest") {
 
 TEST_CASE("CodeNet failure probabilities equal the closed forms and the digest's numbers") {
   const double eps = 3e-4;
-  const TrainingTheory cn(codenet(), kPaperMlp);
+  const TrainingTheory cn(codenet_grid_spec(5, 4, 7, 6), kPaperMlp);
   const auto forward = codesim::models::decode_probabilities(cn.steady_decodes()[0], eps);
   const auto backward = codesim::models::decode_probabilities(cn.steady_decodes()[4], eps);
   CHECK(forward.failure == doctest::Approx(codenet_forward_failure(eps)).epsilon(1e-9));
@@ -317,7 +278,7 @@ TEST_CASE("CodeNet failure probabilities equal the closed forms and the digest's
         doctest::Approx(1.0 - std::pow(1 - f, 3) * std::pow(1 - b, 2)).epsilon(1e-9));
   CHECK(cn.rollback_probability(eps) == doctest::Approx(4.753e-4).epsilon(0.001));
   // The digest's protocol: p_CN ~ 5.3e-4 per iteration.
-  const TrainingTheory cn_digest(codenet(), kPaperMlp, digest_protocol());
+  const TrainingTheory cn_digest(codenet_grid_spec(5, 4, 7, 6), kPaperMlp, digest_protocol());
   CHECK(cn_digest.rollback_probability(eps) == doctest::Approx(5.3e-4).epsilon(0.01));
   // Expected corrected decodes ~ strikes read per iteration (248 of 258) times eps.
   CHECK(cn.expected_corrected_decodes(eps) == doctest::Approx(248 * eps).epsilon(0.02));
@@ -335,10 +296,10 @@ TEST_CASE("CodeNet failure probabilities equal the closed forms and the digest's
 
 TEST_CASE("replication rolls back on any strike a decode reads; three copies take a majority") {
   const double eps = 3e-4;
-  const TrainingTheory two(replication(), kPaperMlp);
+  const TrainingTheory two(replication_spec(5, 4, 2), kPaperMlp);
   CHECK(two.rollback_probability(eps) == doctest::Approx(1.0 - std::pow(1.0 - eps, 320)));
   CHECK(two.rollback_probability(eps) == doctest::Approx(0.0915).epsilon(0.005));
-  const TrainingTheory two_digest(replication(), kPaperMlp, digest_protocol());
+  const TrainingTheory two_digest(replication_spec(5, 4, 2), kPaperMlp, digest_protocol());
   CHECK(two_digest.rollback_probability(eps) == doctest::Approx(0.102).epsilon(0.005));
   // First iteration: no earlier update (200 = 120 forward + 80 backward strikes).
   CHECK(two.first_rollback_probability(eps) == doctest::Approx(1.0 - std::pow(1.0 - eps, 200)));
@@ -349,7 +310,7 @@ TEST_CASE("replication rolls back on any strike a decode reads; three copies tak
   CHECK(two.steady_decodes()[4].codewords.size() == 4);
 
   // Three copies: a block row fails with 2 of its 3 copies hit; copy rows have 4 nodes x 2.
-  const TrainingTheory three(replication(3), kPaperMlp);
+  const TrainingTheory three(replication_spec(5, 4, 3), kPaperMlp);
   const double q = hit(8, eps);
   const double row_failure = 3 * q * q * (1 - q) + q * q * q;
   const double forward_failure = 1.0 - std::pow(1.0 - row_failure, 5);
@@ -361,7 +322,7 @@ TEST_CASE("replication rolls back on any strike a decode reads; three copies tak
 
 TEST_CASE("uncoded never rolls back and reports silent corruptions") {
   const double eps = 3e-4;
-  const TrainingTheory u(uncoded(), kPaperMlp);
+  const TrainingTheory u(uncoded_spec(5, 8), kPaperMlp);
   CHECK(u.rollback_probability(eps) == 0.0);
   CHECK(u.expected_corrected_decodes(eps) == 0.0);
   CHECK(u.silent_corruption_probability(eps) == doctest::Approx(1.0 - std::pow(1.0 - eps, 320)));
@@ -370,7 +331,8 @@ TEST_CASE("uncoded never rolls back and reports silent corruptions") {
 }
 
 TEST_CASE("probabilities are zero without faults, one when every operation strikes") {
-  for (const SchemeSpec& spec : {codenet(), replication(), replication(3), gpd(2, 2, 9)}) {
+  for (const SchemeSpec& spec : {codenet_grid_spec(5, 4, 7, 6), replication_spec(5, 4, 2),
+                                 replication_spec(5, 4, 3), gpd_spec(2, 2, 9)}) {
     CAPTURE(spec.kind);
     const std::vector<int> sizes = spec.kind == "gpd" ? std::vector<int>{16, 16, 16} : kPaperMlp;
     const TrainingTheory theory(spec, sizes);
@@ -380,12 +342,12 @@ TEST_CASE("probabilities are zero without faults, one when every operation strik
     CHECK(theory.expected_corrected_decodes(0.0) == 0.0);
     CHECK(theory.rollback_probability(1.0) == 1.0);
   }
-  CHECK(TrainingTheory(uncoded(), kPaperMlp).silent_corruption_probability(1.0) == 1.0);
+  CHECK(TrainingTheory(uncoded_spec(5, 8), kPaperMlp).silent_corruption_probability(1.0) == 1.0);
 }
 
 TEST_CASE("rollback probability grows with eps: slope 1 for replication, 2 for CodeNet") {
-  const TrainingTheory cn(codenet(), kPaperMlp);
-  const TrainingTheory rep(replication(), kPaperMlp);
+  const TrainingTheory cn(codenet_grid_spec(5, 4, 7, 6), kPaperMlp);
+  const TrainingTheory rep(replication_spec(5, 4, 2), kPaperMlp);
   const auto slope = [](const TrainingTheory& t, double low, double high) {
     return std::log(t.rollback_probability(high) / t.rollback_probability(low)) /
            std::log(high / low);
@@ -403,7 +365,7 @@ TEST_CASE("rollback probability grows with eps: slope 1 for replication, 2 for C
 }
 
 TEST_CASE("tiny probabilities keep their precision") {
-  const TrainingTheory cn(codenet(), kPaperMlp);
+  const TrainingTheory cn(codenet_grid_spec(5, 4, 7, 6), kPaperMlp);
   const double eps = 1e-9;
   // Leading order: C(7, 2) (8 eps)^2 per forward decode.
   const auto forward = codesim::models::decode_probabilities(cn.steady_decodes()[0], eps);
@@ -415,20 +377,23 @@ TEST_CASE("the random error model corrects more erroneous symbols") {
   // GPD 2 x 2 on 10 nodes: K_ff = 5, so t = 2 adversarial and 4 random.
   TrainingTheoryOptions random;
   random.error_model = codesim::models::ErrorModel::random;
-  const TrainingTheory adversarial_theory(gpd(2, 2, 10), {16, 16, 16});
-  const TrainingTheory random_theory(gpd(2, 2, 10), {16, 16, 16}, random);
+  const TrainingTheory adversarial_theory(gpd_spec(2, 2, 10), {16, 16, 16});
+  const TrainingTheory random_theory(gpd_spec(2, 2, 10), {16, 16, 16}, random);
   CHECK(adversarial_theory.steady_decodes()[0].correctable == 2);
   CHECK(random_theory.steady_decodes()[0].correctable == 4);
   CHECK(random_theory.rollback_probability(1e-2) < adversarial_theory.rollback_probability(1e-2));
 }
 
 TEST_CASE("invalid schemes and MLPs are rejected with a reason") {
-  CHECK(codesim::models::validate_training_theory(codenet(), kPaperMlp).empty());
-  CHECK(codesim::models::validate_training_theory(codenet(), std::vector<int>{784}) != "");
-  CHECK(codesim::models::validate_training_theory(codenet(), std::vector<int>{784, 0}) != "");
+  CHECK(
+      codesim::models::validate_training_theory(codenet_grid_spec(5, 4, 7, 6), kPaperMlp).empty());
+  CHECK(codesim::models::validate_training_theory(codenet_grid_spec(5, 4, 7, 6),
+                                                  std::vector<int>{784}) != "");
+  CHECK(codesim::models::validate_training_theory(codenet_grid_spec(5, 4, 7, 6),
+                                                  std::vector<int>{784, 0}) != "");
   // n = 3 does not divide 784 (layer 0's columns).
   const std::string problem =
-      codesim::models::validate_training_theory(codenet(5, 3, 7, 5), kPaperMlp);
+      codesim::models::validate_training_theory(codenet_grid_spec(5, 3, 7, 5), kPaperMlp);
   CHECK(problem.find("layer 0") != std::string::npos);
 }
 
@@ -437,14 +402,14 @@ TEST_CASE(
     "probabilities") {
   const double eps = 3e-3;
   const int tau = 10;
-  const TrainingTheory cn(codenet(), kPaperMlp);
-  const MonteCarloCounts counts = simulate(codenet(), 3, eps, tau, 150000, 7);
+  const TrainingTheory cn(codenet_grid_spec(5, 4, 7, 6), kPaperMlp);
+  const MonteCarloCounts counts = simulate(codenet_grid_spec(5, 4, 7, 6), 3, eps, tau, 150000, 7);
   check_within(counts.steady_failures, counts.steady, cn.rollback_probability(eps));
   check_within(counts.first_failures, counts.first, cn.first_rollback_probability(eps));
   check_within(counts.verification_failures, counts.verifications,
                cn.verification_failure_probability(eps, tau));
   // The digest's count (a layer-0 backward round) is outside the replay's interval.
-  const TrainingTheory cn_digest(codenet(), kPaperMlp, digest_protocol());
+  const TrainingTheory cn_digest(codenet_grid_spec(5, 4, 7, 6), kPaperMlp, digest_protocol());
   const Interval steady = wilson(counts.steady_failures, counts.steady);
   CHECK(cn_digest.rollback_probability(eps) > steady.high);
 }
@@ -452,8 +417,8 @@ TEST_CASE(
 TEST_CASE("Monte Carlo replay agrees with the replication rollback probabilities") {
   const double eps = 1e-3;
   const int tau = 4;
-  const TrainingTheory rep(replication(), kPaperMlp);
-  const MonteCarloCounts counts = simulate(replication(), 3, eps, tau, 60000, 11);
+  const TrainingTheory rep(replication_spec(5, 4, 2), kPaperMlp);
+  const MonteCarloCounts counts = simulate(replication_spec(5, 4, 2), 3, eps, tau, 60000, 11);
   check_within(counts.steady_failures, counts.steady, rep.rollback_probability(eps));
   check_within(counts.first_failures, counts.first, rep.first_rollback_probability(eps));
   check_within(counts.verification_failures, counts.verifications,
