@@ -38,6 +38,16 @@ def wilson95(successes: float, trials: float) -> tuple[float, float, float]:
     return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
+def log_axes(ax: Any, xlabel: str, ylabel: str, title: str) -> None:
+    """Log-log axes with their labels, title and a small legend."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+
+
 def rollback_estimates(results: common.Results) -> dict[str, list[dict[str, float]]]:
     """Per point label: rollback probability per iteration attempt, rollbacks / (rollbacks +
     useful iterations) pooled over replicas, with its Wilson interval, by epsilon."""
@@ -143,12 +153,9 @@ def draw_rollback_vs_epsilon(monte_carlo: Sequence[tuple[str, common.Results]],
                         fmt=markers[m % len(markers)], color=colours.get(label, "k"), capsize=3,
                         mfc="none" if m else None,
                         label=f"{label}: {mode} ({common.replica_count_text([r['replicas'] for r in shown])})")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("epsilon, strike probability per node per operation")
-    ax.set_ylabel("rollback probability per iteration attempt")
-    ax.set_title("T4: rollbacks versus epsilon (checkpoint every iteration), 95% CI")
-    ax.legend(fontsize=7)
+    log_axes(ax, "epsilon, strike probability per node per operation",
+             "rollback probability per iteration attempt",
+             "T4: rollbacks versus epsilon (checkpoint every iteration), 95% CI")
     common.save_figure(fig, output)
 
 
@@ -192,18 +199,10 @@ def draw_time_vs_checkpoint(monte_carlo: common.Results, theory: dict[str, Any],
     measured = [1e3 * r[1] for rows in by_label.values() for r in rows]
     if measured:
         left.set_ylim(0.5 * min(measured), 30 * max(measured))
-    left.set_xscale("log")
-    left.set_yscale("log")
-    left.set_xlabel("checkpoint interval tau (iterations); dotted: optimal tau")
-    left.set_ylabel("simulated time per useful iteration (ms)")
-    left.set_title(f"T5 at epsilon = {theory['eps']:g}")
-    left.legend(fontsize=7)
-    right.set_xscale("log")
-    right.set_yscale("log")
-    right.set_xlabel("epsilon")
-    right.set_ylabel("time per useful iteration at the optimal tau (ms)")
-    right.set_title("T5: expected time versus epsilon (closed form)")
-    right.legend(fontsize=7)
+    log_axes(left, "checkpoint interval tau (iterations); dotted: optimal tau",
+             "simulated time per useful iteration (ms)", f"T5 at epsilon = {theory['eps']:g}")
+    log_axes(right, "epsilon", "time per useful iteration at the optimal tau (ms)",
+             "T5: expected time versus epsilon (closed form)")
     common.save_figure(fig, output)
 
 
