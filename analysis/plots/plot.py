@@ -18,16 +18,34 @@ import time_breakdown
 Figure = tuple[str, Callable[[common.Results, Path], None]]
 
 
+def swept_within_labels(results: common.Results) -> str | None:
+    """The first numeric params pointer that takes two or more values among the points of one
+    label, None if none does."""
+    for key in common.params_keys(results.points):
+        if not all(common.is_number(p.params.get(key)) for p in results.points):
+            continue
+        values: dict[str, set] = {}
+        for p in results.points:
+            values.setdefault(results.label(p), set()).add(p.params[key])
+        if any(len(v) > 1 for v in values.values()):
+            return key
+    return None
+
+
 def sweep_figures(results: common.Results, metrics: list[str]) -> list[Figure]:
     """sweep_<metric> figures when there is more than one point and a numeric swept param; a
     logarithmic x axis when the swept values are positive and span a decade or more."""
     x = common.numeric_param(results.points)
     if len(results.points) < 2 or x is None:
         return []
-    # Labelled points (a zip over strategies) are a comparison of named runs, not a numeric
-    # sweep: their numeric params (a rate that is 0 for the reference) are no x axis.
+    # Labelled points (a zip over strategies) are a comparison of named runs: a numeric param
+    # is an x axis only when it varies between points of the same label (a grid crossed with the
+    # strategies, e.g. epsilon x {codenet, replication}), drawn as one line per label; a param
+    # that only changes with the label (a rate that is 0 for the reference) is not.
     if any("/label" in p.params for p in results.points):
-        return []
+        x = swept_within_labels(results)
+        if x is None:
+            return []
     values = [p.params[x] for p in results.points]
     logx = min(values) > 0 and max(values) >= 10 * min(values)
     available = results.metrics()
@@ -59,7 +77,8 @@ def figures(results: common.Results) -> list[Figure]:
                 print(f"skipping {name}: no replica has a {' or '.join(series)} series"
                       " (stochastic mode computes no accuracy or loss)", file=sys.stderr)
         chosen.append(("time_breakdown", time_breakdown.draw))
-        return chosen + sweep_figures(results, ["final_test_accuracy", "completion_time_s"])
+        return chosen + sweep_figures(
+            results, ["final_test_accuracy", "completion_time_s", "rollbacks", "corrected"])
     if kind == "iterative_job":
         return [("time_breakdown", time_breakdown.draw)] + sweep_figures(
             results, ["completion_time_s"])

@@ -302,7 +302,8 @@ class Scripts(unittest.TestCase):
         self.assert_ok(result)
         out = self.dir / "figures_a"
         names = ["accuracy_vs_time", "loss_vs_iteration", "time_breakdown",
-                 "sweep_final_test_accuracy", "sweep_completion_time_s"]
+                 "sweep_final_test_accuracy", "sweep_completion_time_s", "sweep_rollbacks",
+                 "sweep_corrected"]
         expected = [out / f"training_sample.{name}.png" for name in names]
         self.assertEqual(result.stdout.splitlines(), [str(p) for p in expected])
         for path in expected:
@@ -312,7 +313,7 @@ class Scripts(unittest.TestCase):
         self.assert_ok(self.runs["figures_a"].result())
         self.assert_ok(self.runs["figures_b"].result())
         first = sorted((self.dir / "figures_a").iterdir())
-        self.assertEqual(len(first), 5)
+        self.assertEqual(len(first), 7)
         for path in first:
             again = self.dir / "figures_b" / path.name
             self.assertEqual(path.read_bytes(), again.read_bytes(), path.name)
@@ -455,6 +456,22 @@ class PaperFigures(unittest.TestCase):
                 data = png.read_bytes()
                 self.assertGreater(len(data), 1000)
                 self.assertEqual(data[:8], PNG_SIGNATURE)
+
+    def test_the_dispatcher_draws_a_labelled_grid_as_one_line_per_label(self):
+        # epsilon x {a, b}: epsilon varies within each label, so it is the x axis.
+        points = []
+        for label in ("a", "b"):
+            for eps in (1e-3, 1e-2):
+                replicas = [{"replica": 0, "rollbacks": 5.0, "completion_time_s": 1.0,
+                             "time_compute_s": 1.0, "iterations": 90}]
+                points.append(self.point({self.EPS: eps, "/label": label}, label, replicas))
+        document = self.results_with(points)
+        document["scenario"]["workload"] = {"kind": "training"}
+        out = Path(tempfile.mkdtemp())
+        (out / "grid.json").write_text(json.dumps(document))
+        result = run("plot.py", str(out / "grid.json"), "-o", str(out / "figures"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue((out / "figures" / "grid.sweep_rollbacks.png").is_file(), result.stdout)
 
     def test_a_missing_input_exits_2_with_one_error_line(self):
         missing = Path(tempfile.mkdtemp()) / "absent.json"
