@@ -49,6 +49,9 @@ void ProgressBar::draw() {
   err_ << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
        << std::string(static_cast<std::size_t>(width - filled), '.') << "] " << progress_.units_done
        << "/" << progress_.units_total << " replicas";
+  if (progress_.points_total > 1) {
+    err_ << " (" << progress_.points_done << "/" << progress_.points_total << " points)";
+  }
   const std::uint64_t iterations = iterations_.load(std::memory_order_relaxed);
   if (iterations > 0) err_ << ", " << iterations << " simulated iterations";
   err_ << ", " << static_cast<long>(elapsed_s) << " s elapsed";

@@ -16,9 +16,9 @@ namespace codesim::app {
 /// Seconds a run lasts before `codesim run` shows its progress bar.
 inline constexpr double kProgressDelay_s = 2.0;
 
-/// Replicas done, simulated iterations started so far, elapsed time and ETA, drawn once the run
-/// has lasted `delay_s`: after every update() and twice a second by its own thread. Disabled, it
-/// draws nothing and starts no thread. The last line is erased when it is destroyed.
+/// Replicas (and points) done, simulated iterations started so far, elapsed time and ETA, drawn
+/// once the run has lasted `delay_s`: after every update() and twice a second by its own thread.
+/// Disabled, it draws nothing and starts no thread. The last line is erased when it is destroyed.
 class ProgressBar {
  public:
   ProgressBar(std::ostream& err, bool enabled, const std::atomic<std::uint64_t>& iterations,

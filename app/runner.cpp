@@ -293,19 +293,34 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
     failure = std::current_exception();
   }
   executor->agree(failure);  // a rank that cannot read its data stops every rank
+  // Points whose every replica finished in this process; exact only when this process runs
+  // every unit (no MPI), else not reported.
+  const bool counts_points = mpi_size() == 1;
+  std::vector<std::atomic<std::size_t>> replicas_left(experiment.points.size());
+  for (std::size_t p = 0; p < inputs.size(); ++p) replicas_left[p] = inputs[p].replicas.size();
+  std::atomic<std::size_t> points_done{0};
   const std::vector<std::string> encoded = executor->run(
       units.size(), options.jobs,
       [&](std::size_t i) {
         const Unit& unit = units[i];
         try {
-          return encode_output(run_one(experiment.points[unit.point].scenario, inputs[unit.point],
-                                       unit.replica, options.simulated_iterations));
+          std::string output =
+              encode_output(run_one(experiment.points[unit.point].scenario, inputs[unit.point],
+                                    unit.replica, options.simulated_iterations));
+          if (replicas_left[unit.point].fetch_sub(1) == 1) points_done.fetch_add(1);
+          return output;
         } catch (const models::TrainingStopped&) {
           return std::string();  // interrupted while running: the replica counts as not run
         }
       },
       [&](std::size_t done, std::size_t total) {
-        if (options.on_progress) options.on_progress({done, total});
+        if (!options.on_progress) return;
+        RunProgress progress{done, total};
+        if (counts_points) {
+          progress.points_done = points_done.load();
+          progress.points_total = experiment.points.size();
+        }
+        options.on_progress(progress);
       });
   RunOutput output;
   if (!executor->is_root()) {

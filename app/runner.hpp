@@ -40,8 +40,10 @@ Experiment make_experiment(const Json& document, const std::string& file);
 
 /// Progress of a run, reported after every finished work unit.
 struct RunProgress {
-  std::size_t units_done = 0;
+  std::size_t units_done = 0;  ///< replicas finished, over all points
   std::size_t units_total = 0;
+  std::size_t points_done = 0;   ///< points whose every replica finished
+  std::size_t points_total = 0;  ///< 0 when not known (an MPI run counts replicas only)
 };
 
 class UnitExecutor;

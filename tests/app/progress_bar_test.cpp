@@ -19,6 +19,9 @@ TEST_CASE("the progress bar shows replicas and simulated iterations, then erases
     CHECK(line.find("] 1/4 replicas, 1234 simulated iterations, 0 s elapsed, ETA") !=
           std::string::npos);
     CHECK(line.find("[#######.......................]") != std::string::npos);
+    bar.update({3, 4, 1, 2});
+    CHECK(err.str().find("] 3/4 replicas (1/2 points), 1234 simulated iterations") !=
+          std::string::npos);
   }
   CHECK(err.str().ends_with("\r\033[K"));
 }
