@@ -245,9 +245,11 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     }
   }
 
+  // Ill-conditioned decoding systems: warned before the run, recorded in the results.
+  const DecodingGuard guard = guard_experiment(experiment);
+  options.decoding_guard = &guard;
   if (!quiet && executor->is_root()) {
-    // Ill-conditioned decoding systems: warned before the run, recorded in the results.
-    for (const std::string& warning : guard_experiment(experiment).warnings) err << warning << "\n";
+    for (const std::string& warning : guard.warnings) err << warning << "\n";
   }
 
   RunOutput run;

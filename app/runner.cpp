@@ -337,7 +337,9 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
   }
 
   // Condition numbers of every point's decoding systems (cached per strategy: milliseconds).
-  const DecodingGuard guard = guard_experiment(experiment);
+  std::optional<DecodingGuard> computed;
+  if (options.decoding_guard == nullptr) computed = guard_experiment(experiment);
+  const DecodingGuard& guard = computed ? *computed : *options.decoding_guard;
   Json& results = output.results;
   results = Json::object();
   results["schema_version"] = 1;

@@ -47,6 +47,7 @@ struct RunProgress {
 };
 
 class UnitExecutor;
+struct DecodingGuard;
 
 struct RunOptions {
   int jobs = 1;  ///< threads per process; the results do not depend on it
@@ -54,6 +55,9 @@ struct RunOptions {
   /// When set, incremented (relaxed) as this process's training replicas start simulated
   /// iterations (rolled-back ones included), for progress displays; never read by the run.
   std::atomic<std::uint64_t>* simulated_iterations = nullptr;
+  /// The experiment's decoding guard when the caller already computed it (to warn before the
+  /// run); null = run_experiment computes it for the results' `decoding` records.
+  const DecodingGuard* decoding_guard = nullptr;
   /// Where work units run (e.g. every rank of an MPI job); null = threads of this process.
   UnitExecutor* executor = nullptr;
 };
