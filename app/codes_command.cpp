@@ -201,8 +201,7 @@ void print_text(const nlohmann::ordered_json& j, std::ostream& out) {
 // T2: decode outcomes versus the number of erroneous symbols, per direction and error model.
 nlohmann::ordered_json trials_json(const models::SchemeSpec& spec, const models::SchemeSummary& s,
                                    int trials, std::uint64_t seed) {
-  const std::unique_ptr<models::CodingScheme> shape = models::make_scheme(
-      spec, 4 * (spec.kind == "mds" ? spec.k : spec.m), 4 * (spec.kind == "mds" ? spec.k : spec.n));
+  const std::unique_ptr<models::CodingScheme> shape = models::make_trial_scheme(spec);
   nlohmann::ordered_json out;
   out["trials"] = trials;
   out["seed"] = seed;

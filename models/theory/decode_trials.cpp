@@ -3,18 +3,13 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "sim/check.hpp"
 #include "sim/random_stream.hpp"
 
 namespace codesim::models {
 namespace {
-
-// Block counts that every scheme of `spec` needs W's rows and columns to divide by.
-std::pair<int, int> block_grid(const SchemeSpec& spec) {
-  if (spec.kind == "mds") return {spec.k, spec.k};
-  return {spec.m, spec.n};
-}
 
 Matrix gaussian(Eigen::Index rows, Eigen::Index cols, sim::RandomStream& stream) {
   Matrix out(rows, cols);
@@ -23,18 +18,27 @@ Matrix gaussian(Eigen::Index rows, Eigen::Index cols, sim::RandomStream& stream)
   return out;
 }
 
+// W's rows and columns in the trials: four per block of the counts they must divide by.
+std::pair<int, int> trial_shape(const SchemeSpec& spec) {
+  const int row_blocks = spec.kind == "mds" ? spec.k : spec.m;
+  const int col_blocks = spec.kind == "mds" ? spec.k : spec.n;
+  return {4 * row_blocks, 4 * col_blocks};
+}
+
 }  // namespace
+
+std::unique_ptr<CodingScheme> make_trial_scheme(const SchemeSpec& spec) {
+  const auto [rows, cols] = trial_shape(spec);
+  CODESIM_CHECK(validate_scheme(spec, rows, cols).empty(), "decode trials need a valid spec");
+  return make_scheme(spec, rows, cols);
+}
 
 std::vector<DecodeTrialCounts> run_decode_trials(const SchemeSpec& spec, Direction dir,
                                                  const DecodeOptions& options, int trials,
                                                  int max_errors, std::uint64_t seed) {
-  const auto [row_blocks, col_blocks] = block_grid(spec);
-  // Four rows and columns per block: small, but every block product is a real sum.
-  const int rows = 4 * row_blocks;
-  const int cols = 4 * col_blocks;
-  CODESIM_CHECK(validate_scheme(spec, rows, cols).empty(), "run_decode_trials needs a valid spec");
   CODESIM_CHECK(trials >= 1, "at least one trial");
-  const std::unique_ptr<CodingScheme> scheme = make_scheme(spec, rows, cols);
+  const std::unique_ptr<CodingScheme> scheme = make_trial_scheme(spec);
+  const auto [rows, cols] = trial_shape(spec);
   const int symbols = scheme->symbol_count(dir);
   CODESIM_CHECK(max_errors >= 0 && max_errors <= symbols, "0 <= max_errors <= symbols");
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/coding/coding_scheme.hpp"
@@ -22,8 +23,12 @@ struct DecodeTrialCounts {
 /// Relative error below which a returned product counts as exact.
 inline constexpr double kExactRelativeError = 1e-8;
 
-/// For e = 0 .. max_errors, `trials` decodes of the product in `dir` of a W of block-friendly
-/// shape (entries N(0, 1), input N(0, 1)), every participant computing, then e distinct symbols
+/// A scheme of `spec` on the W the trials decode: four rows and columns per block, so every block
+/// product is a real sum. Precondition: validate_scheme(spec) is empty.
+std::unique_ptr<CodingScheme> make_trial_scheme(const SchemeSpec& spec);
+
+/// For e = 0 .. max_errors, `trials` decodes of the product in `dir` of make_trial_scheme's W
+/// (entries N(0, 1), input N(0, 1)), every participant computing, then e distinct symbols
 /// chosen uniformly at random corrupted: one member's partial result gets N(0, 1) noise times the
 /// symbol's peak on every entry (random-valued errors). Decoded with `options`. Streams keyed
 /// (seed, 0, "decode_trials.*", e). Preconditions: validate_scheme(spec) is empty, trials >= 1,
