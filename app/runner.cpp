@@ -20,6 +20,7 @@
 #include "app/unit_executor.hpp"
 #include "models/dnn/coded_training.hpp"
 #include "models/dnn/stochastic_training.hpp"
+#include "models/linalg/dense_kernels.hpp"
 #include "sim/check.hpp"
 #include "sim/iterative_job.hpp"
 
@@ -347,6 +348,7 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
   results["complete"] = complete;
   results["scenario"] = experiment.scenario;
   results["seed"] = experiment.points.front().scenario.seed;
+  results["arithmetic"] = models::arithmetic_name(models::arithmetic_in_use());
   results["points"] = Json::array();
   std::size_t next = 0;
   for (std::size_t p = 0; p < experiment.points.size(); ++p) {

@@ -4,13 +4,35 @@
 #include <vector>
 
 #include "bench/benchmarks.hpp"
+#include "models/linalg/dense_kernels.hpp"
 
 namespace {
 constexpr const char* kUsage =
     "usage: codesim-bench engine --nodes N --tasks K [--seed S] [--json]\n"
     "       codesim-bench codes [--json] [--quick]\n"
     "       codesim-bench training [--overhead | --memory] [options] (see training --help)\n"
-    "       codesim-bench stochastic [--case paper|large] [--iterations N] [--runs R] [--json]\n";
+    "       codesim-bench stochastic [--case paper|large] [--iterations N] [--runs R] [--json]\n"
+    "Every benchmark also takes --arithmetic portable|avx2_fma (default portable): the build of\n"
+    "the dense kernels, as `codesim run --arithmetic`.\n";
+
+// Removes `--arithmetic KIND` from args and selects it; false (after a message) when invalid.
+bool take_arithmetic(std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] != "--arithmetic") continue;
+    const auto kind =
+        i + 1 < args.size() ? codesim::models::parse_arithmetic(args[i + 1]) : std::nullopt;
+    if (!kind || !codesim::models::arithmetic_available(*kind)) {
+      std::cerr << "error: --arithmetic expects portable or avx2_fma (avx2_fma needs AVX2 and "
+                   "FMA)\n";
+      return false;
+    }
+    codesim::models::use_arithmetic(*kind);
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+               args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+    return true;
+  }
+  return true;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -19,7 +41,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string name = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (!take_arithmetic(args)) return 2;
   if (name == "engine") return codesim::bench::run_engine_bench(args, std::cout);
   if (name == "codes") return codesim::bench::run_codes_bench(args, std::cout);
   if (name == "training") return codesim::bench::run_training_bench(args, std::cout);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/coding/scheme_support.hpp"
+#include "models/linalg/dense_kernels.hpp"
 #include "sim/check.hpp"
 #include "sim/random_stream.hpp"
 
@@ -116,10 +117,10 @@ Matrix CodenetGridScheme::multiply(int node, Direction dir, const Matrix& encode
   const Matrix& block = stored_.at(node);
   if (dir == Direction::forward) {
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "input slice matches the block");
-    return block * encoded_input;
+    return product(block, encoded_input);
   }
   CODESIM_CHECK(encoded_input.rows() == block.rows(), "input slice matches the block");
-  return block.transpose() * encoded_input;
+  return transposed_product(block, encoded_input);
 }
 
 int CodenetGridScheme::symbol_count(Direction dir) const {
@@ -176,7 +177,7 @@ void CodenetGridScheme::update(int node, const Matrix& delta, const Matrix& inpu
   // W~_rc += eta (sum_k G_r(r, k) D_k) (sum_l G_c(c, l) X_l)^T.
   const Matrix delta_hat = eta * detail::combine_row_blocks(delta, row_code_.generator().row(r));
   const Matrix input_hat = detail::combine_row_blocks(input, column_code_.generator().row(c));
-  stored_.at(node).noalias() += delta_hat * input_hat.transpose();
+  add_outer_product(stored_.at(node), 1.0, delta_hat, input_hat);
 }
 
 bool CodenetGridScheme::regenerate_along(int node, const std::vector<int>& line, bool column,

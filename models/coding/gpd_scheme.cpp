@@ -6,6 +6,7 @@
 #include <map>
 
 #include "models/coding/scheme_support.hpp"
+#include "models/linalg/dense_kernels.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models {
@@ -144,10 +145,10 @@ Matrix GpdScheme::multiply(int node, Direction dir, const Matrix& encoded_input)
   const Matrix& block = stored_.at(node);
   if (dir == Direction::forward) {
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "encoded input matches the block");
-    return block * encoded_input;
+    return product(block, encoded_input);
   }
   CODESIM_CHECK(encoded_input.rows() == block.rows(), "encoded input matches the block");
-  return block.transpose() * encoded_input;
+  return transposed_product(block, encoded_input);
 }
 
 ProductDecode GpdScheme::decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
@@ -191,7 +192,7 @@ void GpdScheme::update(int node, const Matrix& delta, const Matrix& input, doubl
   for (int j = 0; j < n_; ++j) input_weights(j) = power(node, j * exponents_.beta);
   const Matrix delta_hat = eta * detail::combine_row_blocks(delta, delta_weights);
   const Matrix input_hat = detail::combine_row_blocks(input, input_weights);
-  stored_.at(node).noalias() += delta_hat * input_hat.transpose();
+  add_outer_product(stored_.at(node), 1.0, delta_hat, input_hat);
 }
 
 bool GpdScheme::regenerate(int node, std::span<const int> healthy) {

@@ -13,6 +13,7 @@
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
 
+#include "models/linalg/dense_kernels.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models {
@@ -131,29 +132,13 @@ PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::spa
   // straight from the received data (no gathered copy; for these few rows this beats a GEMM).
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> product(
       r + w, std::min(kChunkColumns, length));
+  std::vector<const double*> sources(static_cast<std::size_t>(n));
   for (Index start = 0; start < length; start += kChunkColumns) {
     const Index width = std::min(kChunkColumns, length - start);
-    const auto segment = [&](Index i) {
-      return ConstRowMap(symbols[static_cast<std::size_t>(set[i])] + start, width);
-    };
-    // Symbols four at a time: one load and store of the output per four multiply-adds.
-    product.leftCols(width).setZero();
-    Index i = 0;
-    for (; i + 4 <= n; i += 4) {
-      const ConstRowMap s0 = segment(i), s1 = segment(i + 1), s2 = segment(i + 2),
-                        s3 = segment(i + 3);
-      for (Index row = 0; row < r + w; ++row) {
-        product.row(row).head(width).noalias() += applied(row, i) * s0 + applied(row, i + 1) * s1 +
-                                                  applied(row, i + 2) * s2 +
-                                                  applied(row, i + 3) * s3;
-      }
+    for (Index i = 0; i < n; ++i) {
+      sources[static_cast<std::size_t>(i)] = symbols[static_cast<std::size_t>(set[i])] + start;
     }
-    for (; i < n; ++i) {
-      const ConstRowMap s0 = segment(i);
-      for (Index row = 0; row < r + w; ++row) {
-        product.row(row).head(width).noalias() += applied(row, i) * s0;
-      }
-    }
+    combine_rows(applied, sources, width, product.data(), product.cols());
     // Overflow (finite but enormous symbols) can never be certified consistent.
     if (!product.leftCols(width).allFinite()) {
       result.message.resize(0, 0);

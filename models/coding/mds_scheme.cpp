@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/coding/scheme_support.hpp"
+#include "models/linalg/dense_kernels.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models {
@@ -69,11 +70,11 @@ Matrix MdsScheme::multiply(int node, Direction dir, const Matrix& encoded_input)
   if (dir == Direction::forward) {
     const Matrix& block = row_blocks_.at(node);
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "input matches the block");
-    return block * encoded_input;
+    return product(block, encoded_input);
   }
   const Matrix& block = column_blocks_.at(node);
   CODESIM_CHECK(encoded_input.rows() == block.rows(), "input matches the block");
-  return block.transpose() * encoded_input;
+  return transposed_product(block, encoded_input);
 }
 
 ProductDecode MdsScheme::decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
@@ -105,9 +106,9 @@ void MdsScheme::update(int node, const Matrix& delta, const Matrix& input, doubl
   const Eigen::RowVectorXd weights = code_.generator().row(node);
   // A~_p += eta (sum_i g_i D_i) X^T and C~_p += eta D (sum_j g_j X_j)^T.
   const Matrix delta_hat = eta * detail::combine_row_blocks(delta, weights);
-  row_blocks_.at(node).noalias() += delta_hat * input.transpose();
+  add_outer_product(row_blocks_.at(node), 1.0, delta_hat, input);
   const Matrix input_hat = detail::combine_row_blocks(input, weights);
-  column_blocks_.at(node).noalias() += (eta * delta) * input_hat.transpose();
+  add_outer_product(column_blocks_.at(node), eta, delta, input_hat);
 }
 
 bool MdsScheme::regenerate(int node, std::span<const int> healthy) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/coding/scheme_support.hpp"
+#include "models/linalg/dense_kernels.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models {
@@ -65,10 +66,10 @@ Matrix ReplicationScheme::multiply(int node, Direction dir, const Matrix& encode
   const Matrix& block = stored_.at(node);
   if (dir == Direction::forward) {
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "input slice matches the block");
-    return block * encoded_input;
+    return product(block, encoded_input);
   }
   CODESIM_CHECK(encoded_input.rows() == block.rows(), "input slice matches the block");
-  return block.transpose() * encoded_input;
+  return transposed_product(block, encoded_input);
 }
 
 int ReplicationScheme::symbol_count(Direction dir) const {
@@ -146,8 +147,8 @@ void ReplicationScheme::update(int node, const Matrix& delta, const Matrix& inpu
   const Eigen::Index width = cols_ / n_;
   // eta D_r is formed first (so eta is not folded into the product); X_c is read in place.
   const Matrix delta_part = eta * delta.middleRows((within / n_) * height, height);
-  stored_.at(node).noalias() +=
-      delta_part * input.middleRows((within % n_) * width, width).transpose();
+  add_outer_product(stored_.at(node), 1.0, delta_part,
+                    input.middleRows((within % n_) * width, width));
 }
 
 bool ReplicationScheme::regenerate(int node, std::span<const int> healthy) {

@@ -5,6 +5,7 @@
 #include <boost/random/normal_distribution.hpp>
 #include <cmath>
 
+#include "models/linalg/dense_kernels.hpp"
 #include "sim/check.hpp"
 #include "sim/random_stream.hpp"
 
@@ -66,7 +67,7 @@ Matrix output_delta(const Matrix& logits, const std::vector<int>& labels) {
 Matrix forward_logits(const MlpParameters& p, Activation hidden, const Matrix& inputs) {
   Matrix x = inputs;
   for (std::size_t l = 0; l < p.weights.size(); ++l) {
-    Matrix s = p.weights[l] * x;
+    Matrix s = product(p.weights[l], x);
     s.colwise() += p.biases[l];
     x = l + 1 < p.weights.size() ? activate(hidden, s) : s;
   }
@@ -90,7 +91,7 @@ double sgd_step(MlpParameters& p, const MlpSpec& spec, const Matrix& inputs,
   const std::size_t layers = p.weights.size();
   std::vector<Matrix> x{inputs}, s;  // x[l] feeds layer l; s[l] is layer l's pre-activation
   for (std::size_t l = 0; l < layers; ++l) {
-    s.push_back(p.weights[l] * x[l]);
+    s.push_back(product(p.weights[l], x[l]));
     s[l].colwise() += p.biases[l];
     if (l + 1 < layers) x.push_back(activate(spec.hidden_activation, s[l]));
   }
@@ -99,10 +100,10 @@ double sgd_step(MlpParameters& p, const MlpSpec& spec, const Matrix& inputs,
   for (std::size_t l = layers; l-- > 0;) {
     Matrix next_delta;
     if (l > 0) {
-      next_delta = (p.weights[l].transpose() * delta)
+      next_delta = transposed_product(p.weights[l], delta)
                        .cwiseProduct(activation_derivative(spec.hidden_activation, s[l - 1]));
     }
-    p.weights[l].noalias() += spec.learning_rate * delta * x[l].transpose();
+    add_outer_product(p.weights[l], spec.learning_rate, delta, x[l]);
     p.biases[l] += spec.learning_rate * delta.rowwise().sum();
     delta = std::move(next_delta);
   }

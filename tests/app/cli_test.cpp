@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/runner.hpp"
+#include "models/linalg/dense_kernels.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_directory.hpp"
 
@@ -325,4 +326,27 @@ TEST_CASE("run warns of ill-conditioned decoding before running and records cond
   const CliResult quiet = cli({"run", scenario.string(), "-o", output.string(), "--quiet"});
   CHECK(quiet.code == 0);
   CHECK(quiet.err.empty());
+}
+
+TEST_CASE("--arithmetic is recorded in the results, checked, and restored after the run") {
+  TempDirectory dir;
+  const fs::path scenario = write_small_scenario(dir.path());
+  const fs::path output = dir.path() / "a.json";
+  REQUIRE(cli({"run", scenario.string(), "-o", output.string(), "-q"}).code == 0);
+  CHECK(nlohmann::ordered_json::parse(read_file(output))["arithmetic"] == "portable");
+  if (codesim::models::arithmetic_available(codesim::models::Arithmetic::avx2_fma)) {
+    REQUIRE(cli({"run", scenario.string(), "-o", output.string(), "-q", "--arithmetic",
+                 "avx2_fma"})
+                .code == 0);
+    CHECK(nlohmann::ordered_json::parse(read_file(output))["arithmetic"] == "avx2_fma");
+  }
+  CHECK(codesim::models::arithmetic_in_use() == codesim::models::Arithmetic::portable);
+  const fs::path never = dir.path() / "never.json";
+  const CliResult bad =
+      cli({"run", scenario.string(), "-o", never.string(), "--arithmetic", "avx512"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err ==
+        "error: codesim run: --arithmetic avx512 is not an arithmetic (expected portable or "
+        "avx2_fma)\n");
+  CHECK_FALSE(fs::exists(never));
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/dnn/synthetic_dataset.hpp"
+#include "models/linalg/dense_kernels.hpp"
 #include "sim/random_stream.hpp"
 
 using namespace codesim;
@@ -455,4 +456,26 @@ TEST_CASE("training specs are validated") {
   spec = training("codenet_grid", 5);
   spec.mlp.layer_sizes = {8, 13, 4};
   CHECK(validate_training(spec, 16, 8, 4).find("layer 0") != std::string::npos);
+}
+
+TEST_CASE("under the avx2_fma arithmetic training is deterministic and still corrects errors") {
+  if (!arithmetic_available(Arithmetic::avx2_fma)) {
+    MESSAGE("this CPU or build has no AVX2 and FMA: avx2_fma training not tested");
+    return;
+  }
+  const ScopedArithmetic scope(Arithmetic::avx2_fma);
+  for (const char* kind : {"uncoded", "replication3", "mds", "gpd", "codenet_grid"}) {
+    CAPTURE(kind);
+    const TrainingSpec spec = training(kind, 30, 3);
+    const TrainingResult r = train(spec, no_faults());
+    CHECK(max_difference(r.parameters, reference(spec, 30, 3)) < 1e-10);
+    const TrainingResult again = train(spec, no_faults());
+    CHECK(max_difference(r.parameters, again.parameters) == 0.0);
+  }
+  const TrainingSpec spec = training("codenet_grid", 8);
+  FaultInjector injector(single_fault(spec, {}, 5, "update", 1, 3, 2.0));
+  const TrainingResult r = train(spec, injector);
+  CHECK(r.metrics.get("corrected") == 1.0);
+  CHECK(r.metrics.get("rollbacks") == 0.0);
+  CHECK(max_difference(r.parameters, train(spec, no_faults()).parameters) < 1e-9);
 }

@@ -1,0 +1,157 @@
+// Dense kernels: the portable build gives exactly Eigen's own results, the AVX2 + FMA build the
+// same products to round-off, and the process-wide choice switches between them.
+#include "models/linalg/dense_kernels.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+using namespace codesim::models;
+using Eigen::MatrixXd;
+
+namespace {
+
+MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, unsigned seed) {
+  std::srand(seed);
+  return MatrixXd::Random(rows, cols);
+}
+
+struct Shape {
+  Eigen::Index rows, depth, cols;
+};
+
+// Coefficient-based (tiny), GEMV (one column) and blocked GEMM sizes.
+const std::vector<Shape> kShapes = {
+    {3, 4, 2}, {70, 90, 1}, {1, 90, 70}, {130, 257, 64}, {300, 500, 3}};
+
+double relative_difference(const MatrixXd& a, const MatrixXd& b) {
+  return (a - b).cwiseAbs().maxCoeff() / std::max(1e-300, b.cwiseAbs().maxCoeff());
+}
+
+// The results of every kernel under the arithmetic in use, for one shape.
+std::vector<MatrixXd> kernel_results(const Shape& s) {
+  const MatrixXd a = random_matrix(s.rows, s.depth, 1);
+  const MatrixXd b = random_matrix(s.depth, s.cols, 2);
+  const MatrixXd at = random_matrix(s.depth, s.rows, 3);
+  const MatrixXd wide = random_matrix(s.rows + 5, s.depth + 7, 4);  // blocks with outer stride
+  const MatrixXd d = random_matrix(s.rows, s.cols, 5);
+  const MatrixXd x = random_matrix(s.depth, s.cols, 6);
+  std::vector<MatrixXd> out;
+  out.push_back(product(a, b));
+  out.push_back(transposed_product(at, b));
+  out.push_back(product(wide.block(2, 3, s.rows, s.depth), b));
+  MatrixXd c = random_matrix(s.rows, s.depth, 7);
+  add_outer_product(c, 1.0, d, x);
+  out.push_back(c);
+  add_outer_product(c, -0.25, d, x);
+  out.push_back(c);
+  MatrixXd big = random_matrix(s.rows + 4, s.depth + 2, 8);
+  add_outer_product(big.block(1, 2, s.rows, s.depth), 0.5, d, x);
+  out.push_back(big);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("arithmetic names parse and the portable arithmetic is always available") {
+  CHECK(parse_arithmetic("portable") == Arithmetic::portable);
+  CHECK(parse_arithmetic("avx2_fma") == Arithmetic::avx2_fma);
+  CHECK_FALSE(parse_arithmetic("avx2").has_value());
+  CHECK_FALSE(parse_arithmetic("").has_value());
+  CHECK(arithmetic_name(Arithmetic::avx2_fma) == "avx2_fma");
+  CHECK(arithmetic_available(Arithmetic::portable));
+  CHECK(arithmetic_in_use() == Arithmetic::portable);
+  CHECK(arithmetic_available(fastest_arithmetic()));
+}
+
+TEST_CASE("portable kernels give exactly the results of Eigen's own expressions") {
+  const ScopedArithmetic scope(Arithmetic::portable);
+  for (const Shape& s : kShapes) {
+    CAPTURE(s.rows);
+    CAPTURE(s.depth);
+    CAPTURE(s.cols);
+    const std::vector<MatrixXd> got = kernel_results(s);
+    const MatrixXd a = random_matrix(s.rows, s.depth, 1);
+    const MatrixXd b = random_matrix(s.depth, s.cols, 2);
+    const MatrixXd at = random_matrix(s.depth, s.rows, 3);
+    const MatrixXd wide = random_matrix(s.rows + 5, s.depth + 7, 4);
+    const MatrixXd d = random_matrix(s.rows, s.cols, 5);
+    const MatrixXd x = random_matrix(s.depth, s.cols, 6);
+    CHECK(got[0] == MatrixXd(a * b));
+    CHECK(got[1] == MatrixXd(at.transpose() * b));
+    CHECK(got[2] == MatrixXd(wide.block(2, 3, s.rows, s.depth) * b));
+    MatrixXd c = random_matrix(s.rows, s.depth, 7);
+    c.noalias() += d * x.transpose();
+    CHECK(got[3] == c);
+    c.noalias() += -0.25 * d * x.transpose();
+    CHECK(got[4] == c);
+    MatrixXd big = random_matrix(s.rows + 4, s.depth + 2, 8);
+    big.block(1, 2, s.rows, s.depth).noalias() += 0.5 * d * x.transpose();
+    CHECK(got[5] == big);
+  }
+}
+
+TEST_CASE("combine_rows sums coefficient-weighted source rows into a row-major output") {
+  const Eigen::Index rows = 5, width = 37, stride = 40;
+  for (int n : {1, 3, 4, 9}) {
+    CAPTURE(n);
+    const MatrixXd coefficients = random_matrix(rows, n, 9);
+    const MatrixXd sources = random_matrix(n, width, 10);  // one source per row
+    std::vector<Eigen::RowVectorXd> rows_of_sources;
+    std::vector<const double*> pointers;
+    for (int i = 0; i < n; ++i) rows_of_sources.push_back(sources.row(i));
+    for (const Eigen::RowVectorXd& row : rows_of_sources) pointers.push_back(row.data());
+    const MatrixXd expected = coefficients * sources;
+    for (Arithmetic arithmetic : {Arithmetic::portable, fastest_arithmetic()}) {
+      const ScopedArithmetic scope(arithmetic);
+      std::vector<double> out(static_cast<std::size_t>(rows * stride), 7.0);
+      combine_rows(coefficients, pointers, width, out.data(), stride);
+      const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>,
+                       0, Eigen::OuterStride<>>
+          got(out.data(), rows, width, Eigen::OuterStride<>(stride));
+      CHECK(relative_difference(got, expected) < 1e-14);
+      CHECK(out[static_cast<std::size_t>(width)] == 7.0);  // padding past `width` untouched
+    }
+  }
+}
+
+TEST_CASE("the avx2_fma kernels give the portable products to round-off, deterministically") {
+  if (!arithmetic_available(Arithmetic::avx2_fma)) {
+    MESSAGE("this CPU or build has no AVX2 and FMA: avx2_fma kernels not tested");
+    return;
+  }
+  for (const Shape& s : kShapes) {
+    CAPTURE(s.rows);
+    CAPTURE(s.depth);
+    CAPTURE(s.cols);
+    std::vector<MatrixXd> portable, fast, again;
+    {
+      const ScopedArithmetic scope(Arithmetic::portable);
+      portable = kernel_results(s);
+    }
+    {
+      const ScopedArithmetic scope(Arithmetic::avx2_fma);
+      CHECK(arithmetic_in_use() == Arithmetic::avx2_fma);
+      fast = kernel_results(s);
+      again = kernel_results(s);
+    }
+    CHECK(arithmetic_in_use() == Arithmetic::portable);
+    REQUIRE(fast.size() == portable.size());
+    for (std::size_t k = 0; k < fast.size(); ++k) {
+      CAPTURE(k);
+      CHECK(relative_difference(fast[k], portable[k]) < 1e-13);
+      CHECK(fast[k] == again[k]);
+    }
+  }
+  // On a large product the two builds really differ in their last bits (FMA rounds once).
+  const Shape large{130, 257, 64};
+  const ScopedArithmetic scope(Arithmetic::avx2_fma);
+  const MatrixXd fast =
+      product(random_matrix(large.rows, large.depth, 1), random_matrix(large.depth, large.cols, 2));
+  use_arithmetic(Arithmetic::portable);
+  const MatrixXd slow =
+      product(random_matrix(large.rows, large.depth, 1), random_matrix(large.depth, large.cols, 2));
+  CHECK(fast != slow);
+}
