@@ -97,7 +97,7 @@ SubsetFactor factor_subset(const Matrix& generator, std::span<const int> set,
 // so the decision is the full-message one.
 struct PassResult {
   bool consistent = false;
-  Matrix message;
+  RowMajorMatrix message;
 };
 
 PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::span<const int> set,
@@ -271,7 +271,7 @@ class SupportSearch {
   }
 
   const std::vector<int>& blamed() const { return blamed_; }
-  Matrix& message() { return message_; }
+  RowMajorMatrix& message() { return message_; }
   double condition() const { return condition_; }
 
  private:
@@ -485,7 +485,7 @@ class SupportSearch {
   int verifications_ = 0;
   std::set<std::vector<int>> attempted_;
   std::vector<int> blamed_;
-  Matrix message_;
+  RowMajorMatrix message_;
   double condition_ = 0.0;
 };
 
@@ -632,26 +632,17 @@ int LinearCode::detectable_errors(int erasures) const {
 }
 
 double symbol_peak(const double* data, Index length) {
-  // Four independent running maxima and a sum of x - x (0 for finite x, NaN for NaN or Inf)
-  // keep the loop free of branches and dependencies, so it vectorizes.
-  double peaks[4] = {0.0, 0.0, 0.0, 0.0};
+  // Blocks that stay in L1 for two vectorized passes: the peak of |x|, and the sum of x - x, which
+  // is 0 for finite entries and NaN when an entry is NaN or infinite.
+  constexpr Index kBlock = 2048;
+  double peak = 0.0;
   double poison = 0.0;
-  Index i = 0;
-  for (; i + 4 <= length; i += 4) {
-    for (int lane = 0; lane < 4; ++lane) {
-      const double x = data[i + lane];
-      const double magnitude = std::abs(x);
-      peaks[lane] = magnitude > peaks[lane] ? magnitude : peaks[lane];
-      poison += x - x;
-    }
+  for (Index start = 0; start < length; start += kBlock) {
+    const Eigen::Map<const Eigen::ArrayXd> block(data + start, std::min(kBlock, length - start));
+    peak = std::max(peak, block.abs().maxCoeff());
+    poison += (block - block).sum();
   }
-  for (; i < length; ++i) {
-    const double magnitude = std::abs(data[i]);
-    peaks[0] = magnitude > peaks[0] ? magnitude : peaks[0];
-    poison += data[i] - data[i];
-  }
-  if (poison != 0.0 || std::isnan(poison)) return kInfinity;
-  return std::max(std::max(peaks[0], peaks[1]), std::max(peaks[2], peaks[3]));
+  return poison == 0.0 ? peak : kInfinity;
 }
 
 std::vector<int> spread_order(int count) {

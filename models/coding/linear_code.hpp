@@ -10,6 +10,8 @@
 namespace codesim::models {
 
 using Matrix = Eigen::MatrixXd;
+/// Row-major: each row contiguous (a decoded message row is one block's flattened product).
+using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// What a decode concluded. `detected` means detected-uncorrectable: the caller must not use
 /// the product (CodeNet rolls back).
@@ -51,7 +53,7 @@ struct CodeDecodeResult {
   DecodeStatus status = DecodeStatus::detected;
   /// K x L message (row k = coefficient k; only the wanted rows when the decode asked for some);
   /// empty when status == detected.
-  Matrix message;
+  RowMajorMatrix message;
   /// Indices of the symbols judged erroneous (including NaN/Inf/absurd ones), ascending.
   std::vector<int> erroneous_symbols;
   /// 2-norm condition number of the generator rows finally used to solve for the message.

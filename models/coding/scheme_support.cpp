@@ -116,10 +116,10 @@ CodeDecodeResult decode_codeword(const LinearCode& code,
 }
 
 MessageView message_block(const CodeDecodeResult& result, int k, int rows, int cols) {
-  // Entry (r, c) of the symbol is message(k, r + c rows), stored at k + (r + c rows) K.
-  const Eigen::Index dimension = result.message.rows();
-  return MessageView(result.message.data() + k, rows, cols,
-                     Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(rows * dimension, dimension));
+  // Message row k, contiguous, is the symbol flattened column by column.
+  CODESIM_CHECK(result.message.cols() == static_cast<Eigen::Index>(rows) * cols,
+                "message rows are rows x cols symbols");
+  return MessageView(result.message.row(k).data(), rows, cols);
 }
 
 std::optional<Eigen::RowVectorXd> combination_coefficients(const Matrix& generator,

@@ -33,8 +33,8 @@ CodeDecodeResult decode_codeword(const LinearCode& code,
                                  std::span<const std::optional<Matrix>> symbols,
                                  const DecodeOptions& options, int* symbol_rows, int* symbol_cols,
                                  std::span<const int> wanted_rows = {});
-/// A strided view into a decode's message.
-using MessageView = Eigen::Map<const Matrix, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+/// A view into one row of a decode's message.
+using MessageView = Eigen::Map<const Matrix>;
 /// Message row `k` of a decode viewed (no copy) as the rows x cols symbol it was flattened from;
 /// valid while `result` lives.
 MessageView message_block(const CodeDecodeResult& result, int k, int rows, int cols);
