@@ -3,7 +3,8 @@
 //                    (bench/peers/torch_mlp.py) on the same MLP and batch;
 //   --overhead       wall time of train_coded over the bare arithmetic of its nodes (every
 //                    participant's block products forward and backward and every node's rank-B
-//                    update, plain Eigen on blocks of the same shapes) for three schemes;
+//                    update through the same dense kernels on blocks of the same shapes) for three
+//                    schemes;
 //   --memory         peak resident memory (getrusage ru_maxrss) of the paper configuration
 //                    (784-10000-10000-10, CodeNet 7x6 grid (5,4), batch 1, MNIST-sized data, one
 //                    checkpoint) against the bytes of all stored blocks plus the dataset.
@@ -31,6 +32,7 @@
 #include "models/coding/coding_scheme.hpp"
 #include "models/dnn/coded_training.hpp"
 #include "models/dnn/synthetic_dataset.hpp"
+#include "models/linalg/dense_kernels.hpp"
 
 namespace codesim::bench {
 namespace {
@@ -323,7 +325,8 @@ struct BareWork {
 };
 
 // The bare arithmetic of `iterations` error-free iterations: per layer forward, per layer but
-// the first backward, then every node's rank-B updates; plain Eigen with noalias(), no copies.
+// the first backward, then every node's rank-B updates; through the dense kernels of the
+// arithmetic in use, as train_coded.
 Timing time_bare(const std::vector<int>& layers, int batch, int iterations,
                  const models::SchemeSpec& scheme_spec) {
   std::vector<std::vector<BareWork>> work;  // [layer][node]
@@ -358,18 +361,18 @@ Timing time_bare(const std::vector<int>& layers, int batch, int iterations,
   for (int it = 0; it < iterations; ++it) {
     for (auto& layer : work) {
       for (BareWork& w : layer) {
-        if (w.forward) w.forward_out.noalias() = w.stored.front() * w.x;
+        if (w.forward) w.forward_out = models::product(w.stored.front(), w.x);
       }
     }
     for (std::size_t l = work.size(); l-- > 1;) {
       for (BareWork& w : work[l]) {
-        if (w.backward) w.backward_out.noalias() = w.stored.back().transpose() * w.delta;
+        if (w.backward) w.backward_out = models::transposed_product(w.stored.back(), w.delta);
       }
     }
     for (auto& layer : work) {
       for (BareWork& w : layer) {
         for (std::size_t b = 0; b < w.stored.size(); ++b) {
-          w.stored[b].noalias() += w.update_delta[b] * w.update_input[b].transpose();
+          models::add_outer_product(w.stored[b], 1.0, w.update_delta[b], w.update_input[b]);
         }
       }
     }
