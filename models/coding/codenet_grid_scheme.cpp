@@ -104,16 +104,26 @@ std::vector<int> CodenetGridScheme::participants(Direction dir) const {
 }
 
 Matrix CodenetGridScheme::encode_input(int node, Direction dir, const Matrix& input) const {
-  const auto [r, c] = positions_.at(node);
-  if (dir == Direction::forward) {
-    CODESIM_CHECK(input.rows() == cols_ && c < n_, "forward input at a node with c < n");
-    return detail::row_block(input, n_, c);
-  }
-  CODESIM_CHECK(input.rows() == rows_ && r < m_, "backward input at a node with r < m");
-  return detail::row_block(input, m_, r);
+  CODESIM_CHECK(input.rows() == (dir == Direction::forward ? cols_ : rows_),
+                "the input has N_in rows forward and N_out rows backward");
+  const RowSlice slice = *input_slice(node, dir);
+  return input.middleRows(slice.first, slice.count);
 }
 
-Matrix CodenetGridScheme::multiply(int node, Direction dir, const Matrix& encoded_input) const {
+std::optional<RowSlice> CodenetGridScheme::input_slice(int node, Direction dir) const {
+  const auto [r, c] = positions_.at(node);
+  if (dir == Direction::forward) {
+    CODESIM_CHECK(c < n_, "forward input at a node with c < n");
+    const Eigen::Index width = cols_ / n_;
+    return RowSlice{c * width, width};
+  }
+  CODESIM_CHECK(r < m_, "backward input at a node with r < m");
+  const Eigen::Index height = rows_ / m_;
+  return RowSlice{r * height, height};
+}
+
+Matrix CodenetGridScheme::multiply(int node, Direction dir,
+                                   const Eigen::Ref<const Matrix>& encoded_input) const {
   const Matrix& block = stored_.at(node);
   if (dir == Direction::forward) {
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "input slice matches the block");

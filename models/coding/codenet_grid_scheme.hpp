@@ -24,7 +24,9 @@ class CodenetGridScheme final : public CodingScheme {
   Matrix decode_weights() const override;
   std::vector<int> participants(Direction dir) const override;
   Matrix encode_input(int node, Direction dir, const Matrix& input) const override;
-  Matrix multiply(int node, Direction dir, const Matrix& encoded_input) const override;
+  std::optional<RowSlice> input_slice(int node, Direction dir) const override;
+  Matrix multiply(int node, Direction dir,
+                  const Eigen::Ref<const Matrix>& encoded_input) const override;
   int symbol_count(Direction dir) const override;
   std::vector<int> symbol_members(Direction dir, int symbol) const override;
   ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,

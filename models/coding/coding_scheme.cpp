@@ -208,6 +208,13 @@ std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int 
   return std::make_unique<UncodedScheme>(spec.m, spec.n, rows, cols);
 }
 
+Matrix multiply_input(const CodingScheme& scheme, int node, Direction dir, const Matrix& input) {
+  if (const std::optional<RowSlice> slice = scheme.input_slice(node, dir)) {
+    return scheme.multiply(node, dir, input.middleRows(slice->first, slice->count));
+  }
+  return scheme.multiply(node, dir, scheme.encode_input(node, dir, input));
+}
+
 ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, const Matrix& input,
                                  const DecodeOptions& options, const PartialResultHook& faulty) {
   // Each partial result is added to its symbols as soon as it is computed, so at most one partial
@@ -226,7 +233,7 @@ ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, cons
   std::vector<std::size_t> added(static_cast<std::size_t>(symbol_count), 0);
   std::vector<char> broken(static_cast<std::size_t>(symbol_count), 0);
   for (int node : scheme.participants(dir)) {
-    Matrix partial = scheme.multiply(node, dir, scheme.encode_input(node, dir, input));
+    Matrix partial = multiply_input(scheme, node, dir, input);
     const std::vector<int>& mine = node_symbols[static_cast<std::size_t>(node)];
     const bool kept = !faulty || faulty(node, partial);
     for (std::size_t i = 0; i < mine.size(); ++i) {

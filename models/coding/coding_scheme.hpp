@@ -38,6 +38,12 @@ struct SchemeSummary {
   DirectionCapability backward;
 };
 
+/// Rows [first, first + count) of an input.
+struct RowSlice {
+  Eigen::Index first = 0;
+  Eigen::Index count = 0;
+};
+
 /// Decoded product with its status and the nodes blamed.
 struct ProductDecode {
   DecodeStatus status = DecodeStatus::detected;
@@ -66,8 +72,14 @@ class CodingScheme {
   virtual std::vector<int> participants(Direction dir) const = 0;
   /// Node p's encoding of the input (its own copy): x~_p or delta~_p.
   virtual Matrix encode_input(int node, Direction dir, const Matrix& input) const = 0;
+  /// When node p's encoding of the input is a plain slice of its rows (uncoded, replication, the
+  /// CodeNet grid), that slice, which callers may multiply in place (see multiply_input).
+  virtual std::optional<RowSlice> input_slice(int /*node*/, Direction /*dir*/) const {
+    return std::nullopt;
+  }
   /// Node p's partial result from its stored block and its encoded input.
-  virtual Matrix multiply(int node, Direction dir, const Matrix& encoded_input) const = 0;
+  virtual Matrix multiply(int node, Direction dir,
+                          const Eigen::Ref<const Matrix>& encoded_input) const = 0;
   /// Number of symbols in `dir` and the nodes whose partial results sum into symbol s.
   virtual int symbol_count(Direction dir) const = 0;
   virtual std::vector<int> symbol_members(Direction dir, int symbol) const = 0;
@@ -126,6 +138,10 @@ std::string validate_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);
 SchemeSummary summarize_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);
 /// Builds the scheme for a rows x cols weight matrix. Precondition: validate_scheme(...) is empty.
 std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols);
+
+/// Node p's partial result from the input: its block times its encoding of the input, with the
+/// slice read in place (no copy) when the encoding is one.
+Matrix multiply_input(const CodingScheme& scheme, int node, Direction dir, const Matrix& input);
 
 /// Fault hook for compute_and_decode: may alter node p's partial result before summation;
 /// returning false drops it (the node straggled or crashed: its symbol becomes an erasure).

@@ -141,7 +141,8 @@ Matrix GpdScheme::encode_input(int node, Direction dir, const Matrix& input) con
   return detail::combine_row_blocks(input, weights);
 }
 
-Matrix GpdScheme::multiply(int node, Direction dir, const Matrix& encoded_input) const {
+Matrix GpdScheme::multiply(int node, Direction dir,
+                           const Eigen::Ref<const Matrix>& encoded_input) const {
   const Matrix& block = stored_.at(node);
   if (dir == Direction::forward) {
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "encoded input matches the block");

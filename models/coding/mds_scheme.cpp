@@ -66,7 +66,8 @@ Matrix MdsScheme::encode_input(int, Direction dir, const Matrix& input) const {
   return input;
 }
 
-Matrix MdsScheme::multiply(int node, Direction dir, const Matrix& encoded_input) const {
+Matrix MdsScheme::multiply(int node, Direction dir,
+                           const Eigen::Ref<const Matrix>& encoded_input) const {
   if (dir == Direction::forward) {
     const Matrix& block = row_blocks_.at(node);
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "input matches the block");

@@ -27,7 +27,8 @@ class MdsScheme final : public CodingScheme {
   std::vector<int> participants(Direction dir) const override;
   /// The input itself: MDS nodes need all of X (or D).
   Matrix encode_input(int node, Direction dir, const Matrix& input) const override;
-  Matrix multiply(int node, Direction dir, const Matrix& encoded_input) const override;
+  Matrix multiply(int node, Direction dir,
+                  const Eigen::Ref<const Matrix>& encoded_input) const override;
   int symbol_count(Direction) const override { return nodes_; }
   std::vector<int> symbol_members(Direction, int symbol) const override { return {symbol}; }
   ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,

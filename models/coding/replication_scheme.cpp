@@ -53,16 +53,24 @@ std::vector<int> ReplicationScheme::participants(Direction) const {
 }
 
 Matrix ReplicationScheme::encode_input(int node, Direction dir, const Matrix& input) const {
-  const int within = node % (m_ * n_);
-  if (dir == Direction::forward) {
-    CODESIM_CHECK(input.rows() == cols_, "forward input has N_in rows");
-    return detail::row_block(input, n_, within % n_);
-  }
-  CODESIM_CHECK(input.rows() == rows_, "backward input has N_out rows");
-  return detail::row_block(input, m_, within / n_);
+  CODESIM_CHECK(input.rows() == (dir == Direction::forward ? cols_ : rows_),
+                "the input has N_in rows forward and N_out rows backward");
+  const RowSlice slice = *input_slice(node, dir);
+  return input.middleRows(slice.first, slice.count);
 }
 
-Matrix ReplicationScheme::multiply(int node, Direction dir, const Matrix& encoded_input) const {
+std::optional<RowSlice> ReplicationScheme::input_slice(int node, Direction dir) const {
+  const int within = node % (m_ * n_);
+  if (dir == Direction::forward) {
+    const Eigen::Index width = cols_ / n_;
+    return RowSlice{(within % n_) * width, width};
+  }
+  const Eigen::Index height = rows_ / m_;
+  return RowSlice{(within / n_) * height, height};
+}
+
+Matrix ReplicationScheme::multiply(int node, Direction dir,
+                                   const Eigen::Ref<const Matrix>& encoded_input) const {
   const Matrix& block = stored_.at(node);
   if (dir == Direction::forward) {
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "input slice matches the block");

@@ -654,12 +654,11 @@ class CodedTrainingRun {
     CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
     const NodeCopies& input = dir == Direction::forward ? x_[static_cast<std::size_t>(l)]
                                                         : delta_[static_cast<std::size_t>(l)];
-    const Matrix encoded = scheme.encode_input(p, dir, input.of(p));
     const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
     Matrix& block = dir == Direction::forward ? *blocks.front() : *blocks.back();
     const double flops = g.task_flops_per_column * batch_;
     offer(p, dir_name(dir), l, FaultTarget::weights, flops, block);
-    Matrix partial = scheme.multiply(p, dir, encoded);
+    Matrix partial = multiply_input(scheme, p, dir, input.of(p));
     offer(p, dir_name(dir), l, FaultTarget::product, flops, partial);
     partials_[static_cast<std::size_t>(p)] = std::move(partial);
     task_state_[static_cast<std::size_t>(p)] = TaskState::done;

@@ -50,6 +50,27 @@ TEST_CASE("make_scheme builds the kind the spec names") {
   }
 }
 
+TEST_CASE("slice encodings are read in place with the same bits as their copies") {
+  const Matrix weights = random_matrix(12, 8, 3);
+  for (const SchemeSpec& spec : {uncoded_spec(2, 2), replication_spec(3, 2, 2), mds_spec(2, 4),
+                                 gpd_spec(2, 2, 7), codenet_grid_spec(3, 2, 4, 4)}) {
+    CAPTURE(spec.kind);
+    const std::unique_ptr<CodingScheme> scheme = make_scheme(spec, 12, 8);
+    scheme->encode(weights);
+    const bool slices = spec.kind != "mds" && spec.kind != "gpd";
+    for (Direction dir : {Direction::forward, Direction::backward}) {
+      const Matrix input = random_matrix(dir == Direction::forward ? 8 : 12, 3, 4);
+      for (int node : scheme->participants(dir)) {
+        const std::optional<RowSlice> slice = scheme->input_slice(node, dir);
+        CHECK(slice.has_value() == slices);
+        const Matrix encoded = scheme->encode_input(node, dir, input);
+        if (slice) CHECK(encoded == input.middleRows(slice->first, slice->count));
+        CHECK(multiply_input(*scheme, node, dir, input) == scheme->multiply(node, dir, encoded));
+      }
+    }
+  }
+}
+
 TEST_CASE("compute_and_decode turns dropped nodes into erasures") {
   const auto scheme = make_scheme(gpd_spec(2, 1, 5), 4, 3);
   const Matrix weights = random_matrix(4, 3, 1);
