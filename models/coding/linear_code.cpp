@@ -95,14 +95,19 @@ SubsetFactor factor_subset(const Matrix& generator, std::span<const int> set,
 // (row i = coefficient wanted[i]); tau is then bounded below by the same sum over the wanted rows
 // only, and when that bound does not already certify the set, the pass is redone with all rows,
 // so the decision is the full-message one.
+// With `set_peaks` (one entry per member of `set`, zero on entry) the pass also measures each
+// member's peak (symbol_peak) chunk by chunk while the data is in cache, and the early stop uses
+// the largest peak read so far instead of `peak`: it can only stop sooner, so a pass that
+// completes decides exactly as one given the final peaks would.
 struct PassResult {
   bool consistent = false;
+  bool complete = false;  // went through all the data (no early stop)
   RowMajorMatrix message;
 };
 
 PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::span<const int> set,
                            Index length, double peak, const DecodeOptions& options,
-                           std::span<const int> wanted = {}) {
+                           std::span<const int> wanted = {}, std::span<double> set_peaks = {}) {
   const auto n = static_cast<Index>(set.size());
   const Index r = factor.redundancy;
   const Index k = n - r;
@@ -123,7 +128,7 @@ PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::spa
   const Matrix& applied = all_rows ? factor.combined : partial;
   const double unit = unit_threshold(options);
   // Factor 2 absorbs the round-off of the bound itself; it only decides when to stop early.
-  const double early_exit = 2.0 * unit * factor.term_bound * peak;
+  double early_exit = 2.0 * unit * factor.term_bound * peak;
   PassResult result;
   result.message.resize(w, length);
   Eigen::VectorXd row_peak = Eigen::VectorXd::Zero(w);
@@ -137,6 +142,15 @@ PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::spa
     const Index width = std::min(kChunkColumns, length - start);
     for (Index i = 0; i < n; ++i) {
       sources[static_cast<std::size_t>(i)] = symbols[static_cast<std::size_t>(set[i])] + start;
+    }
+    if (!set_peaks.empty()) {
+      for (Index i = 0; i < n; ++i) {
+        double& member_peak = set_peaks[static_cast<std::size_t>(i)];
+        member_peak =
+            std::max(member_peak, symbol_peak(sources[static_cast<std::size_t>(i)], width));
+        peak = std::max(peak, member_peak);
+      }
+      early_exit = 2.0 * unit * factor.term_bound * peak;
     }
     combine_rows(applied, sources, width, product.data(), product.cols());
     // Overflow (finite but enormous symbols) can never be certified consistent.
@@ -156,6 +170,7 @@ PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::spa
     row_peak = row_peak.cwiseMax(block.cwiseAbs().rowwise().maxCoeff());
     result.message.middleCols(start, width) = block;
   }
+  result.complete = true;
   double threshold = 0.0;
   if (all_rows) {
     threshold = unit * (factor.abs_rows * row_peak).maxCoeff();
@@ -520,7 +535,7 @@ CodeDecodeResult LinearCode::decode(std::span<const std::optional<Eigen::RowVect
 
 CodeDecodeResult LinearCode::decode(std::span<const double* const> symbols, Index length,
                                     const DecodeOptions& options, std::span<const int> wanted_rows,
-                                    std::span<const double> peaks) const {
+                                    std::span<const double> peaks, int absurd_rank) const {
   CODESIM_CHECK(static_cast<int>(symbols.size()) == symbol_count(), "one entry per symbol");
   CODESIM_CHECK(length >= 0, "symbol length >= 0");
   CODESIM_CHECK(options.inner_dimension >= 1, "inner_dimension >= 1");
@@ -532,19 +547,57 @@ CodeDecodeResult LinearCode::decode(std::span<const double* const> symbols, Inde
     CODESIM_CHECK(wanted_rows[i] >= 0 && wanted_rows[i] < k, "wanted rows in [0, K)");
   }
   const auto count = static_cast<std::size_t>(symbol_count());
+  std::vector<int> present;
+  for (std::size_t s = 0; s < count; ++s) {
+    if (symbols[s] != nullptr) present.push_back(static_cast<int>(s));
+  }
+
+  // Without given peaks, the first check and solve runs optimistically on every present symbol
+  // and measures their peaks as it reads them (one pass over the data instead of two). It is used
+  // when it went through all the data and the screening below keeps every present symbol.
+  std::vector<double> measured;
+  std::optional<SubsetFactor> optimistic_factor;
+  std::optional<PassResult> optimistic_pass;
+  if (peaks.empty()) {
+    measured.assign(count, -1.0);
+    if (static_cast<int>(present.size()) >= k) {
+      SubsetFactor factor = factor_subset(generator_, present, options);
+      if (factor.usable) {
+        std::vector<double> set_peaks(present.size(), 0.0);
+        PassResult pass =
+            check_and_solve(factor, symbols, present, length, 0.0, options, wanted_rows, set_peaks);
+        if (pass.complete) {
+          for (std::size_t i = 0; i < present.size(); ++i) {
+            measured[static_cast<std::size_t>(present[i])] = set_peaks[i];
+          }
+          optimistic_factor = std::move(factor);
+          optimistic_pass = std::move(pass);
+        }
+      }
+    }
+    if (!optimistic_pass) {
+      for (int s : present) {
+        measured[static_cast<std::size_t>(s)] =
+            symbol_peak(symbols[static_cast<std::size_t>(s)], length);
+      }
+    }
+    peaks = measured;
+  }
 
   // Pre-screen: non-finite entries and absurd magnitudes are erroneous, treated as erasures.
-  std::vector<double> peak(count, 0.0);
   std::vector<bool> screened(count, false);
+  if (absurd_rank > 0) {
+    std::vector<double> present_peaks(count, -1.0);
+    for (int s : present) {
+      present_peaks[static_cast<std::size_t>(s)] = peaks[static_cast<std::size_t>(s)];
+    }
+    screened = absurd_peaks(present_peaks, absurd_rank, options.absurd_ratio);
+  }
+  std::vector<double> peak(count, 0.0);
   std::vector<double> nonzero_peaks;
   for (std::size_t s = 0; s < count; ++s) {
-    if (symbols[s] == nullptr) continue;
-    double value = 0.0;
-    if (!peaks.empty()) {
-      value = peaks[s];
-    } else {
-      value = symbol_peak(symbols[s], length);
-    }
+    if (symbols[s] == nullptr || screened[s]) continue;
+    const double value = peaks[s];
     if (!(value <= std::numeric_limits<double>::max())) {
       screened[s] = true;
       continue;
@@ -571,12 +624,15 @@ CodeDecodeResult LinearCode::decode(std::span<const double* const> symbols, Inde
   const auto a = static_cast<int>(usable.size());
   if (a < k) return result;
 
-  const SubsetFactor factor = factor_subset(generator_, usable, options);
+  const bool optimistic = optimistic_pass && usable == present;
+  const SubsetFactor factor =
+      optimistic ? std::move(*optimistic_factor) : factor_subset(generator_, usable, options);
   if (!factor.usable) return result;
   double magnitude = 0.0;
   for (int s : usable) magnitude = std::max(magnitude, peak[static_cast<std::size_t>(s)]);
-  PassResult pass =
-      check_and_solve(factor, symbols, usable, length, magnitude, options, wanted_rows);
+  PassResult pass = optimistic ? std::move(*optimistic_pass)
+                               : check_and_solve(factor, symbols, usable, length, magnitude,
+                                                 options, wanted_rows);
   if (pass.consistent) {
     result.status =
         result.erroneous_symbols.empty() ? DecodeStatus::clean : DecodeStatus::corrected;
@@ -629,6 +685,22 @@ int LinearCode::correctable_errors(ErrorModel model, int erasures) const {
 int LinearCode::detectable_errors(int erasures) const {
   CODESIM_CHECK(erasures >= 0, "erasures >= 0");
   return std::max(0, symbol_count() - dimension() - erasures);
+}
+
+std::vector<bool> absurd_peaks(std::span<const double> peaks, int needed, double absurd_ratio) {
+  std::vector<bool> absurd(peaks.size(), false);
+  std::vector<double> nonzero;
+  for (std::size_t s = 0; s < peaks.size(); ++s) {
+    if (std::isinf(peaks[s])) absurd[s] = true;
+    if (peaks[s] > 0.0 && !absurd[s]) nonzero.push_back(peaks[s]);
+  }
+  if (needed < 1 || static_cast<int>(nonzero.size()) < needed) return absurd;
+  const auto reference = nonzero.begin() + (needed - 1);
+  std::nth_element(nonzero.begin(), reference, nonzero.end());
+  for (std::size_t s = 0; s < peaks.size(); ++s) {
+    if (peaks[s] > absurd_ratio * *reference) absurd[s] = true;
+  }
+  return absurd;
 }
 
 double symbol_peak(const double* data, Index length) {

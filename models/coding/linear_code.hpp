@@ -90,11 +90,12 @@ class LinearCode {
   /// entries (nullptr = erasure). With `wanted_rows` (in [0, K), any order; empty = all) the
   /// message holds only those rows, row i = coefficient wanted_rows[i], and only they are solved
   /// (the consistency decision stays the full-message one). `peaks`, when given (S entries), are
-  /// the present symbols' max |entry|, +Inf for one holding NaN or Inf; it saves the screening
-  /// pass over the data.
+  /// the present symbols' max |entry|, +Inf for one holding NaN or Inf; without them the first
+  /// pass measures them as it reads the data. With `absurd_rank` > 0 the symbols that
+  /// absurd_peaks(peaks, absurd_rank, options.absurd_ratio) marks are screened out first.
   CodeDecodeResult decode(std::span<const double* const> symbols, Eigen::Index length,
                           const DecodeOptions& options, std::span<const int> wanted_rows = {},
-                          std::span<const double> peaks = {}) const;
+                          std::span<const double> peaks = {}, int absurd_rank = 0) const;
   /// Least-squares message from exactly the listed symbols (no error checking); used for
   /// regeneration. `symbol_rows` is |indices| x L, row i = symbol indices[i]. |indices| >= K.
   Matrix solve_from(std::span<const int> indices, const Matrix& symbol_rows) const;
@@ -110,6 +111,9 @@ class LinearCode {
 
 /// Largest |entry| of data[0, length) (0 when empty); +Inf when an entry is NaN or Inf.
 double symbol_peak(const double* data, Eigen::Index length);
+/// Marks the peaks that are infinite or above absurd_ratio times the needed-th smallest nonzero
+/// peak (negative peaks are absent symbols, never marked).
+std::vector<bool> absurd_peaks(std::span<const double> peaks, int needed, double absurd_ratio);
 
 /// The P Chebyshev points cos((2j + 1) pi / (2P)), j = 0..P-1, in (-1, 1), listed in spread
 /// order: entry p is point j = spread_order(P)[p]. Every prefix and suffix of the list is then

@@ -42,28 +42,6 @@ Matrix combine_row_blocks(const Matrix& matrix, const Eigen::RowVectorXd& weight
   return sum;
 }
 
-namespace {
-
-// Marks peaks that are infinite or above absurd_ratio times the needed-th smallest nonzero peak
-// (negative peaks are absent symbols).
-std::vector<bool> absurd_peaks(const std::vector<double>& peaks, int needed, double absurd_ratio) {
-  std::vector<bool> absurd(peaks.size(), false);
-  std::vector<double> nonzero;
-  for (std::size_t s = 0; s < peaks.size(); ++s) {
-    if (std::isinf(peaks[s])) absurd[s] = true;
-    if (peaks[s] > 0.0 && !absurd[s]) nonzero.push_back(peaks[s]);
-  }
-  if (needed < 1 || static_cast<int>(nonzero.size()) < needed) return absurd;
-  const auto reference = nonzero.begin() + (needed - 1);
-  std::nth_element(nonzero.begin(), reference, nonzero.end());
-  for (std::size_t s = 0; s < peaks.size(); ++s) {
-    if (peaks[s] > absurd_ratio * *reference) absurd[s] = true;
-  }
-  return absurd;
-}
-
-}  // namespace
-
 std::vector<bool> absurd_symbols(std::span<const std::optional<Matrix>> symbols, int needed,
                                  double absurd_ratio) {
   std::vector<double> peaks(symbols.size(), -1.0);
@@ -81,7 +59,6 @@ CodeDecodeResult decode_codeword(const LinearCode& code,
                 "one entry per symbol of the code");
   Eigen::Index rows = -1;
   Eigen::Index cols = -1;
-  std::vector<double> peaks(symbols.size(), -1.0);
   // Column-major storage is already the flattened symbol: view it in place.
   std::vector<const double*> flat(symbols.size(), nullptr);
   for (std::size_t s = 0; s < symbols.size(); ++s) {
@@ -93,26 +70,13 @@ CodeDecodeResult decode_codeword(const LinearCode& code,
     }
     CODESIM_CHECK(symbol.rows() == rows && symbol.cols() == cols, "symbols of equal shape");
     flat[s] = symbol.data();
-    peaks[s] = symbol_peak(symbol.data(), symbol.size());
-  }
-  const std::vector<bool> absurd = absurd_peaks(peaks, code.dimension(), options.absurd_ratio);
-  for (std::size_t s = 0; s < symbols.size(); ++s) {
-    if (absurd[s]) flat[s] = nullptr;
-    // Erased entries carry no peak (LinearCode reads peaks of present symbols only).
-    if (flat[s] == nullptr) peaks[s] = 0.0;
   }
   *symbol_rows = static_cast<int>(std::max<Eigen::Index>(rows, 0));
   *symbol_cols = static_cast<int>(std::max<Eigen::Index>(cols, 0));
-  CodeDecodeResult result =
-      code.decode(flat, std::max<Eigen::Index>(rows * cols, 0), options, wanted_rows, peaks);
-  for (std::size_t s = 0; s < symbols.size(); ++s) {
-    if (absurd[s]) result.erroneous_symbols.push_back(static_cast<int>(s));
-  }
-  result.erroneous_symbols = sorted_unique(std::move(result.erroneous_symbols));
-  if (result.status == DecodeStatus::clean && !result.erroneous_symbols.empty()) {
-    result.status = DecodeStatus::corrected;
-  }
-  return result;
+  const Eigen::Index length = std::max<Eigen::Index>(rows * cols, 0);
+  // Absurd symbols (against the K-th smallest peak) are screened inside the decode, after its
+  // first pass has measured the peaks.
+  return code.decode(flat, length, options, wanted_rows, {}, code.dimension());
 }
 
 MessageView message_block(const CodeDecodeResult& result, int k, int rows, int cols) {

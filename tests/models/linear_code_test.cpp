@@ -754,3 +754,57 @@ TEST_CASE(
   CHECK(total.within_bound > 6000);
   CHECK(total.beyond_bound > 2500);
 }
+
+TEST_CASE("peaks measured during the first pass decide exactly as peaks given beforehand") {
+  // Long symbols (several chunks) so that early stops and per-chunk peaks are exercised.
+  const LinearCode code = chebyshev_code(9, 4);
+  boost::random::mt19937_64 engine(77);
+  const Matrix message = gaussian_matrix(4, 1000, engine);
+  const Matrix clean = code.encode(message);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Corruptions: none, one small error late in the data, two errors, an absurd value, a NaN, an
+  // infinity, and an absurd symbol with an error.
+  const std::vector<std::vector<std::pair<int, double>>> cases = {
+      {}, {{2, 1e-3}}, {{1, 5.0}, {6, -3.0}}, {{4, 1e300}}, {{3, nan}},
+      {{0, std::numeric_limits<double>::infinity()}}, {{5, 1e200}, {7, 2.0}}};
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    CAPTURE(c);
+    Matrix received = clean;
+    for (const auto& [symbol, value] : cases[c]) received(symbol, 900) += value;
+    std::vector<Eigen::RowVectorXd> rows;
+    for (Eigen::Index s = 0; s < received.rows(); ++s) rows.push_back(received.row(s));
+    std::vector<const double*> views;
+    std::vector<double> peaks;
+    for (const Eigen::RowVectorXd& row : rows) {
+      views.push_back(row.data());
+      peaks.push_back(codesim::models::symbol_peak(row.data(), row.size()));
+    }
+    views[8] = nullptr;  // one erasure as well
+    peaks[8] = 0.0;
+    for (int rank : {0, 4}) {
+      CAPTURE(rank);
+      const DecodeOptions options = options_for(ErrorModel::random, 8);
+      const CodeDecodeResult measured = code.decode(views, 1000, options, {}, {}, rank);
+      const CodeDecodeResult given = code.decode(views, 1000, options, {}, peaks, rank);
+      CHECK(measured.status == given.status);
+      CHECK(measured.erroneous_symbols == given.erroneous_symbols);
+      CHECK(measured.message == given.message);
+      CHECK(measured.condition_number == given.condition_number);
+      if (c == 0) CHECK(measured.status == DecodeStatus::clean);
+      if (c == 1 || c == 2) CHECK(measured.status == DecodeStatus::corrected);
+    }
+  }
+}
+
+TEST_CASE("absurd_peaks marks infinite peaks and those far above the needed-th smallest") {
+  const std::vector<double> peaks = {1.0, -1.0, 2.0, 1e13, std::numeric_limits<double>::infinity(),
+                                     0.0, 3.0};
+  const std::vector<bool> two = codesim::models::absurd_peaks(peaks, 2, 1e12);
+  CHECK(two == std::vector<bool>{false, false, false, true, true, false, false});
+  // 1e13 is not absurd against the 4th smallest nonzero finite peak (1e13 itself).
+  CHECK(codesim::models::absurd_peaks(peaks, 4, 1e12) ==
+        std::vector<bool>{false, false, false, false, true, false, false});
+  // Fewer nonzero finite peaks than needed: only the infinite one.
+  CHECK(codesim::models::absurd_peaks(peaks, 5, 1e12) ==
+        std::vector<bool>{false, false, false, false, true, false, false});
+}
