@@ -765,8 +765,13 @@ TEST_CASE("peaks measured during the first pass decide exactly as peaks given be
   // Corruptions: none, one small error late in the data, two errors, an absurd value, a NaN, an
   // infinity, and an absurd symbol with an error.
   const std::vector<std::vector<std::pair<int, double>>> cases = {
-      {}, {{2, 1e-3}}, {{1, 5.0}, {6, -3.0}}, {{4, 1e300}}, {{3, nan}},
-      {{0, std::numeric_limits<double>::infinity()}}, {{5, 1e200}, {7, 2.0}}};
+      {},
+      {{2, 1e-3}},
+      {{1, 5.0}, {6, -3.0}},
+      {{4, 1e300}},
+      {{3, nan}},
+      {{0, std::numeric_limits<double>::infinity()}},
+      {{5, 1e200}, {7, 2.0}}};
   for (std::size_t c = 0; c < cases.size(); ++c) {
     CAPTURE(c);
     Matrix received = clean;
