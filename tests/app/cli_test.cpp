@@ -335,8 +335,7 @@ TEST_CASE("--arithmetic is recorded in the results, checked, and restored after 
   REQUIRE(cli({"run", scenario.string(), "-o", output.string(), "-q"}).code == 0);
   CHECK(nlohmann::ordered_json::parse(read_file(output))["arithmetic"] == "portable");
   if (codesim::models::arithmetic_available(codesim::models::Arithmetic::avx2_fma)) {
-    REQUIRE(cli({"run", scenario.string(), "-o", output.string(), "-q", "--arithmetic",
-                 "avx2_fma"})
+    REQUIRE(cli({"run", scenario.string(), "-o", output.string(), "-q", "--arithmetic", "avx2_fma"})
                 .code == 0);
     CHECK(nlohmann::ordered_json::parse(read_file(output))["arithmetic"] == "avx2_fma");
   }
