@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/dnn/protocol_counters.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/time_breakdown.hpp"
 #include "sim/check.hpp"
@@ -711,7 +712,7 @@ class CodedTrainingRun {
     const double symbol_bytes = static_cast<double>(g.partial_rows) * batch_ * kBytesPerValue;
     const double communication_s = communication_time_s(g, symbols, symbol_bytes);
     round_decode_ = schemes_[static_cast<std::size_t>(l)]->decode(dir, symbols, spec_.decode);
-    ++decodes_;
+    ++counts_.decodes;
     const double decoder_speed =
         spec_.decentralized ? slowest_live_speed() : cluster_.node(0).speed_flops_per_s();
     const double decode_s =
@@ -737,12 +738,12 @@ class CodedTrainingRun {
     const Direction dir = round_dir_;
     double regeneration_s = 0.0;
     if (round_decode_.status == DecodeStatus::detected) {
-      ++detected_;
+      ++counts_.detected;
       rollback();
       return;
     }
     if (round_decode_.status == DecodeStatus::corrected) {
-      ++corrected_;
+      ++counts_.corrected;
       std::vector<std::pair<int, int>> jobs;
       std::vector<int> exclude = round_decode_.blamed_nodes;
       for (int p = 0; p < nodes_; ++p)
@@ -983,7 +984,7 @@ class CodedTrainingRun {
       CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
       const std::vector<int> sources = scheme.regeneration_sources(node, exclude);
       if (sources.empty() || !scheme.regenerate(node, sources)) return std::nullopt;
-      ++regenerations_;
+      ++counts_.regenerations;
       const double values = geometry_[static_cast<std::size_t>(layer)].stored_values_per_node;
       node_s[static_cast<std::size_t>(node)] += regeneration_time_s(
           cluster_.topology(), node, sources, values, cluster_.node(node).speed_flops_per_s());
@@ -1078,14 +1079,14 @@ class CodedTrainingRun {
         const Matrix ones = Matrix::Ones(dir == Direction::forward ? g.cols : g.rows, 1);
         const ProductDecode d = compute_and_decode(scheme, dir, ones, spec_.decode,
                                                    [this](int p, Matrix&) { return usable(p); });
-        ++decodes_;
+        ++counts_.decodes;
         t += nominal_round_s(l, dir);
         if (d.status == DecodeStatus::detected) {
-          ++detected_;
+          ++counts_.detected;
           return {false, t};
         }
         if (d.status == DecodeStatus::corrected) {
-          ++corrected_;
+          ++counts_.corrected;
           std::vector<std::pair<int, int>> jobs;
           std::vector<int> exclude = d.blamed_nodes;
           for (int p = 0; p < nodes_; ++p)
@@ -1131,7 +1132,7 @@ class CodedTrainingRun {
       time_.committed.checkpoint_s += t;
       commit_pending();
       take_snapshot();
-      ++checkpoints_;
+      ++counts_.checkpoints;
       iterations_since_checkpoint_ = 0;
       progress_since_checkpoint_s_ = 0.0;
       if (observer_.on_checkpoint) observer_.on_checkpoint(iterations_done_, decoded_parameters());
@@ -1140,7 +1141,7 @@ class CodedTrainingRun {
   }
 
   void rollback() {
-    ++rollbacks_;
+    ++counts_.rollbacks;
     time_.discard();
     ++attempt_;
     for (int p = 0; p < nodes_; ++p) cluster_.node(p).cancel_task(engine_);
@@ -1206,12 +1207,7 @@ class CodedTrainingRun {
     m.set("final_test_accuracy", final_accuracy_);
     m.set("final_train_loss", final_loss_);
     m.set("faults_injected", static_cast<double>(injector_.log().records.size()));
-    m.set("decodes", static_cast<double>(decodes_));
-    m.set("corrected", static_cast<double>(corrected_));
-    m.set("regenerations", static_cast<double>(regenerations_));
-    m.set("detected", static_cast<double>(detected_));
-    m.set("rollbacks", static_cast<double>(rollbacks_));
-    m.set("checkpoints", static_cast<double>(checkpoints_));
+    counts_.add_to(m);
     m.set("crashes", static_cast<double>(crashes_));
     m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
     double deviation = 0.0;
@@ -1293,9 +1289,8 @@ class CodedTrainingRun {
   int loss_count_ = 0;
   double final_accuracy_ = 0.0;
   double final_loss_ = 0.0;
-  std::uint64_t iterations_executed_ = 0, decodes_ = 0, corrected_ = 0, regenerations_ = 0;
-  std::uint64_t detected_ = 0, rollbacks_ = 0, checkpoints_ = 0, crashes_ = 0;
-  std::uint64_t silent_corruptions_ = 0;
+  std::uint64_t iterations_executed_ = 0, crashes_ = 0, silent_corruptions_ = 0;
+  ProtocolCounters counts_;
   TimeBreakdown time_;
 };
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/dnn/protocol_counters.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/time_breakdown.hpp"
 #include "models/faults/fault_injector.hpp"
@@ -437,7 +438,7 @@ class StochasticRun {
       for (int b = first_block_[index]; b < first_block_[index + 1]; ++b)
         wrong_[static_cast<std::size_t>(base + b)] = 0;
     }
-    regenerations_ += entry.nodes.size();
+    counts_.regenerations += entry.nodes.size();
     return entry.time_s[static_cast<std::size_t>(r.layer)];
   }
 
@@ -483,7 +484,7 @@ class StochasticRun {
     time_.pending.compute_s += end_s - now_s_;
     now_s_ = end_s;
     const Outcome outcome = decode(r, t);
-    ++decodes_;
+    ++counts_.decodes;
     const double communication_s =
         t.all_present
             ? r.all_present_communication_s
@@ -497,12 +498,12 @@ class StochasticRun {
     now_s_ += communication_s + decode_s;
     if (outcome.silent) ++silent_corruptions_;
     if (outcome.status == Status::detected) {
-      ++detected_;
+      ++counts_.detected;
       rollback();
       return false;
     }
     if (outcome.status == Status::corrected) {
-      ++corrected_;
+      ++counts_.corrected;
       const std::optional<double> regeneration_s = regenerate(r);
       if (!regeneration_s) {
         rollback();
@@ -572,14 +573,14 @@ class StochasticRun {
             mark_symbols(r, i, verification_timing_);
         }
         const Outcome outcome = decode(r, verification_timing_);
-        ++decodes_;
+        ++counts_.decodes;
         t += r.nominal_s;
         if (outcome.status == Status::detected) {
-          ++detected_;
+          ++counts_.detected;
           return {false, t};
         }
         if (outcome.status == Status::corrected) {
-          ++corrected_;
+          ++counts_.corrected;
           const std::optional<double> regeneration_s = regenerate(r);
           if (!regeneration_s) return {false, t};
           t += *regeneration_s;
@@ -607,13 +608,13 @@ class StochasticRun {
     commit_pending();
     checkpoint_wrong_ = wrong_;
     checkpoint_iterations_ = iterations_done_;
-    ++checkpoints_;
+    ++counts_.checkpoints;
     iterations_since_checkpoint_ = 0;
     progress_since_checkpoint_s_ = 0.0;
   }
 
   void rollback() {
-    ++rollbacks_;
+    ++counts_.rollbacks;
     time_.discard();
     wrong_ = checkpoint_wrong_;
     iterations_done_ = checkpoint_iterations_;
@@ -639,12 +640,7 @@ class StochasticRun {
     m.set("iterations", iterations_done_);
     m.set("iterations_executed", static_cast<double>(iterations_executed_));
     m.set("faults_injected", static_cast<double>(faults_));
-    m.set("decodes", static_cast<double>(decodes_));
-    m.set("corrected", static_cast<double>(corrected_));
-    m.set("regenerations", static_cast<double>(regenerations_));
-    m.set("detected", static_cast<double>(detected_));
-    m.set("rollbacks", static_cast<double>(rollbacks_));
-    m.set("checkpoints", static_cast<double>(checkpoints_));
+    counts_.add_to(m);
     m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
     m.set("node_operations", static_cast<double>(node_operations_));
     time_.add_to(m);
@@ -717,9 +713,9 @@ class StochasticRun {
   double progress_since_checkpoint_s_ = 0.0;
   bool completed_ = false;
   double completion_time_s_ = 0.0;
-  std::uint64_t iterations_executed_ = 0, decodes_ = 0, corrected_ = 0, regenerations_ = 0;
-  std::uint64_t detected_ = 0, rollbacks_ = 0, checkpoints_ = 0, silent_corruptions_ = 0;
+  std::uint64_t iterations_executed_ = 0, silent_corruptions_ = 0;
   std::uint64_t faults_ = 0, node_operations_ = 0;
+  ProtocolCounters counts_;
   TimeBreakdown time_;
 };
 

@@ -1,0 +1,15 @@
+// Metric names of the protocol counters.
+#include "models/dnn/protocol_counters.hpp"
+
+namespace codesim::models {
+
+void ProtocolCounters::add_to(sim::MetricSet& metrics) const {
+  metrics.set("decodes", static_cast<double>(decodes));
+  metrics.set("corrected", static_cast<double>(corrected));
+  metrics.set("regenerations", static_cast<double>(regenerations));
+  metrics.set("detected", static_cast<double>(detected));
+  metrics.set("rollbacks", static_cast<double>(rollbacks));
+  metrics.set("checkpoints", static_cast<double>(checkpoints));
+}
+
+}  // namespace codesim::models
