@@ -13,10 +13,10 @@
 #include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
 #include "support/cli_runner.hpp"
+#include "support/experiment_error.hpp"
 #include "support/temp_directory.hpp"
 
 using codesim::app::Json;
-using codesim::app::ScenarioError;
 using codesim::test::cli;
 using codesim::test::CliResult;
 using codesim::test::read_file;
@@ -46,21 +46,13 @@ Json with(const std::string& assignment, Json document = stochastic_scenario()) 
 }
 
 std::string error_of(const Json& document) {
-  try {
-    codesim::app::make_experiment(document, "s.json");
-  } catch (const ScenarioError& e) {
-    return std::string(e.pointer()) + " | " + e.what();
-  }
-  return "(no error)";
+  const auto error = codesim::test::experiment_error(document, "s.json");
+  return error ? error->pointer() + " | " + error->what() : "(no error)";
 }
 
 std::string pointer_of_error(const Json& document) {
-  try {
-    codesim::app::make_experiment(document, "s.json");
-  } catch (const ScenarioError& e) {
-    return e.pointer();
-  }
-  return "(no error)";
+  const auto error = codesim::test::experiment_error(document, "s.json");
+  return error ? error->pointer() : "(no error)";
 }
 
 }  // namespace

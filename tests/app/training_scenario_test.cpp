@@ -12,12 +12,12 @@
 #include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
 #include "support/cli_runner.hpp"
+#include "support/experiment_error.hpp"
 #include "support/temp_directory.hpp"
 
 using codesim::app::Json;
 using codesim::app::load_scenario;
 using codesim::app::Scenario;
-using codesim::app::ScenarioError;
 using codesim::test::cli;
 using codesim::test::CliResult;
 using codesim::test::read_file;
@@ -45,21 +45,13 @@ Json training_scenario() {
 }
 
 std::string error_of(const Json& document) {
-  try {
-    codesim::app::make_experiment(document, "t.json");
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "";
+  const auto error = codesim::test::experiment_error(document, "t.json");
+  return error ? error->what() : "";
 }
 
 std::string pointer_of_error(const Json& document) {
-  try {
-    codesim::app::make_experiment(document, "t.json");
-  } catch (const ScenarioError& e) {
-    return e.pointer();
-  }
-  return "(no error)";
+  const auto error = codesim::test::experiment_error(document, "t.json");
+  return error ? error->pointer() : "(no error)";
 }
 
 Json with(const std::string& assignment, Json document = training_scenario()) {
