@@ -117,6 +117,32 @@ TEST_CASE("combine_rows sums coefficient-weighted source rows into a row-major o
   }
 }
 
+TEST_CASE("portable combine_rows sums in the documented order, bit for bit") {
+  const ScopedArithmetic scope(Arithmetic::portable);
+  const Eigen::Index rows = 3, width = 53;  // one tile of 16 columns, registers, single columns
+  for (int n : {2, 4, 7, 18}) {
+    CAPTURE(n);
+    const MatrixXd coefficients = random_matrix(rows, n, 11);
+    const MatrixXd sources = random_matrix(width, n, 12);  // column i = source i
+    std::vector<const double*> pointers;
+    for (int i = 0; i < n; ++i) pointers.push_back(sources.col(i).data());
+    std::vector<double> out(static_cast<std::size_t>(rows * width));
+    combine_rows(coefficients, pointers, width, out.data(), width);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      for (Eigen::Index j = 0; j < width; ++j) {
+        const auto term = [&](int i) { return coefficients(r, i) * sources(j, i); };
+        double expected = 0.0;
+        int i = 0;
+        for (; i + 4 <= n; i += 4) {
+          expected = expected + (((term(i) + term(i + 1)) + term(i + 2)) + term(i + 3));
+        }
+        for (; i < n; ++i) expected = expected + term(i);
+        CHECK(out[static_cast<std::size_t>(r * width + j)] == expected);
+      }
+    }
+  }
+}
+
 TEST_CASE("the avx2_fma kernels give the portable products to round-off, deterministically") {
   if (!arithmetic_available(Arithmetic::avx2_fma)) {
     MESSAGE("this CPU or build has no AVX2 and FMA: avx2_fma kernels not tested");
