@@ -151,21 +151,31 @@ TEST_CASE("given peaks replace the screening pass: an infinite peak erases and b
 }
 
 TEST_CASE("symbol_peak is the largest magnitude and infinite for NaN or Inf anywhere") {
-  std::vector<double> data = {1.0, -7.5, 3.0, 2.0, -0.5, 6.0, 4.0};  // not a multiple of four
-  CHECK(codesim::models::symbol_peak(data.data(), 7) == 7.5);
-  CHECK(codesim::models::symbol_peak(data.data(), 0) == 0.0);
-  data[6] = -9.0;  // in the tail
-  CHECK(codesim::models::symbol_peak(data.data(), 7) == 9.0);
-  for (std::size_t position : {std::size_t{1}, std::size_t{6}}) {
+  using codesim::models::symbol_peak;
+  // 21 entries: two blocks of eight lanes and a tail of five.
+  std::vector<double> data(21);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = 0.25 * static_cast<double>(i % 5) - 0.5;
+  CHECK(symbol_peak(data.data(), 0) == 0.0);
+  CHECK(symbol_peak(data.data(), 21) == 0.5);
+  for (std::size_t position = 0; position < data.size(); ++position) {
+    CAPTURE(position);
+    std::vector<double> peaked = data;
+    peaked[position] = -9.0;
+    CHECK(symbol_peak(peaked.data(), 21) == 9.0);
+    if (position > 0) {  // the entries before it: data[0] = -0.5 is their peak
+      CHECK(symbol_peak(peaked.data(), static_cast<Eigen::Index>(position)) == 0.5);
+    }
     for (double bad :
          {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
           -std::numeric_limits<double>::infinity()}) {
       std::vector<double> poisoned = data;
       poisoned[position] = bad;
-      CHECK(std::isinf(codesim::models::symbol_peak(poisoned.data(), 7)));
+      CHECK(std::isinf(symbol_peak(poisoned.data(), 21)));
     }
   }
   const double huge = std::numeric_limits<double>::max();
-  std::vector<double> large = {huge, -huge, 1.0, 2.0};
-  CHECK(codesim::models::symbol_peak(large.data(), 4) == huge);
+  std::vector<double> large(12, 1.0);
+  large[3] = huge;
+  large[10] = -huge;
+  CHECK(symbol_peak(large.data(), 12) == huge);
 }
