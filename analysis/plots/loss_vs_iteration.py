@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Training loss against iteration, one line per sweep point (mean over replicas with a 95%
-band); legend entries carry the mean counts of faults, corrected results and rollbacks."""
+band); legend entries carry the mean counts of faults, corrected results and rollbacks. The loss
+axis is logarithmic with --logy, and by itself when the losses span more than three decades."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ import common
 SOURCES = (("loss_vs_iteration", "loss"), ("accuracy_vs_time", "train_loss"))
 # (aggregate metric, legend word) of the counts shown per point.
 COUNTS = (("faults_injected", "faults"), ("corrected", "corrected"), ("rollbacks", "rollbacks"))
+# Losses whose largest exceeds the smallest by more than this get a logarithmic axis: on a linear
+# one a diverging run (losses of 1e40) would flatten every other line to zero.
+AUTO_LOG_RATIO = 1e3
 
 
 def loss_curves(results: common.Results, point: common.Point) -> list[common.Curve]:
@@ -28,6 +32,13 @@ def loss_curves(results: common.Results, point: common.Point) -> list[common.Cur
                 curves.append(common.make_curve(data["iteration"], data[column]))
                 break
     return curves
+
+
+def spans_decades(curves: list[common.Curve]) -> bool:
+    """True when every loss is positive and the largest is over AUTO_LOG_RATIO times the
+    smallest."""
+    values = [float(y) for curve in curves for y in curve.y]
+    return bool(values) and min(values) > 0 and max(values) > AUTO_LOG_RATIO * min(values)
 
 
 def legend_label(results: common.Results, point: common.Point) -> str:
@@ -53,6 +64,7 @@ def draw(results: common.Results, output: Path, logy: bool = False,
     labels = {point.index: legend_label(results, point) for point, _ in curves_by_point}
     common.plot_mean_lines(results, ax, curves_by_point, labels=labels,
                            show_replicas=show_replicas)
+    logy = logy or spans_decades([c for _, curves in curves_by_point for c in curves])
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel("iteration")

@@ -23,6 +23,7 @@ T95_DOF2 = 4.302652729749464
 
 sys.path.insert(0, str(PLOTS))
 import common  # noqa: E402
+import loss_vs_iteration  # noqa: E402
 import paper_figures  # noqa: E402
 import sweep_metric  # noqa: E402
 
@@ -183,6 +184,16 @@ class SharedHelpers(unittest.TestCase):
         self.assertEqual(list(common.mean_band([a, b], step=True)[1]), [0.0, 0.0, 1.0])
         disjoint = common.make_curve([5, 6], [1.0, 1.0])
         self.assertEqual(len(common.mean_band([a, disjoint])[0]), 0)
+
+    def test_the_loss_axis_turns_logarithmic_when_losses_span_more_than_three_decades(self):
+        def curve(*losses):
+            return common.make_curve(range(len(losses)), losses)
+
+        self.assertFalse(loss_vs_iteration.spans_decades([curve(2.3, 0.4, 0.3)]))
+        self.assertFalse(loss_vs_iteration.spans_decades([curve(2.3, 0.01)]))  # under 1e3
+        self.assertTrue(loss_vs_iteration.spans_decades([curve(2.3, 0.4), curve(2.3, 1e42)]))
+        self.assertFalse(loss_vs_iteration.spans_decades([curve(2.3, 0.0, 1e42)]))  # a zero
+        self.assertFalse(loss_vs_iteration.spans_decades([]))
 
     def test_curves_drop_missing_values_and_keep_the_last_value_of_a_redone_x(self):
         curve = common.make_curve([0, 10, 20, 10, 20, 30], [5.0, 4.0, 3.0, 3.5, None, 2.0])
