@@ -744,18 +744,7 @@ class CodedTrainingRun {
     }
     if (round_decode_.status == DecodeStatus::corrected) {
       ++counts_.corrected;
-      std::vector<std::pair<int, int>> jobs;
-      std::vector<int> exclude = round_decode_.blamed_nodes;
-      for (int p = 0; p < nodes_; ++p)
-        if (stale_[static_cast<std::size_t>(p)] || !up(p)) exclude.push_back(p);
-      for (int p : round_decode_.blamed_nodes) {
-        if (up(p)) {
-          jobs.emplace_back(l, p);
-        } else {
-          stale_[static_cast<std::size_t>(p)] = true;  // regenerated once it is back
-        }
-      }
-      const std::optional<double> t = regenerate(jobs, exclude);
+      const std::optional<double> t = regenerate_blamed(l, round_decode_.blamed_nodes);
       if (!t) {
         rollback();
         return;
@@ -974,6 +963,23 @@ class CodedTrainingRun {
   }
 
   // --- regeneration -------------------------------------------------------------------------
+  // After a corrected decode of `layer`: regenerates the blamed nodes that are up from healthy
+  // sources (not blamed, stale or down) and marks the down ones stale (regenerated once back).
+  std::optional<double> regenerate_blamed(int layer, const std::vector<int>& blamed) {
+    std::vector<std::pair<int, int>> jobs;
+    std::vector<int> exclude = blamed;
+    for (int p = 0; p < nodes_; ++p)
+      if (stale_[static_cast<std::size_t>(p)] || !up(p)) exclude.push_back(p);
+    for (int p : blamed) {
+      if (up(p)) {
+        jobs.emplace_back(layer, p);
+      } else {
+        stale_[static_cast<std::size_t>(p)] = true;
+      }
+    }
+    return regenerate(jobs, exclude);
+  }
+
   // Regenerates each (layer, node) block from regeneration_sources(node, exclude); returns the
   // time (per node: the sources' blocks arrive one after another, then 2 |sources| values per
   // block entry are combined; nodes work in parallel), or nullopt when one cannot be done.
@@ -1087,18 +1093,7 @@ class CodedTrainingRun {
         }
         if (d.status == DecodeStatus::corrected) {
           ++counts_.corrected;
-          std::vector<std::pair<int, int>> jobs;
-          std::vector<int> exclude = d.blamed_nodes;
-          for (int p = 0; p < nodes_; ++p)
-            if (stale_[static_cast<std::size_t>(p)] || !up(p)) exclude.push_back(p);
-          for (int p : d.blamed_nodes) {
-            if (up(p)) {
-              jobs.emplace_back(l, p);
-            } else {
-              stale_[static_cast<std::size_t>(p)] = true;
-            }
-          }
-          const std::optional<double> r = regenerate(jobs, exclude);
+          const std::optional<double> r = regenerate_blamed(l, d.blamed_nodes);
           if (!r) return {false, t};
           t += *r;
         }
