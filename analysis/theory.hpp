@@ -1,5 +1,8 @@
-// Closed-form expected time of training with checkpoints and rollbacks (the truncated-geometric
-// model of the papers digest, section 6.1), its optimal interval and the Young/Daly intervals.
+// Closed-form expected time of training with checkpoints and rollbacks, its optimal interval and
+// the Young/Daly intervals. The truncated-geometric model is this project's way to test CodeNet's
+// claim of a lower expected time than replication once checkpointing counts (arXiv 1903.01042,
+// abstract), not a formula quoted from the paper; derived in docs/reproduction.md ("Checkpoint
+// model").
 #pragma once
 
 #include <functional>

@@ -36,12 +36,13 @@
 // Every strike then reaches exactly one read, so the decodes of an iteration are independent and
 // p = 1 - prod_j (1 - failure_j) is exact under these assumptions.
 //
-// Versus the papers digest section 6.2, which counts a backward round in every layer (the CodeNet
-// experiment code): CodeNet 7x6 / (5, 4) with 3 layers has 258 opportunities per iteration here
-// (layer 0: 28 forward + 0 backward + 38 update) instead of 288 and p = 4.75e-4 instead of
-// 5.33e-4 at eps = 3e-4, plus a verification failure growing with tau from its 10 latent
-// layer-0 row-parity blocks; replication 2 x (5 x 4) has 320 instead of 360, p = 0.0915 instead
-// of 0.102. With TrainingTheoryOptions::first_layer_backward the digest's counts are reproduced.
+// Versus counting a backward round in every layer, as the CodeNet experiment code runs it (this
+// project's every-layer count, derived in docs/reproduction.md, not a number quoted from the
+// CodeNet paper, arXiv 1903.01042): CodeNet 7x6 / (5, 4) with 3 layers has 258 opportunities per
+// iteration here (layer 0: 28 forward + 0 backward + 38 update) instead of 288 and p = 4.75e-4
+// instead of 5.33e-4 at eps = 3e-4, plus a verification failure growing with tau from its 10
+// latent layer-0 row-parity blocks; replication 2 x (5 x 4) has 320 instead of 360, p = 0.0915
+// instead of 0.102. TrainingTheoryOptions::first_layer_backward gives the every-layer counts.
 #pragma once
 
 #include <span>
@@ -56,8 +57,8 @@ namespace codesim::models {
 struct TrainingTheoryOptions {
   /// Decides t, the erroneous symbols a codeword corrects (see DecodeOptions).
   ErrorModel error_model = ErrorModel::adversarial;
-  /// Also run layer 0's backward product, as the CodeNet experiment code (and the digest's
-  /// counts) do; train_coded skips it.
+  /// Also run layer 0's backward product, as the CodeNet experiment code does (the every-layer
+  /// count of docs/reproduction.md); train_coded skips it.
   bool first_layer_backward = false;
 };
 

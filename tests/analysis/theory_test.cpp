@@ -1,5 +1,5 @@
-// The checkpoint-interval model: closed forms, limits, the digest's overhead table, the optimal
-// interval search and the Young/Daly comparison.
+// The checkpoint-interval model: closed forms, limits, the overhead table of docs/reproduction.md,
+// the optimal interval search and the Young/Daly comparison.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -36,7 +36,7 @@ TEST_CASE("expected executions equal tau without failures and are infinite when 
   CHECK(expected_executions(1e-15, 10) == doctest::Approx(10.0 * (1.0 + 11 * 0.5e-15)));
 }
 
-TEST_CASE("expected time per iteration is the digest formula") {
+TEST_CASE("expected time per iteration is the truncated-geometric formula") {
   // p = 0.1, tau = 3: E_exec = (0.9^-3 - 1) / 0.1 = 3.717421, rollbacks 0.371742;
   // E[T] = (3.717421 * 1 + 0.371742 * 0.5 + 2) / 3.
   CHECK(codesim::analysis::expected_executions(0.1, 3) == doctest::Approx(3.7174211248));
@@ -48,10 +48,11 @@ TEST_CASE("expected time per iteration is the digest formula") {
         doctest::Approx(1.5));
 }
 
-TEST_CASE("the overhead table matches the digest for replication and CodeNet") {
+TEST_CASE("the overhead table matches docs/reproduction.md for replication and CodeNet") {
   using codesim::analysis::expected_executions;
   const std::vector<int> taus = {1, 2, 5, 10, 20, 50, 100, 200};
-  // Digest section 6.2 (3 significant digits, 2 for the large ones).
+  // docs/reproduction.md, "Checkpoint model", with the every-layer probabilities (3 significant
+  // digits, 2 for the large ones).
   const double replication_p = 1.0 - std::pow(1.0 - 3e-4, 360);  // 0.102
   CHECK(replication_p == doctest::Approx(0.102).epsilon(0.005));
   const std::vector<double> replication = {1.11, 1.18, 1.40, 1.90, 3.75, 43.1, 4.8e3, 1.2e8};
@@ -66,11 +67,12 @@ TEST_CASE("the overhead table matches the digest for replication and CodeNet") {
   }
   CHECK(expected_executions(5.34e-4, 500) / 500 == doctest::Approx(1.15).epsilon(0.005));
   CHECK(expected_executions(5.34e-4, 1000) / 1000 == doctest::Approx(1.32).epsilon(0.005));
-  // The digest's "infinite" entries: astronomically many executions.
+  // The table's "> 1e20" entries: astronomically many executions.
   CHECK(expected_executions(replication_p, 500) / 500 > 1e20);
 }
 
-TEST_CASE("the interval model reduces to the digest formula and charges first and verification") {
+TEST_CASE(
+    "the interval model reduces to the stationary formula and charges first and verification") {
   const CheckpointCosts c = costs(1, 2, 0.5);
   for (double p : {0.0, 1e-6, 0.01, 0.3}) {
     for (int tau : {1, 2, 17, 300}) {

@@ -81,7 +81,8 @@ TEST_CASE("theory --json carries every field for CodeNet") {
   CHECK(j["expected_strikes_per_iteration"].get<double>() == doctest::Approx(0.0774));
   CHECK(j["silent_corruption"]["expected_per_iteration"].get<double>() == 0.0);
   CHECK(j["costs"]["checkpoint_s"].get<double>() == 5.0);
-  // The digest's tau list plus the requested one, ascending.
+  // The default tau list (the columns of the overhead table in docs/reproduction.md) plus the
+  // requested one, ascending.
   std::vector<int> taus;
   for (const auto& row : j["intervals"]) taus.push_back(row["tau"].get<int>());
   CHECK(taus == std::vector<int>{1, 2, 5, 10, 20, 37, 50, 100, 200, 500, 1000});
@@ -100,10 +101,10 @@ TEST_CASE("theory --json carries every field for CodeNet") {
         doctest::Approx(std::sqrt(2.0 * 5.0 / p)));
 }
 
-TEST_CASE("theory models the digest's protocol and other schemes") {
-  const auto digest = theory_json(with(kReplication, {"--first-layer-backward"}));
-  CHECK(digest["opportunities"]["per_iteration"] == 360);
-  CHECK(digest["rollback_probability"]["per_iteration"].get<double>() ==
+TEST_CASE("theory models the every-layer-backward protocol and other schemes") {
+  const auto every_layer = theory_json(with(kReplication, {"--first-layer-backward"}));
+  CHECK(every_layer["opportunities"]["per_iteration"] == 360);
+  CHECK(every_layer["rollback_probability"]["per_iteration"].get<double>() ==
         doctest::Approx(0.102).epsilon(0.005));
   const auto uncoded = theory_json({"--scheme", "uncoded", "--m", "5", "--n", "8"});
   CHECK(uncoded["rollback_probability"]["per_iteration"].get<double>() == 0.0);

@@ -60,7 +60,9 @@ TEST_CASE("the GPD / replication ratio grows with mn") {
   for (const auto& row : rows) {
     const int mn = row.m * row.n;
     CHECK(row.replication_detectable_at_2mn == 1);
-    CHECK(row.gpd_at_2mn == (mn - row.n + 1) / 2);  // digest 5.2: floor((mn - n + 1) / 2)
+    // The adversarial bound floor((P - K) / 2) (Generalized PolyDot, arXiv 1811.10751, abstract)
+    // at P = 2mn, K = mn + n - 1: floor((mn - n + 1) / 2) (docs/reproduction.md).
+    CHECK(row.gpd_at_2mn == (mn - row.n + 1) / 2);
     CHECK(row.detection_ratio_at_2mn == doctest::Approx(mn - row.n + 1));
     CHECK(row.replication_at_3mn == 1);
     CHECK(row.ratio_at_3mn == doctest::Approx((2 * mn - row.n + 1) / 2));
