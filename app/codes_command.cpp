@@ -4,14 +4,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <iomanip>
-#include <map>
 #include <memory>
 #include <ostream>
 #include <sstream>
+#include <variant>
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/scheme_options.hpp"
 #include "models/coding/coding_scheme.hpp"
 #include "models/theory/decode_trials.hpp"
 
@@ -23,40 +24,15 @@ namespace {
 constexpr int kOk = 0;
 constexpr int kBadInput = 2;
 
-// Options each scheme needs; every other scheme-specific option is rejected.
-const std::map<std::string, std::vector<std::string>> kRequired = {
-    {"uncoded", {"m", "n"}},
-    {"replication", {"m", "n", "copies"}},
-    {"mds", {"k", "nodes"}},
-    {"gpd", {"m", "n", "nodes"}},
-    {"codenet_grid", {"m", "n", "grid-rows", "grid-cols"}},
-};
 constexpr int kMaxTrials = 1'000'000;
-const std::vector<std::string> kSchemeOptions = {"m",      "n",         "nodes",    "k",
-                                                 "copies", "grid-rows", "grid-cols"};
 
 po::options_description codes_options() {
-  po::options_description options(
-      "codesim codes --scheme KIND [options]\n"
-      "  uncoded:      --m M --n N\n"
-      "  replication:  --m M --n N --copies R\n"
-      "  mds:          --k K --nodes P\n"
-      "  gpd:          --m M --n N --nodes P [--orientation default|mirrored]\n"
-      "  codenet_grid: --m M --n N --grid-rows PR --grid-cols PC\n"
-      "options");
-  options.add_options()("scheme", po::value<std::string>()->value_name("KIND"),
-                        "uncoded, replication, mds, gpd or codenet_grid")(
-      "m", po::value<int>()->value_name("M"), "row blocks of W")(
-      "n", po::value<int>()->value_name("N"), "column blocks of W")(
-      "nodes", po::value<int>()->value_name("P"), "nodes (mds, gpd)")(
-      "k", po::value<int>()->value_name("K"), "blocks of the MDS code")(
-      "copies", po::value<int>()->value_name("R"), "copies of the grid (replication)")(
-      "grid-rows", po::value<int>()->value_name("PR"), "grid rows (codenet_grid)")(
-      "grid-cols", po::value<int>()->value_name("PC"), "grid columns (codenet_grid)")(
-      "orientation", po::value<std::string>()->value_name("O"),
-      "gpd only: default (u = v^n) or mirrored (v = u^m)")(
-      "rows", po::value<int>()->value_name("N_OUT"),
-      "rows of W: element counts instead of fractions of the product length")(
+  static const std::string caption =
+      "codesim codes --scheme KIND [options]\n" + scheme_usage_lines("  ") + "options";
+  po::options_description options(caption);
+  add_scheme_options(options);
+  options.add_options()("rows", po::value<int>()->value_name("N_OUT"),
+                        "rows of W: element counts instead of fractions of the product length")(
       "cols", po::value<int>()->value_name("N_IN"), "columns of W (with --rows)")(
       "trials", po::value<int>()->value_name("T"),
       "also decode T products per number of erroneous symbols e = 0 .. S - K + 1 (random-valued "
@@ -67,25 +43,8 @@ po::options_description codes_options() {
   return options;
 }
 
-// Empty when the options fit the scheme, else what is wrong.
-std::string check_options(const po::variables_map& values, const std::string& kind) {
-  const auto required = kRequired.find(kind);
-  if (required == kRequired.end()) {
-    return "unknown scheme '" + kind +
-           "' (expected uncoded, replication, mds, gpd or codenet_grid)";
-  }
-  for (const auto& name : required->second) {
-    if (!values.count(name)) return "--scheme " + kind + " needs --" + name;
-  }
-  for (const auto& name : kSchemeOptions) {
-    const auto& needed = required->second;
-    if (values.count(name) && std::find(needed.begin(), needed.end(), name) == needed.end()) {
-      return "--" + name + " does not apply to --scheme " + kind;
-    }
-  }
-  if (values.count("orientation") && kind != "gpd") {
-    return "--orientation does not apply to --scheme " + kind;
-  }
+// Empty when the options other than the scheme's are valid, else what is wrong.
+std::string check_other_options(const po::variables_map& values) {
   if (values.count("rows") != values.count("cols")) return "--rows and --cols go together";
   if (values.count("trials") &&
       (values["trials"].as<int>() < 1 || values["trials"].as<int>() > kMaxTrials)) {
@@ -97,31 +56,9 @@ std::string check_options(const po::variables_map& values, const std::string& ki
   return {};
 }
 
-models::SchemeSpec spec_from(const po::variables_map& values, const std::string& kind) {
-  models::SchemeSpec spec;
-  spec.kind = kind;
-  const auto read = [&](const char* name, int& field) {
-    if (values.count(name)) field = values[name].as<int>();
-  };
-  read("m", spec.m);
-  read("n", spec.n);
-  read("nodes", spec.nodes);
-  read("k", spec.k);
-  read("copies", spec.copies);
-  read("grid-rows", spec.grid_rows);
-  read("grid-cols", spec.grid_cols);
-  spec.mirrored =
-      values.count("orientation") && values["orientation"].as<std::string>() == "mirrored";
-  return spec;
-}
-
-nlohmann::ordered_json parameters_json(const po::variables_map& values, const std::string& kind) {
-  nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
-  for (const auto& name : kRequired.at(kind)) parameters[name] = values[name].as<int>();
-  if (kind == "gpd") {
-    parameters["orientation"] =
-        values.count("orientation") ? values["orientation"].as<std::string>() : "default";
-  }
+nlohmann::ordered_json parameters_json(const po::variables_map& values,
+                                       const models::SchemeSpec& spec) {
+  nlohmann::ordered_json parameters = scheme_parameters_json(spec);
   if (values.count("rows")) {
     parameters["rows"] = values["rows"].as<int>();
     parameters["cols"] = values["cols"].as<int>();
@@ -269,28 +206,25 @@ int run_codes_command(const std::vector<std::string>& args, std::ostream& out, s
     return kOk;
   }
   if (!values.count("scheme")) {
-    err << "error: codesim codes: --scheme is required (uncoded, replication, mds, gpd or "
-           "codenet_grid)\n";
+    err << "error: codesim codes: --scheme is required (expected " << models::scheme_names_list()
+        << ")\n";
     return kBadInput;
   }
-  const std::string kind = values["scheme"].as<std::string>();
-  std::string problem = check_options(values, kind);
-  if (problem.empty() && values.count("orientation")) {
-    const std::string orientation = values["orientation"].as<std::string>();
-    if (orientation != "default" && orientation != "mirrored") {
-      problem = "unknown orientation '" + orientation + "' (expected default or mirrored)";
-    }
-  }
+  std::variant<models::SchemeSpec, std::string> read = read_scheme_options(values);
+  std::string problem = read.index() == 1 ? std::get<std::string>(read) : std::string();
+  if (problem.empty()) problem = check_other_options(values);
   const int rows = values.count("rows") ? values["rows"].as<int>() : 0;
   const int cols = values.count("cols") ? values["cols"].as<int>() : 0;
-  const models::SchemeSpec spec = spec_from(values, kind);
-  if (problem.empty()) problem = models::validate_scheme(spec, rows, cols);
+  if (problem.empty()) {
+    problem = models::validate_scheme(std::get<models::SchemeSpec>(read), rows, cols).message;
+  }
   if (!problem.empty()) {
     err << "error: codesim codes: " << problem << "\n";
     return kBadInput;
   }
+  const models::SchemeSpec& spec = std::get<models::SchemeSpec>(read);
   const models::SchemeSummary summary = models::summarize_scheme(spec, rows, cols);
-  nlohmann::ordered_json report = summary_json(summary, parameters_json(values, kind), rows > 0);
+  nlohmann::ordered_json report = summary_json(summary, parameters_json(values, spec), rows > 0);
   if (values.count("trials")) {
     report["decode_trials"] =
         trials_json(spec, summary, values["trials"].as<int>(), values["seed"].as<std::uint64_t>());

@@ -49,10 +49,12 @@ namespace {
 using ConditioningCache = std::map<std::string, models::DecodingConditioning>;
 
 std::string spec_key(const models::SchemeSpec& s) {
-  return s.kind + ' ' + std::to_string(s.m) + ' ' + std::to_string(s.n) + ' ' +
-         std::to_string(s.copies) + ' ' + std::to_string(s.k) + ' ' + std::to_string(s.nodes) +
-         ' ' + std::to_string(s.mirrored) + ' ' + std::to_string(s.grid_rows) + ' ' +
-         std::to_string(s.grid_cols) + ' ' + std::to_string(s.seed);
+  std::string key(models::scheme_name(s));
+  for (int value : models::descriptor_of(s).values(s)) key += ' ' + std::to_string(value);
+  if (const auto* grid = std::get_if<models::CodenetGridSpec>(&s)) {
+    key += ' ' + std::to_string(grid->seed);
+  }
+  return key;
 }
 
 PointDecodingGuard guard_with_cache(const Scenario& scenario, const std::string& point_name,

@@ -249,7 +249,11 @@ std::uint64_t ObjectReader::unsigned_integer(std::string_view key,
   } else if (value->is_number_unsigned()) {
     integer = value->get<std::uint64_t>();
   } else if (value->is_number_integer()) {
-    fail(key, "value " + value->dump() + " is out of range " + expected);
+    // A signed integer (JSON built in code rather than parsed) is fine when it is not negative.
+    if (value->get<std::int64_t>() < 0) {
+      fail(key, "value " + value->dump() + " is out of range " + expected);
+    }
+    integer = static_cast<std::uint64_t>(value->get<std::int64_t>());
   } else if (value->is_number_float()) {
     const double d = value->get<double>();
     if (d != std::floor(d)) fail(key, "wrong type: got " + describe_json(*value) + " " + expected);

@@ -111,8 +111,7 @@ std::string mean_and_ci(const Json& aggregate, const std::string& metric, int pr
 /// A point's name in the table: its label, else the strategy.
 std::string training_row_name(const ExperimentPoint& point) {
   if (!point.label.empty()) return point.label;
-  const models::SchemeSpec& s = point.scenario.workload.training.spec.scheme;
-  return s.kind;
+  return std::string(models::scheme_name(point.scenario.workload.training.spec.scheme));
 }
 
 void print_training(const Experiment& experiment, const Json& results, std::ostream& out) {

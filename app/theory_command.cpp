@@ -5,16 +5,17 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <map>
 #include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
 #include "analysis/theory.hpp"
+#include "app/scheme_options.hpp"
 #include "models/coding/coding_scheme.hpp"
 #include "models/faults/fault_targets.hpp"
 #include "models/theory/tolerance_tables.hpp"
@@ -36,16 +37,6 @@ constexpr double kDefaultCheckpointS = 2.0;  // a verification pass (~ an iterat
 constexpr double kDefaultRollbackS = 1.0;    // reloading every block
 const std::vector<int> kTauList = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
 
-// Options each scheme needs; every other scheme-specific option is rejected (as codesim codes).
-const std::map<std::string, std::vector<std::string>> kRequired = {
-    {"uncoded", {"m", "n"}},
-    {"replication", {"m", "n", "copies"}},
-    {"mds", {"k", "nodes"}},
-    {"gpd", {"m", "n", "nodes"}},
-    {"codenet_grid", {"m", "n", "grid-rows", "grid-cols"}},
-};
-const std::vector<std::string> kSchemeOptions = {"m",      "n",         "nodes",    "k",
-                                                 "copies", "grid-rows", "grid-cols"};
 // Options of the training model, which the tables do not take.
 const std::vector<std::string> kModelOptions = {
     "scheme",     "layers", "eps",         "iteration-s",         "checkpoint-s",
@@ -57,26 +48,15 @@ struct Problem {
 };
 
 po::options_description theory_options() {
-  po::options_description options(
+  static const std::string caption =
       "codesim theory --scheme KIND [scheme options] [model options]\n"
-      "codesim theory --table thresholds | --table tolerance --m M --n N\n"
-      "  scheme options as codesim codes:\n"
-      "    uncoded: --m --n; replication: --m --n --copies; mds: --k --nodes;\n"
-      "    gpd: --m --n --nodes [--orientation]; codenet_grid: --m --n --grid-rows --grid-cols\n"
-      "options");
-  options.add_options()("scheme", po::value<std::string>()->value_name("KIND"),
-                        "uncoded, replication, mds, gpd or codenet_grid")(
-      "m", po::value<int>()->value_name("M"), "row blocks of W")(
-      "n", po::value<int>()->value_name("N"), "column blocks of W")(
-      "nodes", po::value<int>()->value_name("P"), "nodes (mds, gpd)")(
-      "k", po::value<int>()->value_name("K"), "blocks of the MDS code")(
-      "copies", po::value<int>()->value_name("R"), "copies of the grid (replication)")(
-      "grid-rows", po::value<int>()->value_name("PR"), "grid rows (codenet_grid)")(
-      "grid-cols", po::value<int>()->value_name("PC"), "grid columns (codenet_grid)")(
-      "orientation", po::value<std::string>()->value_name("O"),
-      "gpd and --table tolerance: default (u = v^n) or mirrored (v = u^m)")(
-      "layers", po::value<std::string>()->value_name("N0,N1,..."),
-      "MLP sizes, W_l is N_{l+1} x N_l (default 784,10000,10000,10)")(
+      "codesim theory --table thresholds | --table tolerance --m M --n N [--orientation O]\n"
+      "  scheme options as codesim codes:\n" +
+      scheme_usage_lines("    ") + "options";
+  po::options_description options(caption);
+  add_scheme_options(options);
+  options.add_options()("layers", po::value<std::string>()->value_name("N0,N1,..."),
+                        "MLP sizes, W_l is N_{l+1} x N_l (default 784,10000,10000,10)")(
       "eps", po::value<double>()->value_name("E"),
       "strike probability per node per operation (default 3e-4)")(
       "iteration-s", po::value<double>()->value_name("S"),
@@ -102,40 +82,6 @@ std::string expecting(std::string message, const std::string& expected) {
   return message;
 }
 
-// "--m, --n, --copies".
-std::string option_list(const std::vector<std::string>& names) {
-  std::string list;
-  for (const auto& name : names) list += (list.empty() ? "--" : ", --") + name;
-  return list;
-}
-
-std::optional<Problem> check_scheme_options(const po::variables_map& values,
-                                            const std::string& kind) {
-  const auto required = kRequired.find(kind);
-  if (required == kRequired.end()) {
-    return Problem{"unknown scheme '" + kind +
-                   "' (expected uncoded, replication, mds, gpd or codenet_grid)"};
-  }
-  for (const auto& name : required->second) {
-    if (!values.count(name)) {
-      return Problem{"--scheme " + kind + " needs --" + name + " (expected --" + name +
-                     " with an integer)"};
-    }
-  }
-  for (const auto& name : kSchemeOptions) {
-    const auto& needed = required->second;
-    if (values.count(name) && std::find(needed.begin(), needed.end(), name) == needed.end()) {
-      return Problem{"--" + name + " does not apply to --scheme " + kind + " (expected only " +
-                     option_list(needed) + ")"};
-    }
-  }
-  if (values.count("orientation") && kind != "gpd") {
-    return Problem{"--orientation does not apply to --scheme " + kind +
-                   " (expected it with --scheme gpd only)"};
-  }
-  return std::nullopt;
-}
-
 std::optional<Problem> check_orientation(const po::variables_map& values) {
   if (!values.count("orientation")) return std::nullopt;
   const std::string orientation = values["orientation"].as<std::string>();
@@ -145,30 +91,6 @@ std::optional<Problem> check_orientation(const po::variables_map& values) {
 
 bool mirrored(const po::variables_map& values) {
   return values.count("orientation") && values["orientation"].as<std::string>() == "mirrored";
-}
-
-models::SchemeSpec spec_from(const po::variables_map& values, const std::string& kind) {
-  models::SchemeSpec spec;
-  spec.kind = kind;
-  const auto read = [&](const char* name, int& field) {
-    if (values.count(name)) field = values[name].as<int>();
-  };
-  read("m", spec.m);
-  read("n", spec.n);
-  read("nodes", spec.nodes);
-  read("k", spec.k);
-  read("copies", spec.copies);
-  read("grid-rows", spec.grid_rows);
-  read("grid-cols", spec.grid_cols);
-  spec.mirrored = mirrored(values);
-  return spec;
-}
-
-Json parameters_json(const po::variables_map& values, const std::string& kind) {
-  Json parameters = Json::object();
-  for (const auto& name : kRequired.at(kind)) parameters[name] = values[name].as<int>();
-  if (kind == "gpd") parameters["orientation"] = mirrored(values) ? "mirrored" : "default";
-  return parameters;
 }
 
 // "784,10000,10" -> sizes; nullopt when it is not a list of at least two positive integers.
@@ -191,7 +113,6 @@ std::optional<std::vector<int>> parse_layers(const std::string& text) {
 // The training model's inputs after validation.
 struct ModelInputs {
   models::SchemeSpec spec;
-  std::string kind;
   std::vector<int> layers;
   double eps = models::kPaperErrorProbability;
   analysis::CheckpointCosts costs;
@@ -205,10 +126,9 @@ std::optional<Problem> read_model_inputs(const po::variables_map& values, ModelI
         "--scheme is required (expected uncoded, replication, mds, gpd or codenet_grid, or "
         "--table)"};
   }
-  in.kind = values["scheme"].as<std::string>();
-  if (auto problem = check_scheme_options(values, in.kind)) return problem;
-  if (auto problem = check_orientation(values)) return problem;
-  in.spec = spec_from(values, in.kind);
+  std::variant<models::SchemeSpec, std::string> read = read_scheme_options(values);
+  if (read.index() == 1) return Problem{std::get<std::string>(read)};
+  in.spec = std::get<models::SchemeSpec>(read);
   const std::string layers =
       values.count("layers") ? values["layers"].as<std::string>() : kDefaultLayers;
   const auto sizes = parse_layers(layers);
@@ -278,12 +198,12 @@ Json optimal_json(const analysis::OptimalInterval& best) {
           {"at_bound", best.at_bound}};
 }
 
-Json model_report(const ModelInputs& in, const po::variables_map& values) {
+Json model_report(const ModelInputs& in) {
   const models::TrainingTheory theory(in.spec, in.layers, in.options);
   const double eps = in.eps;
   Json report;
-  report["scheme"] = in.kind;
-  report["parameters"] = parameters_json(values, in.kind);
+  report["scheme"] = std::string(models::scheme_name(in.spec));
+  report["parameters"] = scheme_parameters_json(in.spec);
   report["nodes"] = theory.summary().nodes;
   report["layers"] = in.layers;
   report["eps"] = eps;
@@ -429,7 +349,7 @@ void print_model(const Json& r, std::ostream& out) {
   out << "checkpoint model: T_it " << text(r["costs"]["iteration_s"]) << " s, T_ck "
       << text(r["costs"]["checkpoint_s"]) << " s, T_rb " << text(r["costs"]["rollback_s"])
       << " s\n";
-  out << "  stationary p (digest 6.1): E_exec/tau and E[T]; protocol: first iteration and the "
+  out << "  stationary p (docs/reproduction.md, checkpoint model): E_exec/tau and E[T]; protocol: first iteration and the "
          "verification pass included\n";
   out << "  " << std::setw(7) << "tau" << std::setw(13) << "E_exec/tau" << std::setw(13) << "E[T]_s"
       << std::setw(13) << "p_verify" << std::setw(20) << "protocol_E_exec/tau" << std::setw(18)
@@ -575,8 +495,7 @@ std::optional<Problem> check_table_options(const po::variables_map& values,
   std::vector<std::string> allowed;
   if (table == "tolerance") allowed = {"m", "n", "orientation"};
   std::vector<std::string> rejected = kModelOptions;
-  rejected.insert(rejected.end(), kSchemeOptions.begin(), kSchemeOptions.end());
-  rejected.push_back("orientation");
+  for (const std::string& name : scheme_option_names()) rejected.push_back(name);
   for (const auto& name : rejected) {
     if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
     const bool given =
@@ -641,7 +560,7 @@ int run_theory_command(const std::vector<std::string>& args, std::ostream& out, 
   }
   ModelInputs inputs;
   if (auto problem = read_model_inputs(values, inputs)) return fail(*problem);
-  const Json report = model_report(inputs, values);
+  const Json report = model_report(inputs);
   if (json) {
     out << report.dump(2) << "\n";
   } else {

@@ -2,6 +2,7 @@
 // ScenarioError at the offending key.
 #include "app/training_sections.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -27,9 +28,6 @@ constexpr std::array<std::string_view, 2> kModes = {"numeric", "stochastic"};
 constexpr std::array<std::string_view, 2> kActivations = {"relu", "sigmoid"};
 constexpr std::array<std::string_view, 3> kWaitFor = {"all", "k", "k_plus_2t"};
 constexpr std::array<std::string_view, 2> kErrorModels = {"adversarial", "random"};
-constexpr std::array<std::string_view, 5> kSchemes = {"uncoded", "replication", "mds", "gpd",
-                                                      "codenet_grid"};
-constexpr std::array<std::string_view, 2> kOrientations = {"default", "mirrored"};
 
 /// An array of integers in [min, max] at `key` (at least `min_count` of them); errors name the
 /// element. `what` names an element in messages.
@@ -251,32 +249,46 @@ void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
   r.object("decode", [&](ObjectReader& d) { spec.decode = read_decode(d); });
 }
 
+namespace {
+
+/// One scheme field of `strategy`, as its descriptor says (a field counting nodes defaults to and
+/// is bounded by the cluster's nodes).
+int read_field(ObjectReader& r, const models::SchemeField& field, int cluster_nodes) {
+  if (!field.choices.empty()) {
+    const std::vector<std::string_view> choices(field.choices.begin(), field.choices.end());
+    const std::string fallback(field.choices[static_cast<std::size_t>(*field.scenario_default)]);
+    const std::string chosen = r.choice(field.key, fallback, choices);
+    return static_cast<int>(std::find(choices.begin(), choices.end(), chosen) - choices.begin());
+  }
+  if (field.cluster_nodes) {
+    return static_cast<int>(
+        r.integer(field.key, cluster_nodes, field.min, std::min(field.max, cluster_nodes)));
+  }
+  const std::optional<std::int64_t> fallback =
+      field.scenario_default ? std::optional<std::int64_t>(*field.scenario_default) : std::nullopt;
+  return static_cast<int>(r.integer(field.key, fallback, field.min, field.max));
+}
+
+}  // namespace
+
 models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, int cluster_nodes,
                                  std::uint64_t seed) {
-  models::SchemeSpec s;
-  s.kind = r.choice("scheme", s.kind, kSchemes);
-  r.set_unknown_key_note("for scheme " + in_quotes(s.kind));
-  s.seed = seed;
-  const std::int64_t max_blocks = kMaxLayerSize;
-  if (s.kind != "mds") {
-    s.m = static_cast<int>(r.integer("m", 1, 1, max_blocks));
-    s.n = static_cast<int>(r.integer("n", 1, 1, max_blocks));
+  std::vector<std::string_view> names;
+  for (const models::SchemeDescriptor& d : models::scheme_descriptors()) names.push_back(d.name);
+  const std::string name = r.choice("scheme", "uncoded", names);
+  const models::SchemeDescriptor& descriptor = *models::find_scheme(name);
+  r.set_unknown_key_note("for scheme " + in_quotes(name));
+  std::vector<int> values;
+  for (const models::SchemeField& field : descriptor.fields)
+    values.push_back(read_field(r, field, cluster_nodes));
+  models::SchemeSpec s = descriptor.make(values);
+  models::set_generator_seed(s, seed);
+  if (const models::SchemeProblem problem = models::validate_scheme(s); !problem.empty()) {
+    r.fail(problem.field, problem.message + " (expected a valid " + name + " configuration)");
   }
-  if (s.kind == "replication") s.copies = static_cast<int>(r.integer("copies", 2, 1, 1000));
-  if (s.kind == "mds" || s.kind == "gpd") {
-    s.nodes = static_cast<int>(r.integer("nodes", cluster_nodes, 1, cluster_nodes));
-  }
-  if (s.kind == "mds") s.k = static_cast<int>(r.integer("k", std::nullopt, 1, s.nodes));
-  if (s.kind == "gpd") s.mirrored = r.choice("orientation", "default", kOrientations) == "mirrored";
-  if (s.kind == "codenet_grid") {
-    s.grid_rows = static_cast<int>(r.integer("grid_rows", std::nullopt, 1, max_blocks));
-    s.grid_cols = static_cast<int>(r.integer("grid_cols", std::nullopt, 1, max_blocks));
-  }
-  const std::string problem = models::validate_scheme(s);
-  if (!problem.empty()) r.fail("", problem + " (expected a valid " + s.kind + " configuration)");
   const std::vector<int>& sizes = mlp.layer_sizes;
   for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-    const std::string layer_problem = models::validate_scheme(s, sizes[l + 1], sizes[l]);
+    const std::string layer_problem = models::validate_scheme(s, sizes[l + 1], sizes[l]).message;
     if (!layer_problem.empty()) {
       r.fail("", "layer " + std::to_string(l) + " (" + std::to_string(sizes[l + 1]) + " x " +
                      std::to_string(sizes[l]) + "): " + layer_problem +

@@ -34,22 +34,14 @@ Case make_case(const std::string& name, int iterations) {
   Case c;
   c.name = name;
   models::SchemeSpec& s = c.spec.scheme;
-  s.kind = "codenet_grid";
-  s.seed = 1;
   double eps = 3e-4;
   int nodes = 38;
   if (name == "paper") {
-    s.m = 5;
-    s.n = 4;
-    s.grid_rows = 7;
-    s.grid_cols = 6;
+    s = models::codenet_grid_spec(5, 4, 7, 6, 1);
     c.spec.mlp.layer_sizes = {784, 10000, 10000, 10};
     c.spec.iterations = iterations > 0 ? iterations : 1000000;
   } else {
-    s.m = 90;
-    s.n = 90;
-    s.grid_rows = 100;
-    s.grid_cols = 100;
+    s = models::codenet_grid_spec(90, 90, 100, 100, 1);
     nodes = models::summarize_scheme(s).nodes;
     c.spec.mlp.layer_sizes = {900, 900, 900, 90};
     c.spec.iterations = iterations > 0 ? iterations : 300;

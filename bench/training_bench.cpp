@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -58,9 +59,8 @@ struct TrainingBenchOptions {
   std::vector<int> layers;  // empty: the mode's default
   int batch = 0;            // 0: the mode's default
   int iterations = 0;       // 0: the mode's default
-  models::SchemeSpec scheme;
-  bool scheme_given = false;        // --scheme given: --overhead times that scheme only
-  bool scheme_split_given = false;  // --m, --n, ... given: no per-kind defaults
+  models::SchemeSpec scheme = models::uncoded_spec(1, 1);
+  bool scheme_given = false;  // --scheme given: --overhead times that scheme only
   int runs = 1;
   int samples = 10000;
   std::uint64_t seed = 1;
@@ -79,30 +79,59 @@ std::vector<int> parse_layers(const std::string& text) {
   return sizes;
 }
 
-// The benchmark's default split of each kind (the configurations).
-void apply_kind_defaults(models::SchemeSpec& spec) {
-  if (spec.kind == "uncoded") {
-    spec.m = spec.n = 1;
-  } else if (spec.kind == "replication") {
-    spec.m = 5;
-    spec.n = 4;
-    spec.copies = 2;
-  } else if (spec.kind == "codenet_grid") {
-    spec.m = 5;
-    spec.n = 4;
-    spec.grid_rows = 7;
-    spec.grid_cols = 6;
-  } else if (spec.kind == "gpd") {
-    spec.m = spec.n = 2;
-    spec.nodes = 10;
-  } else if (spec.kind == "mds") {
-    spec.k = 4;
-    spec.nodes = 8;
+bool is_field_option(const std::string& option) {
+  for (const models::SchemeDescriptor& descriptor : models::scheme_descriptors()) {
+    for (const models::SchemeField& field : descriptor.fields) {
+      if (field.option == option && field.choices.empty()) return true;
+    }
   }
+  return false;
+}
+
+// The benchmark's default fields of each kind (the configurations), in descriptor order.
+std::vector<int> kind_defaults(models::SchemeKind kind) {
+  switch (kind) {
+    case models::SchemeKind::uncoded:
+      return {1, 1};
+    case models::SchemeKind::replication:
+      return {5, 4, 2};
+    case models::SchemeKind::mds:
+      return {8, 4};
+    case models::SchemeKind::gpd:
+      return {2, 2, 10, 0};
+    case models::SchemeKind::codenet_grid:
+      return {5, 4, 7, 6};
+  }
+  return {};
+}
+
+// --scheme KIND with the descriptor's field options (--m, --grid-rows, ...; --mirrored for gpd's
+// orientation); fields not given take the kind's defaults.
+models::SchemeSpec scheme_from(const std::string& name, const std::map<std::string, int>& given) {
+  const models::SchemeDescriptor* descriptor = models::find_scheme(name);
+  if (descriptor == nullptr) {
+    throw std::invalid_argument("unknown scheme '" + name + "' (expected " +
+                                models::scheme_names_list() + ")");
+  }
+  std::vector<int> values = kind_defaults(descriptor->kind);
+  std::size_t used = 0;
+  for (std::size_t i = 0; i < descriptor->fields.size(); ++i) {
+    const auto at = given.find(std::string(descriptor->fields[i].option));
+    if (at != given.end()) {
+      values[i] = at->second;
+      ++used;
+    }
+  }
+  if (used != given.size()) {
+    throw std::invalid_argument("an option given does not apply to --scheme " + name);
+  }
+  return descriptor->make(values);
 }
 
 TrainingBenchOptions parse_options(const std::vector<std::string>& args) {
   TrainingBenchOptions options;
+  std::string scheme_name = "uncoded";
+  std::map<std::string, int> fields;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     auto value = [&]() -> const std::string& {
@@ -111,10 +140,6 @@ TrainingBenchOptions parse_options(const std::vector<std::string>& args) {
     };
     auto integer = [&](long min) {
       return static_cast<int>(parse_bench_integer(arg, value(), min));
-    };
-    auto split = [&](int& field, long min) {
-      field = integer(min);
-      options.scheme_split_given = true;
     };
     if (arg == "--overhead") {
       options.mode = Mode::overhead;
@@ -127,24 +152,12 @@ TrainingBenchOptions parse_options(const std::vector<std::string>& args) {
     } else if (arg == "--iterations") {
       options.iterations = integer(1);
     } else if (arg == "--scheme") {
-      options.scheme.kind = value();
+      scheme_name = value();
       options.scheme_given = true;
-    } else if (arg == "--m") {
-      split(options.scheme.m, 1);
-    } else if (arg == "--n") {
-      split(options.scheme.n, 1);
-    } else if (arg == "--copies") {
-      split(options.scheme.copies, 1);
-    } else if (arg == "--grid-rows") {
-      split(options.scheme.grid_rows, 1);
-    } else if (arg == "--grid-cols") {
-      split(options.scheme.grid_cols, 1);
-    } else if (arg == "--nodes") {
-      split(options.scheme.nodes, 1);
-    } else if (arg == "--k") {
-      split(options.scheme.k, 1);
     } else if (arg == "--mirrored") {
-      options.scheme.mirrored = true;
+      fields["orientation"] = 1;
+    } else if (arg.starts_with("--") && is_field_option(arg.substr(2))) {
+      fields[arg.substr(2)] = integer(1);
     } else if (arg == "--runs") {
       options.runs = integer(1);
     } else if (arg == "--samples") {
@@ -159,12 +172,8 @@ TrainingBenchOptions parse_options(const std::vector<std::string>& args) {
       throw std::invalid_argument("unknown argument '" + arg + "'");
     }
   }
-  if (!options.scheme_split_given) {
-    const bool mirrored = options.scheme.mirrored;
-    apply_kind_defaults(options.scheme);
-    options.scheme.mirrored = mirrored;
-  }
-  const std::string problem = models::validate_scheme(options.scheme);
+  options.scheme = scheme_from(scheme_name, fields);
+  const std::string problem = models::validate_scheme(options.scheme).message;
   if (!problem.empty()) throw std::invalid_argument("scheme: " + problem);
   return options;
 }
@@ -199,16 +208,20 @@ std::string join(const std::vector<int>& sizes) {
 }
 
 std::string describe(const models::SchemeSpec& s) {
+  const models::SchemeDescriptor& descriptor = models::descriptor_of(s);
+  const std::vector<int> values = descriptor.values(s);
   std::ostringstream text;
-  text << s.kind;
-  if (s.kind == "uncoded") text << " " << s.m << "x" << s.n;
-  if (s.kind == "replication") text << " " << s.copies << "x(" << s.m << "x" << s.n << ")";
-  if (s.kind == "codenet_grid") {
-    text << " " << s.grid_rows << "x" << s.grid_cols << " (" << s.m << "," << s.n << ")";
+  text << descriptor.name << " (";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const models::SchemeField& field = descriptor.fields[i];
+    text << (i ? ", " : "") << field.key << " ";
+    if (field.choices.empty()) {
+      text << values[i];
+    } else {
+      text << field.choices[static_cast<std::size_t>(values[i])];
+    }
   }
-  if (s.kind == "gpd") text << " (" << s.m << "," << s.n << ")" << (s.mirrored ? " mirrored" : "");
-  if (s.kind == "mds") text << " k=" << s.k;
-  text << ", P=" << models::summarize_scheme(s).nodes;
+  text << "), P=" << models::summarize_scheme(s).nodes;
   return text.str();
 }
 
@@ -259,7 +272,7 @@ Timing time_train_coded(const models::TrainingSpec& spec, const models::Dataset&
 
 void check_shapes(const std::vector<int>& layers, const models::SchemeSpec& scheme) {
   for (std::size_t l = 0; l + 1 < layers.size(); ++l) {
-    const std::string problem = models::validate_scheme(scheme, layers[l + 1], layers[l]);
+    const std::string problem = models::validate_scheme(scheme, layers[l + 1], layers[l]).message;
     if (!problem.empty()) {
       std::ostringstream message;
       message << "layer " << l << " (" << layers[l + 1] << "x" << layers[l] << "): " << problem;
@@ -387,19 +400,9 @@ struct OverheadCase {
 
 std::vector<OverheadCase> overhead_cases() {
   std::vector<OverheadCase> cases;
-  models::SchemeSpec grid;
-  grid.kind = "codenet_grid";
-  apply_kind_defaults(grid);
-  cases.push_back({"codenet_grid 7x6 (5,4), P=38", grid});
-  models::SchemeSpec replication;
-  replication.kind = "replication";
-  apply_kind_defaults(replication);
-  cases.push_back({"replication 2x(5x4), P=40", replication});
-  models::SchemeSpec uncoded;
-  uncoded.kind = "uncoded";
-  uncoded.m = 5;
-  uncoded.n = 8;
-  cases.push_back({"uncoded 5x8, P=40", uncoded});
+  cases.push_back({"codenet_grid 7x6 (5,4), P=38", scheme_from("codenet_grid", {})});
+  cases.push_back({"replication 2x(5x4), P=40", scheme_from("replication", {})});
+  cases.push_back({"uncoded 5x8, P=40", models::uncoded_spec(5, 8)});
   return cases;
 }
 
@@ -473,9 +476,7 @@ int run_memory(const TrainingBenchOptions& options, std::ostream& out) {
   const std::vector<int> layers =
       options.layers.empty() ? std::vector<int>{784, 10000, 10000, 10} : options.layers;
   const int iterations = options.iterations > 0 ? options.iterations : 4;
-  models::SchemeSpec scheme;
-  scheme.kind = "codenet_grid";
-  apply_kind_defaults(scheme);
+  const models::SchemeSpec scheme = scheme_from("codenet_grid", {});
   check_shapes(layers, scheme);
   const models::Dataset train = make_data(layers.front(), options.samples, options.seed);
   const models::Dataset test = make_data(layers.front(), 100, options.seed + 1);

@@ -2,6 +2,7 @@
 #include "models/coding/codenet_grid_scheme.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "models/coding/scheme_support.hpp"
 #include "models/linalg/dense_kernels.hpp"
@@ -16,6 +17,66 @@ std::uint64_t generator_seed(std::uint64_t seed, std::string_view which) {
 }
 
 }  // namespace
+
+const SchemeDescriptor& codenet_grid_descriptor() {
+  static const SchemeDescriptor descriptor = {
+      .kind = SchemeKind::codenet_grid,
+      .name = "codenet_grid",
+      .doc =
+          "the CodeNet systematic grid: m x n blocks coded onto grid_rows x grid_cols nodes "
+          "without the corner",
+      .fields = {integer_field("m", "m", "row blocks of W", 1, kMaxSchemeSplit, 1),
+                 integer_field("n", "n", "column blocks of W", 1, kMaxSchemeSplit, 1),
+                 integer_field("grid_rows", "grid-rows", "grid rows (>= m)", 1, kMaxSchemeSplit,
+                               std::nullopt),
+                 integer_field("grid_cols", "grid-cols", "grid columns (>= n)", 1, kMaxSchemeSplit,
+                               std::nullopt)},
+      .make = [](std::span<const int> v) -> SchemeSpec {
+        return codenet_grid_spec(v[0], v[1], v[2], v[3]);
+      },
+      .values =
+          [](const SchemeSpec& spec) {
+            const auto& s = std::get<CodenetGridSpec>(spec);
+            return std::vector<int>{s.m, s.n, s.grid_rows, s.grid_cols};
+          }};
+  return descriptor;
+}
+
+SchemeProblem validate_spec(const CodenetGridSpec& spec, int rows, int cols) {
+  if (SchemeProblem problem = check_grid_divides(spec.m, spec.n, rows, cols); !problem.empty()) {
+    return problem;
+  }
+  for (const auto& [key, value, low] : {std::tuple{"grid_rows", spec.grid_rows, spec.m},
+                                        std::tuple{"grid_cols", spec.grid_cols, spec.n}}) {
+    if (value < low) {
+      return {key, std::string(key) + " = " + std::to_string(value) + " must be in [" +
+                       std::to_string(low) + ", " + std::to_string(kMaxSchemeSplit) + "]"};
+    }
+  }
+  return {};
+}
+
+SchemeSummary summarize_spec(const CodenetGridSpec& spec, double out_length, double in_length) {
+  SchemeSummary summary;
+  summary.scheme = "codenet_grid";
+  summary.nodes = spec.m * spec.grid_cols + spec.n * (spec.grid_rows - spec.m);
+  // Worst case: each erroneous node spoils a different grid row (column).
+  summary.forward = mds_capability(spec.grid_rows, spec.m);
+  summary.backward = mds_capability(spec.grid_cols, spec.n);
+  summary.forward.elements_sent_per_node = out_length / spec.m;
+  summary.forward.elements_received_per_node = spec.grid_rows * out_length / spec.m;
+  summary.backward.elements_sent_per_node = in_length / spec.n;
+  summary.backward.elements_received_per_node = spec.grid_cols * in_length / spec.n;
+  const int parts = spec.m * spec.n;  // each node stores one block of W's size / (m n)
+  summary.storage_fraction_per_node = 1.0 / parts;
+  summary.redundancy = static_cast<double>(summary.nodes) / parts;
+  return summary;
+}
+
+std::unique_ptr<CodingScheme> make_coding_scheme(const CodenetGridSpec& spec, int rows, int cols) {
+  return std::make_unique<CodenetGridScheme>(spec.m, spec.n, spec.grid_rows, spec.grid_cols,
+                                             spec.seed, rows, cols);
+}
 
 CodenetGridScheme::CodenetGridScheme(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed,
                                      int rows, int cols)

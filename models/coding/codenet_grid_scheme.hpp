@@ -67,4 +67,12 @@ class CodenetGridScheme final : public CodingScheme {
   std::vector<Matrix> stored_;
 };
 
+/// The codenet_grid descriptor and rules behind validate_scheme, summarize_scheme and make_scheme.
+const SchemeDescriptor& codenet_grid_descriptor();
+/// What is wrong beyond the descriptor's field ranges (checked before).
+SchemeProblem validate_spec(const CodenetGridSpec& spec, int rows, int cols);
+/// Element counts per unit of out_length (forward) and in_length (backward).
+SchemeSummary summarize_spec(const CodenetGridSpec& spec, double out_length, double in_length);
+std::unique_ptr<CodingScheme> make_coding_scheme(const CodenetGridSpec& spec, int rows, int cols);
+
 }  // namespace codesim::models

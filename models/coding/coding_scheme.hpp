@@ -1,7 +1,6 @@
 // One interface for every way a layer's weight matrix W is stored and multiplied across P nodes.
 #pragma once
 
-#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "models/coding/linear_code.hpp"
+#include "models/coding/scheme_spec.hpp"
 
 namespace codesim::models {
 
@@ -102,42 +102,18 @@ class CodingScheme {
   virtual std::vector<int> regeneration_sources(int node, std::span<const int> exclude) const = 0;
 };
 
-/// Plain description of a scheme. Fields used per kind:
-///   uncoded: m, n;  replication: m, n, copies;  mds: k, nodes;
-///   gpd: m, n, nodes, mirrored;  codenet_grid: m, n, grid_rows, grid_cols.
-struct SchemeSpec {
-  std::string kind = "uncoded";
-  int m = 1;
-  int n = 1;
-  int copies = 2;
-  int k = 1;
-  int nodes = 1;
-  bool mirrored = false;
-  int grid_rows = 1;
-  int grid_cols = 1;
-  std::uint64_t seed = 0;  ///< for random generators (CodeNet grid)
-};
-
-/// Uncoded: W split into m x n blocks, one node per block (m n nodes).
-SchemeSpec uncoded_spec(int m, int n);
-/// Replication: `copies` copies of the m x n block grid (copies m n nodes).
-SchemeSpec replication_spec(int m, int n, int copies);
-/// An (nodes, k) MDS code over k row blocks (forward) and k column blocks (backward).
-SchemeSpec mds_spec(int k, int nodes);
-/// Generalized PolyDot with an m x n split on `nodes` nodes; `mirrored` swaps the exponents.
-SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored = false);
-/// The CodeNet grid: an m x n split coded onto grid_rows x grid_cols nodes; `seed` keys its
-/// random generators.
-SchemeSpec codenet_grid_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed = 0);
-
-/// Checks a spec against W's shape (rows x cols; 0 = do not check divisibility); returns an empty
-/// string when valid, else what is wrong.
-std::string validate_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);
+/// Checks a spec against W's shape (rows x cols; 0 = do not check divisibility): the descriptor's
+/// field ranges, then the scheme's own rules. An empty problem when valid.
+SchemeProblem validate_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);
 /// Capabilities of a (valid) spec without building it. Element counts are for a rows x cols W;
 /// with rows = cols = 0 they are fractions of the product's length (N_out forward, N_in backward).
 SchemeSummary summarize_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);
 /// Builds the scheme for a rows x cols weight matrix. Precondition: validate_scheme(...) is empty.
 std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols);
+
+/// Capabilities of an (S, K) MDS code whose symbols are single nodes (or, worst case, whose
+/// erroneous nodes each spoil a different symbol).
+DirectionCapability mds_capability(int symbols, int dimension);
 
 /// Node p's partial result from the input: its block times its encoding of the input, with the
 /// slice read in place (no copy) when the encoding is one.

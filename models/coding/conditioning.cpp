@@ -22,8 +22,7 @@ constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;  
 // The smallest W the spec accepts: the generators do not depend on the shape, and building the
 // scheme on it costs nothing.
 std::unique_ptr<CodingScheme> smallest_scheme(const SchemeSpec& spec) {
-  const int rows = spec.kind == "mds" ? spec.k : spec.m;
-  const int cols = spec.kind == "mds" ? spec.k : spec.n;
+  const auto [rows, cols] = block_grid(spec);
   return make_scheme(spec, rows, cols);
 }
 

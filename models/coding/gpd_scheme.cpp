@@ -67,6 +67,68 @@ GpdExponents gpd_exponents(int m, int n, bool mirrored) {
   return e;
 }
 
+const SchemeDescriptor& gpd_descriptor() {
+  static const SchemeDescriptor descriptor = {
+      .kind = SchemeKind::gpd,
+      .name = "gpd",
+      .doc = "Generalized PolyDot: one polynomial-coded block per node, any K results decode",
+      .fields = {integer_field("m", "m", "row blocks of W", 1, kMaxSchemeSplit, 1),
+                 integer_field("n", "n", "column blocks of W", 1, kMaxSchemeSplit, 1),
+                 node_count_field("nodes", "nodes P"),
+                 choice_field("orientation", "default (u = v^n) or mirrored (v = u^m)",
+                              {"default", "mirrored"})},
+      .make = [](std::span<const int> v) -> SchemeSpec {
+        return gpd_spec(v[0], v[1], v[2], v[3] == 1);
+      },
+      .values =
+          [](const SchemeSpec& spec) {
+            const auto& s = std::get<GpdSpec>(spec);
+            return std::vector<int>{s.m, s.n, s.nodes, s.mirrored ? 1 : 0};
+          }};
+  return descriptor;
+}
+
+SchemeProblem validate_spec(const GpdSpec& spec, int rows, int cols) {
+  if (SchemeProblem problem = check_grid_divides(spec.m, spec.n, rows, cols); !problem.empty()) {
+    return problem;
+  }
+  if (spec.m * spec.n > kMaxGpdBlocks) {
+    return {"", "m x n = " + std::to_string(spec.m * spec.n) + " exceeds " +
+                    std::to_string(kMaxGpdBlocks) + " blocks for gpd"};
+  }
+  const GpdExponents exponents = gpd_exponents(spec.m, spec.n, spec.mirrored);
+  const int needed = std::max(exponents.forward_threshold, exponents.backward_threshold);
+  if (spec.nodes < needed) {
+    return {"nodes", "nodes = " + std::to_string(spec.nodes) + " is below the recovery threshold " +
+                         std::to_string(needed) + " (forward " +
+                         std::to_string(exponents.forward_threshold) + ", backward " +
+                         std::to_string(exponents.backward_threshold) + ")"};
+  }
+  return {};
+}
+
+SchemeSummary summarize_spec(const GpdSpec& spec, double out_length, double in_length) {
+  const GpdExponents exponents = gpd_exponents(spec.m, spec.n, spec.mirrored);
+  const int p = spec.nodes;
+  SchemeSummary summary;
+  summary.scheme = "gpd";
+  summary.nodes = p;
+  summary.forward = mds_capability(p, exponents.forward_threshold);
+  summary.backward = mds_capability(p, exponents.backward_threshold);
+  summary.forward.elements_sent_per_node = out_length / spec.m;
+  summary.forward.elements_received_per_node = p * out_length / spec.m;
+  summary.backward.elements_sent_per_node = in_length / spec.n;
+  summary.backward.elements_received_per_node = p * in_length / spec.n;
+  const int parts = spec.m * spec.n;  // each node stores one block of W's size / (m n)
+  summary.storage_fraction_per_node = 1.0 / parts;
+  summary.redundancy = static_cast<double>(summary.nodes) / parts;
+  return summary;
+}
+
+std::unique_ptr<CodingScheme> make_coding_scheme(const GpdSpec& spec, int rows, int cols) {
+  return std::make_unique<GpdScheme>(spec.m, spec.n, spec.nodes, spec.mirrored, rows, cols);
+}
+
 GpdScheme::GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols)
     : m_(m),
       n_(n),

@@ -69,4 +69,12 @@ class GpdScheme final : public CodingScheme {
   std::vector<Matrix> stored_;
 };
 
+/// The gpd descriptor and rules behind validate_scheme, summarize_scheme and make_scheme.
+const SchemeDescriptor& gpd_descriptor();
+/// What is wrong beyond the descriptor's field ranges (checked before).
+SchemeProblem validate_spec(const GpdSpec& spec, int rows, int cols);
+/// Element counts per unit of out_length (forward) and in_length (backward).
+SchemeSummary summarize_spec(const GpdSpec& spec, double out_length, double in_length);
+std::unique_ptr<CodingScheme> make_coding_scheme(const GpdSpec& spec, int rows, int cols);
+
 }  // namespace codesim::models

@@ -8,6 +8,58 @@
 #include "sim/check.hpp"
 
 namespace codesim::models {
+const SchemeDescriptor& mds_descriptor() {
+  static const SchemeDescriptor descriptor = {
+      .kind = SchemeKind::mds,
+      .name = "mds",
+      .doc = "a (P, k) real MDS code over k row blocks, and a column-split copy for W^T D",
+      .fields = {node_count_field("nodes", "nodes P"),
+                 integer_field("k", "k", "blocks of the MDS code", 1, kMaxSchemeSplit,
+                               std::nullopt)},
+      .make = [](std::span<const int> v) -> SchemeSpec { return mds_spec(v[1], v[0]); },
+      .values =
+          [](const SchemeSpec& spec) {
+            const auto& s = std::get<MdsSpec>(spec);
+            return std::vector<int>{s.nodes, s.k};
+          }};
+  return descriptor;
+}
+
+SchemeProblem validate_spec(const MdsSpec& spec, int rows, int cols) {
+  if (spec.nodes < spec.k) {
+    return {"nodes", "nodes = " + std::to_string(spec.nodes) +
+                         " is below the recovery threshold k = " + std::to_string(spec.k)};
+  }
+  if (std::string problem = check_divides("k", spec.k, rows, "rows"); !problem.empty()) {
+    return {"k", problem};
+  }
+  if (std::string problem = check_divides("k", spec.k, cols, "cols"); !problem.empty()) {
+    return {"k", problem};
+  }
+  return {};
+}
+
+SchemeSummary summarize_spec(const MdsSpec& spec, double out_length, double in_length) {
+  const int p = spec.nodes;
+  SchemeSummary summary;
+  summary.scheme = "mds";
+  summary.nodes = p;
+  summary.forward = mds_capability(p, spec.k);
+  summary.backward = mds_capability(p, spec.k);
+  summary.forward.elements_sent_per_node = out_length / spec.k;
+  summary.forward.elements_received_per_node = p * out_length / spec.k;
+  summary.backward.elements_sent_per_node = in_length / spec.k;
+  summary.backward.elements_received_per_node = p * in_length / spec.k;
+  // Each node stores two blocks of W split into k parts: a row-split and a column-split one.
+  summary.storage_fraction_per_node = 2.0 / spec.k;
+  summary.redundancy = static_cast<double>(summary.nodes) * 2 / spec.k;
+  return summary;
+}
+
+std::unique_ptr<CodingScheme> make_coding_scheme(const MdsSpec& spec, int rows, int cols) {
+  return std::make_unique<MdsScheme>(spec.k, spec.nodes, rows, cols);
+}
+
 MdsScheme::MdsScheme(int k, int nodes, int rows, int cols)
     : k_(k),
       nodes_(nodes),

@@ -51,4 +51,12 @@ class MdsScheme final : public CodingScheme {
   std::vector<Matrix> column_blocks_;  // C~_p, rows x cols/k
 };
 
+/// The mds descriptor and rules behind validate_scheme, summarize_scheme and make_scheme.
+const SchemeDescriptor& mds_descriptor();
+/// What is wrong beyond the descriptor's field ranges (checked before).
+SchemeProblem validate_spec(const MdsSpec& spec, int rows, int cols);
+/// Element counts per unit of out_length (forward) and in_length (backward).
+SchemeSummary summarize_spec(const MdsSpec& spec, double out_length, double in_length);
+std::unique_ptr<CodingScheme> make_coding_scheme(const MdsSpec& spec, int rows, int cols);
+
 }  // namespace codesim::models

@@ -8,18 +8,81 @@
 #include "sim/check.hpp"
 
 namespace codesim::models {
-ReplicationScheme::ReplicationScheme(int m, int n, int copies, int rows, int cols)
-    : ReplicationScheme(replication_spec(m, n, copies), copies, rows, cols) {}
 
-ReplicationScheme::ReplicationScheme(const SchemeSpec& spec, int copies, int rows, int cols)
-    : m_(spec.m),
-      n_(spec.n),
+const SchemeDescriptor& replication_descriptor() {
+  static const SchemeDescriptor descriptor = {
+      .kind = SchemeKind::replication,
+      .name = "replication",
+      .doc = "copies of the m x n block grid; 2 copies detect, 3 or more correct by majority",
+      .fields = {integer_field("m", "m", "row blocks of W", 1, kMaxSchemeSplit, 1),
+                 integer_field("n", "n", "column blocks of W", 1, kMaxSchemeSplit, 1),
+                 integer_field("copies", "copies", "copies of the grid", 2, kMaxSchemeSplit, 2)},
+      .make = [](std::span<const int> v) -> SchemeSpec {
+        return replication_spec(v[0], v[1], v[2]);
+      },
+      .values =
+          [](const SchemeSpec& spec) {
+            const auto& s = std::get<ReplicationSpec>(spec);
+            return std::vector<int>{s.m, s.n, s.copies};
+          }};
+  return descriptor;
+}
+
+SchemeProblem validate_spec(const ReplicationSpec& spec, int rows, int cols) {
+  if (SchemeProblem problem = check_grid_divides(spec.m, spec.n, rows, cols); !problem.empty()) {
+    return problem;
+  }
+  if (static_cast<long long>(spec.copies) * spec.m * spec.n > kMaxSchemeNodes) {
+    return {"copies", "copies x m x n exceeds " + std::to_string(kMaxSchemeNodes) + " nodes"};
+  }
+  return {};
+}
+
+SchemeSummary repetition_summary(int m, int n, int copies, double out_length, double in_length) {
+  SchemeSummary summary;
+  summary.nodes = copies * m * n;
+  // Worst case: all errors on the copies of one block; threshold: one copy of each block.
+  for (auto* capability : {&summary.forward, &summary.backward}) {
+    *capability = mds_capability(copies, 1);
+  }
+  summary.forward.recovery_threshold = m;
+  summary.backward.recovery_threshold = n;
+  summary.forward.elements_sent_per_node = out_length / m;
+  summary.forward.elements_received_per_node = copies * out_length;
+  summary.backward.elements_sent_per_node = in_length / n;
+  summary.backward.elements_received_per_node = copies * in_length;
+  const int parts = m * n;  // each node stores one block of W split into m n parts
+  summary.storage_fraction_per_node = 1.0 / parts;
+  summary.redundancy = static_cast<double>(summary.nodes) / parts;
+  return summary;
+}
+
+SchemeSummary summarize_spec(const ReplicationSpec& spec, double out_length, double in_length) {
+  SchemeSummary summary = repetition_summary(spec.m, spec.n, spec.copies, out_length, in_length);
+  summary.scheme = "replication";
+  return summary;
+}
+
+std::unique_ptr<CodingScheme> make_coding_scheme(const ReplicationSpec& spec, int rows, int cols) {
+  return std::make_unique<ReplicationScheme>(spec.m, spec.n, spec.copies, rows, cols);
+}
+
+ReplicationScheme::ReplicationScheme(int m, int n, int copies, int rows, int cols)
+    : ReplicationScheme(m, n, copies, summarize_scheme(replication_spec(m, n, copies), rows, cols),
+                        rows, cols) {
+  CODESIM_CHECK(validate_scheme(replication_spec(m, n, copies), rows, cols).empty(),
+                "valid replication parameters");
+}
+
+ReplicationScheme::ReplicationScheme(int m, int n, int copies, SchemeSummary summary, int rows,
+                                     int cols)
+    : m_(m),
+      n_(n),
       copies_(copies),
       rows_(rows),
       cols_(cols),
       repetition_code_(Matrix::Ones(copies, 1)),
-      summary_(summarize_scheme(spec, rows, cols)) {
-  CODESIM_CHECK(validate_scheme(spec, rows, cols).empty(), "valid replication parameters");
+      summary_(std::move(summary)) {
   CODESIM_CHECK(copies_ >= 1 && summary_.nodes == copies_ * m_ * n_, "nodes = copies m n");
   stored_.assign(summary_.nodes, Matrix::Zero(rows_ / m_, cols_ / n_));
 }

@@ -32,8 +32,8 @@ class ReplicationScheme : public CodingScheme {
   std::vector<int> regeneration_sources(int node, std::span<const int> exclude) const override;
 
  protected:
-  /// Any number of copies >= 1, summarized as `spec` (UncodedScheme uses one copy).
-  ReplicationScheme(const SchemeSpec& spec, int copies, int rows, int cols);
+  /// Any number of copies >= 1, with its summary (UncodedScheme uses one copy).
+  ReplicationScheme(int m, int n, int copies, SchemeSummary summary, int rows, int cols);
 
  private:
   int m_;
@@ -45,5 +45,15 @@ class ReplicationScheme : public CodingScheme {
   SchemeSummary summary_;
   std::vector<Matrix> stored_;
 };
+
+/// The replication descriptor and rules behind validate_scheme, summarize_scheme and make_scheme.
+const SchemeDescriptor& replication_descriptor();
+/// What is wrong beyond the descriptor's field ranges (checked before).
+SchemeProblem validate_spec(const ReplicationSpec& spec, int rows, int cols);
+/// The summary of `copies` copies of an m x n grid (uncoded: one copy); scheme name left empty.
+SchemeSummary repetition_summary(int m, int n, int copies, double out_length, double in_length);
+/// Element counts per unit of out_length (forward) and in_length (backward).
+SchemeSummary summarize_spec(const ReplicationSpec& spec, double out_length, double in_length);
+std::unique_ptr<CodingScheme> make_coding_scheme(const ReplicationSpec& spec, int rows, int cols);
 
 }  // namespace codesim::models

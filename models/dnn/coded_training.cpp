@@ -338,8 +338,7 @@ class CodedTrainingRun {
     CODESIM_CHECK(test.samples() >= 1 && test.features() == train.features(),
                   "the test set needs samples of the training set's features");
     nodes_ = summarize_scheme(spec.scheme).nodes;
-    const std::string& kind = spec.scheme.kind;
-    repetition_ = kind == "replication" || kind == "uncoded";
+    repetition_ = repetition_copies(spec.scheme) > 0;
     for (int l = 0; l < layers_; ++l) {
       const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
       const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
@@ -1318,8 +1317,8 @@ std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int f
            std::to_string(classes) + " classes";
   }
   for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-    const std::string problem = validate_scheme(spec.scheme, sizes[l + 1], sizes[l]);
-    if (!problem.empty()) return "layer " + std::to_string(l) + ": " + problem;
+    const SchemeProblem problem = validate_scheme(spec.scheme, sizes[l + 1], sizes[l]);
+    if (!problem.empty()) return "layer " + std::to_string(l) + ": " + problem.message;
   }
   const int needed = summarize_scheme(spec.scheme).nodes;
   if (cluster_nodes < needed) {

@@ -33,7 +33,7 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
     g.update_flops_per_column += 2.0 * scaled(b).size();
     g.stored_values_per_node += scaled(b).size();
   }
-  const bool coded = spec.kind != "replication" && spec.kind != "uncoded";
+  const bool coded = repetition_copies(spec) == 0;
   if (coded) g.update_flops_per_column += 2.0 * (rows + cols);
   const SchemeSummary summary = scheme.summary();
   const int nodes = scheme.node_count();
@@ -49,7 +49,8 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
       for (int p : dg.members.back()) dg.node_symbols[static_cast<std::size_t>(p)].push_back(s);
     }
     dg.task_flops_per_column = 2.0 * block.size();
-    if (spec.kind == "gpd") dg.task_flops_per_column += 2.0 * (forward ? cols : rows);
+    if (std::holds_alternative<GpdSpec>(spec))
+      dg.task_flops_per_column += 2.0 * (forward ? cols : rows);
     dg.partial_rows = static_cast<int>(forward ? block.rows : block.cols);
     dg.product_rows = forward ? rows : cols;
     dg.threshold =

@@ -104,10 +104,9 @@ class StochasticRun {
                   "the stochastic mode needs a spec it models");
     const SchemeSpec& scheme_spec = spec.scheme;
     nodes_ = summarize_scheme(scheme_spec).nodes;
-    repetition_ = scheme_spec.kind == "replication" || scheme_spec.kind == "uncoded";
+    repetition_ = repetition_copies(scheme_spec) > 0;
     // The structure on the smallest W with the same blocks; layer shapes scale its block sizes.
-    const int small_rows = scheme_spec.kind == "mds" ? scheme_spec.k : scheme_spec.m;
-    const int small_cols = scheme_spec.kind == "mds" ? scheme_spec.k : scheme_spec.n;
+    const auto [small_rows, small_cols] = block_grid(scheme_spec);
     structure_ = make_scheme(scheme_spec, small_rows, small_cols);
     structure_->encode(Matrix::Zero(small_rows, small_cols));
     CODESIM_CHECK(structure_->node_count() == nodes_, "the structure has the scheme's nodes");

@@ -20,8 +20,7 @@ Matrix gaussian(Eigen::Index rows, Eigen::Index cols, sim::RandomStream& stream)
 
 // W's rows and columns in the trials: four per block of the counts they must divide by.
 std::pair<int, int> trial_shape(const SchemeSpec& spec) {
-  const int row_blocks = spec.kind == "mds" ? spec.k : spec.m;
-  const int col_blocks = spec.kind == "mds" ? spec.k : spec.n;
+  const auto [row_blocks, col_blocks] = block_grid(spec);
   return {4 * row_blocks, 4 * col_blocks};
 }
 

@@ -112,7 +112,7 @@ std::vector<bool> participates(const CodingScheme& scheme, Direction dir) {
 // (column) as one repetition codeword, numbered copy * blocks + block; other schemes decode all
 // symbols as one codeword.
 std::vector<std::vector<int>> codeword_symbols(const SchemeSpec& spec, int symbols) {
-  const int copies = spec.kind == "replication" ? spec.copies : spec.kind == "uncoded" ? 1 : 0;
+  const int copies = repetition_copies(spec);
   std::vector<std::vector<int>> codewords;
   if (copies == 0) {
     codewords.emplace_back();
@@ -203,9 +203,9 @@ std::string validate_training_theory(const SchemeSpec& spec, const std::vector<i
              " (sizes must be >= 1)";
     }
   }
-  if (std::string problem = validate_scheme(spec); !problem.empty()) return problem;
+  if (SchemeProblem problem = validate_scheme(spec); !problem.empty()) return problem.message;
   for (std::size_t l = 0; l + 1 < layer_sizes.size(); ++l) {
-    const std::string problem = validate_scheme(spec, layer_sizes[l + 1], layer_sizes[l]);
+    const std::string problem = validate_scheme(spec, layer_sizes[l + 1], layer_sizes[l]).message;
     if (!problem.empty()) {
       return "layer " + std::to_string(l) + " (W is " + std::to_string(layer_sizes[l + 1]) + " x " +
              std::to_string(layer_sizes[l]) + "): " + problem;
@@ -226,8 +226,7 @@ TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& l
                 "the training theory needs a valid scheme and MLP");
   summary_ = summarize_scheme(spec);
   // The same block structure on the smallest W the scheme accepts.
-  const int rows = spec.kind == "mds" ? spec.k : spec.m;
-  const int cols = spec.kind == "mds" ? spec.k : spec.n;
+  const auto [rows, cols] = block_grid(spec);
   const std::unique_ptr<CodingScheme> scheme = make_scheme(spec, rows, cols);
   const int nodes = scheme->node_count();
   const std::vector<int> symbol[2] = {symbol_of(*scheme, Direction::forward),

@@ -78,11 +78,13 @@ TEST_CASE("codes rejects bad combinations with exit code 2 and one error line") 
        "error: codesim codes: nodes = 5 is below the recovery threshold 6 (forward 5, backward "
        "6)\n"},
       {{"--scheme", "gpd", "--m", "2", "--n", "2"},
-       "error: codesim codes: --scheme gpd needs --nodes\n"},
+       "error: codesim codes: --scheme gpd needs --nodes (expected --nodes with an integer)\n"},
       {{"--scheme", "gpd", "--m", "2", "--n", "2", "--nodes", "9", "--copies", "2"},
-       "error: codesim codes: --copies does not apply to --scheme gpd\n"},
+       "error: codesim codes: --copies does not apply to --scheme gpd (expected only --m, --n, "
+       "--nodes, --orientation)\n"},
       {{"--scheme", "mds", "--k", "4", "--nodes", "8", "--orientation", "mirrored"},
-       "error: codesim codes: --orientation does not apply to --scheme mds\n"},
+       "error: codesim codes: --orientation does not apply to --scheme mds (expected only --nodes, "
+       "--k)\n"},
       {{"--scheme", "gpd", "--m", "1", "--n", "1", "--nodes", "3", "--orientation", "sideways"},
        "error: codesim codes: unknown orientation 'sideways' (expected default or mirrored)\n"},
       {{"--scheme", "polydot"},
@@ -95,7 +97,7 @@ TEST_CASE("codes rejects bad combinations with exit code 2 and one error line") 
       {{"--scheme", "codenet_grid", "--m", "5", "--n", "4", "--grid-rows", "4", "--grid-cols", "6"},
        "error: codesim codes: grid_rows = 4 must be in [5, 4096]\n"},
       {{"--m", "2"},
-       "error: codesim codes: --scheme is required (uncoded, replication, mds, gpd or "
+       "error: codesim codes: --scheme is required (expected uncoded, replication, mds, gpd or "
        "codenet_grid)\n"},
   };
   for (const auto& [args, message] : cases) {

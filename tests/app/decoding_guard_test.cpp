@@ -11,23 +11,20 @@ using codesim::app::ExperimentPoint;
 using codesim::app::Json;
 using codesim::app::Scenario;
 
-Scenario training(const std::string& scheme, int m, int n, int nodes) {
+Scenario training(const codesim::models::SchemeSpec& scheme) {
   Scenario scenario;
   scenario.workload.kind = "training";
   codesim::models::TrainingSpec& spec = scenario.workload.training.spec;
   spec.mlp.layer_sizes = {64, 32, 16};
-  spec.scheme.kind = scheme;
-  spec.scheme.m = m;
-  spec.scheme.n = n;
-  spec.scheme.nodes = nodes;
-  spec.scheme.copies = 2;
+  spec.scheme = scheme;
   return scenario;
 }
 
 }  // namespace
 
 TEST_CASE("a well-conditioned GPD point records its condition numbers and warns of nothing") {
-  const auto guard = codesim::app::guard_scenario(training("gpd", 2, 2, 8), "point 0");
+  const auto guard =
+      codesim::app::guard_scenario(training(codesim::models::gpd_spec(2, 2, 8)), "point 0");
   CHECK(guard.warnings.empty());
   const Json& record = guard.record;
   CHECK(record["ill_conditioned"] == false);
@@ -46,7 +43,8 @@ TEST_CASE("a well-conditioned GPD point records its condition numbers and warns 
 TEST_CASE("an ill-conditioned GPD point is flagged with one warning per layer and direction") {
   // (m, n) = (4, 8) on 64 nodes: K = 39 forward, 56 backward; monomial decoding from real points
   // is conditioned far beyond 1e8.
-  const auto guard = codesim::app::guard_scenario(training("gpd", 4, 8, 64), "point 3 (gp)");
+  const auto guard =
+      codesim::app::guard_scenario(training(codesim::models::gpd_spec(4, 8, 64)), "point 3 (gp)");
   CHECK(guard.record["ill_conditioned"] == true);
   REQUIRE(guard.warnings.size() == 4);
   const std::string& first = guard.warnings[0];
@@ -59,7 +57,8 @@ TEST_CASE("an ill-conditioned GPD point is flagged with one warning per layer an
 }
 
 TEST_CASE("schemes that compare copies record condition one and a job workload records null") {
-  const auto replication = codesim::app::guard_scenario(training("replication", 2, 2, 8), "p");
+  const auto replication =
+      codesim::app::guard_scenario(training(codesim::models::replication_spec(2, 2, 2)), "p");
   CHECK(replication.warnings.empty());
   CHECK(replication.record["decode_condition"]["forward"].get<double>() == 1.0);
   CHECK(replication.record["ill_conditioned"] == false);
@@ -73,10 +72,9 @@ TEST_CASE("schemes that compare copies record condition one and a job workload r
 TEST_CASE("an experiment's guard has one record per point and names points by index and label") {
   Experiment experiment;
   ExperimentPoint good;
-  good.scenario = training("mds", 1, 1, 64);
-  good.scenario.workload.training.spec.scheme.k = 16;
+  good.scenario = training(codesim::models::mds_spec(16, 64));
   ExperimentPoint bad;
-  bad.scenario = training("gpd", 4, 8, 64);
+  bad.scenario = training(codesim::models::gpd_spec(4, 8, 64));
   bad.label = "gpd 4x8";
   experiment.points = {good, bad};
   const auto guard = codesim::app::guard_experiment(experiment);

@@ -120,3 +120,12 @@ TEST_CASE("a section that is not an object is a wrong type") {
   CHECK(error_of([&] { ObjectReader reader(&value, "/cluster", "f.json"); }) ==
         "f.json: /cluster: wrong type: got an array (expected an object)");
 }
+
+TEST_CASE("an unsigned integer built in code as a signed JSON number is read when not negative") {
+  const Json object = {{"seed", 3}, {"bad", -3}};
+  ObjectReader r(&object, "", "f.json");
+  CHECK(r.unsigned_integer("seed", std::nullopt) == 3);
+  CHECK(error_of([&] { r.unsigned_integer("bad", std::nullopt); }) ==
+        "f.json: /bad: value -3 is out of range (expected an integer in [0, "
+        "18446744073709551615])");
+}

@@ -84,9 +84,8 @@ TEST_CASE("a training scenario is read with every default resolved") {
   const auto& spec = s.workload.training.spec;
   CHECK(spec.mlp.layer_sizes == std::vector<int>{12, 8, 3});
   CHECK(spec.iterations == 60);
-  CHECK(spec.scheme.kind == "replication");
-  CHECK(spec.scheme.copies == 3);
-  CHECK(spec.scheme.seed == 5);
+  REQUIRE(std::holds_alternative<codesim::models::ReplicationSpec>(spec.scheme));
+  CHECK(std::get<codesim::models::ReplicationSpec>(spec.scheme).copies == 3);
   CHECK(s.workload.training.dataset.kind == "synthetic");
   CHECK(s.resolved["workload"]["wait_for"] == "all");
   CHECK(s.resolved["workload"]["decode"]["error_model"] == "adversarial");

@@ -84,15 +84,16 @@ TEST_CASE("decoding conditioning is deterministic and independent of the shape o
 TEST_CASE("the worst condition is the one a decode from that subset reports") {
   for (const SchemeSpec& spec : {gpd_spec(2, 2, 16), gpd_spec(2, 3, 20, true), mds_spec(8, 32),
                                  codenet_grid_spec(4, 3, 8, 6, 7)}) {
-    const int rows = spec.kind == "mds" ? 16 : 2 * spec.m;
-    const int cols = spec.kind == "mds" ? 16 : 2 * spec.n;
+    const bool mds = std::holds_alternative<MdsSpec>(spec);
+    const int rows = mds ? 16 : 2 * block_grid(spec).first;
+    const int cols = mds ? 16 : 2 * block_grid(spec).second;
     const std::unique_ptr<CodingScheme> scheme = make_scheme(spec, rows, cols);
     scheme->encode(random_matrix(rows, cols, 3));
     const DecodingConditioning c = decoding_conditioning(spec, rows, cols);
     for (Direction dir : {Direction::forward, Direction::backward}) {
       const bool forward = dir == Direction::forward;
       const DirectionConditioning& d = forward ? c.forward : c.backward;
-      CAPTURE(spec.kind);
+      CAPTURE(scheme_name(spec));
       CAPTURE(forward);
       const auto symbols = clean_symbols(*scheme, dir, random_matrix(forward ? cols : rows, 2, 4));
       std::vector<std::optional<Matrix>> present(symbols.size());

@@ -42,8 +42,8 @@ std::vector<Codeword> codewords_of(const SmallConfig& config, const CodingScheme
                                    Direction dir) {
   const SchemeSpec& spec = config.spec;
   const int count = scheme.symbol_count(dir);
-  if (spec.kind == "replication" || spec.kind == "uncoded") {
-    const int blocks = dir == Direction::forward ? spec.m : spec.n;
+  if (repetition_copies(spec) > 0) {
+    const int blocks = dir == Direction::forward ? block_grid(spec).first : block_grid(spec).second;
     std::vector<Codeword> words(blocks);
     for (int s = 0; s < count; ++s) {
       words[s % blocks].symbols.push_back(s);
@@ -80,7 +80,7 @@ bool next_subset(std::vector<int>& combo, int n) {
 TEST_CASE(
     "every coded scheme decodes from every K-subset of symbols and detects every smaller one") {
   for (const auto& config : small_configs()) {
-    if (config.spec.kind == "replication" || config.spec.kind == "uncoded") continue;
+    if (repetition_copies(config.spec) > 0) continue;
     Matrix weights;
     const auto scheme = encoded_scheme(config, 11, &weights);
     for (Direction dir : kDirections) {
@@ -118,7 +118,7 @@ TEST_CASE(
 
 TEST_CASE("replication and uncoded decode exactly when every block has a copy") {
   for (const auto& config : small_configs()) {
-    if (config.spec.kind != "replication" && config.spec.kind != "uncoded") continue;
+    if (repetition_copies(config.spec) == 0) continue;
     Matrix weights;
     const auto scheme = encoded_scheme(config, 21, &weights);
     for (Direction dir : kDirections) {
@@ -350,7 +350,7 @@ TEST_CASE(
     }
     CHECK(tally.trials == 3000);
     // The trials must exercise all outcomes where the code has redundancy.
-    if (config.spec.kind != "uncoded") {
+    if (!std::holds_alternative<UncodedSpec>(config.spec)) {
       CHECK(tally.corrected > 50);
       CHECK(tally.detected > 20);
     }
@@ -376,7 +376,7 @@ TEST_CASE("random-valued errors are corrected up to the redundancy minus one") {
       run_trial(config, *scheme, weights, dir, dice, ErrorModel::random, true, budget, tally);
     }
     CHECK(tally.detected == 0);
-    if (config.spec.kind != "uncoded" && config.spec.kind != "replication") {
+    if (repetition_copies(config.spec) == 0) {
       CHECK(tally.corrected > 100);
     }
   }
@@ -436,7 +436,7 @@ TEST_CASE("regeneration restores every corrupted block to round-off") {
       }
       const std::vector<int> exclude = {node};
       const auto sources = scheme->regeneration_sources(node, exclude);
-      if (config.spec.kind == "uncoded") {
+      if (std::holds_alternative<UncodedSpec>(config.spec)) {
         CHECK(sources.empty());
         CHECK_FALSE(scheme->regenerate(node, sources));
         for (std::size_t b = 0; b < originals.size(); ++b)
@@ -452,7 +452,8 @@ TEST_CASE("regeneration restores every corrupted block to round-off") {
       }
       // One source fewer cannot determine the block through the same code.
       std::vector<int> fewer(sources.begin(), sources.end() - 1);
-      if (config.spec.kind != "codenet_grid") CHECK_FALSE(scheme->regenerate(node, fewer));
+      if (!std::holds_alternative<CodenetGridSpec>(config.spec))
+        CHECK_FALSE(scheme->regenerate(node, fewer));
     }
     CHECK(relative_error(scheme->decode_weights(), weights) < 1e-12);
   }
@@ -487,7 +488,7 @@ TEST_CASE("summaries agree with the codes the schemes build") {
     const SchemeSummary summary = scheme->summary();
     const SchemeSummary unbuilt = summarize_scheme(config.spec, config.rows, config.cols);
     CHECK(summary.nodes == unbuilt.nodes);
-    CHECK(summary.scheme == config.spec.kind);
+    CHECK(summary.scheme == scheme_name(config.spec));
     CHECK(scheme->node_count() == summary.nodes);
     for (Direction dir : kDirections) {
       const DirectionCapability& capability =

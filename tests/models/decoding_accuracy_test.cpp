@@ -46,11 +46,11 @@ Config grid(int m, int n, int grid_rows, int grid_cols) {
 }
 
 std::string describe(const Config& c, Direction dir) {
-  const SchemeSpec& s = c.spec;
-  std::string text = s.kind + " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
-                     " k=" + std::to_string(s.k) + " nodes=" + std::to_string(s.nodes) +
-                     " grid=" + std::to_string(s.grid_rows) + "x" + std::to_string(s.grid_cols) +
-                     (s.mirrored ? " mirrored" : "");
+  std::string text(scheme_name(c.spec));
+  for (int value : descriptor_of(c.spec).values(c.spec)) {
+    text += ' ';
+    text += std::to_string(value);
+  }
   return text + (dir == Direction::forward ? " forward" : " backward");
 }
 

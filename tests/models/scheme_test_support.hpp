@@ -42,7 +42,7 @@ struct SmallConfig {
 inline std::vector<SmallConfig> small_configs() {
   std::vector<SmallConfig> configs;
   auto add = [&](std::string name, SchemeSpec spec, int rows, int cols) {
-    spec.seed = 7;
+    set_generator_seed(spec, 7);
     configs.push_back({std::move(name), std::move(spec), rows, cols});
   };
   add("uncoded 2x3", uncoded_spec(2, 3), 6, 9);

@@ -46,7 +46,7 @@ SchemeSpec scheme(const std::string& kind) {
                  : kind == "gpd"          ? gpd_spec(2, 2, 8)
                  : kind == "codenet_grid" ? codenet_grid_spec(2, 2, 4, 4)
                                           : uncoded_spec(2, 2);
-  s.seed = 11;
+  set_generator_seed(s, 11);
   return s;
 }
 

@@ -26,7 +26,7 @@ SchemeSpec small(const std::string& kind) {
                  : kind == "codenet_grid" ? codenet_grid_spec(2, 2, 4, 4)
                  : kind == "replication"  ? replication_spec(2, 2, 3)
                                           : uncoded_spec(2, 2);
-  s.seed = 11;
+  set_generator_seed(s, 11);
   return s;
 }
 
@@ -197,7 +197,7 @@ TEST_CASE("the time breakdown adds up to the completion time") {
   for (const SchemeSpec& scheme : {codenet(), replication()}) {
     const sim::MetricSet m =
         run_stochastic_training(cluster(), every(4), training(scheme, 400), weights_at(5e-3), 2, 0);
-    CAPTURE(scheme.kind);
+    CAPTURE(scheme_name(scheme));
     CHECK(m.get("rollbacks") > 0.0);
     CHECK(m.get("time_lost_s") > 0.0);
     CHECK(breakdown_s(m) == doctest::Approx(m.get("completion_time_s")).epsilon(1e-9));

@@ -71,7 +71,7 @@ TEST_CASE("train_coded's rollbacks match the theory for CodeNet and replication"
   const SchemeSpec replication = replication_spec(5, 4, 2);
   for (const auto& [scheme, eps, tau, iterations] :
        {std::tuple{codenet, 3e-3, 10, 4000}, std::tuple{replication, 1e-3, 4, 2000}}) {
-    CAPTURE(scheme.kind);
+    CAPTURE(codesim::models::scheme_name(scheme));
     const Comparison c = compare(scheme, eps, tau, iterations);
     CAPTURE(c.simulated);
     CAPTURE(c.predicted);

@@ -1,5 +1,6 @@
 // Closed-form exposure of coded training: opportunities and exposures per scheme, probabilities
-// against hand-computed forms and the digest, limits, eps scaling, and a Monte Carlo replay.
+// against hand-computed forms and the every-layer counts of docs/reproduction.md, limits, eps
+// scaling, and a Monte Carlo replay.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -25,7 +26,7 @@ using codesim::models::uncoded_spec;
 
 const std::vector<int> kPaperMlp = {784, 10000, 10000, 10};
 
-TrainingTheoryOptions digest_protocol() {
+TrainingTheoryOptions every_layer_backward_protocol() {
   TrainingTheoryOptions options;
   options.first_layer_backward = true;
   return options;
@@ -98,10 +99,13 @@ struct MonteCarloCounts {
 
 MonteCarloCounts simulate(const SchemeSpec& spec, int layers, double eps, int tau, int iterations,
                           std::uint64_t seed) {
-  const auto scheme = codesim::models::make_scheme(spec, spec.m, spec.n);
+  const auto [grid_rows, grid_cols] = codesim::models::block_grid(spec);
+  const auto scheme = codesim::models::make_scheme(spec, grid_rows, grid_cols);
   const int nodes = scheme->node_count();
   const codesim::models::SchemeSummary summary = scheme->summary();
-  const int copies = spec.kind == "replication" ? spec.copies : 0;
+  const int copies = std::holds_alternative<codesim::models::ReplicationSpec>(spec)
+                         ? codesim::models::repetition_copies(spec)
+                         : 0;
   // Per direction (0 forward, 1 backward): participants, symbol members, t.
   const Direction directions[2] = {Direction::forward, Direction::backward};
   std::vector<int> participants[2];
@@ -206,14 +210,16 @@ TEST_CASE("opportunities follow the protocol: layer 0 has no backward round") {
   CHECK(cn.latent_blocks() == 10);  // layer 0's row-parity nodes: only backward symbols read them
   CHECK(cn.expected_strikes(3e-4) == doctest::Approx(0.0774));
 
-  // The digest's protocol (a backward round in every layer): 96 per layer, 288 per iteration.
-  const TrainingTheory cn_digest(codenet_grid_spec(5, 4, 7, 6), kPaperMlp, digest_protocol());
-  CHECK(cn_digest.opportunities_per_iteration() == 288);
-  CHECK(cn_digest.latent_blocks() == 0);
-  CHECK(cn_digest.expected_strikes(3e-4) == doctest::Approx(0.0864));
+  // A backward round in every layer, as the CodeNet experiment code runs it: 96 per layer, 288
+  // per iteration.
+  const TrainingTheory cn_every_layer(codenet_grid_spec(5, 4, 7, 6), kPaperMlp,
+                                      every_layer_backward_protocol());
+  CHECK(cn_every_layer.opportunities_per_iteration() == 288);
+  CHECK(cn_every_layer.latent_blocks() == 0);
+  CHECK(cn_every_layer.expected_strikes(3e-4) == doctest::Approx(0.0864));
 
   CHECK(TrainingTheory(replication_spec(5, 4, 2), kPaperMlp).opportunities_per_iteration() == 320);
-  CHECK(TrainingTheory(replication_spec(5, 4, 2), kPaperMlp, digest_protocol())
+  CHECK(TrainingTheory(replication_spec(5, 4, 2), kPaperMlp, every_layer_backward_protocol())
             .opportunities_per_iteration() == 360);
   CHECK(TrainingTheory(uncoded_spec(5, 8), kPaperMlp).opportunities_per_iteration() == 320);
   // MDS stores a row-split and a column-split block: two update strikes per node; layer 0's
@@ -230,7 +236,7 @@ TEST_CASE("opportunities follow the protocol: layer 0 has no backward round") {
   CHECK(g.latent_blocks() == 0);
 }
 
-TEST_CASE("CodeNet exposures per symbol match the protocol and the digest") {
+TEST_CASE("CodeNet exposures per symbol match the protocol and the hand count") {
   const TrainingTheory cn(codenet_grid_spec(5, 4, 7, 6), kPaperMlp);
   const auto& steady = cn.steady_decodes();
   REQUIRE(steady.size() == 5);  // forward 0, 1, 2; backward 2, 1
@@ -258,15 +264,16 @@ TEST_CASE("CodeNet exposures per symbol match the protocol and the digest") {
   CHECK(per_iteration(verify[3]) == std::vector<int>(6, 0));
 }
 
-TEST_CASE("CodeNet failure probabilities equal the closed forms and the digest's numbers") {
+TEST_CASE("CodeNet failure probabilities equal the closed forms and the hand-derived numbers") {
   const double eps = 3e-4;
   const TrainingTheory cn(codenet_grid_spec(5, 4, 7, 6), kPaperMlp);
   const auto forward = codesim::models::decode_probabilities(cn.steady_decodes()[0], eps);
   const auto backward = codesim::models::decode_probabilities(cn.steady_decodes()[4], eps);
   CHECK(forward.failure == doctest::Approx(codenet_forward_failure(eps)).epsilon(1e-9));
   CHECK(backward.failure == doctest::Approx(codenet_backward_failure(eps)).epsilon(1e-9));
-  CHECK(forward.failure == doctest::Approx(1.20e-4).epsilon(0.01));  // digest: 1.20e-4
-  CHECK(backward.failure == doctest::Approx(5.8e-5).epsilon(0.01));  // digest: 5.8e-5
+  // docs/reproduction.md, "Rollback probability per iteration": 1.20e-4 and 5.8e-5.
+  CHECK(forward.failure == doctest::Approx(1.20e-4).epsilon(0.01));
+  CHECK(backward.failure == doctest::Approx(5.8e-5).epsilon(0.01));
   // Corrected: at least one row hit but not two.
   CHECK(forward.corrected ==
         doctest::Approx(1.0 - std::pow(1.0 - hit(8, eps), 7) - codenet_forward_failure(eps))
@@ -277,9 +284,10 @@ TEST_CASE("CodeNet failure probabilities equal the closed forms and the digest's
   CHECK(cn.rollback_probability(eps) ==
         doctest::Approx(1.0 - std::pow(1 - f, 3) * std::pow(1 - b, 2)).epsilon(1e-9));
   CHECK(cn.rollback_probability(eps) == doctest::Approx(4.753e-4).epsilon(0.001));
-  // The digest's protocol: p_CN ~ 5.3e-4 per iteration.
-  const TrainingTheory cn_digest(codenet_grid_spec(5, 4, 7, 6), kPaperMlp, digest_protocol());
-  CHECK(cn_digest.rollback_probability(eps) == doctest::Approx(5.3e-4).epsilon(0.01));
+  // A backward round in every layer: p_CN ~ 5.3e-4 per iteration.
+  const TrainingTheory cn_every_layer(codenet_grid_spec(5, 4, 7, 6), kPaperMlp,
+                                      every_layer_backward_protocol());
+  CHECK(cn_every_layer.rollback_probability(eps) == doctest::Approx(5.3e-4).epsilon(0.01));
   // Expected corrected decodes ~ strikes read per iteration (248 of 258) times eps.
   CHECK(cn.expected_corrected_decodes(eps) == doctest::Approx(248 * eps).epsilon(0.02));
   CHECK(cn.silent_corruption_probability(eps) == 0.0);
@@ -299,8 +307,9 @@ TEST_CASE("replication rolls back on any strike a decode reads; three copies tak
   const TrainingTheory two(replication_spec(5, 4, 2), kPaperMlp);
   CHECK(two.rollback_probability(eps) == doctest::Approx(1.0 - std::pow(1.0 - eps, 320)));
   CHECK(two.rollback_probability(eps) == doctest::Approx(0.0915).epsilon(0.005));
-  const TrainingTheory two_digest(replication_spec(5, 4, 2), kPaperMlp, digest_protocol());
-  CHECK(two_digest.rollback_probability(eps) == doctest::Approx(0.102).epsilon(0.005));
+  const TrainingTheory two_every_layer(replication_spec(5, 4, 2), kPaperMlp,
+                                       every_layer_backward_protocol());
+  CHECK(two_every_layer.rollback_probability(eps) == doctest::Approx(0.102).epsilon(0.005));
   // First iteration: no earlier update (200 = 120 forward + 80 backward strikes).
   CHECK(two.first_rollback_probability(eps) == doctest::Approx(1.0 - std::pow(1.0 - eps, 200)));
   // Replication detects every read strike: nothing is ever corrected.
@@ -333,8 +342,10 @@ TEST_CASE("uncoded never rolls back and reports silent corruptions") {
 TEST_CASE("probabilities are zero without faults, one when every operation strikes") {
   for (const SchemeSpec& spec : {codenet_grid_spec(5, 4, 7, 6), replication_spec(5, 4, 2),
                                  replication_spec(5, 4, 3), gpd_spec(2, 2, 9)}) {
-    CAPTURE(spec.kind);
-    const std::vector<int> sizes = spec.kind == "gpd" ? std::vector<int>{16, 16, 16} : kPaperMlp;
+    CAPTURE(codesim::models::scheme_name(spec));
+    const std::vector<int> sizes = std::holds_alternative<codesim::models::GpdSpec>(spec)
+                                       ? std::vector<int>{16, 16, 16}
+                                       : kPaperMlp;
     const TrainingTheory theory(spec, sizes);
     CHECK(theory.rollback_probability(0.0) == 0.0);
     CHECK(theory.first_rollback_probability(0.0) == 0.0);
@@ -408,10 +419,11 @@ TEST_CASE(
   check_within(counts.first_failures, counts.first, cn.first_rollback_probability(eps));
   check_within(counts.verification_failures, counts.verifications,
                cn.verification_failure_probability(eps, tau));
-  // The digest's count (a layer-0 backward round) is outside the replay's interval.
-  const TrainingTheory cn_digest(codenet_grid_spec(5, 4, 7, 6), kPaperMlp, digest_protocol());
+  // The every-layer count (a layer-0 backward round) is outside the replay's interval.
+  const TrainingTheory cn_every_layer(codenet_grid_spec(5, 4, 7, 6), kPaperMlp,
+                                      every_layer_backward_protocol());
   const Interval steady = wilson(counts.steady_failures, counts.steady);
-  CHECK(cn_digest.rollback_probability(eps) > steady.high);
+  CHECK(cn_every_layer.rollback_probability(eps) > steady.high);
 }
 
 TEST_CASE("Monte Carlo replay agrees with the replication rollback probabilities") {

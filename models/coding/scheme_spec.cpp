@@ -1,0 +1,162 @@
+// The list of scheme descriptors and the kind-independent helpers on SchemeSpec.
+#include "models/coding/scheme_spec.hpp"
+
+#include <array>
+
+#include "models/coding/codenet_grid_scheme.hpp"
+#include "models/coding/gpd_scheme.hpp"
+#include "models/coding/mds_scheme.hpp"
+#include "models/coding/replication_scheme.hpp"
+#include "models/coding/uncoded_scheme.hpp"
+#include "sim/check.hpp"
+
+namespace codesim::models {
+namespace {
+
+// In SchemeKind order, which is the order of SchemeSpec's alternatives.
+const std::array<SchemeDescriptor, std::variant_size_v<SchemeSpec>>& all_descriptors() {
+  static const std::array<SchemeDescriptor, std::variant_size_v<SchemeSpec>> descriptors = {
+      uncoded_descriptor(), replication_descriptor(), mds_descriptor(), gpd_descriptor(),
+      codenet_grid_descriptor()};
+  return descriptors;
+}
+
+}  // namespace
+
+SchemeField integer_field(std::string_view key, std::string_view option, std::string_view doc,
+                          int min, int max, std::optional<int> scenario_default) {
+  SchemeField field;
+  field.key = key;
+  field.option = option;
+  field.doc = doc;
+  field.min = min;
+  field.max = max;
+  field.scenario_default = scenario_default;
+  return field;
+}
+
+SchemeField node_count_field(std::string_view key, std::string_view doc) {
+  SchemeField field = integer_field(key, key, doc, 1, kMaxSchemeNodes, std::nullopt);
+  field.cluster_nodes = true;
+  return field;
+}
+
+SchemeField choice_field(std::string_view key, std::string_view doc,
+                         std::vector<std::string_view> choices) {
+  SchemeField field;
+  field.key = key;
+  field.option = key;
+  field.doc = doc;
+  field.scenario_default = 0;
+  field.choices = std::move(choices);
+  return field;
+}
+
+std::span<const SchemeDescriptor> scheme_descriptors() { return all_descriptors(); }
+
+const SchemeDescriptor& descriptor_of(SchemeKind kind) {
+  const SchemeDescriptor& descriptor = all_descriptors().at(static_cast<std::size_t>(kind));
+  CODESIM_CHECK(descriptor.kind == kind, "descriptors are listed in SchemeKind order");
+  return descriptor;
+}
+
+const SchemeDescriptor* find_scheme(std::string_view name) {
+  for (const SchemeDescriptor& descriptor : all_descriptors()) {
+    if (descriptor.name == name) return &descriptor;
+  }
+  return nullptr;
+}
+
+std::string scheme_names_list() {
+  std::string list;
+  const auto& descriptors = all_descriptors();
+  for (std::size_t i = 0; i < descriptors.size(); ++i) {
+    if (i > 0) list += i + 1 == descriptors.size() ? " or " : ", ";
+    list += descriptors[i].name;
+  }
+  return list;
+}
+
+SchemeKind kind_of(const SchemeSpec& spec) { return static_cast<SchemeKind>(spec.index()); }
+
+const SchemeDescriptor& descriptor_of(const SchemeSpec& spec) {
+  return descriptor_of(kind_of(spec));
+}
+
+std::string_view scheme_name(const SchemeSpec& spec) { return descriptor_of(spec).name; }
+
+std::pair<int, int> block_grid(const SchemeSpec& spec) {
+  if (const auto* mds = std::get_if<MdsSpec>(&spec)) return {mds->k, mds->k};
+  return std::visit(
+      [](const auto& s) -> std::pair<int, int> {
+        if constexpr (requires { s.m; }) {
+          return {s.m, s.n};
+        } else {
+          return {1, 1};
+        }
+      },
+      spec);
+}
+
+int repetition_copies(const SchemeSpec& spec) {
+  if (std::holds_alternative<UncodedSpec>(spec)) return 1;
+  if (const auto* replication = std::get_if<ReplicationSpec>(&spec)) return replication->copies;
+  return 0;
+}
+
+void set_generator_seed(SchemeSpec& spec, std::uint64_t seed) {
+  if (auto* grid = std::get_if<CodenetGridSpec>(&spec)) grid->seed = seed;
+}
+
+SchemeSpec uncoded_spec(int m, int n) { return UncodedSpec{.m = m, .n = n}; }
+
+SchemeSpec replication_spec(int m, int n, int copies) {
+  return ReplicationSpec{.m = m, .n = n, .copies = copies};
+}
+
+SchemeSpec mds_spec(int k, int nodes) { return MdsSpec{.nodes = nodes, .k = k}; }
+
+SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored) {
+  return GpdSpec{.m = m, .n = n, .nodes = nodes, .mirrored = mirrored};
+}
+
+SchemeSpec codenet_grid_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed) {
+  return CodenetGridSpec{
+      .m = m, .n = n, .grid_rows = grid_rows, .grid_cols = grid_cols, .seed = seed};
+}
+
+SchemeProblem check_field_ranges(const SchemeDescriptor& descriptor, std::span<const int> values) {
+  CODESIM_CHECK(values.size() == descriptor.fields.size(), "one value per field");
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const SchemeField& field = descriptor.fields[i];
+    const int low = field.choices.empty() ? field.min : 0;
+    const int high = field.choices.empty() ? field.max : static_cast<int>(field.choices.size()) - 1;
+    if (values[i] < low || values[i] > high) {
+      return {std::string(field.key), std::string(field.key) + " = " + std::to_string(values[i]) +
+                                          " must be in [" + std::to_string(low) + ", " +
+                                          std::to_string(high) + "]"};
+    }
+  }
+  return {};
+}
+
+std::string check_divides(std::string_view what, int parts, int length,
+                          std::string_view dimension) {
+  if (length > 0 && length % parts != 0) {
+    return std::string(what) + " = " + std::to_string(parts) + " does not divide " +
+           std::string(dimension) + " = " + std::to_string(length);
+  }
+  return {};
+}
+
+SchemeProblem check_grid_divides(int m, int n, int rows, int cols) {
+  if (std::string problem = check_divides("m", m, rows, "rows"); !problem.empty()) {
+    return {"m", problem};
+  }
+  if (std::string problem = check_divides("n", n, cols, "cols"); !problem.empty()) {
+    return {"n", problem};
+  }
+  return {};
+}
+
+}  // namespace codesim::models

@@ -1,0 +1,140 @@
+// The typed description of a coding scheme: one plain struct per kind held in a std::variant, and
+// one descriptor per kind that says its fields, their ranges and defaults. Every reader (scenario
+// files, `codesim codes`, `codesim theory`, the benchmarks) builds specs through the descriptors,
+// so a scheme's fields and ranges are written only in its own file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace codesim::models {
+
+/// W split into m x n blocks, one node per block (m n nodes).
+struct UncodedSpec {
+  int m = 1;
+  int n = 1;
+};
+
+/// `copies` copies of the m x n block grid (copies m n nodes).
+struct ReplicationSpec {
+  int m = 1;
+  int n = 1;
+  int copies = 2;
+};
+
+/// An (nodes, k) real MDS code over k row blocks (forward) and k column blocks (backward).
+struct MdsSpec {
+  int nodes = 1;
+  int k = 1;
+};
+
+/// Generalized PolyDot (arXiv 1811.10751) with an m x n split on `nodes` nodes; `mirrored` swaps
+/// the roles of the two evaluation exponents.
+struct GpdSpec {
+  int m = 1;
+  int n = 1;
+  int nodes = 1;
+  bool mirrored = false;
+};
+
+/// The CodeNet grid (arXiv 1903.01042): an m x n split coded onto grid_rows x grid_cols nodes
+/// without the corner; `seed` keys its random systematic generators.
+struct CodenetGridSpec {
+  int m = 1;
+  int n = 1;
+  int grid_rows = 1;
+  int grid_cols = 1;
+  std::uint64_t seed = 0;
+};
+
+/// A scheme's description; the alternative's index is its SchemeKind.
+using SchemeSpec = std::variant<UncodedSpec, ReplicationSpec, MdsSpec, GpdSpec, CodenetGridSpec>;
+enum class SchemeKind { uncoded, replication, mds, gpd, codenet_grid };
+
+/// One setting of a scheme. Integer fields hold their value; choice fields hold the index of
+/// their choice.
+struct SchemeField {
+  std::string_view key;     ///< scenario key, e.g. "grid_rows"
+  std::string_view option;  ///< command-line option without dashes, e.g. "grid-rows"
+  std::string_view doc;     ///< one line for help texts
+  int min = 1;              ///< integer fields: the range (cross-field limits are checked later)
+  int max = 1;
+  /// Value when a scenario leaves the field out; nullopt = required. Command lines require every
+  /// integer field and default a choice to its first entry.
+  std::optional<int> scenario_default;
+  /// In a scenario, the field defaults to and is bounded by the cluster's node count.
+  bool cluster_nodes = false;
+  std::vector<std::string_view> choices;  ///< non-empty: a named choice stored as its index
+};
+
+/// An integer field in [min, max]; `scenario_default` nullopt = required in a scenario.
+SchemeField integer_field(std::string_view key, std::string_view option, std::string_view doc,
+                          int min, int max, std::optional<int> scenario_default);
+/// An integer field counting nodes: in a scenario it defaults to and is bounded by the cluster.
+SchemeField node_count_field(std::string_view key, std::string_view doc);
+/// A named choice, defaulting to its first entry.
+SchemeField choice_field(std::string_view key, std::string_view doc,
+                         std::vector<std::string_view> choices);
+
+/// What a reader needs to know of a scheme kind.
+struct SchemeDescriptor {
+  SchemeKind kind;
+  std::string_view name;  ///< the scenario's `strategy.scheme` and `codes --scheme`
+  std::string_view doc;   ///< one line
+  std::vector<SchemeField> fields;
+  /// The spec whose fields take `values` (one per field, in order).
+  SchemeSpec (*make)(std::span<const int> values);
+  /// The field values of a spec of this kind, in field order.
+  std::vector<int> (*values)(const SchemeSpec& spec);
+};
+
+/// Every scheme's descriptor, in SchemeKind order.
+std::span<const SchemeDescriptor> scheme_descriptors();
+const SchemeDescriptor& descriptor_of(SchemeKind kind);
+/// The descriptor named `name`; null when there is none.
+const SchemeDescriptor* find_scheme(std::string_view name);
+/// "uncoded, replication, mds, gpd or codenet_grid".
+std::string scheme_names_list();
+
+SchemeKind kind_of(const SchemeSpec& spec);
+const SchemeDescriptor& descriptor_of(const SchemeSpec& spec);
+std::string_view scheme_name(const SchemeSpec& spec);
+/// The smallest W the scheme accepts (its block grid): m x n, or k x k for MDS.
+std::pair<int, int> block_grid(const SchemeSpec& spec);
+/// Copies of each block for the repetition schemes (uncoded 1, replication r); 0 for codes.
+int repetition_copies(const SchemeSpec& spec);
+/// Sets the seed of the scheme's random generators (the CodeNet grid's); others have none.
+void set_generator_seed(SchemeSpec& spec, std::uint64_t seed);
+
+SchemeSpec uncoded_spec(int m, int n);
+SchemeSpec replication_spec(int m, int n, int copies);
+SchemeSpec mds_spec(int k, int nodes);
+SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored = false);
+SchemeSpec codenet_grid_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed = 0);
+
+/// What is wrong with a spec: the field at fault ("" = the scheme as a whole) and a message that
+/// names it ("m = 0 must be in [1, 4096]"). Empty message = valid.
+struct SchemeProblem {
+  std::string field;
+  std::string message;
+  bool empty() const { return message.empty(); }
+};
+
+/// The descriptor's ranges, field by field; the first field out of range, else an empty problem.
+SchemeProblem check_field_ranges(const SchemeDescriptor& descriptor, std::span<const int> values);
+/// "what = value does not divide dimension = length" when parts does not divide a positive length.
+std::string check_divides(std::string_view what, int parts, int length, std::string_view dimension);
+/// m must divide rows and n cols (a length of 0 is not checked); the first that does not.
+SchemeProblem check_grid_divides(int m, int n, int rows, int cols);
+
+// Bounds that keep node counts in int range and GPD's exponent bookkeeping small.
+constexpr int kMaxSchemeSplit = 4096;
+constexpr int kMaxGpdBlocks = 1024;
+constexpr int kMaxSchemeNodes = 1'000'000;
+
+}  // namespace codesim::models
