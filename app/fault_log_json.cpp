@@ -27,15 +27,8 @@ using models::ScalarType;
 constexpr std::string_view kFormat = "codesim fault log";
 constexpr int kVersion = 1;
 
-std::string hex(std::uint64_t bits, int digits) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string text = "0x";
-  for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) text += kDigits[(bits >> shift) & 0xF];
-  return text;
-}
-
 std::string hex_of(std::uint64_t bits, ScalarType scalar) {
-  return hex(bits, models::bit_width(scalar) / 4);
+  return models::hex_bits(bits, models::bit_width(scalar) / 4);
 }
 
 /// The decimal form: a number, or a string for NaN and infinities.
@@ -292,7 +285,7 @@ Json fault_log_to_json(const FaultLog& log) {
   if (log.seed) document["seed"] = *log.seed;
   if (log.replica) document["replica"] = *log.replica;
   if (log.opportunities) document["opportunities"] = *log.opportunities;
-  if (log.sequence_digest) document["sequence_digest"] = hex(*log.sequence_digest, 16);
+  if (log.sequence_digest) document["sequence_digest"] = models::hex_bits(*log.sequence_digest);
   const models::FaultLogSummary s = models::summarize(log);
   Json per_target = Json::object();
   for (int t = 0; t < models::kFaultTargetCount; ++t) {
@@ -315,7 +308,7 @@ Json fault_log_to_json(const FaultLog& log) {
     record["scalar"] = models::to_string(r.scalar);
     record["rows"] = r.rows;
     record["cols"] = r.cols;
-    if (r.sequence_digest) record["sequence_digest"] = hex(*r.sequence_digest, 16);
+    if (r.sequence_digest) record["sequence_digest"] = models::hex_bits(*r.sequence_digest);
     Json entries = Json::array();
     for (const FaultEntry& e : r.entries) {
       entries.push_back(Json{{"index", e.index},

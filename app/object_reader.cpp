@@ -6,7 +6,10 @@
 #include <iomanip>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "app/scenario_error.hpp"
+#include "app/text_format.hpp"
 
 namespace codesim::app {
 
@@ -14,19 +17,14 @@ namespace {
 
 std::string format_number(double value) {
   if (std::isinf(value)) return value > 0 ? "infinity" : "-infinity";
-  std::ostringstream text;
   if (value == std::floor(value) && std::fabs(value) < 1e15) {
-    text << static_cast<long long>(value);
-  } else {
-    text << std::setprecision(12) << value;
+    return std::to_string(static_cast<long long>(value));
   }
-  return text.str();
+  return significant(value, 12);
 }
 
 std::string join(std::span<const std::string> words) {
-  std::string text;
-  for (const auto& word : words) text += (text.empty() ? "" : ", ") + word;
-  return text;
+  return fmt::format("{}", fmt::join(words, ", "));
 }
 
 std::string integer_expectation(std::int64_t min, std::int64_t max) {

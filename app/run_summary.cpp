@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/text_format.hpp"
 #include "sim/checkpoint_policy.hpp"
 
 namespace codesim::app {
@@ -18,9 +19,7 @@ namespace {
 
 std::string format_value(double value, int precision = 4) {
   if (!std::isfinite(value)) return value > 0 ? "inf" : "nan";
-  std::ostringstream text;
-  text << std::setprecision(precision) << value;
-  return text.str();
+  return significant(value, precision);
 }
 
 /// The aggregate mean of `metric`, if the results have it.

@@ -16,6 +16,7 @@
 
 #include "analysis/theory.hpp"
 #include "app/scheme_options.hpp"
+#include "app/text_format.hpp"
 #include "models/coding/coding_scheme.hpp"
 #include "models/faults/fault_targets.hpp"
 #include "models/theory/tolerance_tables.hpp"
@@ -291,9 +292,7 @@ Json model_report(const ModelInputs& in) {
 std::string text(const Json& value) {
   if (value.is_null()) return "inf";
   if (value.is_number_integer()) return std::to_string(value.get<long long>());
-  std::ostringstream out;
-  out << std::setprecision(4) << value.get<double>();
-  return out.str();
+  return significant(value.get<double>(), 4);
 }
 
 void print_model(const Json& r, std::ostream& out) {
@@ -349,7 +348,8 @@ void print_model(const Json& r, std::ostream& out) {
   out << "checkpoint model: T_it " << text(r["costs"]["iteration_s"]) << " s, T_ck "
       << text(r["costs"]["checkpoint_s"]) << " s, T_rb " << text(r["costs"]["rollback_s"])
       << " s\n";
-  out << "  stationary p (docs/reproduction.md, checkpoint model): E_exec/tau and E[T]; protocol: first iteration and the "
+  out << "  stationary p (docs/reproduction.md, checkpoint model): E_exec/tau and E[T]; protocol: "
+         "first iteration and the "
          "verification pass included\n";
   out << "  " << std::setw(7) << "tau" << std::setw(13) << "E_exec/tau" << std::setw(13) << "E[T]_s"
       << std::setw(13) << "p_verify" << std::setw(20) << "protocol_E_exec/tau" << std::setw(18)

@@ -10,6 +10,8 @@
 #include <memory>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace codesim::models {
 namespace {
 
@@ -28,21 +30,12 @@ using GzHandle = std::unique_ptr<gzFile_s, GzClose>;
 }
 
 std::string join_dimensions(const std::vector<std::uint32_t>& dimensions) {
-  std::string text;
-  for (std::size_t i = 0; i < dimensions.size(); ++i)
-    text += (i == 0 ? "" : " x ") + std::to_string(dimensions[i]);
-  return text;
+  return fmt::format("{}", fmt::join(dimensions, " x "));
 }
 
 // "0x" followed by the bytes in hexadecimal, most significant first.
 std::string hex(const std::uint8_t* bytes, std::size_t count) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string text = "0x";
-  for (std::size_t i = 0; i < count; ++i) {
-    text += kDigits[bytes[i] >> 4];
-    text += kDigits[bytes[i] & 0xF];
-  }
-  return text;
+  return fmt::format("0x{:02X}", fmt::join(bytes, bytes + count, ""));
 }
 
 // zlib's note on a stream that ended early or is corrupt, or "" when there is none.

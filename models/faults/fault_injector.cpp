@@ -25,13 +25,6 @@ std::string describe(const FaultOpportunity& o) {
          std::string(to_string(o.target)) + ")";
 }
 
-std::string hex(std::uint64_t bits) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string text = "0x";
-  for (int shift = 60; shift >= 0; shift -= 4) text += kDigits[(bits >> shift) & 0xF];
-  return text;
-}
-
 std::size_t slot(int node, FaultTarget target) {
   return static_cast<std::size_t>(node) * kFaultTargetCount + static_cast<std::size_t>(target);
 }
@@ -116,8 +109,8 @@ bool FaultInjector::offer(const FaultOpportunity& opportunity) {
       if (r.sequence_digest && *r.sequence_digest != digest_) {
         throw FaultLogError(at + "/sequence_digest",
                             "the run's opportunities up to " + std::to_string(index) +
-                                " differ from the recorded run's (digest " + hex(digest_) +
-                                ", logged " + hex(*r.sequence_digest) + ")");
+                                " differ from the recorded run's (digest " + hex_bits(digest_) +
+                                ", logged " + hex_bits(*r.sequence_digest) + ")");
       }
       struck = true;
     }
@@ -166,8 +159,8 @@ void FaultInjector::replay_record(
     const std::uint64_t held = std::bit_cast<BitsOf<T>>(at_index(e.index));
     if (held != e.old_bits) {
       throw FaultLogError(at + "/entries/" + std::to_string(j) + "/old_bits",
-                          "the run's entry " + std::to_string(e.index) + " holds " + hex(held) +
-                              ", not the logged " + hex(e.old_bits));
+                          "the run's entry " + std::to_string(e.index) + " holds " +
+                              hex_bits(held) + ", not the logged " + hex_bits(e.old_bits));
     }
   }
   for (const FaultEntry& e : logged.entries) {
@@ -245,7 +238,8 @@ void FaultInjector::finish() const {
     throw FaultLogError("/sequence_digest",
                         "the run's opportunities differ from the recorded "
                         "run's (digest " +
-                            hex(digest_) + ", logged " + hex(*replay_->sequence_digest) + ")");
+                            hex_bits(digest_) + ", logged " + hex_bits(*replay_->sequence_digest) +
+                            ")");
   }
 }
 

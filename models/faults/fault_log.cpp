@@ -5,16 +5,11 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace codesim::models {
 
 namespace {
-
-std::string hex(std::uint64_t bits) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string text = "0x";
-  for (int shift = 60; shift >= 0; shift -= 4) text += kDigits[(bits >> shift) & 0xF];
-  return text;
-}
 
 std::uint64_t fnv_bytes(std::uint64_t digest, std::uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) {
@@ -37,11 +32,11 @@ void check_entries(const FaultRecord& record, const std::string& at) {
                                                std::to_string(record.cols) + " matrix");
     }
     if ((e.old_bits & ~mask) != 0) {
-      throw FaultLogError(here + "/old_bits", hex(e.old_bits) + " is wider than " +
+      throw FaultLogError(here + "/old_bits", hex_bits(e.old_bits) + " is wider than " +
                                                   std::string(to_string(record.scalar)));
     }
     if ((e.new_bits & ~mask) != 0) {
-      throw FaultLogError(here + "/new_bits", hex(e.new_bits) + " is wider than " +
+      throw FaultLogError(here + "/new_bits", hex_bits(e.new_bits) + " is wider than " +
                                                   std::string(to_string(record.scalar)));
     }
     if (bitflip) {
@@ -51,9 +46,9 @@ void check_entries(const FaultRecord& record, const std::string& at) {
                                                std::string(to_string(record.scalar)));
       }
       if ((e.old_bits ^ e.new_bits) != (std::uint64_t{1} << e.bit)) {
-        throw FaultLogError(here + "/new_bits", hex(e.new_bits) + " is not " + hex(e.old_bits) +
-                                                    " with bit " + std::to_string(e.bit) +
-                                                    " flipped");
+        throw FaultLogError(here + "/new_bits", hex_bits(e.new_bits) + " is not " +
+                                                    hex_bits(e.old_bits) + " with bit " +
+                                                    std::to_string(e.bit) + " flipped");
       }
     } else if (e.bit != -1) {
       throw FaultLogError(here + "/bit", "bit " + std::to_string(e.bit) + " given for model " +
@@ -68,14 +63,18 @@ void check_entries(const FaultRecord& record, const std::string& at) {
                                                " (entries must be in ascending order)");
     }
     if (e.index == previous.index && e.old_bits != previous.new_bits) {
-      throw FaultLogError(here + "/old_bits", hex(e.old_bits) +
-                                                  " is not the previous change's new value " +
-                                                  hex(previous.new_bits) + " of the same entry");
+      throw FaultLogError(here + "/old_bits",
+                          hex_bits(e.old_bits) + " is not the previous change's new value " +
+                              hex_bits(previous.new_bits) + " of the same entry");
     }
   }
 }
 
 }  // namespace
+
+std::string hex_bits(std::uint64_t bits, int digits) {
+  return fmt::format("0x{:0{}x}", bits, digits);
+}
 
 FaultLogError::FaultLogError(std::string pointer, std::string message)
     : std::runtime_error((pointer.empty() ? std::string("/") : pointer) + ": " + message),

@@ -85,6 +85,9 @@ void check_fault_log(const FaultLog& log);
 
 /// Digest of an empty sequence of opportunities.
 inline constexpr std::uint64_t kEmptyDigest = 0xcbf29ce484222325ULL;
+/// "0x" + `digits` lowercase hex digits of `bits` (bit patterns and digests in logs and messages).
+std::string hex_bits(std::uint64_t bits, int digits = 16);
+
 /// FNV-1a of `digest` extended by one opportunity: the bits of time_s, node, layer, target and
 /// the operation name (not its flops, which only set rates).
 std::uint64_t extend_digest(std::uint64_t digest, double time_s, int node,
