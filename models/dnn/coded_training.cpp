@@ -27,6 +27,7 @@
 #include "models/dnn/scratch_file.hpp"
 #include "models/dnn/slab_weights.hpp"
 #include "models/dnn/time_breakdown.hpp"
+#include "models/dnn/training_protocol.hpp"
 #include "sim/check.hpp"
 #include "sim/engine.hpp"
 #include "sim/random_stream.hpp"
@@ -38,17 +39,10 @@ using detail::encode_initial_weights;
 using detail::read_out_weights;
 using detail::ScratchFile;
 
-enum class WaitRule { all, k, k_plus_2t };
 enum class Phase { idle, round, after_round, update, checkpoint, restart, waiting, done };
 
 int dir_index(Direction dir) { return dir == Direction::forward ? 0 : 1; }
 const char* dir_name(Direction dir) { return dir == Direction::forward ? "forward" : "backward"; }
-
-WaitRule parse_wait(const std::string& name) {
-  if (name == "k") return WaitRule::k;
-  if (name == "k_plus_2t") return WaitRule::k_plus_2t;
-  return WaitRule::all;
-}
 
 // A quantity every node holds: one shared value and the copies of the nodes whose value differs
 // (after a fault struck that node's decode or nonlinear step).
@@ -93,15 +87,14 @@ class CodedTrainingRun {
         observer_(observer),
         layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
         batch_(spec.mlp.batch_size),
-        wait_(parse_wait(spec.wait_for)) {
+        progress_(spec.iterations) {
     const std::string problem =
         validate_training(spec, cluster_.size(), train.features(), train.classes);
     CODESIM_CHECK(problem.empty(), problem.c_str());
+    wait_ = wait_policy(spec);
     CODESIM_CHECK(test.samples() >= 1 && test.features() == train.features(),
                   "the test set needs samples of the training set's features");
     nodes_ = summarize_scheme(spec.scheme).nodes;
-    const std::string& kind = spec.scheme.kind;
-    repetition_ = kind == "replication" || kind == "uncoded";
     for (int l = 0; l < layers_; ++l) {
       const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
       const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
@@ -112,6 +105,9 @@ class CodedTrainingRun {
       encode_initial_weights(spec.scheme, scheme, seed, l, rows, cols);
       biases_.push_back(Vector::Zero(rows));
       geometry_.push_back(layer_shape(spec.scheme, scheme, rows, cols, rows, cols));
+      const LayerGeometry& g = geometry_.back();
+      codewords_.push_back(
+          {round_codewords(spec.scheme, g.dir[0]), round_codewords(spec.scheme, g.dir[1])});
     }
     if (spec.audit) shadow_ = glorot_init(spec.mlp, seed);
     stale_.assign(static_cast<std::size_t>(nodes_), false);
@@ -137,8 +133,8 @@ class CodedTrainingRun {
     cluster_.crashes().start();
     engine_.schedule_at(0.0, [this] { start_iteration(); });
     engine_.run_until(spec_.time_limit_s);
-    if (!completed_) {
-      commit_pending();
+    if (!progress_.completed()) {
+      progress_.commit_pending();
       final_accuracy_ = evaluate_accuracy();
     }
     // The model is read out after untimed repairs: stale blocks (of nodes that missed updates)
@@ -293,44 +289,9 @@ class CodedTrainingRun {
     return x.cols() == 0 ? 0.0 : static_cast<double>(correct) / static_cast<double>(x.cols());
   }
 
-  // --- decodability -------------------------------------------------------------------------
-  // Whether the complete symbols satisfy `rule` (k: decodable; k_plus_2t: t more per codeword).
-  bool enough(const DirectionGeometry& g, const std::vector<char>& complete, WaitRule rule) const {
-    const int symbols = static_cast<int>(g.members.size());
-    const int extra = rule == WaitRule::k_plus_2t ? 2 * spec_.wait_errors : 0;
-    if (repetition_) {
-      const int blocks = g.threshold;
-      const int copies = symbols / blocks;
-      const int needed = std::min(copies, 1 + extra);
-      for (int b = 0; b < blocks; ++b) {
-        int have = 0;
-        for (int c = 0; c < copies; ++c) have += complete[static_cast<std::size_t>(c * blocks + b)];
-        if (have < needed) return false;
-      }
-      return true;
-    }
-    const int needed = std::min(symbols, g.threshold + extra);
-    int have = 0;
-    for (char c : complete) have += c;
-    return have >= needed;
-  }
-
   // Whether every round of an iteration could decode from the usable nodes.
   bool decodable_with_usable_nodes() const {
-    for (int l = 0; l < layers_; ++l) {
-      for (int d = 0; d < 2; ++d) {
-        if (d == 1 && l == 0) continue;
-        const DirectionGeometry& g =
-            geometry_[static_cast<std::size_t>(l)].dir[static_cast<std::size_t>(d)];
-        std::vector<char> complete(g.members.size(), 0);
-        for (std::size_t s = 0; s < g.members.size(); ++s) {
-          complete[s] = std::all_of(g.members[s].begin(), g.members[s].end(),
-                                    [this](int p) { return usable(p); });
-        }
-        if (!enough(g, complete, WaitRule::k)) return false;
-      }
-    }
-    return true;
+    return iteration_decodable(geometry_, codewords_, [this](int p) { return usable(p); });
   }
 
   // --- iteration ----------------------------------------------------------------------------
@@ -338,7 +299,7 @@ class CodedTrainingRun {
     if (observer_.should_stop && observer_.should_stop()) {
       throw TrainingStopped("training stopped on request");
     }
-    if (iterations_done_ >= spec_.iterations) {
+    if (progress_.all_done()) {
       finish();
       return;
     }
@@ -364,13 +325,13 @@ class CodedTrainingRun {
       for (const auto& [layer, node] : repairs) stale_[static_cast<std::size_t>(node)] = false;
       regeneration_s = *t;
     }
-    time_.pending.communication_s += regeneration_s;
+    progress_.time.pending.communication_s += regeneration_s;
     if (!decodable_with_usable_nodes()) {
       wait_for_repairs();
       return;
     }
     after(regeneration_s, [this] {
-      load_batch(iterations_done_);
+      load_batch(progress_.done());
       z_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
       x_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
       delta_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
@@ -390,6 +351,9 @@ class CodedTrainingRun {
     for (auto& partial : partials_) partial.reset();
     member_done_.assign(g.members.size(), 0);
     symbol_complete_.assign(g.members.size(), 0);
+    tally_.reset(
+        codewords_[static_cast<std::size_t>(layer)][static_cast<std::size_t>(dir_index(dir))],
+        wait_);
     pending_tasks_ = 0;
     const double flops = g.task_flops_per_column * batch_;
     const std::uint32_t attempt = attempt_;
@@ -430,21 +394,20 @@ class CodedTrainingRun {
       if (++member_done_[static_cast<std::size_t>(s)] ==
           static_cast<int>(g.members[static_cast<std::size_t>(s)].size())) {
         symbol_complete_[static_cast<std::size_t>(s)] = 1;
+        tally_.add(s);
       }
     }
     check_round_done();
   }
 
   void check_round_done() {
-    const DirectionGeometry& g = geometry_[static_cast<std::size_t>(round_layer_)]
-                                     .dir[static_cast<std::size_t>(dir_index(round_dir_))];
-    if (pending_tasks_ == 0 || (wait_ != WaitRule::all && enough(g, symbol_complete_, wait_))) {
+    if (pending_tasks_ == 0 || (wait_.stops_early() && tally_.enough())) {
       finish_round();
     }
   }
 
   void finish_round() {
-    time_.pending.compute_s += engine_.now() - round_start_s_;
+    progress_.time.pending.compute_s += engine_.now() - round_start_s_;
     phase_ = Phase::after_round;
     for (int p = 0; p < nodes_; ++p) {
       if (task_state_[static_cast<std::size_t>(p)] == TaskState::pending) {
@@ -474,14 +437,14 @@ class CodedTrainingRun {
     const double symbol_bytes = static_cast<double>(g.partial_rows) * batch_ * kBytesPerValue;
     const double communication_s = communication_time_s(g, symbols, symbol_bytes);
     round_decode_ = schemes_[static_cast<std::size_t>(l)]->decode(dir, symbols, spec_.decode);
-    ++counts_.decodes;
+    ++progress_.counts.decodes;
     const double decoder_speed =
         spec_.decentralized ? slowest_live_speed() : cluster_.node(0).speed_flops_per_s();
     const double decode_s =
         decode_flops(present, g.partial_rows, batch_, round_decode_.status == DecodeStatus::clean) /
         decoder_speed;
-    time_.pending.communication_s += communication_s;
-    time_.pending.decode_s += decode_s;
+    progress_.time.pending.communication_s += communication_s;
+    progress_.time.pending.decode_s += decode_s;
     after(communication_s + decode_s, [this] { after_decode(); });
   }
 
@@ -500,12 +463,12 @@ class CodedTrainingRun {
     const Direction dir = round_dir_;
     double regeneration_s = 0.0;
     if (round_decode_.status == DecodeStatus::detected) {
-      ++counts_.detected;
+      ++progress_.counts.detected;
       rollback();
       return;
     }
     if (round_decode_.status == DecodeStatus::corrected) {
-      ++counts_.corrected;
+      ++progress_.counts.corrected;
       const std::optional<double> t = regenerate_blamed(l, round_decode_.blamed_nodes);
       if (!t) {
         rollback();
@@ -518,7 +481,7 @@ class CodedTrainingRun {
     } else {
       apply_backward(l);
     }
-    time_.pending.communication_s += regeneration_s;
+    progress_.time.pending.communication_s += regeneration_s;
     const auto next = [this, l, dir] {
       if (dir == Direction::forward && l + 1 < layers_) {
         start_round(l + 1, Direction::forward);
@@ -666,7 +629,7 @@ class CodedTrainingRun {
   }
 
   void finish_update() {
-    time_.pending.compute_s += engine_.now() - round_start_s_;
+    progress_.time.pending.compute_s += engine_.now() - round_start_s_;
     phase_ = Phase::idle;
     const double eta = spec_.mlp.learning_rate;
     for (int l = 0; l < layers_; ++l) {
@@ -680,38 +643,35 @@ class CodedTrainingRun {
         ++silent_corruptions_;
       }
     }
-    ++iterations_done_;
-    ++iterations_executed_;
-    ++iterations_since_checkpoint_;
-    progress_since_checkpoint_s_ += engine_.now() - iteration_start_s_;
+    progress_.iteration_done(engine_.now() - iteration_start_s_);
     loss_sum_ += iteration_loss_;
     ++loss_count_;
     if (spec_.record_loss) {
       metrics_.append_row("loss_vs_iteration",
-                          {static_cast<double>(iterations_done_), engine_.now(), iteration_loss_});
+                          {static_cast<double>(progress_.done()), engine_.now(), iteration_loss_});
     }
     end_iteration();
   }
 
   void end_iteration() {
-    const bool last = iterations_done_ >= spec_.iterations;
+    const bool last = progress_.all_done();
     double eval_s = 0.0;
-    if (last || (spec_.eval_every > 0 && iterations_done_ % spec_.eval_every == 0)) {
+    if (last || (spec_.eval_every > 0 && progress_.done() % spec_.eval_every == 0)) {
       const double accuracy = evaluate_accuracy();
       const double mean_loss = loss_count_ > 0 ? loss_sum_ / loss_count_ : 0.0;
-      metrics_.append_row("accuracy_vs_time", {engine_.now(), static_cast<double>(iterations_done_),
+      metrics_.append_row("accuracy_vs_time", {engine_.now(), static_cast<double>(progress_.done()),
                                                accuracy, mean_loss});
       loss_sum_ = 0.0;
       loss_count_ = 0;
       final_accuracy_ = accuracy;
       final_loss_ = mean_loss;
       eval_s = spec_.eval_cost_s;
-      time_.eval_s += eval_s;
+      progress_.time.eval_s += eval_s;
     }
     const auto next = [this, last] {
       if (last) {
         finish();
-      } else if (policy_.due(iterations_since_checkpoint_, progress_since_checkpoint_s_)) {
+      } else if (progress_.checkpoint_due(policy_)) {
         start_checkpoint();
       } else {
         start_iteration();
@@ -752,7 +712,7 @@ class CodedTrainingRun {
       CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
       const std::vector<int> sources = scheme.regeneration_sources(node, exclude);
       if (sources.empty() || !scheme.regenerate(node, sources)) return std::nullopt;
-      ++counts_.regenerations;
+      ++progress_.counts.regenerations;
       const double values = geometry_[static_cast<std::size_t>(layer)].stored_values_per_node;
       node_s[static_cast<std::size_t>(node)] += regeneration_time_s(
           cluster_.topology(), node, sources, values, cluster_.node(node).speed_flops_per_s());
@@ -761,7 +721,7 @@ class CodedTrainingRun {
   }
 
   // --- checkpoints and rollbacks --------------------------------------------------------------
-  // A checkpoint is a temporary file: the iteration, every stored block, the biases and the
+  // A checkpoint is a temporary file: every stored block, the biases and the
   // audit's shadow as raw doubles, so that a rollback restores them bit for bit without a second
   // copy in memory. It is written to a spare file that replaces the current one once complete.
   // Checkpoint 0 is not written: the initial state is rebuilt from the seed.
@@ -769,8 +729,6 @@ class CodedTrainingRun {
     if (!spare_checkpoint_) spare_checkpoint_ = std::make_unique<ScratchFile>("checkpoint");
     ScratchFile& file = *spare_checkpoint_;
     file.clear();
-    const std::int64_t iterations = iterations_done_;
-    file.write(&iterations, sizeof(iterations));
     for (const auto& scheme : schemes_) {
       for (int p = 0; p < nodes_; ++p)
         for (const Matrix* block : scheme->stored_blocks(p)) file.write_matrix(*block);
@@ -794,14 +752,11 @@ class CodedTrainingRun {
         biases_[static_cast<std::size_t>(l)].setZero();
       }
       if (spec_.audit) shadow_ = glorot_init(spec_.mlp, seed_);
-      iterations_done_ = 0;
       std::fill(stale_.begin(), stale_.end(), false);
       return;
     }
     ScratchFile& file = *checkpoint_;
     file.seek(0);
-    std::int64_t iterations = 0;
-    file.read(&iterations, sizeof(iterations));
     for (const auto& scheme : schemes_) {
       for (int p = 0; p < nodes_; ++p)
         for (Matrix* block : scheme->stored_blocks(p)) file.read_matrix(*block);
@@ -811,7 +766,6 @@ class CodedTrainingRun {
       for (Matrix& w : shadow_.weights) file.read_matrix(w);
       for (Vector& b : shadow_.biases) file.read_matrix(b);
     }
-    iterations_done_ = static_cast<int>(iterations);
     std::fill(stale_.begin(), stale_.end(), false);
   }
 
@@ -847,14 +801,14 @@ class CodedTrainingRun {
         const Matrix ones = Matrix::Ones(dir == Direction::forward ? g.cols : g.rows, 1);
         const ProductDecode d = compute_and_decode(scheme, dir, ones, spec_.decode,
                                                    [this](int p, Matrix&) { return usable(p); });
-        ++counts_.decodes;
+        ++progress_.counts.decodes;
         t += nominal_round_s(l, dir);
         if (d.status == DecodeStatus::detected) {
-          ++counts_.detected;
+          ++progress_.counts.detected;
           return {false, t};
         }
         if (d.status == DecodeStatus::corrected) {
-          ++counts_.corrected;
+          ++progress_.counts.corrected;
           const std::optional<double> r = regenerate_blamed(l, d.blamed_nodes);
           if (!r) return {false, t};
           t += *r;
@@ -878,7 +832,7 @@ class CodedTrainingRun {
       const Verification verified = verify();
       if (!verified.passed) {
         // The verification time is spent, then the rollback counts it as lost.
-        time_.pending.checkpoint_s += verified.time_s;
+        progress_.time.pending.checkpoint_s += verified.time_s;
         after(verified.time_s, [this] { rollback(); });
         return;
       }
@@ -886,30 +840,23 @@ class CodedTrainingRun {
     }
     t += write_cost_s();
     after(t, [this, t] {
-      time_.committed.checkpoint_s += t;
-      commit_pending();
+      progress_.checkpoint_written(t);
       take_snapshot();
-      ++counts_.checkpoints;
-      iterations_since_checkpoint_ = 0;
-      progress_since_checkpoint_s_ = 0.0;
-      if (observer_.on_checkpoint) observer_.on_checkpoint(iterations_done_, decoded_parameters());
+      if (observer_.on_checkpoint) observer_.on_checkpoint(progress_.done(), decoded_parameters());
       start_iteration();
     });
   }
 
   void rollback() {
-    ++counts_.rollbacks;
-    time_.discard();
+    progress_.roll_back();
     ++attempt_;
     for (int p = 0; p < nodes_; ++p) cluster_.node(p).cancel_task(engine_);
     restore_snapshot();
-    iterations_since_checkpoint_ = 0;
-    progress_since_checkpoint_s_ = 0.0;
-    if (observer_.on_rollback) observer_.on_rollback(iterations_done_, decoded_parameters());
+    if (observer_.on_rollback) observer_.on_rollback(progress_.done(), decoded_parameters());
     phase_ = Phase::restart;
     const double restart_s = policy_.restart_s();
     after(restart_s, [this, restart_s] {
-      time_.restart_s += restart_s;
+      progress_.restart(restart_s);
       start_iteration();
     });
   }
@@ -940,31 +887,24 @@ class CodedTrainingRun {
 
   void on_repair(int node) {
     if (node >= nodes_ || phase_ != Phase::waiting) return;
-    time_.restart_s += engine_.now() - wait_start_s_;
+    progress_.restart(engine_.now() - wait_start_s_);
     start_iteration();
   }
 
-  void commit_pending() { time_.commit(); }
-
   void finish() {
     phase_ = Phase::done;
-    completed_ = true;
-    completion_time_s_ = engine_.now();
-    commit_pending();
+    progress_.complete(engine_.now());
     ++attempt_;
     engine_.stop();
   }
 
   void fill_metrics(const MlpParameters& final_parameters) {
     sim::MetricSet& m = metrics_;
-    m.set("completed", completed_ ? 1.0 : 0.0);
-    m.set("completion_time_s", completed_ ? completion_time_s_ : engine_.now());
-    m.set("iterations", iterations_done_);
-    m.set("iterations_executed", static_cast<double>(iterations_executed_));
+    progress_.add_to(m, engine_.now());
     m.set("final_test_accuracy", final_accuracy_);
     m.set("final_train_loss", final_loss_);
     m.set("faults_injected", static_cast<double>(injector_.log().records.size()));
-    counts_.add_to(m);
+    progress_.counts.add_to(m);
     m.set("crashes", static_cast<double>(crashes_));
     m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
     double deviation = 0.0;
@@ -979,7 +919,7 @@ class CodedTrainingRun {
       }
     }
     m.set("audit_final_weight_deviation", deviation);
-    time_.add_to(m);
+    progress_.time.add_to(m);
   }
 
   // --- state --------------------------------------------------------------------------------
@@ -995,15 +935,15 @@ class CodedTrainingRun {
   const TrainingObserver& observer_;
   int layers_;
   int batch_;
-  WaitRule wait_;
+  WaitPolicy wait_;
   int nodes_ = 0;
-  bool repetition_ = false;
   double checkpoint_bytes_ = 0.0;
   std::unique_ptr<ScratchFile> checkpoint_;  // the last checkpoint; null: the initial state
   std::unique_ptr<ScratchFile> spare_checkpoint_;
 
   std::vector<std::unique_ptr<CodingScheme>> schemes_;
   std::vector<LayerGeometry> geometry_;
+  std::vector<std::array<RoundCodewords, 2>> codewords_;  // per layer: forward, backward
   std::vector<Vector> biases_;
   MlpParameters shadow_;
   std::vector<bool> stale_;  // missed an update while down: block must be regenerated
@@ -1031,24 +971,19 @@ class CodedTrainingRun {
   std::vector<std::optional<Matrix>> partials_;
   std::vector<int> member_done_;
   std::vector<char> symbol_complete_;
+  CodewordTally tally_;  // the complete symbols against the wait rule
   int pending_tasks_ = 0;
   ProductDecode round_decode_;
 
   // Progress and accounting.
-  int iterations_done_ = 0;
-  int iterations_since_checkpoint_ = 0;
   double iteration_start_s_ = 0.0;
-  double progress_since_checkpoint_s_ = 0.0;
   double wait_start_s_ = 0.0;
-  bool completed_ = false;
-  double completion_time_s_ = 0.0;
   double loss_sum_ = 0.0;
   int loss_count_ = 0;
   double final_accuracy_ = 0.0;
   double final_loss_ = 0.0;
-  std::uint64_t iterations_executed_ = 0, crashes_ = 0, silent_corruptions_ = 0;
-  ProtocolCounters counts_;
-  TimeBreakdown time_;
+  std::uint64_t crashes_ = 0, silent_corruptions_ = 0;
+  TrainingProgress progress_;
 };
 
 }  // namespace
@@ -1066,8 +1001,8 @@ std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int f
   if (spec.eval_every < 0) return "eval_every must be >= 0";
   if (spec.eval_samples < 0) return "eval_samples must be >= 0";
   if (!(spec.eval_cost_s >= 0.0)) return "eval_cost_s must be >= 0";
-  if (spec.wait_for != "all" && spec.wait_for != "k" && spec.wait_for != "k_plus_2t")
-    return "wait_for must be all, k or k_plus_2t (got '" + spec.wait_for + "')";
+  if (!parse_wait_rule(spec.wait_for))
+    return "wait_for must be " + wait_rule_names() + " (got '" + spec.wait_for + "')";
   if (spec.wait_errors < 0) return "wait_errors must be >= 0";
   if (!(spec.time_limit_s > 0.0)) return "time_limit_s must be > 0";
   if (!(spec.audit_tolerance > 0.0)) return "audit_tolerance must be > 0";

@@ -15,6 +15,7 @@
 #include "models/dnn/protocol_counters.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/time_breakdown.hpp"
+#include "models/dnn/training_protocol.hpp"
 #include "models/faults/fault_injector.hpp"
 #include "sim/check.hpp"
 #include "sim/node.hpp"
@@ -30,26 +31,18 @@ constexpr int kForward = 0;
 constexpr int kBackward = 1;
 constexpr Direction kDirections[2] = {Direction::forward, Direction::backward};
 
-enum class WaitRule { all, k, k_plus_2t };
 enum class Status { clean, corrected, detected };
-
-WaitRule parse_wait(const std::string& name) {
-  if (name == "k") return WaitRule::k;
-  if (name == "k_plus_2t") return WaitRule::k_plus_2t;
-  return WaitRule::all;
-}
 
 // The hazard -log(1 - p) an opportunity of strike probability p spends.
 double hazard(double p) { return p >= 1.0 ? kInf : -std::log1p(-p); }
 
 // Which tasks of a round finished before it ended, and what the decode then has.
 struct RoundTiming {
-  std::vector<char> done;             // per participant
-  std::vector<char> present;          // per symbol
-  std::vector<int> codeword_present;  // per codeword
-  int present_count = 0;
-  double end_s = 0.0;     // when the task that ended the round finished
-  bool decodable = true;  // every codeword has at least K present symbols
+  std::vector<char> done;     // per participant
+  std::vector<char> present;  // per symbol
+  CodewordTally tally;        // the present symbols per codeword
+  double end_s = 0.0;         // when the task that ended the round finished
+  bool decodable = true;      // every codeword has at least K present symbols
   bool all_present = true;
 };
 
@@ -64,10 +57,9 @@ struct Round {
   std::vector<double> product_hazard;  // per participant: (product, dir) on its partial
   std::vector<int> symbol_begin;       // per participant + 1: its range in symbol_list
   std::vector<int> symbol_list;
-  std::vector<int> member_count;   // per symbol
-  std::vector<int> codeword_of;    // per symbol
-  std::vector<int> codeword_need;  // per codeword: K
-  double flops = 0.0;              // one task
+  std::vector<int> member_count;  // per symbol
+  RoundCodewords codewords;
+  double flops = 0.0;  // one task
   double symbol_bytes = 0.0;
   double product_bytes = 0.0;
   double all_present_communication_s = 0.0;
@@ -99,15 +91,14 @@ class StochasticRun {
         should_stop_(should_stop),
         layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
         batch_(spec.mlp.batch_size),
-        wait_(parse_wait(spec.wait_for)) {
+        progress_(spec.iterations) {
     CODESIM_CHECK(validate_stochastic_training(cluster, spec, faults).empty(),
                   "the stochastic mode needs a spec it models");
+    wait_ = wait_policy(spec);
     const SchemeSpec& scheme_spec = spec.scheme;
     nodes_ = summarize_scheme(scheme_spec).nodes;
-    repetition_ = scheme_spec.kind == "replication" || scheme_spec.kind == "uncoded";
     // The structure on the smallest W with the same blocks; layer shapes scale its block sizes.
-    const int small_rows = scheme_spec.kind == "mds" ? scheme_spec.k : scheme_spec.m;
-    const int small_cols = scheme_spec.kind == "mds" ? scheme_spec.k : scheme_spec.n;
+    const auto [small_rows, small_cols] = smallest_structure(scheme_spec);
     structure_ = make_scheme(scheme_spec, small_rows, small_cols);
     structure_->encode(Matrix::Zero(small_rows, small_cols));
     CODESIM_CHECK(structure_->node_count() == nodes_, "the structure has the scheme's nodes");
@@ -204,7 +195,7 @@ class StochasticRun {
   sim::MetricSet run() {
     while (true) {
       if (should_stop_ && should_stop_()) throw TrainingStopped("training stopped on request");
-      if (iterations_done_ >= spec_.iterations) {
+      if (progress_.all_done()) {
         finish();
         break;
       }
@@ -219,17 +210,14 @@ class StochasticRun {
       }
       if (rolled_back) continue;
       run_update();
-      ++iterations_done_;
-      ++iterations_executed_;
-      ++iterations_since_checkpoint_;
-      progress_since_checkpoint_s_ += now_s_ - iteration_start_s;
-      if (iterations_done_ >= spec_.iterations) {
+      progress_.iteration_done(now_s_ - iteration_start_s);
+      if (progress_.all_done()) {
         finish();
         break;
       }
-      if (policy_.due(iterations_since_checkpoint_, progress_since_checkpoint_s_)) checkpoint();
+      if (progress_.checkpoint_due(policy_)) checkpoint();
     }
-    if (!completed_) commit_pending();
+    if (!progress_.completed()) progress_.commit_pending();
     verify();  // untimed, as train_coded's read-out
     return metrics();
   }
@@ -259,14 +247,11 @@ class StochasticRun {
       r.symbol_begin.push_back(static_cast<int>(r.symbol_list.size()));
     }
     const int symbols = static_cast<int>(shape.members.size());
-    const int codewords = repetition_ ? shape.threshold : 1;
-    for (int s = 0; s < symbols; ++s) {
+    for (int s = 0; s < symbols; ++s)
       r.member_count.push_back(static_cast<int>(shape.members[static_cast<std::size_t>(s)].size()));
-      r.codeword_of.push_back(repetition_ ? s % shape.threshold : 0);
-    }
-    r.codeword_need.assign(static_cast<std::size_t>(codewords), repetition_ ? 1 : shape.threshold);
+    r.codewords = round_codewords(spec_.scheme, shape);
     max_symbols_ = std::max(max_symbols_, static_cast<std::size_t>(symbols));
-    max_codewords_ = std::max(max_codewords_, static_cast<std::size_t>(codewords));
+    max_codewords_ = std::max(max_codewords_, static_cast<std::size_t>(r.codewords.codewords));
     r.symbol_bytes = static_cast<double>(shape.partial_rows) * batch_ * kBytesPerValue;
     r.product_bytes = static_cast<double>(shape.product_rows) * batch_ * kBytesPerValue;
     const std::vector<char> all(static_cast<std::size_t>(symbols), 1);
@@ -288,11 +273,9 @@ class StochasticRun {
   void resolve(const Round& r, double now_s, const std::vector<double>& durations, RoundTiming& t) {
     const std::size_t n = r.participants.size();
     const std::size_t symbols = r.member_count.size();
-    const std::size_t codewords = r.codeword_need.size();
     t.done.assign(n, 0);
     t.present.assign(symbols, 0);
-    t.codeword_present.assign(codewords, 0);
-    t.present_count = 0;
+    t.tally.reset(r.codewords, wait_);
     t.end_s = now_s;
     order_.resize(n);
     ends_.resize(n);
@@ -300,16 +283,11 @@ class StochasticRun {
       order_[i] = static_cast<int>(i);
       ends_[i] = now_s + durations[i];
     }
-    if (wait_ != WaitRule::all) {
+    if (wait_.stops_early()) {
       std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
         return ends_[static_cast<std::size_t>(a)] < ends_[static_cast<std::size_t>(b)];
       });
     }
-    const int extra = wait_ == WaitRule::k_plus_2t ? 2 * spec_.wait_errors : 0;
-    const int copies = repetition_ ? static_cast<int>(symbols / codewords) : 0;
-    const int needed_copies = std::min(copies, 1 + extra);
-    const int needed_symbols = std::min(static_cast<int>(symbols), r.shape->threshold + extra);
-    std::size_t blocks_ok = 0;
     member_done_.assign(symbols, 0);
     for (int i : order_) {
       const auto index = static_cast<std::size_t>(i);
@@ -319,19 +297,12 @@ class StochasticRun {
         const auto s = static_cast<std::size_t>(r.symbol_list[static_cast<std::size_t>(k)]);
         if (++member_done_[s] != r.member_count[s]) continue;
         t.present[s] = 1;
-        ++t.present_count;
-        const auto c = static_cast<std::size_t>(r.codeword_of[s]);
-        if (++t.codeword_present[c] == needed_copies) ++blocks_ok;
+        t.tally.add(static_cast<int>(s));
       }
-      if (wait_ == WaitRule::all) continue;
-      const bool enough = repetition_ ? blocks_ok == codewords : t.present_count >= needed_symbols;
-      if (enough) break;
+      if (wait_.stops_early() && t.tally.enough()) break;
     }
-    t.all_present = t.present_count == static_cast<int>(symbols);
-    t.decodable = true;
-    for (std::size_t c = 0; c < codewords; ++c) {
-      t.decodable = t.decodable && t.codeword_present[c] >= r.codeword_need[c];
-    }
+    t.all_present = t.tally.present_total() == static_cast<int>(symbols);
+    t.decodable = t.tally.decodable();
   }
 
   // Draws a fresh Exp(1) budget for a stream that just struck.
@@ -368,7 +339,7 @@ class StochasticRun {
     if (erroneous_.empty()) return out;
     touched_.clear();
     for (int s : erroneous_) {
-      const auto c = static_cast<std::size_t>(r.codeword_of[static_cast<std::size_t>(s)]);
+      const auto c = static_cast<std::size_t>(r.codewords.codeword_of(s));
       if (codeword_errors_[c]++ == 0) touched_.push_back(static_cast<int>(c));
     }
     const bool adversarial = spec_.decode.error_model == ErrorModel::adversarial;
@@ -376,7 +347,7 @@ class StochasticRun {
     bool detected = false;
     for (int c : touched_) {
       const auto index = static_cast<std::size_t>(c);
-      const int redundancy = t.codeword_present[index] - r.codeword_need[index];
+      const int redundancy = t.tally.present(c) - r.codewords.decode_need;
       const int errors = codeword_errors_[index];
       codeword_errors_[index] = 0;
       codeword_corrected_[index] = 0;
@@ -401,7 +372,7 @@ class StochasticRun {
   std::optional<double> regenerate(const Round& r) {
     key_.assign(1, r.dir);
     for (int s : erroneous_) {
-      if (codeword_corrected_[static_cast<std::size_t>(r.codeword_of[static_cast<std::size_t>(s)])])
+      if (codeword_corrected_[static_cast<std::size_t>(r.codewords.codeword_of(s))])
         key_.push_back(s);
     }
     std::sort(key_.begin() + 1, key_.end());
@@ -438,7 +409,7 @@ class StochasticRun {
       for (int b = first_block_[index]; b < first_block_[index + 1]; ++b)
         wrong_[static_cast<std::size_t>(base + b)] = 0;
     }
-    counts_.regenerations += entry.nodes.size();
+    progress_.counts.regenerations += entry.nodes.size();
     return entry.time_s[static_cast<std::size_t>(r.layer)];
   }
 
@@ -481,35 +452,35 @@ class StochasticRun {
       }
       if (wrong) mark_symbols(r, i, t);
     }
-    time_.pending.compute_s += end_s - now_s_;
+    progress_.time.pending.compute_s += end_s - now_s_;
     now_s_ = end_s;
     const Outcome outcome = decode(r, t);
-    ++counts_.decodes;
+    ++progress_.counts.decodes;
     const double communication_s =
         t.all_present
             ? r.all_present_communication_s
             : round_communication_time_s(topology_, *r.shape, t.present, live_, r.symbol_bytes,
                                          r.product_bytes, spec_.decentralized);
-    const double decode_s = decode_flops(t.present_count, r.shape->partial_rows, batch_,
+    const double decode_s = decode_flops(t.tally.present_total(), r.shape->partial_rows, batch_,
                                          outcome.status == Status::clean) /
                             decoder_speed_;
-    time_.pending.communication_s += communication_s;
-    time_.pending.decode_s += decode_s;
+    progress_.time.pending.communication_s += communication_s;
+    progress_.time.pending.decode_s += decode_s;
     now_s_ += communication_s + decode_s;
     if (outcome.silent) ++silent_corruptions_;
     if (outcome.status == Status::detected) {
-      ++counts_.detected;
+      ++progress_.counts.detected;
       rollback();
       return false;
     }
     if (outcome.status == Status::corrected) {
-      ++counts_.corrected;
+      ++progress_.counts.corrected;
       const std::optional<double> regeneration_s = regenerate(r);
       if (!regeneration_s) {
         rollback();
         return false;
       }
-      time_.pending.communication_s += *regeneration_s;
+      progress_.time.pending.communication_s += *regeneration_s;
       if (*regeneration_s > 0.0) now_s_ += *regeneration_s;
     }
     return true;
@@ -539,7 +510,7 @@ class StochasticRun {
       }
       weight_budget_[index] = budget;
     }
-    time_.pending.compute_s += end_s - now_s_;
+    progress_.time.pending.compute_s += end_s - now_s_;
     now_s_ = end_s;
   }
 
@@ -557,30 +528,23 @@ class StochasticRun {
         node_operations_ += r.participants.size();
         verification_timing_.done.assign(r.participants.size(), 1);
         verification_timing_.present.assign(r.member_count.size(), 1);
-        verification_timing_.codeword_present.assign(r.codeword_need.size(), 0);
-        for (int c : r.codeword_of)
-          ++verification_timing_.codeword_present[static_cast<std::size_t>(c)];
-        verification_timing_.present_count = static_cast<int>(r.member_count.size());
-        verification_timing_.decodable = true;
-        for (std::size_t c = 0; c < r.codeword_need.size(); ++c) {
-          verification_timing_.decodable =
-              verification_timing_.decodable &&
-              verification_timing_.codeword_present[c] >= r.codeword_need[c];
-        }
+        verification_timing_.tally.reset(r.codewords, wait_);
+        for (int s = 0; s < r.codewords.symbols; ++s) verification_timing_.tally.add(s);
+        verification_timing_.decodable = verification_timing_.tally.decodable();
         next_mark();
         for (std::size_t i = 0; i < r.participants.size(); ++i) {
           if (wrong_[static_cast<std::size_t>(r.block[i])])
             mark_symbols(r, i, verification_timing_);
         }
         const Outcome outcome = decode(r, verification_timing_);
-        ++counts_.decodes;
+        ++progress_.counts.decodes;
         t += r.nominal_s;
         if (outcome.status == Status::detected) {
-          ++counts_.detected;
+          ++progress_.counts.detected;
           return {false, t};
         }
         if (outcome.status == Status::corrected) {
-          ++counts_.corrected;
+          ++progress_.counts.corrected;
           const std::optional<double> regeneration_s = regenerate(r);
           if (!regeneration_s) return {false, t};
           t += *regeneration_s;
@@ -595,7 +559,7 @@ class StochasticRun {
     if (spec_.verify_before_checkpoint) {
       const Verification verified = verify();
       if (!verified.passed) {
-        time_.pending.checkpoint_s += verified.time_s;
+        progress_.time.pending.checkpoint_s += verified.time_s;
         now_s_ += verified.time_s;
         rollback();
         return;
@@ -604,46 +568,28 @@ class StochasticRun {
     }
     t += write_s_;
     now_s_ += t;
-    time_.committed.checkpoint_s += t;
-    commit_pending();
+    progress_.checkpoint_written(t);
     checkpoint_wrong_ = wrong_;
-    checkpoint_iterations_ = iterations_done_;
-    ++counts_.checkpoints;
-    iterations_since_checkpoint_ = 0;
-    progress_since_checkpoint_s_ = 0.0;
   }
 
   void rollback() {
-    ++counts_.rollbacks;
-    time_.discard();
+    progress_.roll_back();
     wrong_ = checkpoint_wrong_;
-    iterations_done_ = checkpoint_iterations_;
-    iterations_since_checkpoint_ = 0;
-    progress_since_checkpoint_s_ = 0.0;
     const double restart_s = policy_.restart_s();
     now_s_ += restart_s;
-    time_.restart_s += restart_s;
+    progress_.restart(restart_s);
   }
 
-  void commit_pending() { time_.commit(); }
-
-  void finish() {
-    completed_ = true;
-    completion_time_s_ = now_s_;
-    commit_pending();
-  }
+  void finish() { progress_.complete(now_s_); }
 
   sim::MetricSet metrics() const {
     sim::MetricSet m;
-    m.set("completed", completed_ ? 1.0 : 0.0);
-    m.set("completion_time_s", completed_ ? completion_time_s_ : spec_.time_limit_s);
-    m.set("iterations", iterations_done_);
-    m.set("iterations_executed", static_cast<double>(iterations_executed_));
+    progress_.add_to(m, spec_.time_limit_s);
     m.set("faults_injected", static_cast<double>(faults_));
-    counts_.add_to(m);
+    progress_.counts.add_to(m);
     m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
     m.set("node_operations", static_cast<double>(node_operations_));
-    time_.add_to(m);
+    progress_.time.add_to(m);
     return m;
   }
 
@@ -655,9 +601,8 @@ class StochasticRun {
   const std::function<bool()>& should_stop_;
   int layers_;
   int batch_;
-  WaitRule wait_;
+  WaitPolicy wait_;
   int nodes_ = 0;
-  bool repetition_ = false;
   bool stragglers_ = false;
   std::unique_ptr<CodingScheme> structure_;
   std::vector<LayerShape> shapes_;
@@ -688,7 +633,6 @@ class StochasticRun {
   // --- state --------------------------------------------------------------------------------
   std::vector<char> wrong_;  // per block: holds a strike not yet repaired
   std::vector<char> checkpoint_wrong_;
-  int checkpoint_iterations_ = 0;
   std::map<std::vector<int>, Regeneration> regenerations_cache_;
 
   // --- scratch ------------------------------------------------------------------------------
@@ -708,15 +652,9 @@ class StochasticRun {
 
   // --- progress and accounting --------------------------------------------------------------
   double now_s_ = 0.0;
-  int iterations_done_ = 0;
-  int iterations_since_checkpoint_ = 0;
-  double progress_since_checkpoint_s_ = 0.0;
-  bool completed_ = false;
-  double completion_time_s_ = 0.0;
-  std::uint64_t iterations_executed_ = 0, silent_corruptions_ = 0;
+  std::uint64_t silent_corruptions_ = 0;
   std::uint64_t faults_ = 0, node_operations_ = 0;
-  ProtocolCounters counts_;
-  TimeBreakdown time_;
+  TrainingProgress progress_;
 };
 
 bool rate_enabled_anywhere(const FaultConfig& faults, int nodes, FaultTarget target) {
