@@ -14,6 +14,7 @@
 
 #include "models/dnn/protocol_counters.hpp"
 #include "models/dnn/round_costs.hpp"
+#include "models/dnn/stochastic_round.hpp"
 #include "models/dnn/time_breakdown.hpp"
 #include "models/dnn/training_protocol.hpp"
 #include "models/faults/fault_injector.hpp"
@@ -27,50 +28,36 @@ namespace codesim::models {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int kForward = 0;
-constexpr int kBackward = 1;
-constexpr Direction kDirections[2] = {Direction::forward, Direction::backward};
-
-enum class Status { clean, corrected, detected };
+using detail::kBackward;
+using detail::kForward;
+using detail::Outcome;
+using detail::Round;
+using detail::RoundResolver;
+using detail::RoundTiming;
+using detail::Status;
+using detail::SymbolErrors;
 
 // The hazard -log(1 - p) an opportunity of strike probability p spends.
 double hazard(double p) { return p >= 1.0 ? kInf : -std::log1p(-p); }
 
-// Which tasks of a round finished before it ended, and what the decode then has.
-struct RoundTiming {
-  std::vector<char> done;     // per participant
-  std::vector<char> present;  // per symbol
-  CodewordTally tally;        // the present symbols per codeword
-  double end_s = 0.0;         // when the task that ended the round finished
-  bool decodable = true;      // every codeword has at least K present symbols
-  bool all_present = true;
-};
+// The fault injector's strike probability per opportunity; 0 for a disabled (node, target).
+class StrikeRates {
+ public:
+  StrikeRates(const FaultConfig& faults, int cluster_nodes, std::uint64_t seed,
+              std::uint64_t replica)
+      : rates_(faults, cluster_nodes, seed, replica),
+        resolved_(resolve_fault_rates(faults, cluster_nodes)) {}
 
-// One product round of one layer and direction, flattened for the inner loop.
-struct Round {
-  int layer = 0;
-  int dir = kForward;
-  const RoundShape* shape = nullptr;
-  std::vector<int> participants;
-  std::vector<int> block;              // per participant: the block its product reads
-  std::vector<double> weight_hazard;   // per participant: (weights, dir) before its product
-  std::vector<double> product_hazard;  // per participant: (product, dir) on its partial
-  std::vector<int> symbol_begin;       // per participant + 1: its range in symbol_list
-  std::vector<int> symbol_list;
-  std::vector<int> member_count;  // per symbol
-  RoundCodewords codewords;
-  double flops = 0.0;  // one task
-  double symbol_bytes = 0.0;
-  double product_bytes = 0.0;
-  double all_present_communication_s = 0.0;
-  double nominal_s = 0.0;  // the verification pass's round
-  bool fixed = false;      // no stragglers: `timing` holds every execution's outcome (from 0)
-  RoundTiming timing;
-};
+  bool enabled(int p, FaultTarget target) const {
+    return !is_disabled(resolved_[static_cast<std::size_t>(p)][static_cast<std::size_t>(target)]);
+  }
+  double probability(int p, FaultTarget target, double flops) const {
+    return enabled(p, target) ? rates_.strike_probability(p, target, flops) : 0.0;
+  }
 
-struct Outcome {
-  Status status = Status::clean;
-  bool silent = false;
+ private:
+  FaultInjector rates_;
+  std::vector<NodeFaultRates> resolved_;
 };
 
 struct Regeneration {
@@ -95,101 +82,19 @@ class StochasticRun {
     CODESIM_CHECK(validate_stochastic_training(cluster, spec, faults).empty(),
                   "the stochastic mode needs a spec it models");
     wait_ = wait_policy(spec);
-    const SchemeSpec& scheme_spec = spec.scheme;
-    nodes_ = summarize_scheme(scheme_spec).nodes;
-    // The structure on the smallest W with the same blocks; layer shapes scale its block sizes.
-    const auto [small_rows, small_cols] = smallest_structure(scheme_spec);
-    structure_ = make_scheme(scheme_spec, small_rows, small_cols);
-    structure_->encode(Matrix::Zero(small_rows, small_cols));
-    CODESIM_CHECK(structure_->node_count() == nodes_, "the structure has the scheme's nodes");
-    for (int l = 0; l < layers_; ++l) {
-      const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
-      const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
-      shapes_.push_back(layer_shape(scheme_spec, *structure_, small_rows, small_cols, rows, cols));
-    }
-    // Blocks: layer l, node p, block b at l * blocks_per_layer_ + first_block_[p] + b.
-    for (int p = 0; p < nodes_; ++p) {
-      first_block_.push_back(blocks_per_layer_);
-      blocks_per_layer_ += static_cast<int>(structure_->stored_blocks(p).size());
-    }
-    first_block_.push_back(blocks_per_layer_);
-    wrong_.assign(static_cast<std::size_t>(blocks_per_layer_ * layers_), 0);
-    checkpoint_wrong_ = wrong_;
-
-    // Node speeds, straggler laws and the decoder.
-    speeds_ = cluster.speeds_flops_per_s;
-    usable_.assign(speeds_.size(), 0);
-    for (int p = 0; p < nodes_; ++p) {
-      usable_[static_cast<std::size_t>(p)] = 1;
-      live_.push_back(p);
-      const sim::StragglerSpec& law = cluster.stragglers[static_cast<std::size_t>(p)];
-      stragglers_ = stragglers_ || law.kind != "none";
-      nodes_state_.emplace_back(
-          p, speeds_[static_cast<std::size_t>(p)],
-          std::shared_ptr<const sim::StragglerModel>(sim::make_straggler_model(law)),
-          sim::RandomStream({seed, replica, "straggler", static_cast<std::uint64_t>(p)}));
-    }
-    double slowest = kInf;
-    for (int p = 0; p < nodes_; ++p)
-      slowest = std::min(slowest, speeds_[static_cast<std::size_t>(p)]);
-    decoder_speed_ = spec.decentralized ? slowest : speeds_.front();
-
+    nodes_ = summarize_scheme(spec.scheme).nodes;
+    init_structure();
+    init_nodes(cluster, seed, replica);
     // Strike streams and per-opportunity hazards from the fault injector's rates.
-    const FaultInjector rates(faults, cluster.node_count(), seed, replica);
-    const std::vector<NodeFaultRates> resolved = resolve_fault_rates(faults, cluster.node_count());
-    const auto enabled = [&](int p, FaultTarget target) {
-      return !is_disabled(resolved[static_cast<std::size_t>(p)][static_cast<std::size_t>(target)]);
-    };
-    const auto open_streams = [&](FaultTarget target, std::vector<double>& budget,
-                                  std::vector<std::optional<sim::RandomStream>>& streams) {
-      budget.assign(static_cast<std::size_t>(nodes_), kInf);
-      streams.resize(static_cast<std::size_t>(nodes_));
-      const std::string component = "stochastic_strike." + std::string(to_string(target));
-      for (int p = 0; p < nodes_; ++p) {
-        if (!enabled(p, target)) continue;
-        auto& stream = streams[static_cast<std::size_t>(p)];
-        stream.emplace(sim::StreamKey{seed, replica, component, static_cast<std::uint64_t>(p)});
-        budget[static_cast<std::size_t>(p)] = stream->exponential(1.0);
-      }
-    };
-    open_streams(FaultTarget::weights, weight_budget_, weight_streams_);
-    open_streams(FaultTarget::product, product_budget_, product_streams_);
-    const auto probability = [&](int p, FaultTarget target, double flops) {
-      return enabled(p, target) ? rates.strike_probability(p, target, flops) : 0.0;
-    };
-
-    // Rounds.
-    rounds_.resize(static_cast<std::size_t>(layers_) * 2);
-    for (int l = 0; l < layers_; ++l) {
-      for (int d : {kForward, kBackward}) build_round(l, d, probability);
-    }
-    for (int l = 0; l < layers_; ++l) iteration_.push_back(&round(l, kForward));
-    for (int l = layers_ - 1; l >= 1; --l) iteration_.push_back(&round(l, kBackward));
-
-    // The update: one task per node; (weights, update) on every stored block of every layer.
-    for (const LayerShape& g : shapes_) update_flops_ += g.update_flops_per_column * batch_;
-    update_begin_.push_back(0);
-    for (int p = 0; p < nodes_; ++p) {
-      update_fixed_s_ =
-          std::max(update_fixed_s_, update_flops_ / speeds_[static_cast<std::size_t>(p)]);
-      for (int l = 0; l < layers_; ++l) {
-        const double h = hazard(
-            probability(p, FaultTarget::weights,
-                        shapes_[static_cast<std::size_t>(l)].update_flops_per_column * batch_));
-        for (int b = first_block_[static_cast<std::size_t>(p)];
-             b < first_block_[static_cast<std::size_t>(p) + 1]; ++b) {
-          update_block_.push_back(l * blocks_per_layer_ + b);
-          update_hazard_.push_back(h);
-        }
-      }
-      update_begin_.push_back(static_cast<int>(update_block_.size()));
-    }
+    const StrikeRates strikes(faults, cluster.node_count(), seed, replica);
+    open_streams(strikes, FaultTarget::weights, seed, replica, weight_budget_, weight_streams_);
+    open_streams(strikes, FaultTarget::product, seed, replica, product_budget_, product_streams_);
+    init_rounds(strikes);
+    init_update(strikes);
     double values = 0.0;
     for (const LayerShape& g : shapes_) values += g.stored_values_per_node;
     write_s_ = checkpoint_write_time_s(policy_, checkpoint_spec_, values);
-    symbol_mark_.assign(max_symbols_, 0);
-    codeword_errors_.assign(max_codewords_, 0);
-    codeword_corrected_.assign(max_codewords_, 0);
+    errors_.size(max_symbols_, max_codewords_);
   }
 
   sim::MetricSet run() {
@@ -223,12 +128,101 @@ class StochasticRun {
   }
 
  private:
+  // The scheme's structure on the smallest W with the same blocks (layer shapes scale its block
+  // sizes), the layer shapes and the block numbering.
+  void init_structure() {
+    // The structure on the smallest W with the same blocks; layer shapes scale its block sizes.
+    const auto [small_rows, small_cols] = smallest_structure(spec_.scheme);
+    structure_ = make_scheme(spec_.scheme, small_rows, small_cols);
+    structure_->encode(Matrix::Zero(small_rows, small_cols));
+    CODESIM_CHECK(structure_->node_count() == nodes_, "the structure has the scheme's nodes");
+    for (int l = 0; l < layers_; ++l) {
+      const int rows = spec_.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
+      const int cols = spec_.mlp.layer_sizes[static_cast<std::size_t>(l)];
+      shapes_.push_back(layer_shape(spec_.scheme, *structure_, small_rows, small_cols, rows, cols));
+    }
+    // Blocks: layer l, node p, block b at l * blocks_per_layer_ + first_block_[p] + b.
+    for (int p = 0; p < nodes_; ++p) {
+      first_block_.push_back(blocks_per_layer_);
+      blocks_per_layer_ += static_cast<int>(structure_->stored_blocks(p).size());
+    }
+    first_block_.push_back(blocks_per_layer_);
+    wrong_.assign(static_cast<std::size_t>(blocks_per_layer_ * layers_), 0);
+    checkpoint_wrong_ = wrong_;
+  }
+
+  // Node speeds, straggler laws and the decoder.
+  void init_nodes(const sim::ClusterSpec& cluster, std::uint64_t seed, std::uint64_t replica) {
+    speeds_ = cluster.speeds_flops_per_s;
+    usable_.assign(speeds_.size(), 0);
+    for (int p = 0; p < nodes_; ++p) {
+      usable_[static_cast<std::size_t>(p)] = 1;
+      live_.push_back(p);
+      const sim::StragglerSpec& law = cluster.stragglers[static_cast<std::size_t>(p)];
+      stragglers_ = stragglers_ || law.kind != "none";
+      nodes_state_.emplace_back(
+          p, speeds_[static_cast<std::size_t>(p)],
+          std::shared_ptr<const sim::StragglerModel>(sim::make_straggler_model(law)),
+          sim::RandomStream({seed, replica, "straggler", static_cast<std::uint64_t>(p)}));
+    }
+    double slowest = kInf;
+    for (int p = 0; p < nodes_; ++p)
+      slowest = std::min(slowest, speeds_[static_cast<std::size_t>(p)]);
+    decoder_speed_ = spec_.decentralized ? slowest : speeds_.front();
+  }
+
+  // One strike stream per node with `target` enabled, keyed (seed, replica,
+  // "stochastic_strike.<target>", node), and its first Exp(1) budget (infinite when disabled).
+  void open_streams(const StrikeRates& strikes, FaultTarget target, std::uint64_t seed,
+                    std::uint64_t replica, std::vector<double>& budget,
+                    std::vector<std::optional<sim::RandomStream>>& streams) const {
+    budget.assign(static_cast<std::size_t>(nodes_), kInf);
+    streams.resize(static_cast<std::size_t>(nodes_));
+    const std::string component = "stochastic_strike." + std::string(to_string(target));
+    for (int p = 0; p < nodes_; ++p) {
+      if (!strikes.enabled(p, target)) continue;
+      auto& stream = streams[static_cast<std::size_t>(p)];
+      stream.emplace(sim::StreamKey{seed, replica, component, static_cast<std::uint64_t>(p)});
+      budget[static_cast<std::size_t>(p)] = stream->exponential(1.0);
+    }
+  }
+
+  // The rounds, and the order of an iteration's: forward 0 .. L-1, backward L-1 .. 1.
+  void init_rounds(const StrikeRates& strikes) {
+    rounds_.resize(static_cast<std::size_t>(layers_) * 2);
+    for (int l = 0; l < layers_; ++l) {
+      for (int d : {kForward, kBackward}) build_round(l, d, strikes);
+    }
+    for (int l = 0; l < layers_; ++l) iteration_.push_back(&round(l, kForward));
+    for (int l = layers_ - 1; l >= 1; --l) iteration_.push_back(&round(l, kBackward));
+  }
+
+  // The update: one task per node; (weights, update) on every stored block of every layer.
+  void init_update(const StrikeRates& strikes) {
+    for (const LayerShape& g : shapes_) update_flops_ += g.update_flops_per_column * batch_;
+    update_begin_.push_back(0);
+    for (int p = 0; p < nodes_; ++p) {
+      update_fixed_s_ =
+          std::max(update_fixed_s_, update_flops_ / speeds_[static_cast<std::size_t>(p)]);
+      for (int l = 0; l < layers_; ++l) {
+        const double h = hazard(strikes.probability(
+            p, FaultTarget::weights,
+            shapes_[static_cast<std::size_t>(l)].update_flops_per_column * batch_));
+        for (int b = first_block_[static_cast<std::size_t>(p)];
+             b < first_block_[static_cast<std::size_t>(p) + 1]; ++b) {
+          update_block_.push_back(l * blocks_per_layer_ + b);
+          update_hazard_.push_back(h);
+        }
+      }
+      update_begin_.push_back(static_cast<int>(update_block_.size()));
+    }
+  }
+
   Round& round(int layer, int dir) {
     return rounds_[static_cast<std::size_t>(layer) * 2 + static_cast<std::size_t>(dir)];
   }
 
-  template <typename Probability>
-  void build_round(int l, int d, const Probability& probability) {
+  void build_round(int l, int d, const StrikeRates& strikes) {
     Round& r = round(l, d);
     const RoundShape& shape = shapes_[static_cast<std::size_t>(l)].dir[static_cast<std::size_t>(d)];
     r.layer = l;
@@ -241,8 +235,8 @@ class StochasticRun {
       const auto index = static_cast<std::size_t>(p);
       r.block.push_back(l * blocks_per_layer_ +
                         (d == kForward ? first_block_[index] : first_block_[index + 1] - 1));
-      r.weight_hazard.push_back(hazard(probability(p, FaultTarget::weights, r.flops)));
-      r.product_hazard.push_back(hazard(probability(p, FaultTarget::product, r.flops)));
+      r.weight_hazard.push_back(hazard(strikes.probability(p, FaultTarget::weights, r.flops)));
+      r.product_hazard.push_back(hazard(strikes.probability(p, FaultTarget::product, r.flops)));
       for (int s : shape.node_symbols[index]) r.symbol_list.push_back(s);
       r.symbol_begin.push_back(static_cast<int>(r.symbol_list.size()));
     }
@@ -263,46 +257,9 @@ class StochasticRun {
       std::vector<double> durations;
       for (int p : r.participants)
         durations.push_back(r.flops / speeds_[static_cast<std::size_t>(p)]);
-      resolve(r, 0.0, durations, r.timing);
+      resolver_.resolve(r, 0.0, durations, wait_, r.timing);
       r.fixed = true;
     }
-  }
-
-  // Which tasks finish before the round ends under the wait rule, tasks started at `now_s`
-  // taking `durations` (ties finish in participant order, as the engine's FIFO events do).
-  void resolve(const Round& r, double now_s, const std::vector<double>& durations, RoundTiming& t) {
-    const std::size_t n = r.participants.size();
-    const std::size_t symbols = r.member_count.size();
-    t.done.assign(n, 0);
-    t.present.assign(symbols, 0);
-    t.tally.reset(r.codewords, wait_);
-    t.end_s = now_s;
-    order_.resize(n);
-    ends_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      order_[i] = static_cast<int>(i);
-      ends_[i] = now_s + durations[i];
-    }
-    if (wait_.stops_early()) {
-      std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
-        return ends_[static_cast<std::size_t>(a)] < ends_[static_cast<std::size_t>(b)];
-      });
-    }
-    member_done_.assign(symbols, 0);
-    for (int i : order_) {
-      const auto index = static_cast<std::size_t>(i);
-      t.done[index] = 1;
-      t.end_s = std::max(t.end_s, ends_[index]);
-      for (int k = r.symbol_begin[index]; k < r.symbol_begin[index + 1]; ++k) {
-        const auto s = static_cast<std::size_t>(r.symbol_list[static_cast<std::size_t>(k)]);
-        if (++member_done_[s] != r.member_count[s]) continue;
-        t.present[s] = 1;
-        t.tally.add(static_cast<int>(s));
-      }
-      if (wait_.stops_early() && t.tally.enough()) break;
-    }
-    t.all_present = t.tally.present_total() == static_cast<int>(symbols);
-    t.decodable = t.tally.decodable();
   }
 
   // Draws a fresh Exp(1) budget for a stream that just struck.
@@ -310,70 +267,12 @@ class StochasticRun {
     return stream->exponential(1.0);
   }
 
-  // Marks the present symbols node i of `r` feeds as erroneous in this decode.
-  void mark_symbols(const Round& r, std::size_t i, const RoundTiming& t) {
-    for (int k = r.symbol_begin[i]; k < r.symbol_begin[i + 1]; ++k) {
-      const int s = r.symbol_list[static_cast<std::size_t>(k)];
-      const auto index = static_cast<std::size_t>(s);
-      if (!t.present[index] || symbol_mark_[index] == mark_) continue;
-      symbol_mark_[index] = mark_;
-      erroneous_.push_back(s);
-    }
-  }
-
-  void next_mark() {
-    erroneous_.clear();
-    if (++mark_ == 0) {  // wrapped: clear the stale marks
-      std::fill(symbol_mark_.begin(), symbol_mark_.end(), 0);
-      mark_ = 1;
-    }
-  }
-
-  // The decode's outcome from the erroneous symbols (erroneous_) and the present ones.
-  Outcome decode(const Round& r, const RoundTiming& t) {
-    Outcome out;
-    if (!t.decodable) {
-      out.status = Status::detected;
-      return out;
-    }
-    if (erroneous_.empty()) return out;
-    touched_.clear();
-    for (int s : erroneous_) {
-      const auto c = static_cast<std::size_t>(r.codewords.codeword_of(s));
-      if (codeword_errors_[c]++ == 0) touched_.push_back(static_cast<int>(c));
-    }
-    const bool adversarial = spec_.decode.error_model == ErrorModel::adversarial;
-    bool corrected = false;
-    bool detected = false;
-    for (int c : touched_) {
-      const auto index = static_cast<std::size_t>(c);
-      const int redundancy = t.tally.present(c) - r.codewords.decode_need;
-      const int errors = codeword_errors_[index];
-      codeword_errors_[index] = 0;
-      codeword_corrected_[index] = 0;
-      if (redundancy <= 0) {
-        out.silent = true;  // solved from exactly K symbols: nothing to check against
-        continue;
-      }
-      const int correctable = adversarial ? redundancy / 2 : redundancy - 1;
-      if (errors <= correctable) {
-        corrected = true;
-        codeword_corrected_[index] = 1;
-      } else {
-        detected = true;
-      }
-    }
-    out.status = detected ? Status::detected : corrected ? Status::corrected : Status::clean;
-    return out;
-  }
-
   // Regenerates the members of the erroneous symbols of corrected codewords; the time, or
   // nullopt when a block has too few sources.
   std::optional<double> regenerate(const Round& r) {
     key_.assign(1, r.dir);
-    for (int s : erroneous_) {
-      if (codeword_corrected_[static_cast<std::size_t>(r.codewords.codeword_of(s))])
-        key_.push_back(s);
+    for (int s : errors_.erroneous()) {
+      if (errors_.corrected(r.codewords.codeword_of(s))) key_.push_back(s);
     }
     std::sort(key_.begin() + 1, key_.end());
     auto it = regenerations_cache_.find(key_);
@@ -425,12 +324,12 @@ class StochasticRun {
         durations_[i] =
             nodes_state_[static_cast<std::size_t>(r.participants[i])].draw_task_duration_s(r.flops);
       }
-      resolve(r, now_s_, durations_, scratch_timing_);
+      resolver_.resolve(r, now_s_, durations_, wait_, scratch_timing_);
       timing = &scratch_timing_;
       end_s = scratch_timing_.end_s;
     }
     const RoundTiming& t = *timing;
-    next_mark();
+    errors_.next_mark();
     for (std::size_t i = 0; i < n; ++i) {
       if (!t.done[i]) continue;
       const auto p = static_cast<std::size_t>(r.participants[i]);
@@ -450,11 +349,11 @@ class StochasticRun {
         wrong = true;
         ++faults_;
       }
-      if (wrong) mark_symbols(r, i, t);
+      if (wrong) errors_.mark_symbols(r, i, t);
     }
     progress_.time.pending.compute_s += end_s - now_s_;
     now_s_ = end_s;
-    const Outcome outcome = decode(r, t);
+    const Outcome outcome = errors_.decode(r, t, spec_.decode.error_model);
     ++progress_.counts.decodes;
     const double communication_s =
         t.all_present
@@ -531,12 +430,12 @@ class StochasticRun {
         verification_timing_.tally.reset(r.codewords, wait_);
         for (int s = 0; s < r.codewords.symbols; ++s) verification_timing_.tally.add(s);
         verification_timing_.decodable = verification_timing_.tally.decodable();
-        next_mark();
+        errors_.next_mark();
         for (std::size_t i = 0; i < r.participants.size(); ++i) {
           if (wrong_[static_cast<std::size_t>(r.block[i])])
-            mark_symbols(r, i, verification_timing_);
+            errors_.mark_symbols(r, i, verification_timing_);
         }
-        const Outcome outcome = decode(r, verification_timing_);
+        const Outcome outcome = errors_.decode(r, verification_timing_, spec_.decode.error_model);
         ++progress_.counts.decodes;
         t += r.nominal_s;
         if (outcome.status == Status::detected) {
@@ -636,17 +535,10 @@ class StochasticRun {
   std::map<std::vector<int>, Regeneration> regenerations_cache_;
 
   // --- scratch ------------------------------------------------------------------------------
-  std::vector<std::uint32_t> symbol_mark_;
-  std::uint32_t mark_ = 0;
-  std::vector<int> erroneous_;
-  std::vector<int> codeword_errors_;
-  std::vector<char> codeword_corrected_;
-  std::vector<int> touched_;
+  RoundResolver resolver_;
+  SymbolErrors errors_;
   std::vector<int> key_;
-  std::vector<int> order_;
-  std::vector<double> ends_;
   std::vector<double> durations_;
-  std::vector<int> member_done_;
   RoundTiming scratch_timing_;
   RoundTiming verification_timing_;
 
