@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "models/dnn/training_protocol.hpp"
 #include "sim/check.hpp"
 #include "sim/collectives.hpp"
 
@@ -33,7 +34,7 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
     g.update_flops_per_column += 2.0 * scaled(b).size();
     g.stored_values_per_node += scaled(b).size();
   }
-  const bool coded = spec.kind != "replication" && spec.kind != "uncoded";
+  const bool coded = !is_repetition_scheme(spec);
   if (coded) g.update_flops_per_column += 2.0 * (rows + cols);
   const SchemeSummary summary = scheme.summary();
   const int nodes = scheme.node_count();

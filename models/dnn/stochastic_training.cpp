@@ -1,5 +1,6 @@
 // Stochastic coded training: per-block wrong/right state, strikes by geometric skipping, decode
-// outcomes from the schemes' symbol structure, and train_coded's time model from round_costs.
+// outcomes from the schemes' symbol structure (stochastic_round.hpp), train_coded's time model
+// from round_costs and the protocol rules both modes share (training_protocol.hpp).
 #include "models/dnn/stochastic_training.hpp"
 
 #include <algorithm>
@@ -12,10 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "models/dnn/protocol_counters.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/stochastic_round.hpp"
-#include "models/dnn/time_breakdown.hpp"
 #include "models/dnn/training_protocol.hpp"
 #include "models/faults/fault_injector.hpp"
 #include "sim/check.hpp"
