@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "models/dnn/training_protocol.hpp"
 #include "sim/check.hpp"
 #include "sim/collectives.hpp"
 

@@ -1,5 +1,6 @@
 // Stochastic coded training: per-block wrong/right state, strikes by geometric skipping, decode
-// outcomes from the schemes' symbol structure, and train_coded's time model from round_costs.
+// outcomes from the schemes' symbol structure (stochastic_round.hpp), train_coded's time model
+// from round_costs and the protocol rules both modes share (training_protocol.hpp).
 #include "models/dnn/stochastic_training.hpp"
 
 #include <algorithm>
@@ -12,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "models/dnn/protocol_counters.hpp"
 #include "models/dnn/round_costs.hpp"
-#include "models/dnn/time_breakdown.hpp"
+#include "models/dnn/stochastic_round.hpp"
+#include "models/dnn/training_protocol.hpp"
 #include "models/faults/fault_injector.hpp"
 #include "sim/check.hpp"
 #include "sim/node.hpp"
@@ -26,59 +27,36 @@ namespace codesim::models {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int kForward = 0;
-constexpr int kBackward = 1;
-constexpr Direction kDirections[2] = {Direction::forward, Direction::backward};
-
-enum class WaitRule { all, k, k_plus_2t };
-enum class Status { clean, corrected, detected };
-
-WaitRule parse_wait(const std::string& name) {
-  if (name == "k") return WaitRule::k;
-  if (name == "k_plus_2t") return WaitRule::k_plus_2t;
-  return WaitRule::all;
-}
+using detail::kBackward;
+using detail::kForward;
+using detail::Outcome;
+using detail::Round;
+using detail::RoundResolver;
+using detail::RoundTiming;
+using detail::Status;
+using detail::SymbolErrors;
 
 // The hazard -log(1 - p) an opportunity of strike probability p spends.
 double hazard(double p) { return p >= 1.0 ? kInf : -std::log1p(-p); }
 
-// Which tasks of a round finished before it ended, and what the decode then has.
-struct RoundTiming {
-  std::vector<char> done;             // per participant
-  std::vector<char> present;          // per symbol
-  std::vector<int> codeword_present;  // per codeword
-  int present_count = 0;
-  double end_s = 0.0;     // when the task that ended the round finished
-  bool decodable = true;  // every codeword has at least K present symbols
-  bool all_present = true;
-};
+// The fault injector's strike probability per opportunity; 0 for a disabled (node, target).
+class StrikeRates {
+ public:
+  StrikeRates(const FaultConfig& faults, int cluster_nodes, std::uint64_t seed,
+              std::uint64_t replica)
+      : rates_(faults, cluster_nodes, seed, replica),
+        resolved_(resolve_fault_rates(faults, cluster_nodes)) {}
 
-// One product round of one layer and direction, flattened for the inner loop.
-struct Round {
-  int layer = 0;
-  int dir = kForward;
-  const RoundShape* shape = nullptr;
-  std::vector<int> participants;
-  std::vector<int> block;              // per participant: the block its product reads
-  std::vector<double> weight_hazard;   // per participant: (weights, dir) before its product
-  std::vector<double> product_hazard;  // per participant: (product, dir) on its partial
-  std::vector<int> symbol_begin;       // per participant + 1: its range in symbol_list
-  std::vector<int> symbol_list;
-  std::vector<int> member_count;   // per symbol
-  std::vector<int> codeword_of;    // per symbol
-  std::vector<int> codeword_need;  // per codeword: K
-  double flops = 0.0;              // one task
-  double symbol_bytes = 0.0;
-  double product_bytes = 0.0;
-  double all_present_communication_s = 0.0;
-  double nominal_s = 0.0;  // the verification pass's round
-  bool fixed = false;      // no stragglers: `timing` holds every execution's outcome (from 0)
-  RoundTiming timing;
-};
+  bool enabled(int p, FaultTarget target) const {
+    return !is_disabled(resolved_[static_cast<std::size_t>(p)][static_cast<std::size_t>(target)]);
+  }
+  double probability(int p, FaultTarget target, double flops) const {
+    return enabled(p, target) ? rates_.strike_probability(p, target, flops) : 0.0;
+  }
 
-struct Outcome {
-  Status status = Status::clean;
-  bool silent = false;
+ private:
+  FaultInjector rates_;
+  std::vector<NodeFaultRates> resolved_;
 };
 
 struct Regeneration {
@@ -99,21 +77,68 @@ class StochasticRun {
         should_stop_(should_stop),
         layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
         batch_(spec.mlp.batch_size),
-        wait_(parse_wait(spec.wait_for)) {
+        progress_(spec.iterations) {
     CODESIM_CHECK(validate_stochastic_training(cluster, spec, faults).empty(),
                   "the stochastic mode needs a spec it models");
-    const SchemeSpec& scheme_spec = spec.scheme;
-    nodes_ = summarize_scheme(scheme_spec).nodes;
-    repetition_ = repetition_copies(scheme_spec) > 0;
+    wait_ = wait_policy(spec);
+    nodes_ = summarize_scheme(spec.scheme).nodes;
+    init_structure();
+    init_nodes(cluster, seed, replica);
+    // Strike streams and per-opportunity hazards from the fault injector's rates.
+    const StrikeRates strikes(faults, cluster.node_count(), seed, replica);
+    open_streams(strikes, FaultTarget::weights, seed, replica, weight_budget_, weight_streams_);
+    open_streams(strikes, FaultTarget::product, seed, replica, product_budget_, product_streams_);
+    init_rounds(strikes);
+    init_update(strikes);
+    double values = 0.0;
+    for (const LayerShape& g : shapes_) values += g.stored_values_per_node;
+    write_s_ = checkpoint_write_time_s(policy_, checkpoint_spec_, values);
+    errors_.size(max_symbols_, max_codewords_);
+  }
+
+  sim::MetricSet run() {
+    while (true) {
+      if (should_stop_ && should_stop_()) throw TrainingStopped("training stopped on request");
+      if (progress_.all_done()) {
+        finish();
+        break;
+      }
+      if (now_s_ > spec_.time_limit_s) break;
+      const double iteration_start_s = now_s_;
+      bool rolled_back = false;
+      for (Round* r : iteration_) {
+        if (!run_round(*r)) {
+          rolled_back = true;
+          break;
+        }
+      }
+      if (rolled_back) continue;
+      run_update();
+      progress_.iteration_done(now_s_ - iteration_start_s);
+      if (progress_.all_done()) {
+        finish();
+        break;
+      }
+      if (progress_.checkpoint_due(policy_)) checkpoint();
+    }
+    if (!progress_.completed()) progress_.commit_pending();
+    verify();  // untimed, as train_coded's read-out
+    return metrics();
+  }
+
+ private:
+  // The scheme's structure on the smallest W with the same blocks (layer shapes scale its block
+  // sizes), the layer shapes and the block numbering.
+  void init_structure() {
     // The structure on the smallest W with the same blocks; layer shapes scale its block sizes.
-    const auto [small_rows, small_cols] = block_grid(scheme_spec);
-    structure_ = make_scheme(scheme_spec, small_rows, small_cols);
+    const auto [small_rows, small_cols] = block_grid(spec_.scheme);
+    structure_ = make_scheme(spec_.scheme, small_rows, small_cols);
     structure_->encode(Matrix::Zero(small_rows, small_cols));
     CODESIM_CHECK(structure_->node_count() == nodes_, "the structure has the scheme's nodes");
     for (int l = 0; l < layers_; ++l) {
-      const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
-      const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
-      shapes_.push_back(layer_shape(scheme_spec, *structure_, small_rows, small_cols, rows, cols));
+      const int rows = spec_.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
+      const int cols = spec_.mlp.layer_sizes[static_cast<std::size_t>(l)];
+      shapes_.push_back(layer_shape(spec_.scheme, *structure_, small_rows, small_cols, rows, cols));
     }
     // Blocks: layer l, node p, block b at l * blocks_per_layer_ + first_block_[p] + b.
     for (int p = 0; p < nodes_; ++p) {
@@ -123,8 +148,10 @@ class StochasticRun {
     first_block_.push_back(blocks_per_layer_);
     wrong_.assign(static_cast<std::size_t>(blocks_per_layer_ * layers_), 0);
     checkpoint_wrong_ = wrong_;
+  }
 
-    // Node speeds, straggler laws and the decoder.
+  // Node speeds, straggler laws and the decoder.
+  void init_nodes(const sim::ClusterSpec& cluster, std::uint64_t seed, std::uint64_t replica) {
     speeds_ = cluster.speeds_flops_per_s;
     usable_.assign(speeds_.size(), 0);
     for (int p = 0; p < nodes_; ++p) {
@@ -140,50 +167,46 @@ class StochasticRun {
     double slowest = kInf;
     for (int p = 0; p < nodes_; ++p)
       slowest = std::min(slowest, speeds_[static_cast<std::size_t>(p)]);
-    decoder_speed_ = spec.decentralized ? slowest : speeds_.front();
+    decoder_speed_ = spec_.decentralized ? slowest : speeds_.front();
+  }
 
-    // Strike streams and per-opportunity hazards from the fault injector's rates.
-    const FaultInjector rates(faults, cluster.node_count(), seed, replica);
-    const std::vector<NodeFaultRates> resolved = resolve_fault_rates(faults, cluster.node_count());
-    const auto enabled = [&](int p, FaultTarget target) {
-      return !is_disabled(resolved[static_cast<std::size_t>(p)][static_cast<std::size_t>(target)]);
-    };
-    const auto open_streams = [&](FaultTarget target, std::vector<double>& budget,
-                                  std::vector<std::optional<sim::RandomStream>>& streams) {
-      budget.assign(static_cast<std::size_t>(nodes_), kInf);
-      streams.resize(static_cast<std::size_t>(nodes_));
-      const std::string component = "stochastic_strike." + std::string(to_string(target));
-      for (int p = 0; p < nodes_; ++p) {
-        if (!enabled(p, target)) continue;
-        auto& stream = streams[static_cast<std::size_t>(p)];
-        stream.emplace(sim::StreamKey{seed, replica, component, static_cast<std::uint64_t>(p)});
-        budget[static_cast<std::size_t>(p)] = stream->exponential(1.0);
-      }
-    };
-    open_streams(FaultTarget::weights, weight_budget_, weight_streams_);
-    open_streams(FaultTarget::product, product_budget_, product_streams_);
-    const auto probability = [&](int p, FaultTarget target, double flops) {
-      return enabled(p, target) ? rates.strike_probability(p, target, flops) : 0.0;
-    };
+  // One strike stream per node with `target` enabled, keyed (seed, replica,
+  // "stochastic_strike.<target>", node), and its first Exp(1) budget (infinite when disabled).
+  void open_streams(const StrikeRates& strikes, FaultTarget target, std::uint64_t seed,
+                    std::uint64_t replica, std::vector<double>& budget,
+                    std::vector<std::optional<sim::RandomStream>>& streams) const {
+    budget.assign(static_cast<std::size_t>(nodes_), kInf);
+    streams.resize(static_cast<std::size_t>(nodes_));
+    const std::string component = "stochastic_strike." + std::string(to_string(target));
+    for (int p = 0; p < nodes_; ++p) {
+      if (!strikes.enabled(p, target)) continue;
+      auto& stream = streams[static_cast<std::size_t>(p)];
+      stream.emplace(sim::StreamKey{seed, replica, component, static_cast<std::uint64_t>(p)});
+      budget[static_cast<std::size_t>(p)] = stream->exponential(1.0);
+    }
+  }
 
-    // Rounds.
+  // The rounds, and the order of an iteration's: forward 0 .. L-1, backward L-1 .. 1.
+  void init_rounds(const StrikeRates& strikes) {
     rounds_.resize(static_cast<std::size_t>(layers_) * 2);
     for (int l = 0; l < layers_; ++l) {
-      for (int d : {kForward, kBackward}) build_round(l, d, probability);
+      for (int d : {kForward, kBackward}) build_round(l, d, strikes);
     }
     for (int l = 0; l < layers_; ++l) iteration_.push_back(&round(l, kForward));
     for (int l = layers_ - 1; l >= 1; --l) iteration_.push_back(&round(l, kBackward));
+  }
 
-    // The update: one task per node; (weights, update) on every stored block of every layer.
+  // The update: one task per node; (weights, update) on every stored block of every layer.
+  void init_update(const StrikeRates& strikes) {
     for (const LayerShape& g : shapes_) update_flops_ += g.update_flops_per_column * batch_;
     update_begin_.push_back(0);
     for (int p = 0; p < nodes_; ++p) {
       update_fixed_s_ =
           std::max(update_fixed_s_, update_flops_ / speeds_[static_cast<std::size_t>(p)]);
       for (int l = 0; l < layers_; ++l) {
-        const double h = hazard(
-            probability(p, FaultTarget::weights,
-                        shapes_[static_cast<std::size_t>(l)].update_flops_per_column * batch_));
+        const double h = hazard(strikes.probability(
+            p, FaultTarget::weights,
+            shapes_[static_cast<std::size_t>(l)].update_flops_per_column * batch_));
         for (int b = first_block_[static_cast<std::size_t>(p)];
              b < first_block_[static_cast<std::size_t>(p) + 1]; ++b) {
           update_block_.push_back(l * blocks_per_layer_ + b);
@@ -192,54 +215,13 @@ class StochasticRun {
       }
       update_begin_.push_back(static_cast<int>(update_block_.size()));
     }
-    double values = 0.0;
-    for (const LayerShape& g : shapes_) values += g.stored_values_per_node;
-    write_s_ = checkpoint_write_time_s(policy_, checkpoint_spec_, values);
-    symbol_mark_.assign(max_symbols_, 0);
-    codeword_errors_.assign(max_codewords_, 0);
-    codeword_corrected_.assign(max_codewords_, 0);
   }
 
-  sim::MetricSet run() {
-    while (true) {
-      if (should_stop_ && should_stop_()) throw TrainingStopped("training stopped on request");
-      if (iterations_done_ >= spec_.iterations) {
-        finish();
-        break;
-      }
-      if (now_s_ > spec_.time_limit_s) break;
-      const double iteration_start_s = now_s_;
-      bool rolled_back = false;
-      for (Round* r : iteration_) {
-        if (!run_round(*r)) {
-          rolled_back = true;
-          break;
-        }
-      }
-      if (rolled_back) continue;
-      run_update();
-      ++iterations_done_;
-      ++iterations_executed_;
-      ++iterations_since_checkpoint_;
-      progress_since_checkpoint_s_ += now_s_ - iteration_start_s;
-      if (iterations_done_ >= spec_.iterations) {
-        finish();
-        break;
-      }
-      if (policy_.due(iterations_since_checkpoint_, progress_since_checkpoint_s_)) checkpoint();
-    }
-    if (!completed_) commit_pending();
-    verify();  // untimed, as train_coded's read-out
-    return metrics();
-  }
-
- private:
   Round& round(int layer, int dir) {
     return rounds_[static_cast<std::size_t>(layer) * 2 + static_cast<std::size_t>(dir)];
   }
 
-  template <typename Probability>
-  void build_round(int l, int d, const Probability& probability) {
+  void build_round(int l, int d, const StrikeRates& strikes) {
     Round& r = round(l, d);
     const RoundShape& shape = shapes_[static_cast<std::size_t>(l)].dir[static_cast<std::size_t>(d)];
     r.layer = l;
@@ -252,20 +234,17 @@ class StochasticRun {
       const auto index = static_cast<std::size_t>(p);
       r.block.push_back(l * blocks_per_layer_ +
                         (d == kForward ? first_block_[index] : first_block_[index + 1] - 1));
-      r.weight_hazard.push_back(hazard(probability(p, FaultTarget::weights, r.flops)));
-      r.product_hazard.push_back(hazard(probability(p, FaultTarget::product, r.flops)));
+      r.weight_hazard.push_back(hazard(strikes.probability(p, FaultTarget::weights, r.flops)));
+      r.product_hazard.push_back(hazard(strikes.probability(p, FaultTarget::product, r.flops)));
       for (int s : shape.node_symbols[index]) r.symbol_list.push_back(s);
       r.symbol_begin.push_back(static_cast<int>(r.symbol_list.size()));
     }
     const int symbols = static_cast<int>(shape.members.size());
-    const int codewords = repetition_ ? shape.threshold : 1;
-    for (int s = 0; s < symbols; ++s) {
+    for (int s = 0; s < symbols; ++s)
       r.member_count.push_back(static_cast<int>(shape.members[static_cast<std::size_t>(s)].size()));
-      r.codeword_of.push_back(repetition_ ? s % shape.threshold : 0);
-    }
-    r.codeword_need.assign(static_cast<std::size_t>(codewords), repetition_ ? 1 : shape.threshold);
+    r.codewords = round_codewords(spec_.scheme, shape);
     max_symbols_ = std::max(max_symbols_, static_cast<std::size_t>(symbols));
-    max_codewords_ = std::max(max_codewords_, static_cast<std::size_t>(codewords));
+    max_codewords_ = std::max(max_codewords_, static_cast<std::size_t>(r.codewords.codewords));
     r.symbol_bytes = static_cast<double>(shape.partial_rows) * batch_ * kBytesPerValue;
     r.product_bytes = static_cast<double>(shape.product_rows) * batch_ * kBytesPerValue;
     const std::vector<char> all(static_cast<std::size_t>(symbols), 1);
@@ -277,59 +256,8 @@ class StochasticRun {
       std::vector<double> durations;
       for (int p : r.participants)
         durations.push_back(r.flops / speeds_[static_cast<std::size_t>(p)]);
-      resolve(r, 0.0, durations, r.timing);
+      resolver_.resolve(r, 0.0, durations, wait_, r.timing);
       r.fixed = true;
-    }
-  }
-
-  // Which tasks finish before the round ends under the wait rule, tasks started at `now_s`
-  // taking `durations` (ties finish in participant order, as the engine's FIFO events do).
-  void resolve(const Round& r, double now_s, const std::vector<double>& durations, RoundTiming& t) {
-    const std::size_t n = r.participants.size();
-    const std::size_t symbols = r.member_count.size();
-    const std::size_t codewords = r.codeword_need.size();
-    t.done.assign(n, 0);
-    t.present.assign(symbols, 0);
-    t.codeword_present.assign(codewords, 0);
-    t.present_count = 0;
-    t.end_s = now_s;
-    order_.resize(n);
-    ends_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      order_[i] = static_cast<int>(i);
-      ends_[i] = now_s + durations[i];
-    }
-    if (wait_ != WaitRule::all) {
-      std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
-        return ends_[static_cast<std::size_t>(a)] < ends_[static_cast<std::size_t>(b)];
-      });
-    }
-    const int extra = wait_ == WaitRule::k_plus_2t ? 2 * spec_.wait_errors : 0;
-    const int copies = repetition_ ? static_cast<int>(symbols / codewords) : 0;
-    const int needed_copies = std::min(copies, 1 + extra);
-    const int needed_symbols = std::min(static_cast<int>(symbols), r.shape->threshold + extra);
-    std::size_t blocks_ok = 0;
-    member_done_.assign(symbols, 0);
-    for (int i : order_) {
-      const auto index = static_cast<std::size_t>(i);
-      t.done[index] = 1;
-      t.end_s = std::max(t.end_s, ends_[index]);
-      for (int k = r.symbol_begin[index]; k < r.symbol_begin[index + 1]; ++k) {
-        const auto s = static_cast<std::size_t>(r.symbol_list[static_cast<std::size_t>(k)]);
-        if (++member_done_[s] != r.member_count[s]) continue;
-        t.present[s] = 1;
-        ++t.present_count;
-        const auto c = static_cast<std::size_t>(r.codeword_of[s]);
-        if (++t.codeword_present[c] == needed_copies) ++blocks_ok;
-      }
-      if (wait_ == WaitRule::all) continue;
-      const bool enough = repetition_ ? blocks_ok == codewords : t.present_count >= needed_symbols;
-      if (enough) break;
-    }
-    t.all_present = t.present_count == static_cast<int>(symbols);
-    t.decodable = true;
-    for (std::size_t c = 0; c < codewords; ++c) {
-      t.decodable = t.decodable && t.codeword_present[c] >= r.codeword_need[c];
     }
   }
 
@@ -338,70 +266,12 @@ class StochasticRun {
     return stream->exponential(1.0);
   }
 
-  // Marks the present symbols node i of `r` feeds as erroneous in this decode.
-  void mark_symbols(const Round& r, std::size_t i, const RoundTiming& t) {
-    for (int k = r.symbol_begin[i]; k < r.symbol_begin[i + 1]; ++k) {
-      const int s = r.symbol_list[static_cast<std::size_t>(k)];
-      const auto index = static_cast<std::size_t>(s);
-      if (!t.present[index] || symbol_mark_[index] == mark_) continue;
-      symbol_mark_[index] = mark_;
-      erroneous_.push_back(s);
-    }
-  }
-
-  void next_mark() {
-    erroneous_.clear();
-    if (++mark_ == 0) {  // wrapped: clear the stale marks
-      std::fill(symbol_mark_.begin(), symbol_mark_.end(), 0);
-      mark_ = 1;
-    }
-  }
-
-  // The decode's outcome from the erroneous symbols (erroneous_) and the present ones.
-  Outcome decode(const Round& r, const RoundTiming& t) {
-    Outcome out;
-    if (!t.decodable) {
-      out.status = Status::detected;
-      return out;
-    }
-    if (erroneous_.empty()) return out;
-    touched_.clear();
-    for (int s : erroneous_) {
-      const auto c = static_cast<std::size_t>(r.codeword_of[static_cast<std::size_t>(s)]);
-      if (codeword_errors_[c]++ == 0) touched_.push_back(static_cast<int>(c));
-    }
-    const bool adversarial = spec_.decode.error_model == ErrorModel::adversarial;
-    bool corrected = false;
-    bool detected = false;
-    for (int c : touched_) {
-      const auto index = static_cast<std::size_t>(c);
-      const int redundancy = t.codeword_present[index] - r.codeword_need[index];
-      const int errors = codeword_errors_[index];
-      codeword_errors_[index] = 0;
-      codeword_corrected_[index] = 0;
-      if (redundancy <= 0) {
-        out.silent = true;  // solved from exactly K symbols: nothing to check against
-        continue;
-      }
-      const int correctable = adversarial ? redundancy / 2 : redundancy - 1;
-      if (errors <= correctable) {
-        corrected = true;
-        codeword_corrected_[index] = 1;
-      } else {
-        detected = true;
-      }
-    }
-    out.status = detected ? Status::detected : corrected ? Status::corrected : Status::clean;
-    return out;
-  }
-
   // Regenerates the members of the erroneous symbols of corrected codewords; the time, or
   // nullopt when a block has too few sources.
   std::optional<double> regenerate(const Round& r) {
     key_.assign(1, r.dir);
-    for (int s : erroneous_) {
-      if (codeword_corrected_[static_cast<std::size_t>(r.codeword_of[static_cast<std::size_t>(s)])])
-        key_.push_back(s);
+    for (int s : errors_.erroneous()) {
+      if (errors_.corrected(r.codewords.codeword_of(s))) key_.push_back(s);
     }
     std::sort(key_.begin() + 1, key_.end());
     auto it = regenerations_cache_.find(key_);
@@ -437,7 +307,7 @@ class StochasticRun {
       for (int b = first_block_[index]; b < first_block_[index + 1]; ++b)
         wrong_[static_cast<std::size_t>(base + b)] = 0;
     }
-    counts_.regenerations += entry.nodes.size();
+    progress_.counts.regenerations += entry.nodes.size();
     return entry.time_s[static_cast<std::size_t>(r.layer)];
   }
 
@@ -453,12 +323,12 @@ class StochasticRun {
         durations_[i] =
             nodes_state_[static_cast<std::size_t>(r.participants[i])].draw_task_duration_s(r.flops);
       }
-      resolve(r, now_s_, durations_, scratch_timing_);
+      resolver_.resolve(r, now_s_, durations_, wait_, scratch_timing_);
       timing = &scratch_timing_;
       end_s = scratch_timing_.end_s;
     }
     const RoundTiming& t = *timing;
-    next_mark();
+    errors_.next_mark();
     for (std::size_t i = 0; i < n; ++i) {
       if (!t.done[i]) continue;
       const auto p = static_cast<std::size_t>(r.participants[i]);
@@ -478,37 +348,37 @@ class StochasticRun {
         wrong = true;
         ++faults_;
       }
-      if (wrong) mark_symbols(r, i, t);
+      if (wrong) errors_.mark_symbols(r, i, t);
     }
-    time_.pending.compute_s += end_s - now_s_;
+    progress_.time.pending.compute_s += end_s - now_s_;
     now_s_ = end_s;
-    const Outcome outcome = decode(r, t);
-    ++counts_.decodes;
+    const Outcome outcome = errors_.decode(r, t, spec_.decode.error_model);
+    ++progress_.counts.decodes;
     const double communication_s =
         t.all_present
             ? r.all_present_communication_s
             : round_communication_time_s(topology_, *r.shape, t.present, live_, r.symbol_bytes,
                                          r.product_bytes, spec_.decentralized);
-    const double decode_s = decode_flops(t.present_count, r.shape->partial_rows, batch_,
+    const double decode_s = decode_flops(t.tally.present_total(), r.shape->partial_rows, batch_,
                                          outcome.status == Status::clean) /
                             decoder_speed_;
-    time_.pending.communication_s += communication_s;
-    time_.pending.decode_s += decode_s;
+    progress_.time.pending.communication_s += communication_s;
+    progress_.time.pending.decode_s += decode_s;
     now_s_ += communication_s + decode_s;
     if (outcome.silent) ++silent_corruptions_;
     if (outcome.status == Status::detected) {
-      ++counts_.detected;
+      ++progress_.counts.detected;
       rollback();
       return false;
     }
     if (outcome.status == Status::corrected) {
-      ++counts_.corrected;
+      ++progress_.counts.corrected;
       const std::optional<double> regeneration_s = regenerate(r);
       if (!regeneration_s) {
         rollback();
         return false;
       }
-      time_.pending.communication_s += *regeneration_s;
+      progress_.time.pending.communication_s += *regeneration_s;
       if (*regeneration_s > 0.0) now_s_ += *regeneration_s;
     }
     return true;
@@ -538,7 +408,7 @@ class StochasticRun {
       }
       weight_budget_[index] = budget;
     }
-    time_.pending.compute_s += end_s - now_s_;
+    progress_.time.pending.compute_s += end_s - now_s_;
     now_s_ = end_s;
   }
 
@@ -556,30 +426,23 @@ class StochasticRun {
         node_operations_ += r.participants.size();
         verification_timing_.done.assign(r.participants.size(), 1);
         verification_timing_.present.assign(r.member_count.size(), 1);
-        verification_timing_.codeword_present.assign(r.codeword_need.size(), 0);
-        for (int c : r.codeword_of)
-          ++verification_timing_.codeword_present[static_cast<std::size_t>(c)];
-        verification_timing_.present_count = static_cast<int>(r.member_count.size());
-        verification_timing_.decodable = true;
-        for (std::size_t c = 0; c < r.codeword_need.size(); ++c) {
-          verification_timing_.decodable =
-              verification_timing_.decodable &&
-              verification_timing_.codeword_present[c] >= r.codeword_need[c];
-        }
-        next_mark();
+        verification_timing_.tally.reset(r.codewords, wait_);
+        for (int s = 0; s < r.codewords.symbols; ++s) verification_timing_.tally.add(s);
+        verification_timing_.decodable = verification_timing_.tally.decodable();
+        errors_.next_mark();
         for (std::size_t i = 0; i < r.participants.size(); ++i) {
           if (wrong_[static_cast<std::size_t>(r.block[i])])
-            mark_symbols(r, i, verification_timing_);
+            errors_.mark_symbols(r, i, verification_timing_);
         }
-        const Outcome outcome = decode(r, verification_timing_);
-        ++counts_.decodes;
+        const Outcome outcome = errors_.decode(r, verification_timing_, spec_.decode.error_model);
+        ++progress_.counts.decodes;
         t += r.nominal_s;
         if (outcome.status == Status::detected) {
-          ++counts_.detected;
+          ++progress_.counts.detected;
           return {false, t};
         }
         if (outcome.status == Status::corrected) {
-          ++counts_.corrected;
+          ++progress_.counts.corrected;
           const std::optional<double> regeneration_s = regenerate(r);
           if (!regeneration_s) return {false, t};
           t += *regeneration_s;
@@ -594,7 +457,7 @@ class StochasticRun {
     if (spec_.verify_before_checkpoint) {
       const Verification verified = verify();
       if (!verified.passed) {
-        time_.pending.checkpoint_s += verified.time_s;
+        progress_.time.pending.checkpoint_s += verified.time_s;
         now_s_ += verified.time_s;
         rollback();
         return;
@@ -603,46 +466,28 @@ class StochasticRun {
     }
     t += write_s_;
     now_s_ += t;
-    time_.committed.checkpoint_s += t;
-    commit_pending();
+    progress_.checkpoint_written(t);
     checkpoint_wrong_ = wrong_;
-    checkpoint_iterations_ = iterations_done_;
-    ++counts_.checkpoints;
-    iterations_since_checkpoint_ = 0;
-    progress_since_checkpoint_s_ = 0.0;
   }
 
   void rollback() {
-    ++counts_.rollbacks;
-    time_.discard();
+    progress_.roll_back();
     wrong_ = checkpoint_wrong_;
-    iterations_done_ = checkpoint_iterations_;
-    iterations_since_checkpoint_ = 0;
-    progress_since_checkpoint_s_ = 0.0;
     const double restart_s = policy_.restart_s();
     now_s_ += restart_s;
-    time_.restart_s += restart_s;
+    progress_.restart(restart_s);
   }
 
-  void commit_pending() { time_.commit(); }
-
-  void finish() {
-    completed_ = true;
-    completion_time_s_ = now_s_;
-    commit_pending();
-  }
+  void finish() { progress_.complete(now_s_); }
 
   sim::MetricSet metrics() const {
     sim::MetricSet m;
-    m.set("completed", completed_ ? 1.0 : 0.0);
-    m.set("completion_time_s", completed_ ? completion_time_s_ : spec_.time_limit_s);
-    m.set("iterations", iterations_done_);
-    m.set("iterations_executed", static_cast<double>(iterations_executed_));
+    progress_.add_to(m, spec_.time_limit_s);
     m.set("faults_injected", static_cast<double>(faults_));
-    counts_.add_to(m);
+    progress_.counts.add_to(m);
     m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
     m.set("node_operations", static_cast<double>(node_operations_));
-    time_.add_to(m);
+    progress_.time.add_to(m);
     return m;
   }
 
@@ -654,9 +499,8 @@ class StochasticRun {
   const std::function<bool()>& should_stop_;
   int layers_;
   int batch_;
-  WaitRule wait_;
+  WaitPolicy wait_;
   int nodes_ = 0;
-  bool repetition_ = false;
   bool stragglers_ = false;
   std::unique_ptr<CodingScheme> structure_;
   std::vector<LayerShape> shapes_;
@@ -687,35 +531,21 @@ class StochasticRun {
   // --- state --------------------------------------------------------------------------------
   std::vector<char> wrong_;  // per block: holds a strike not yet repaired
   std::vector<char> checkpoint_wrong_;
-  int checkpoint_iterations_ = 0;
   std::map<std::vector<int>, Regeneration> regenerations_cache_;
 
   // --- scratch ------------------------------------------------------------------------------
-  std::vector<std::uint32_t> symbol_mark_;
-  std::uint32_t mark_ = 0;
-  std::vector<int> erroneous_;
-  std::vector<int> codeword_errors_;
-  std::vector<char> codeword_corrected_;
-  std::vector<int> touched_;
+  RoundResolver resolver_;
+  SymbolErrors errors_;
   std::vector<int> key_;
-  std::vector<int> order_;
-  std::vector<double> ends_;
   std::vector<double> durations_;
-  std::vector<int> member_done_;
   RoundTiming scratch_timing_;
   RoundTiming verification_timing_;
 
   // --- progress and accounting --------------------------------------------------------------
   double now_s_ = 0.0;
-  int iterations_done_ = 0;
-  int iterations_since_checkpoint_ = 0;
-  double progress_since_checkpoint_s_ = 0.0;
-  bool completed_ = false;
-  double completion_time_s_ = 0.0;
-  std::uint64_t iterations_executed_ = 0, silent_corruptions_ = 0;
+  std::uint64_t silent_corruptions_ = 0;
   std::uint64_t faults_ = 0, node_operations_ = 0;
-  ProtocolCounters counts_;
-  TimeBreakdown time_;
+  TrainingProgress progress_;
 };
 
 bool rate_enabled_anywhere(const FaultConfig& faults, int nodes, FaultTarget target) {

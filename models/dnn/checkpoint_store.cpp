@@ -1,0 +1,42 @@
+// CheckpointStore: the blocks, biases and shadow of the last checkpoint in a scratch file.
+#include "models/dnn/checkpoint_store.hpp"
+
+#include <utility>
+
+#include "sim/check.hpp"
+
+namespace codesim::models::detail {
+
+void CheckpointStore::write(const CheckpointContents& contents) {
+  if (!spare_) spare_ = std::make_unique<ScratchFile>("checkpoint");
+  ScratchFile& file = *spare_;
+  file.clear();
+  for (const auto& scheme : *contents.schemes) {
+    for (int p = 0; p < contents.nodes; ++p)
+      for (const Matrix* block : scheme->stored_blocks(p)) file.write_matrix(*block);
+  }
+  for (const Vector& bias : *contents.biases) file.write_matrix(bias);
+  if (contents.shadow != nullptr) {
+    for (const Matrix& w : contents.shadow->weights) file.write_matrix(w);
+    for (const Vector& b : contents.shadow->biases) file.write_matrix(b);
+  }
+  file.flush();
+  std::swap(current_, spare_);
+}
+
+void CheckpointStore::restore(const CheckpointContents& contents) {
+  CODESIM_CHECK(current_ != nullptr, "a checkpoint was written");
+  ScratchFile& file = *current_;
+  file.seek(0);
+  for (const auto& scheme : *contents.schemes) {
+    for (int p = 0; p < contents.nodes; ++p)
+      for (Matrix* block : scheme->stored_blocks(p)) file.read_matrix(*block);
+  }
+  for (Vector& bias : *contents.biases) file.read_matrix(bias);
+  if (contents.shadow != nullptr) {
+    for (Matrix& w : contents.shadow->weights) file.read_matrix(w);
+    for (Vector& b : contents.shadow->biases) file.read_matrix(b);
+  }
+}
+
+}  // namespace codesim::models::detail

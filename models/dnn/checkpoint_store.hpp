@@ -1,0 +1,42 @@
+// The last checkpoint of a numeric coded training run, outside the process: every stored block,
+// the biases and the audit's shadow as raw doubles in a temporary file, so that a rollback
+// restores them bit for bit without a second copy in memory.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "models/coding/coding_scheme.hpp"
+#include "models/dnn/mlp.hpp"
+#include "models/dnn/scratch_file.hpp"
+
+namespace codesim::models::detail {
+
+/// What a checkpoint holds: every layer's scheme (the stored blocks of nodes 0 .. nodes - 1),
+/// the biases and, when not null, the audit's shadow parameters. The pointers outlive the call.
+struct CheckpointContents {
+  const std::vector<std::unique_ptr<CodingScheme>>* schemes = nullptr;
+  int nodes = 0;
+  std::vector<Vector>* biases = nullptr;
+  MlpParameters* shadow = nullptr;
+};
+
+/// The last written checkpoint. Checkpoint 0 (the initial state) is not stored: the run rebuilds
+/// it from the seed, so a fresh store is empty.
+class CheckpointStore {
+ public:
+  /// Whether no checkpoint was written yet.
+  bool empty() const { return current_ == nullptr; }
+  /// Writes `contents` as the new checkpoint: to a spare file that replaces the current one once
+  /// complete (a failed write throws and leaves the last checkpoint in place).
+  void write(const CheckpointContents& contents);
+  /// Reads the last checkpoint back into `contents`, whose matrices keep the shapes they had at
+  /// the write. Precondition: !empty().
+  void restore(const CheckpointContents& contents);
+
+ private:
+  std::unique_ptr<ScratchFile> current_;
+  std::unique_ptr<ScratchFile> spare_;
+};
+
+}  // namespace codesim::models::detail

@@ -1,0 +1,175 @@
+// CodedTrainingRun's recovery: regeneration of blamed and stale blocks, the verification pass,
+// checkpoint writes, rollbacks and waiting for repairs.
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "models/dnn/coded_training_run.hpp"
+#include "models/dnn/slab_weights.hpp"
+#include "sim/check.hpp"
+
+namespace codesim::models::detail {
+
+// Whether every round of an iteration could decode from the usable nodes.
+bool CodedTrainingRun::decodable_with_usable_nodes() const {
+  return iteration_decodable(geometry_, codewords_, [this](int p) { return usable(p); });
+}
+
+// After a corrected decode of `layer`: regenerates the blamed nodes that are up from healthy
+// sources (not blamed, stale or down) and marks the down ones stale (regenerated once back).
+std::optional<double> CodedTrainingRun::regenerate_blamed(int layer,
+                                                          const std::vector<int>& blamed) {
+  std::vector<std::pair<int, int>> jobs;
+  std::vector<int> exclude = blamed;
+  for (int p = 0; p < nodes_; ++p)
+    if (stale_[static_cast<std::size_t>(p)] || !up(p)) exclude.push_back(p);
+  for (int p : blamed) {
+    if (up(p)) {
+      jobs.emplace_back(layer, p);
+    } else {
+      stale_[static_cast<std::size_t>(p)] = true;
+    }
+  }
+  return regenerate(jobs, exclude);
+}
+
+// Regenerates each (layer, node) block from regeneration_sources(node, exclude); returns the
+// time (per node: the sources' blocks arrive one after another, then 2 |sources| values per
+// block entry are combined; nodes work in parallel), or nullopt when one cannot be done.
+std::optional<double> CodedTrainingRun::regenerate(const std::vector<std::pair<int, int>>& jobs,
+                                                   const std::vector<int>& exclude) {
+  std::vector<double> node_s(static_cast<std::size_t>(nodes_), 0.0);
+  for (const auto& [layer, node] : jobs) {
+    CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
+    const std::vector<int> sources = scheme.regeneration_sources(node, exclude);
+    if (sources.empty() || !scheme.regenerate(node, sources)) return std::nullopt;
+    ++progress_.counts.regenerations;
+    const double values = geometry_[static_cast<std::size_t>(layer)].stored_values_per_node;
+    node_s[static_cast<std::size_t>(node)] += regeneration_time_s(
+        cluster_.topology(), node, sources, values, cluster_.node(node).speed_flops_per_s());
+  }
+  return *std::max_element(node_s.begin(), node_s.end());
+}
+
+// Checkpoint 0 is not written: the initial state is rebuilt from the seed.
+detail::CheckpointContents CodedTrainingRun::checkpoint_contents() {
+  return {&schemes_, nodes_, &biases_, spec_.audit ? &shadow_ : nullptr};
+}
+
+void CodedTrainingRun::take_snapshot() { checkpoints_.write(checkpoint_contents()); }
+
+void CodedTrainingRun::restore_snapshot() {
+  if (checkpoints_.empty()) {
+    // Checkpoint 0, the initial state, is rebuilt from the seed rather than stored.
+    for (int l = 0; l < layers_; ++l) {
+      const LayerGeometry& g = geometry_[static_cast<std::size_t>(l)];
+      encode_initial_weights(spec_.scheme, *schemes_[static_cast<std::size_t>(l)], seed_, l, g.rows,
+                             g.cols);
+      biases_[static_cast<std::size_t>(l)].setZero();
+    }
+    if (spec_.audit) shadow_ = glorot_init(spec_.mlp, seed_);
+  } else {
+    checkpoints_.restore(checkpoint_contents());
+  }
+  std::fill(stale_.begin(), stale_.end(), false);
+}
+
+// Nominal (straggler-free) time of one batch-1 round of the verification pass.
+double CodedTrainingRun::nominal_round_s(int layer, Direction dir) const {
+  const DirectionGeometry& g =
+      geometry_[static_cast<std::size_t>(layer)].dir[static_cast<std::size_t>(dir_index(dir))];
+  std::vector<char> usable_nodes(static_cast<std::size_t>(cluster_.size()), 0);
+  std::vector<double> speeds(static_cast<std::size_t>(cluster_.size()), 0.0);
+  for (int p = 0; p < cluster_.size(); ++p) {
+    usable_nodes[static_cast<std::size_t>(p)] = p < nodes_ && usable(p);
+    speeds[static_cast<std::size_t>(p)] = cluster_.node(p).speed_flops_per_s();
+  }
+  const double decoder_speed =
+      spec_.decentralized ? slowest_live_speed() : cluster_.node(0).speed_flops_per_s();
+  return nominal_round_time_s(cluster_.topology(), g, usable_nodes, speeds, live_nodes(),
+                              decoder_speed, batch_, spec_.decentralized);
+}
+
+// The all-ones verification pass (no faults): corrected errors are regenerated; a detected
+// error or an impossible regeneration fails it.
+CodedTrainingRun::Verification CodedTrainingRun::verify() {
+  double t = 0.0;
+  for (int l = 0; l < layers_; ++l) {
+    CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
+    const LayerGeometry& g = geometry_[static_cast<std::size_t>(l)];
+    for (Direction dir : {Direction::forward, Direction::backward}) {
+      const Matrix ones = Matrix::Ones(dir == Direction::forward ? g.cols : g.rows, 1);
+      const ProductDecode d = compute_and_decode(scheme, dir, ones, spec_.decode,
+                                                 [this](int p, Matrix&) { return usable(p); });
+      ++progress_.counts.decodes;
+      t += nominal_round_s(l, dir);
+      if (d.status == DecodeStatus::detected) {
+        ++progress_.counts.detected;
+        return {false, t};
+      }
+      if (d.status == DecodeStatus::corrected) {
+        ++progress_.counts.corrected;
+        const std::optional<double> r = regenerate_blamed(l, d.blamed_nodes);
+        if (!r) return {false, t};
+        t += *r;
+      }
+    }
+  }
+  return {true, t};
+}
+
+double CodedTrainingRun::write_cost_s() const {
+  // Every node writes its own blocks in parallel: the largest node's bytes.
+  double values = 0.0;
+  for (const LayerGeometry& g : geometry_) values += g.stored_values_per_node;
+  return checkpoint_write_time_s(policy_, checkpoint_spec_, values);
+}
+
+void CodedTrainingRun::start_checkpoint() {
+  phase_ = Phase::checkpoint;
+  double t = 0.0;
+  if (spec_.verify_before_checkpoint) {
+    const Verification verified = verify();
+    if (!verified.passed) {
+      // The verification time is spent, then the rollback counts it as lost.
+      progress_.time.pending.checkpoint_s += verified.time_s;
+      after(verified.time_s, [this] { rollback(); });
+      return;
+    }
+    t += verified.time_s;
+  }
+  t += write_cost_s();
+  after(t, [this, t] {
+    progress_.checkpoint_written(t);
+    take_snapshot();
+    if (observer_.on_checkpoint) observer_.on_checkpoint(progress_.done(), decoded_parameters());
+    start_iteration();
+  });
+}
+
+void CodedTrainingRun::rollback() {
+  progress_.roll_back();
+  ++attempt_;
+  for (int p = 0; p < nodes_; ++p) cluster_.node(p).cancel_task(engine_);
+  restore_snapshot();
+  if (observer_.on_rollback) observer_.on_rollback(progress_.done(), decoded_parameters());
+  phase_ = Phase::restart;
+  const double restart_s = policy_.restart_s();
+  after(restart_s, [this, restart_s] {
+    progress_.restart(restart_s);
+    start_iteration();
+  });
+}
+
+void CodedTrainingRun::wait_for_repairs() {
+  bool any_down = false;
+  for (int p = 0; p < nodes_; ++p) any_down = any_down || !up(p);
+  CODESIM_CHECK(any_down, "an iteration can always start when every node is up and fresh");
+  phase_ = Phase::waiting;
+  wait_start_s_ = engine_.now();
+  ++attempt_;
+}
+
+}  // namespace codesim::models::detail

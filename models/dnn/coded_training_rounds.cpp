@@ -1,0 +1,418 @@
+// CodedTrainingRun's iteration: the product rounds of the forward and backward passes with their
+// decodes and the nodes' own nonlinear steps, then the update.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "models/dnn/coded_training_run.hpp"
+#include "sim/check.hpp"
+
+namespace codesim::models::detail {
+
+void CodedTrainingRun::start_iteration() {
+  if (observer_.should_stop && observer_.should_stop()) {
+    throw TrainingStopped("training stopped on request");
+  }
+  if (progress_.all_done()) {
+    finish();
+    return;
+  }
+  phase_ = Phase::idle;
+  iteration_start_s_ = engine_.now();
+  double regeneration_s = 0.0;
+  if (!regenerate_repaired_nodes(regeneration_s)) {
+    rollback();
+    return;
+  }
+  progress_.time.pending.communication_s += regeneration_s;
+  if (!decodable_with_usable_nodes()) {
+    wait_for_repairs();
+    return;
+  }
+  after(regeneration_s, [this] {
+    load_batch(progress_.done());
+    z_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
+    x_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
+    delta_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
+    x_[0].reset(x0_);
+    start_round(0, Direction::forward);
+  });
+}
+
+// Stale nodes that are back up get their blocks regenerated first: false when one cannot be,
+// else `regeneration_s` holds the time (0 when none was stale).
+bool CodedTrainingRun::regenerate_repaired_nodes(double& regeneration_s) {
+  std::vector<std::pair<int, int>> repairs;  // (layer, node)
+  for (int p = 0; p < nodes_; ++p) {
+    if (stale_[static_cast<std::size_t>(p)] && up(p)) {
+      for (int l = 0; l < layers_; ++l) repairs.emplace_back(l, p);
+    }
+  }
+  if (repairs.empty()) return true;
+  std::vector<int> exclude;
+  for (int p = 0; p < nodes_; ++p)
+    if (stale_[static_cast<std::size_t>(p)] || !up(p)) exclude.push_back(p);
+  const std::optional<double> t = regenerate(repairs, exclude);
+  if (!t) return false;
+  for (const auto& [layer, node] : repairs) stale_[static_cast<std::size_t>(node)] = false;
+  regeneration_s = *t;
+  return true;
+}
+
+void CodedTrainingRun::start_round(int layer, Direction dir) {
+  phase_ = Phase::round;
+  round_layer_ = layer;
+  round_dir_ = dir;
+  round_start_s_ = engine_.now();
+  const DirectionGeometry& g =
+      geometry_[static_cast<std::size_t>(layer)].dir[static_cast<std::size_t>(dir_index(dir))];
+  std::fill(task_state_.begin(), task_state_.end(), TaskState::none);
+  for (auto& partial : partials_) partial.reset();
+  member_done_.assign(g.members.size(), 0);
+  symbol_complete_.assign(g.members.size(), 0);
+  tally_.reset(
+      codewords_[static_cast<std::size_t>(layer)][static_cast<std::size_t>(dir_index(dir))], wait_);
+  pending_tasks_ = 0;
+  const double flops = g.task_flops_per_column * batch_;
+  const std::uint32_t attempt = attempt_;
+  for (int p : g.participants) {
+    if (!usable(p)) {
+      task_state_[static_cast<std::size_t>(p)] = TaskState::lost;
+      continue;
+    }
+    sim::Node& node = cluster_.node(p);
+    CODESIM_CHECK(!node.is_busy(), "a node starts a round idle");
+    task_state_[static_cast<std::size_t>(p)] = TaskState::pending;
+    ++pending_tasks_;
+    node.run_task(engine_, flops, [this, p, attempt] {
+      if (attempt == attempt_ && phase_ == Phase::round) on_partial(p);
+    });
+  }
+  if (pending_tasks_ == 0) finish_round();
+}
+
+void CodedTrainingRun::on_partial(int p) {
+  const int l = round_layer_;
+  const Direction dir = round_dir_;
+  const DirectionGeometry& g =
+      geometry_[static_cast<std::size_t>(l)].dir[static_cast<std::size_t>(dir_index(dir))];
+  CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
+  const NodeCopies& input = dir == Direction::forward ? x_[static_cast<std::size_t>(l)]
+                                                      : delta_[static_cast<std::size_t>(l)];
+  const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
+  Matrix& block = dir == Direction::forward ? *blocks.front() : *blocks.back();
+  const double flops = g.task_flops_per_column * batch_;
+  offer(p, dir_name(dir), l, FaultTarget::weights, flops, block);
+  Matrix partial = multiply_input(scheme, p, dir, input.of(p));
+  offer(p, dir_name(dir), l, FaultTarget::product, flops, partial);
+  partials_[static_cast<std::size_t>(p)] = std::move(partial);
+  task_state_[static_cast<std::size_t>(p)] = TaskState::done;
+  --pending_tasks_;
+  for (int s : g.node_symbols[static_cast<std::size_t>(p)]) {
+    if (++member_done_[static_cast<std::size_t>(s)] ==
+        static_cast<int>(g.members[static_cast<std::size_t>(s)].size())) {
+      symbol_complete_[static_cast<std::size_t>(s)] = 1;
+      tally_.add(s);
+    }
+  }
+  check_round_done();
+}
+
+void CodedTrainingRun::check_round_done() {
+  if (pending_tasks_ == 0 || (wait_.stops_early() && tally_.enough())) {
+    finish_round();
+  }
+}
+
+void CodedTrainingRun::finish_round() {
+  progress_.time.pending.compute_s += engine_.now() - round_start_s_;
+  phase_ = Phase::after_round;
+  for (int p = 0; p < nodes_; ++p) {
+    if (task_state_[static_cast<std::size_t>(p)] == TaskState::pending) {
+      cluster_.node(p).cancel_task(engine_);
+      task_state_[static_cast<std::size_t>(p)] = TaskState::lost;
+    }
+  }
+  const int l = round_layer_;
+  const Direction dir = round_dir_;
+  const DirectionGeometry& g =
+      geometry_[static_cast<std::size_t>(l)].dir[static_cast<std::size_t>(dir_index(dir))];
+  int present = 0;
+  const std::vector<std::optional<Matrix>> symbols = gather_symbols(g, present);
+  const double symbol_bytes = static_cast<double>(g.partial_rows) * batch_ * kBytesPerValue;
+  const double communication_s = communication_time_s(g, symbols, symbol_bytes);
+  round_decode_ = schemes_[static_cast<std::size_t>(l)]->decode(dir, symbols, spec_.decode);
+  ++progress_.counts.decodes;
+  const double decoder_speed =
+      spec_.decentralized ? slowest_live_speed() : cluster_.node(0).speed_flops_per_s();
+  const double decode_s =
+      decode_flops(present, g.partial_rows, batch_, round_decode_.status == DecodeStatus::clean) /
+      decoder_speed;
+  progress_.time.pending.communication_s += communication_s;
+  progress_.time.pending.decode_s += decode_s;
+  after(communication_s + decode_s, [this] { after_decode(); });
+}
+
+// The complete symbols of the round, each the sum of its members' partials in member order
+// (absent: an erasure); `present` counts them. Releases the partials.
+std::vector<std::optional<Matrix>> CodedTrainingRun::gather_symbols(const DirectionGeometry& g,
+                                                                    int& present) {
+  std::vector<std::optional<Matrix>> symbols(g.members.size());
+  for (std::size_t s = 0; s < g.members.size(); ++s) {
+    if (!symbol_complete_[s]) continue;
+    const int first = g.members[s].front();
+    // A partial that feeds only this symbol is moved rather than copied.
+    Matrix sum = g.node_symbols[static_cast<std::size_t>(first)].size() == 1
+                     ? std::move(*partials_[static_cast<std::size_t>(first)])
+                     : *partials_[static_cast<std::size_t>(first)];
+    for (std::size_t i = 1; i < g.members[s].size(); ++i)
+      sum += *partials_[static_cast<std::size_t>(g.members[s][i])];
+    symbols[s] = std::move(sum);
+    ++present;
+  }
+  for (auto& partial : partials_) partial.reset();
+  return symbols;
+}
+
+double CodedTrainingRun::communication_time_s(const DirectionGeometry& g,
+                                              const std::vector<std::optional<Matrix>>& symbols,
+                                              double symbol_bytes) const {
+  std::vector<char> present(symbols.size());
+  for (std::size_t s = 0; s < symbols.size(); ++s) present[s] = symbols[s].has_value();
+  const double product_bytes = static_cast<double>(g.product_rows) * batch_ * kBytesPerValue;
+  return round_communication_time_s(cluster_.topology(), g, present, live_nodes(), symbol_bytes,
+                                    product_bytes, spec_.decentralized);
+}
+
+void CodedTrainingRun::after_decode() {
+  const int l = round_layer_;
+  const Direction dir = round_dir_;
+  double regeneration_s = 0.0;
+  if (round_decode_.status == DecodeStatus::detected) {
+    ++progress_.counts.detected;
+    rollback();
+    return;
+  }
+  if (round_decode_.status == DecodeStatus::corrected) {
+    ++progress_.counts.corrected;
+    const std::optional<double> t = regenerate_blamed(l, round_decode_.blamed_nodes);
+    if (!t) {
+      rollback();
+      return;
+    }
+    regeneration_s = *t;
+  }
+  if (dir == Direction::forward) {
+    apply_forward(l);
+  } else {
+    apply_backward(l);
+  }
+  progress_.time.pending.communication_s += regeneration_s;
+  if (regeneration_s > 0.0) {
+    after(regeneration_s, [this, l, dir] { start_next_round(l, dir); });
+  } else {
+    start_next_round(l, dir);
+  }
+}
+
+// After the round of layer `l` in `dir`: forward 0 .. L-1, backward L-1 .. 1, then the update.
+void CodedTrainingRun::start_next_round(int l, Direction dir) {
+  if (dir == Direction::forward && l + 1 < layers_) {
+    start_round(l + 1, Direction::forward);
+  } else if (dir == Direction::forward && l >= 1) {
+    start_round(l, Direction::backward);
+  } else if (dir == Direction::backward && l >= 2) {
+    start_round(l - 1, Direction::backward);
+  } else {
+    start_update();
+  }
+}
+
+// Offers (decode) on every live node's copy of `value` (centralized: node 0's only, which every
+// node receives).
+void CodedTrainingRun::offer_decode_faults(NodeCopies& value, const char* operation, int layer,
+                                           double flops) {
+  if (spec_.decentralized) {
+    for (int p = 0; p < nodes_; ++p)
+      if (up(p)) offer_copy(value, p, operation, layer, FaultTarget::decode, flops);
+  } else if (up(0)) {
+    offer(0, operation, layer, FaultTarget::decode, flops, value.shared);
+  }
+}
+
+double CodedTrainingRun::decode_fault_flops(int layer, Direction dir) const {
+  const DirectionGeometry& g =
+      geometry_[static_cast<std::size_t>(layer)].dir[static_cast<std::size_t>(dir_index(dir))];
+  const double symbols = static_cast<double>(g.members.size());
+  return 2.0 * symbols * symbols * g.partial_rows * batch_;
+}
+
+void CodedTrainingRun::apply_forward(int l) {
+  const auto index = static_cast<std::size_t>(l);
+  Matrix z = std::move(round_decode_.product);
+  z.colwise() += biases_[index];
+  NodeCopies& zc = z_[index];
+  zc.reset(std::move(z));
+  offer_decode_faults(zc, "forward", l, decode_fault_flops(l, Direction::forward));
+  const double elementwise = static_cast<double>(zc.shared.size());
+  const Activation f = spec_.mlp.hidden_activation;
+  if (l + 1 < layers_) {
+    NodeCopies& x = x_[index + 1];
+    x.reset(activate(f, zc.shared));
+    for (int p = 0; p < nodes_; ++p) {
+      if (!up(p)) continue;
+      if (zc.differs(p)) x.set_own(p, activate(f, zc.of(p)), nodes_);
+      offer_copy(x, p, "forward", l, FaultTarget::activation, elementwise);
+    }
+  } else {
+    iteration_loss_ = cross_entropy(zc.shared, labels_);
+    NodeCopies& d = delta_[index];
+    d.reset(output_delta(zc.shared, labels_));
+    for (int p = 0; p < nodes_; ++p) {
+      if (!up(p)) continue;
+      if (zc.differs(p)) d.set_own(p, output_delta(zc.of(p), labels_), nodes_);
+      offer_copy(d, p, "loss", l, FaultTarget::activation, elementwise);
+    }
+  }
+}
+
+void CodedTrainingRun::apply_backward(int l) {
+  // c = W_l^T delta_l; delta_{l-1} = c o f'(z_{l-1}).
+  NodeCopies c;
+  c.reset(std::move(round_decode_.product));
+  offer_decode_faults(c, "backward", l, decode_fault_flops(l, Direction::backward));
+  const NodeCopies& z = z_[static_cast<std::size_t>(l) - 1];
+  const Activation f = spec_.mlp.hidden_activation;
+  NodeCopies& d = delta_[static_cast<std::size_t>(l) - 1];
+  d.reset(c.shared.cwiseProduct(activation_derivative(f, z.shared)));
+  const double elementwise = static_cast<double>(c.shared.size());
+  for (int p = 0; p < nodes_; ++p) {
+    if (!up(p)) continue;
+    if (c.differs(p) || z.differs(p)) {
+      d.set_own(p, c.of(p).cwiseProduct(activation_derivative(f, z.of(p))), nodes_);
+    }
+    offer_copy(d, p, "backward", l - 1, FaultTarget::activation, elementwise);
+  }
+}
+
+double CodedTrainingRun::update_flops() const {
+  double flops = 0.0;
+  for (const LayerGeometry& g : geometry_) flops += g.update_flops_per_column * batch_;
+  return flops;
+}
+
+void CodedTrainingRun::start_update() {
+  phase_ = Phase::update;
+  round_start_s_ = engine_.now();
+  pending_tasks_ = 0;
+  const std::uint32_t attempt = attempt_;
+  const double flops = update_flops();
+  for (int p = 0; p < nodes_; ++p) {
+    task_state_[static_cast<std::size_t>(p)] = TaskState::none;
+    if (!usable(p)) {
+      stale_[static_cast<std::size_t>(p)] = true;  // misses this update
+      continue;
+    }
+    sim::Node& node = cluster_.node(p);
+    CODESIM_CHECK(!node.is_busy(), "a node starts its update idle");
+    task_state_[static_cast<std::size_t>(p)] = TaskState::pending;
+    ++pending_tasks_;
+    node.run_task(engine_, flops, [this, p, attempt] {
+      if (attempt == attempt_ && phase_ == Phase::update) on_update_done(p);
+    });
+  }
+  if (pending_tasks_ == 0) finish_update();
+}
+
+void CodedTrainingRun::on_update_done(int p) {
+  const double eta = spec_.mlp.learning_rate;
+  for (int l = 0; l < layers_; ++l) {
+    const auto index = static_cast<std::size_t>(l);
+    CodingScheme& scheme = *schemes_[index];
+    const Matrix& delta = delta_[index].of(p);
+    const Matrix& input = x_[index].of(p);
+    const double flops = geometry_[index].update_flops_per_column * batch_;
+    const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
+    FaultOpportunity o;
+    o.time_s = engine_.now();
+    o.node = p;
+    o.operation = "update";
+    o.layer = l;
+    o.target = FaultTarget::update;
+    o.flops = flops;
+    if (injector_.offer(o)) {
+      // The encoded update of the first block is what the fault corrupts before it is added.
+      const Matrix before = *blocks.front();
+      scheme.update(p, delta, input, eta);
+      Matrix increment = *blocks.front() - before;
+      injector_.apply(increment);
+      *blocks.front() = before + increment;
+    } else {
+      scheme.update(p, delta, input, eta);
+    }
+    for (Matrix* block : blocks) offer(p, "update", l, FaultTarget::weights, flops, *block);
+  }
+  task_state_[static_cast<std::size_t>(p)] = TaskState::done;
+  if (--pending_tasks_ == 0) finish_update();
+}
+
+void CodedTrainingRun::finish_update() {
+  progress_.time.pending.compute_s += engine_.now() - round_start_s_;
+  phase_ = Phase::idle;
+  const double eta = spec_.mlp.learning_rate;
+  for (int l = 0; l < layers_; ++l) {
+    const auto index = static_cast<std::size_t>(l);
+    biases_[index] += eta * delta_[index].shared.rowwise().sum();
+  }
+  if (spec_.audit) {
+    const double shadow_loss = sgd_step(shadow_, spec_.mlp, x0_, labels_);
+    if (std::abs(iteration_loss_ - shadow_loss) >
+        spec_.audit_tolerance * std::max(1.0, std::abs(shadow_loss))) {
+      ++silent_corruptions_;
+    }
+  }
+  progress_.iteration_done(engine_.now() - iteration_start_s_);
+  loss_sum_ += iteration_loss_;
+  ++loss_count_;
+  if (spec_.record_loss) {
+    metrics_.append_row("loss_vs_iteration",
+                        {static_cast<double>(progress_.done()), engine_.now(), iteration_loss_});
+  }
+  end_iteration();
+}
+
+void CodedTrainingRun::end_iteration() {
+  const bool last = progress_.all_done();
+  double eval_s = 0.0;
+  if (last || (spec_.eval_every > 0 && progress_.done() % spec_.eval_every == 0)) {
+    const double accuracy = evaluate_accuracy();
+    const double mean_loss = loss_count_ > 0 ? loss_sum_ / loss_count_ : 0.0;
+    metrics_.append_row("accuracy_vs_time", {engine_.now(), static_cast<double>(progress_.done()),
+                                             accuracy, mean_loss});
+    loss_sum_ = 0.0;
+    loss_count_ = 0;
+    final_accuracy_ = accuracy;
+    final_loss_ = mean_loss;
+    eval_s = spec_.eval_cost_s;
+    progress_.time.eval_s += eval_s;
+  }
+  const auto next = [this, last] {
+    if (last) {
+      finish();
+    } else if (progress_.checkpoint_due(policy_)) {
+      start_checkpoint();
+    } else {
+      start_iteration();
+    }
+  };
+  if (eval_s > 0.0) {
+    after(eval_s, next);
+  } else {
+    next();
+  }
+}
+
+}  // namespace codesim::models::detail

@@ -1,0 +1,294 @@
+// CodedTrainingRun's set-up, its run from the first event to the read-out, the batches, the
+// cluster's own evaluation, fault offers and the metrics.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/dnn/coded_training_run.hpp"
+#include "models/dnn/slab_weights.hpp"
+#include "sim/check.hpp"
+#include "sim/random_stream.hpp"
+
+namespace codesim::models::detail {
+
+CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
+                                   const sim::CheckpointSpec& checkpoint, const TrainingSpec& spec,
+                                   FaultInjector& injector, const Dataset& train,
+                                   const Dataset& test, std::uint64_t seed, std::uint64_t replica,
+                                   const TrainingObserver& observer)
+    : spec_(spec),
+      cluster_(engine_, cluster_spec, seed, replica),
+      policy_(checkpoint, cluster_.system_mtbf_s()),
+      checkpoint_spec_(checkpoint),
+      injector_(injector),
+      train_(train),
+      seed_(seed),
+      replica_(replica),
+      observer_(observer),
+      layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
+      batch_(spec.mlp.batch_size),
+      progress_(spec.iterations) {
+  const std::string problem =
+      validate_training(spec, cluster_.size(), train.features(), train.classes);
+  CODESIM_CHECK(problem.empty(), problem.c_str());
+  wait_ = wait_policy(spec);
+  CODESIM_CHECK(test.samples() >= 1 && test.features() == train.features(),
+                "the test set needs samples of the training set's features");
+  nodes_ = summarize_scheme(spec.scheme).nodes;
+  init_layers();
+  if (spec.audit) shadow_ = glorot_init(spec.mlp, seed);
+  stale_.assign(static_cast<std::size_t>(nodes_), false);
+  task_state_.assign(static_cast<std::size_t>(nodes_), TaskState::none);
+  partials_.resize(static_cast<std::size_t>(nodes_));
+  init_evaluation(test);
+  cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
+  cluster_.crashes().on_repair([this](int node) { on_repair(node); });
+}
+
+// Every layer's scheme, holding glorot_init's weights encoded, its zero bias, shape and
+// codewords.
+void CodedTrainingRun::init_layers() {
+  const TrainingSpec& spec = spec_;
+  for (int l = 0; l < layers_; ++l) {
+    const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
+    const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
+    schemes_.push_back(make_scheme(spec.scheme, rows, cols));
+    CodingScheme& scheme = *schemes_.back();
+    CODESIM_CHECK(scheme.node_count() == nodes_, "every layer's scheme has P nodes");
+    // glorot_init's weights, a slab at a time for a large layer.
+    encode_initial_weights(spec.scheme, scheme, seed_, l, rows, cols);
+    biases_.push_back(Vector::Zero(rows));
+    geometry_.push_back(layer_shape(spec.scheme, scheme, rows, cols, rows, cols));
+    const LayerGeometry& g = geometry_.back();
+    codewords_.push_back(
+        {round_codewords(spec.scheme, g.dir[0]), round_codewords(spec.scheme, g.dir[1])});
+  }
+}
+
+// The evaluation samples and the series.
+void CodedTrainingRun::init_evaluation(const Dataset& test) {
+  const TrainingSpec& spec = spec_;
+  const int eval_count =
+      spec.eval_samples > 0 ? std::min(spec.eval_samples, test.samples()) : test.samples();
+  eval_inputs_ = test.images.leftCols(eval_count);
+  eval_labels_.assign(test.labels.begin(), test.labels.begin() + eval_count);
+  metrics_.add_series("accuracy_vs_time", {"time_s", "iteration", "test_accuracy", "train_loss"});
+  if (spec.record_loss) metrics_.add_series("loss_vs_iteration", {"iteration", "time_s", "loss"});
+}
+
+TrainingResult CodedTrainingRun::run() {
+  // Row 0: the initial model, its loss from the cluster's decoded logits of batch 0 (like every
+  // later row's), so that W is never decoded whole beside its blocks.
+  load_batch(0);
+  metrics_.append_row("accuracy_vs_time",
+                      {0.0, 0.0, evaluate_accuracy(), cross_entropy(coded_logits(x0_), labels_)});
+  cluster_.crashes().start();
+  engine_.schedule_at(0.0, [this] { start_iteration(); });
+  engine_.run_until(spec_.time_limit_s);
+  if (!progress_.completed()) {
+    progress_.commit_pending();
+    final_accuracy_ = evaluate_accuracy();
+  }
+  repair_before_read_out();
+  injector_.finish();
+  TrainingResult result;
+  result.parameters = read_out_parameters();
+  fill_metrics(result.parameters);
+  result.metrics = std::move(metrics_);
+  result.faults = injector_.log();
+  return result;
+}
+
+// The model is read out after untimed repairs: stale blocks (of nodes that missed updates) are
+// regenerated and a verification pass corrects a corruption struck at the last update that no
+// decode has seen yet.
+void CodedTrainingRun::repair_before_read_out() {
+  std::vector<std::pair<int, int>> stale_blocks;
+  std::vector<int> stale_nodes;
+  for (int p = 0; p < nodes_; ++p) {
+    if (!stale_[static_cast<std::size_t>(p)]) continue;
+    stale_nodes.push_back(p);
+    for (int l = 0; l < layers_; ++l) stale_blocks.emplace_back(l, p);
+  }
+  if (regenerate(stale_blocks, stale_nodes)) std::fill(stale_.begin(), stale_.end(), false);
+  verify();
+}
+
+std::vector<int> CodedTrainingRun::live_nodes() const {
+  std::vector<int> live;
+  for (int p = 0; p < nodes_; ++p)
+    if (up(p)) live.push_back(p);
+  return live;
+}
+
+double CodedTrainingRun::slowest_live_speed() const {
+  double slowest = std::numeric_limits<double>::infinity();
+  for (int p = 0; p < nodes_; ++p)
+    if (up(p)) slowest = std::min(slowest, cluster_.node(p).speed_flops_per_s());
+  return std::isfinite(slowest) ? slowest : cluster_.node(0).speed_flops_per_s();
+}
+
+const FaultRecord* CodedTrainingRun::offer(int node, const char* operation, int layer,
+                                           FaultTarget target, double flops,
+                                           Eigen::Ref<Eigen::MatrixXd> data) {
+  FaultOpportunity o;
+  o.time_s = engine_.now();
+  o.node = node;
+  o.operation = operation;
+  o.layer = layer;
+  o.target = target;
+  o.flops = flops;
+  return injector_.inject(o, data);
+}
+
+// Offers `target` on node p's copy of `copies` (copied out only when struck).
+void CodedTrainingRun::offer_copy(NodeCopies& copies, int node, const char* operation, int layer,
+                                  FaultTarget target, double flops) {
+  FaultOpportunity o;
+  o.time_s = engine_.now();
+  o.node = node;
+  o.operation = operation;
+  o.layer = layer;
+  o.target = target;
+  o.flops = flops;
+  if (!injector_.offer(o)) return;
+  Matrix copy = copies.of(node);
+  injector_.apply(copy);
+  copies.set_own(node, std::move(copy), nodes_);
+}
+
+void CodedTrainingRun::load_batch(int iteration) {
+  const int n = train_.samples();
+  x0_.resize(train_.features(), batch_);
+  labels_.resize(static_cast<std::size_t>(batch_));
+  for (int b = 0; b < batch_; ++b) {
+    const std::int64_t k = static_cast<std::int64_t>(iteration) * batch_ + b;
+    const std::int64_t epoch = k / n;
+    const int position = static_cast<int>(k % n);
+    const std::vector<int>& order = permutation(epoch);
+    const int sample = order[static_cast<std::size_t>(position)];
+    x0_.col(b) = train_.images.col(sample);
+    labels_[static_cast<std::size_t>(b)] = train_.labels[static_cast<std::size_t>(sample)];
+  }
+}
+
+const std::vector<int>& CodedTrainingRun::permutation(std::int64_t epoch) {
+  for (auto& [cached_epoch, order] : permutations_)
+    if (cached_epoch == epoch) return order;
+  const std::uint64_t key =
+      sim::stream_seed({seed_, replica_, "batch_order", static_cast<std::uint64_t>(epoch)});
+  // Two slots: a batch may straddle two epochs.
+  permutations_[next_slot_] = {epoch, seeded_permutation(train_.samples(), key)};
+  const std::size_t used = next_slot_;
+  next_slot_ = 1 - next_slot_;
+  return permutations_[used].second;
+}
+
+MlpParameters CodedTrainingRun::decoded_parameters() const {
+  MlpParameters p;
+  for (const auto& scheme : schemes_) p.weights.push_back(scheme->decode_weights());
+  p.biases = biases_;
+  return p;
+}
+
+// The decoded parameters at the end of the run; releases every stored block.
+MlpParameters CodedTrainingRun::read_out_parameters() {
+  MlpParameters p;
+  for (int l = 0; l < layers_; ++l) {
+    const LayerGeometry& g = geometry_[static_cast<std::size_t>(l)];
+    p.weights.push_back(
+        read_out_weights(spec_.scheme, *schemes_[static_cast<std::size_t>(l)], g.rows, g.cols));
+  }
+  p.biases = biases_;
+  return p;
+}
+
+// Logits of the cluster's own coded forward pass (no faults; error-correcting decode,
+// decode_weights() for a layer whose decode is detected).
+Matrix CodedTrainingRun::coded_logits(const Matrix& inputs) const {
+  Matrix x = inputs;
+  for (int l = 0; l < layers_; ++l) {
+    const CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
+    ProductDecode decoded = compute_and_decode(scheme, Direction::forward, x, spec_.decode);
+    Matrix s = decoded.status != DecodeStatus::detected ? std::move(decoded.product)
+                                                        : Matrix(scheme.decode_weights() * x);
+    s.colwise() += biases_[static_cast<std::size_t>(l)];
+    x = l + 1 < layers_ ? activate(spec_.mlp.hidden_activation, s) : std::move(s);
+  }
+  return x;
+}
+
+// Accuracy of the cluster's own coded forward pass on the evaluation samples (no faults).
+double CodedTrainingRun::evaluate_accuracy() const {
+  const Matrix x = coded_logits(eval_inputs_);
+  int correct = 0;
+  for (Eigen::Index c = 0; c < x.cols(); ++c) {
+    Eigen::Index best = 0;
+    x.col(c).maxCoeff(&best);
+    correct += best == eval_labels_[static_cast<std::size_t>(c)];
+  }
+  return x.cols() == 0 ? 0.0 : static_cast<double>(correct) / static_cast<double>(x.cols());
+}
+
+void CodedTrainingRun::on_crash(int node) {
+  ++crashes_;
+  if (node >= nodes_) return;
+  const auto index = static_cast<std::size_t>(node);
+  if (task_state_[index] != TaskState::pending) return;
+  task_state_[index] = TaskState::lost;
+  if (phase_ == Phase::round) {
+    --pending_tasks_;
+    check_round_done();
+  } else if (phase_ == Phase::update) {
+    stale_[index] = true;  // its update is lost
+    if (--pending_tasks_ == 0) finish_update();
+  }
+}
+
+void CodedTrainingRun::on_repair(int node) {
+  if (node >= nodes_ || phase_ != Phase::waiting) return;
+  progress_.restart(engine_.now() - wait_start_s_);
+  start_iteration();
+}
+
+void CodedTrainingRun::finish() {
+  phase_ = Phase::done;
+  progress_.complete(engine_.now());
+  ++attempt_;
+  engine_.stop();
+}
+
+void CodedTrainingRun::fill_metrics(const MlpParameters& final_parameters) {
+  sim::MetricSet& m = metrics_;
+  progress_.add_to(m, engine_.now());
+  m.set("final_test_accuracy", final_accuracy_);
+  m.set("final_train_loss", final_loss_);
+  m.set("faults_injected", static_cast<double>(injector_.log().records.size()));
+  progress_.counts.add_to(m);
+  m.set("crashes", static_cast<double>(crashes_));
+  m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
+  m.set("audit_final_weight_deviation", audit_weight_deviation(final_parameters));
+  progress_.time.add_to(m);
+}
+
+// Audit: max over layers of max|W - W_shadow| / max|W_shadow|; else 0.
+double CodedTrainingRun::audit_weight_deviation(const MlpParameters& final_parameters) const {
+  double deviation = 0.0;
+  if (spec_.audit) {
+    for (int l = 0; l < layers_; ++l) {
+      const auto index = static_cast<std::size_t>(l);
+      const double scale = std::max(shadow_.weights[index].cwiseAbs().maxCoeff(), 1e-300);
+      deviation = std::max(
+          deviation,
+          (final_parameters.weights[index] - shadow_.weights[index]).cwiseAbs().maxCoeff() / scale);
+    }
+  }
+  return deviation;
+}
+
+}  // namespace codesim::models::detail

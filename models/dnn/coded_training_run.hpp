@@ -1,0 +1,217 @@
+// The numeric coded training protocol as a state machine of engine events (train_coded's run):
+// product rounds, decodes, regeneration, updates, checkpoints and rollbacks, with the real
+// arithmetic inside the events. Its methods live in three files by job:
+//   coded_training_run.cpp       set-up, the run, batches, evaluation, read-out and metrics
+//   coded_training_rounds.cpp    an iteration: product rounds, decodes and the update
+//   coded_training_recovery.cpp  regeneration, verification, checkpoints and rollbacks
+// The rules it shares with the stochastic mode are in training_protocol.hpp.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "models/coding/coding_scheme.hpp"
+#include "models/dnn/checkpoint_store.hpp"
+#include "models/dnn/coded_training.hpp"
+#include "models/dnn/round_costs.hpp"
+#include "models/dnn/training_protocol.hpp"
+#include "sim/checkpoint_policy.hpp"
+#include "sim/cluster.hpp"
+#include "sim/engine.hpp"
+#include "sim/metric_set.hpp"
+
+namespace codesim::models::detail {
+
+inline int dir_index(Direction dir) { return dir == Direction::forward ? 0 : 1; }
+inline const char* dir_name(Direction dir) {
+  return dir == Direction::forward ? "forward" : "backward";
+}
+
+/// A quantity every node holds: one shared value and the copies of the nodes whose value differs
+/// (after a fault struck that node's decode or nonlinear step).
+struct NodeCopies {
+  Matrix shared;
+  std::vector<std::optional<Matrix>> own;  ///< empty when no node differs
+
+  /// Node `node`'s value, 0 <= node < the node count given to set_own.
+  const Matrix& of(int node) const {
+    return !own.empty() && own[static_cast<std::size_t>(node)]
+               ? *own[static_cast<std::size_t>(node)]
+               : shared;
+  }
+  bool differs(int node) const { return !own.empty() && own[static_cast<std::size_t>(node)]; }
+  /// Gives node `node` (< nodes) its own value.
+  void set_own(int node, Matrix value, int nodes) {
+    if (own.empty()) own.resize(static_cast<std::size_t>(nodes));
+    own[static_cast<std::size_t>(node)] = std::move(value);
+  }
+  /// Every node holds `value`.
+  void reset(Matrix value) {
+    shared = std::move(value);
+    own.clear();
+  }
+};
+
+// Per-direction and per-layer facts of the schemes (models/dnn/round_costs.hpp).
+using DirectionGeometry = RoundShape;
+using LayerGeometry = LayerShape;
+
+/// One replica of train_coded (its documentation in coded_training.hpp). The constructor takes
+/// train_coded's arguments (same preconditions), which must outlive the run; run() once.
+class CodedTrainingRun {
+ public:
+  CodedTrainingRun(const sim::ClusterSpec& cluster_spec, const sim::CheckpointSpec& checkpoint,
+                   const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,
+                   const Dataset& test, std::uint64_t seed, std::uint64_t replica,
+                   const TrainingObserver& observer);
+
+  /// Runs the protocol to the end (or the time limit) and reads the model out.
+  TrainingResult run();
+
+ private:
+  enum class Phase { idle, round, after_round, update, checkpoint, restart, waiting, done };
+  enum class TaskState { none, pending, done, lost };
+
+  struct Verification {
+    bool passed = true;
+    double time_s = 0.0;  // nominal rounds plus regenerations, up to where it stopped
+  };
+
+  // --- set-up, helpers, evaluation and read-out (coded_training_run.cpp) ----------------------
+  void init_layers();
+  void init_evaluation(const Dataset& test);
+  void repair_before_read_out();
+  bool up(int node) const { return cluster_.node(node).is_up(); }
+  bool usable(int node) const { return up(node) && !stale_[static_cast<std::size_t>(node)]; }
+  std::vector<int> live_nodes() const;
+  double slowest_live_speed() const;
+  // Runs `action` after `delay_s` unless a rollback (or the end) intervenes.
+  template <typename Action>
+  void after(double delay_s, Action action) {
+    const std::uint32_t attempt = attempt_;
+    engine_.schedule_in(delay_s, [this, attempt, action = std::move(action)]() mutable {
+      if (attempt == attempt_) action();
+    });
+  }
+  const FaultRecord* offer(int node, const char* operation, int layer, FaultTarget target,
+                           double flops, Eigen::Ref<Eigen::MatrixXd> data);
+  void offer_copy(NodeCopies& copies, int node, const char* operation, int layer,
+                  FaultTarget target, double flops);
+  void load_batch(int iteration);
+  const std::vector<int>& permutation(std::int64_t epoch);
+  MlpParameters decoded_parameters() const;
+  MlpParameters read_out_parameters();
+  Matrix coded_logits(const Matrix& inputs) const;
+  double evaluate_accuracy() const;
+  void on_crash(int node);
+  void on_repair(int node);
+  void finish();
+  void fill_metrics(const MlpParameters& final_parameters);
+  double audit_weight_deviation(const MlpParameters& final_parameters) const;
+
+  // --- an iteration (coded_training_rounds.cpp) ------------------------------------------------
+  void start_iteration();
+  bool regenerate_repaired_nodes(double& regeneration_s);
+  void start_round(int layer, Direction dir);
+  void on_partial(int p);
+  void check_round_done();
+  void finish_round();
+  std::vector<std::optional<Matrix>> gather_symbols(const DirectionGeometry& g, int& present);
+  double communication_time_s(const DirectionGeometry& g,
+                              const std::vector<std::optional<Matrix>>& symbols,
+                              double symbol_bytes) const;
+  void after_decode();
+  void start_next_round(int l, Direction dir);
+  void offer_decode_faults(NodeCopies& value, const char* operation, int layer, double flops);
+  double decode_fault_flops(int layer, Direction dir) const;
+  void apply_forward(int l);
+  void apply_backward(int l);
+  double update_flops() const;
+  void start_update();
+  void on_update_done(int p);
+  void finish_update();
+  void end_iteration();
+
+  // --- recovery (coded_training_recovery.cpp) --------------------------------------------------
+  bool decodable_with_usable_nodes() const;
+  std::optional<double> regenerate_blamed(int layer, const std::vector<int>& blamed);
+  std::optional<double> regenerate(const std::vector<std::pair<int, int>>& jobs,
+                                   const std::vector<int>& exclude);
+  CheckpointContents checkpoint_contents();
+  void take_snapshot();
+  void restore_snapshot();
+  double nominal_round_s(int layer, Direction dir) const;
+  Verification verify();
+  double write_cost_s() const;
+  void start_checkpoint();
+  void rollback();
+  void wait_for_repairs();
+
+  // --- state --------------------------------------------------------------------------------
+  const TrainingSpec& spec_;
+  sim::Engine engine_;
+  sim::Cluster cluster_;
+  sim::CheckpointPolicy policy_;
+  sim::CheckpointSpec checkpoint_spec_;
+  FaultInjector& injector_;
+  const Dataset& train_;
+  std::uint64_t seed_;
+  std::uint64_t replica_;
+  const TrainingObserver& observer_;
+  int layers_;
+  int batch_;
+  WaitPolicy wait_;
+  int nodes_ = 0;
+  CheckpointStore checkpoints_;  // the last checkpoint; empty: the initial state
+
+  std::vector<std::unique_ptr<CodingScheme>> schemes_;
+  std::vector<LayerGeometry> geometry_;
+  std::vector<std::array<RoundCodewords, 2>> codewords_;  // per layer: forward, backward
+  std::vector<Vector> biases_;
+  MlpParameters shadow_;
+  std::vector<bool> stale_;  // missed an update while down: block must be regenerated
+  sim::MetricSet metrics_;
+  Matrix eval_inputs_;
+  std::vector<int> eval_labels_;
+  std::array<std::pair<std::int64_t, std::vector<int>>, 2> permutations_{{{-1, {}}, {-1, {}}}};
+  std::size_t next_slot_ = 0;
+
+  // Current iteration.
+  Matrix x0_;
+  std::vector<int> labels_;
+  std::vector<NodeCopies> z_;      // z_l = W_l x_l + b_l
+  std::vector<NodeCopies> x_;      // x_l, the input of layer l
+  std::vector<NodeCopies> delta_;  // delta_l, N_{l+1} x B
+  double iteration_loss_ = 0.0;
+
+  // Current round.
+  Phase phase_ = Phase::idle;
+  std::uint32_t attempt_ = 0;  // bumps invalidate the events of abandoned work
+  int round_layer_ = 0;
+  Direction round_dir_ = Direction::forward;
+  double round_start_s_ = 0.0;
+  std::vector<TaskState> task_state_;
+  std::vector<std::optional<Matrix>> partials_;
+  std::vector<int> member_done_;
+  std::vector<char> symbol_complete_;
+  CodewordTally tally_;  // the complete symbols against the wait rule
+  int pending_tasks_ = 0;
+  ProductDecode round_decode_;
+
+  // Progress and accounting.
+  double iteration_start_s_ = 0.0;
+  double wait_start_s_ = 0.0;
+  double loss_sum_ = 0.0;
+  int loss_count_ = 0;
+  double final_accuracy_ = 0.0;
+  double final_loss_ = 0.0;
+  std::uint64_t crashes_ = 0, silent_corruptions_ = 0;
+  TrainingProgress progress_;
+};
+
+}  // namespace codesim::models::detail

@@ -1,0 +1,25 @@
+// Large layers in column slabs: the initial weights are drawn, encoded and copied into the blocks
+// a slab of columns at a time, and read out the same way, so that a large W never exists whole
+// beside its encoded blocks.
+#pragma once
+
+#include <cstdint>
+
+#include "models/coding/coding_scheme.hpp"
+#include "models/dnn/mlp.hpp"
+
+namespace codesim::models::detail {
+
+/// Writes glorot_init's weights of layer `layer` (rows x cols, drawn from stream (seed, 0,
+/// "mlp_init", layer + 1) exactly as glorot_init draws them), encoded, into the blocks of
+/// `scheme`, a scheme of `spec` for a rows x cols matrix (fresh or not): each slab (the whole
+/// layer when it is small) is encoded by a scheme of its own shape and copied in.
+void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::uint64_t seed,
+                            int layer, int rows, int cols);
+
+/// decode_weights() of `scheme` (a scheme of `spec` for a rows x cols matrix), whose blocks it
+/// releases (they are empty afterwards). A large layer's blocks go to a temporary file first and
+/// are decoded a slab at a time from there, so W never sits beside all of its blocks.
+Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols);
+
+}  // namespace codesim::models::detail

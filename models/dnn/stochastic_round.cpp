@@ -1,0 +1,95 @@
+// The stochastic mode's round: task completion under the wait rule and decode outcomes.
+#include "models/dnn/stochastic_round.hpp"
+
+#include <algorithm>
+
+namespace codesim::models::detail {
+
+void RoundResolver::resolve(const Round& r, double now_s, const std::vector<double>& durations,
+                            const WaitPolicy& wait, RoundTiming& t) {
+  const std::size_t n = r.participants.size();
+  const std::size_t symbols = r.member_count.size();
+  t.done.assign(n, 0);
+  t.present.assign(symbols, 0);
+  t.tally.reset(r.codewords, wait);
+  t.end_s = now_s;
+  order_.resize(n);
+  ends_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    order_[i] = static_cast<int>(i);
+    ends_[i] = now_s + durations[i];
+  }
+  if (wait.stops_early()) {
+    std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
+      return ends_[static_cast<std::size_t>(a)] < ends_[static_cast<std::size_t>(b)];
+    });
+  }
+  member_done_.assign(symbols, 0);
+  for (int i : order_) {
+    const auto index = static_cast<std::size_t>(i);
+    t.done[index] = 1;
+    t.end_s = std::max(t.end_s, ends_[index]);
+    for (int k = r.symbol_begin[index]; k < r.symbol_begin[index + 1]; ++k) {
+      const auto s = static_cast<std::size_t>(r.symbol_list[static_cast<std::size_t>(k)]);
+      if (++member_done_[s] != r.member_count[s]) continue;
+      t.present[s] = 1;
+      t.tally.add(static_cast<int>(s));
+    }
+    if (wait.stops_early() && t.tally.enough()) break;
+  }
+  t.all_present = t.tally.present_total() == static_cast<int>(symbols);
+  t.decodable = t.tally.decodable();
+}
+
+void SymbolErrors::size(std::size_t symbols, std::size_t codewords) {
+  symbol_mark_.assign(symbols, 0);
+  codeword_errors_.assign(codewords, 0);
+  codeword_corrected_.assign(codewords, 0);
+}
+
+void SymbolErrors::next_mark() {
+  erroneous_.clear();
+  if (++mark_ == 0) {  // wrapped: clear the stale marks
+    std::fill(symbol_mark_.begin(), symbol_mark_.end(), 0);
+    mark_ = 1;
+  }
+}
+
+Outcome SymbolErrors::decode(const Round& r, const RoundTiming& t, ErrorModel model) {
+  Outcome out;
+  if (!t.decodable) {
+    out.status = Status::detected;
+    return out;
+  }
+  if (erroneous_.empty()) return out;
+  touched_.clear();
+  for (int s : erroneous_) {
+    const auto c = static_cast<std::size_t>(r.codewords.codeword_of(s));
+    if (codeword_errors_[c]++ == 0) touched_.push_back(static_cast<int>(c));
+  }
+  const bool adversarial = model == ErrorModel::adversarial;
+  bool corrected = false;
+  bool detected = false;
+  for (int c : touched_) {
+    const auto index = static_cast<std::size_t>(c);
+    const int redundancy = t.tally.present(c) - r.codewords.decode_need;
+    const int errors = codeword_errors_[index];
+    codeword_errors_[index] = 0;
+    codeword_corrected_[index] = 0;
+    if (redundancy <= 0) {
+      out.silent = true;  // solved from exactly K symbols: nothing to check against
+      continue;
+    }
+    const int correctable = adversarial ? redundancy / 2 : redundancy - 1;
+    if (errors <= correctable) {
+      corrected = true;
+      codeword_corrected_[index] = 1;
+    } else {
+      detected = true;
+    }
+  }
+  out.status = detected ? Status::detected : corrected ? Status::corrected : Status::clean;
+  return out;
+}
+
+}  // namespace codesim::models::detail

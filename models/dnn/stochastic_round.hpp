@@ -1,0 +1,110 @@
+// One product round of the stochastic mode, flattened for its inner loop: which tasks finish
+// before the round ends under the wait rule (RoundResolver), and what the decode makes of the
+// erroneous symbols (SymbolErrors).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "models/coding/coding_scheme.hpp"
+#include "models/dnn/round_costs.hpp"
+#include "models/dnn/training_protocol.hpp"
+
+namespace codesim::models::detail {
+
+inline constexpr int kForward = 0;
+inline constexpr int kBackward = 1;
+
+/// Which tasks of a round finished before it ended, and what the decode then has.
+struct RoundTiming {
+  std::vector<char> done;     ///< per participant
+  std::vector<char> present;  ///< per symbol
+  CodewordTally tally;        ///< the present symbols per codeword
+  double end_s = 0.0;         ///< when the task that ended the round finished, seconds
+  bool decodable = true;      ///< every codeword has at least K present symbols
+  bool all_present = true;
+};
+
+/// One product round of one layer and direction.
+struct Round {
+  int layer = 0;
+  int dir = kForward;
+  const RoundShape* shape = nullptr;
+  std::vector<int> participants;
+  std::vector<int> block;              ///< per participant: the block its product reads
+  std::vector<double> weight_hazard;   ///< per participant: (weights, dir) before its product
+  std::vector<double> product_hazard;  ///< per participant: (product, dir) on its partial
+  std::vector<int> symbol_begin;       ///< per participant + 1: its range in symbol_list
+  std::vector<int> symbol_list;
+  std::vector<int> member_count;  ///< per symbol
+  RoundCodewords codewords;
+  double flops = 0.0;  ///< one task
+  double symbol_bytes = 0.0;
+  double product_bytes = 0.0;
+  double all_present_communication_s = 0.0;
+  double nominal_s = 0.0;  ///< the verification pass's round, seconds
+  bool fixed = false;      ///< no stragglers: `timing` holds every execution's outcome (from 0)
+  RoundTiming timing;
+};
+
+enum class Status { clean, corrected, detected };
+
+/// A decode's outcome.
+struct Outcome {
+  Status status = Status::clean;
+  bool silent = false;  ///< read an erroneous symbol nothing could detect
+};
+
+/// Resolves which tasks of a round finish before it ends; keeps its scratch between rounds.
+class RoundResolver {
+ public:
+  /// Tasks of `r` started at `now_s` taking `durations` seconds (one per participant) under
+  /// `wait`, into `t` (ties finish in participant order, as the engine's FIFO events do).
+  void resolve(const Round& r, double now_s, const std::vector<double>& durations,
+               const WaitPolicy& wait, RoundTiming& t);
+
+ private:
+  std::vector<int> order_;
+  std::vector<double> ends_;
+  std::vector<int> member_done_;
+};
+
+/// The erroneous symbols of one decode and the outcome per codeword: a codeword with a present
+/// symbols, K needed and r = a - K is silent when r = 0 (nothing detects it), corrected with at
+/// most t erroneous symbols (t = r / 2 adversarial, r - 1 random), else detected.
+class SymbolErrors {
+ public:
+  /// Sizes the scratch for rounds of up to `symbols` symbols and `codewords` codewords.
+  void size(std::size_t symbols, std::size_t codewords);
+  /// Starts a decode with no erroneous symbol.
+  void next_mark();
+  /// Marks the present symbols (per `t`) that participant i of `r` feeds as erroneous.
+  void mark_symbols(const Round& r, std::size_t i, const RoundTiming& t) {
+    for (int k = r.symbol_begin[i]; k < r.symbol_begin[i + 1]; ++k) {
+      const int s = r.symbol_list[static_cast<std::size_t>(k)];
+      const auto index = static_cast<std::size_t>(s);
+      if (!t.present[index] || symbol_mark_[index] == mark_) continue;
+      symbol_mark_[index] = mark_;
+      erroneous_.push_back(s);
+    }
+  }
+  /// The decode's outcome from the marked symbols and the present ones.
+  Outcome decode(const Round& r, const RoundTiming& t, ErrorModel model);
+  /// The symbols marked since next_mark, in marking order.
+  const std::vector<int>& erroneous() const { return erroneous_; }
+  /// Whether the last decode corrected codeword `codeword` (which held a marked symbol).
+  bool corrected(int codeword) const {
+    return codeword_corrected_[static_cast<std::size_t>(codeword)] != 0;
+  }
+
+ private:
+  std::vector<std::uint32_t> symbol_mark_;
+  std::uint32_t mark_ = 0;
+  std::vector<int> erroneous_;
+  std::vector<int> codeword_errors_;
+  std::vector<char> codeword_corrected_;
+  std::vector<int> touched_;
+};
+
+}  // namespace codesim::models::detail

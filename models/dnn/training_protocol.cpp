@@ -1,0 +1,139 @@
+// The shared rules of coded training: wait rules, codewords, the start condition of an iteration
+// and the progress, checkpoint and rollback bookkeeping.
+#include "models/dnn/training_protocol.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+#include "sim/check.hpp"
+
+namespace codesim::models {
+namespace {
+
+struct WaitRuleName {
+  const char* name;
+  WaitRule rule;
+};
+
+// The one table of wait rule names.
+constexpr std::array<WaitRuleName, 3> kWaitRules{{
+    {"all", WaitRule::all},
+    {"k", WaitRule::k},
+    {"k_plus_2t", WaitRule::k_plus_2t},
+}};
+
+}  // namespace
+
+std::optional<WaitRule> parse_wait_rule(std::string_view name) {
+  for (const WaitRuleName& entry : kWaitRules)
+    if (name == entry.name) return entry.rule;
+  return std::nullopt;
+}
+
+std::string wait_rule_names() {
+  std::string names;
+  for (std::size_t i = 0; i < kWaitRules.size(); ++i) {
+    if (i > 0) names += i + 1 < kWaitRules.size() ? ", " : " or ";
+    names += kWaitRules[i].name;
+  }
+  return names;
+}
+
+WaitPolicy wait_policy(const TrainingSpec& spec) {
+  const std::optional<WaitRule> rule = parse_wait_rule(spec.wait_for);
+  CODESIM_CHECK(rule.has_value(), "wait_for names a wait rule");
+  return {*rule, spec.wait_errors};
+}
+
+int RoundCodewords::wait_need(const WaitPolicy& wait) const {
+  const int per_codeword = symbols_per_codeword();
+  if (!wait.stops_early()) return per_codeword;
+  return std::min(per_codeword, decode_need + wait.extra_symbols());
+}
+
+RoundCodewords round_codewords(const SchemeSpec& spec, const RoundShape& shape) {
+  RoundCodewords layout;
+  layout.symbols = static_cast<int>(shape.members.size());
+  const bool repetition = repetition_copies(spec) > 0;
+  layout.codewords = repetition ? shape.threshold : 1;
+  layout.decode_need = repetition ? 1 : shape.threshold;
+  CODESIM_CHECK(layout.codewords >= 1 && layout.symbols % layout.codewords == 0,
+                "every codeword of a round has the same number of symbols");
+  CODESIM_CHECK(layout.decode_need >= 1 && layout.decode_need <= layout.symbols_per_codeword(),
+                "a codeword can be decoded from its symbols");
+  return layout;
+}
+
+bool CodewordTally::decodable() const {
+  return std::all_of(present_.begin(), present_.end(),
+                     [this](int present) { return present >= layout_.decode_need; });
+}
+
+bool enough_symbols(const RoundCodewords& layout, std::span<const char> complete,
+                    const WaitPolicy& wait) {
+  CodewordTally tally;
+  tally.reset(layout, wait);
+  for (std::size_t s = 0; s < complete.size(); ++s)
+    if (complete[s]) tally.add(static_cast<int>(s));
+  return tally.enough();
+}
+
+bool iteration_decodable(std::span<const LayerShape> shapes,
+                         std::span<const std::array<RoundCodewords, 2>> codewords,
+                         const std::function<bool(int)>& usable) {
+  const WaitPolicy decodes{WaitRule::k, 0};
+  for (std::size_t l = 0; l < shapes.size(); ++l) {
+    for (std::size_t d = 0; d < 2; ++d) {
+      if (d == 1 && l == 0) continue;  // layer 0's W^T delta is not needed
+      const RoundShape& g = shapes[l].dir[d];
+      std::vector<char> complete(g.members.size(), 0);
+      for (std::size_t s = 0; s < g.members.size(); ++s)
+        complete[s] = std::all_of(g.members[s].begin(), g.members[s].end(), usable);
+      if (!enough_symbols(codewords[l][d], complete, decodes)) return false;
+    }
+  }
+  return true;
+}
+
+void TrainingProgress::iteration_done(double seconds) {
+  ++done_;
+  ++executed_;
+  ++since_checkpoint_;
+  progress_since_checkpoint_s_ += seconds;
+}
+
+bool TrainingProgress::checkpoint_due(const sim::CheckpointPolicy& policy) const {
+  return policy.due(since_checkpoint_, progress_since_checkpoint_s_);
+}
+
+void TrainingProgress::checkpoint_written(double cost_s) {
+  time.committed.checkpoint_s += cost_s;
+  time.commit();
+  ++counts.checkpoints;
+  checkpoint_done_ = done_;
+  since_checkpoint_ = 0;
+  progress_since_checkpoint_s_ = 0.0;
+}
+
+void TrainingProgress::roll_back() {
+  ++counts.rollbacks;
+  time.discard();
+  done_ = checkpoint_done_;
+  since_checkpoint_ = 0;
+  progress_since_checkpoint_s_ = 0.0;
+}
+
+void TrainingProgress::complete(double now_s) {
+  completed_ = true;
+  completion_time_s_ = now_s;
+  time.commit();
+}
+
+void TrainingProgress::add_to(sim::MetricSet& metrics, double end_s) const {
+  metrics.set("completed", completed_ ? 1.0 : 0.0);
+  metrics.set("completion_time_s", completed_ ? completion_time_s_ : end_s);
+  metrics.set("iterations", done_);
+  metrics.set("iterations_executed", static_cast<double>(executed_));
+}
+
+}  // namespace codesim::models
