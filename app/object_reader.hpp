@@ -2,6 +2,9 @@
 // value of every field, and rejects unknown keys with a "did you mean" suggestion.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -9,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +59,15 @@ class ObjectReader {
   /// A string out of `allowed`; an unknown one is rejected with the list (and a suggestion).
   std::string choice(std::string_view key, std::optional<std::string> fallback,
                      std::span<const std::string_view> allowed);
+  /// choice() for an enum: `names` is its name table (indexed by the enum's values); returns the
+  /// value named, `fallback` when the key is missing.
+  template <typename Enum, std::size_t N>
+  requires std::is_enum_v<Enum> Enum choice(std::string_view key, Enum fallback,
+                                            const std::array<std::string_view, N>& names) {
+    const std::string name = choice(key, std::string(names[static_cast<std::size_t>(fallback)]),
+                                    std::span<const std::string_view>(names));
+    return static_cast<Enum>(std::find(names.begin(), names.end(), name) - names.begin());
+  }
   /// Reads the sub-object `key` (missing = every default) with `read`, checks its keys and
   /// records its resolved form.
   void object(std::string_view key, const std::function<void(ObjectReader&)>& read);

@@ -28,8 +28,6 @@ constexpr std::int64_t kMaxTasks = 10000000;
 
 constexpr std::array<std::string_view, 6> kTopologies = {
     "fully_connected", "star", "ring", "torus2d", "fat_tree", "edge_list"};
-constexpr std::array<std::string_view, 5> kStragglerKinds = {"none", "shifted_exponential",
-                                                             "pareto", "bimodal", "lognormal"};
 constexpr std::array<std::string_view, 5> kCheckpointPolicies = {"none", "every_iterations",
                                                                  "every_seconds", "young", "daly"};
 constexpr std::array<std::string_view, 2> kWorkloadKinds = {"iterative_job", "training"};
@@ -65,21 +63,29 @@ std::string default_name(const std::string& file) {
 // ---- cluster ----------------------------------------------------------------------------------
 
 sim::StragglerSpec read_straggler(ObjectReader& r, const sim::StragglerSpec& defaults) {
+  using sim::StragglerKind;
   sim::StragglerSpec s;
-  s.kind = r.choice("kind", defaults.kind, kStragglerKinds);
-  r.set_unknown_key_note("for straggler kind " + in_quotes(s.kind));
-  if (s.kind == "shifted_exponential") {
-    s.shift = r.number("shift", defaults.shift, at_least(0.0));
-    s.rate = r.number("rate", defaults.rate, above(0.0));
-  } else if (s.kind == "pareto") {
-    s.scale = r.number("scale", defaults.scale, above(0.0));
-    s.shape = r.number("shape", defaults.shape, above(0.0));
-  } else if (s.kind == "bimodal") {
-    s.probability_slow = r.number("probability_slow", defaults.probability_slow, between(0, 1));
-    s.slowdown = r.number("slowdown", defaults.slowdown, at_least(1.0));
-  } else if (s.kind == "lognormal") {
-    s.mu = r.number("mu", defaults.mu, any_number());
-    s.sigma = r.number("sigma", defaults.sigma, at_least(0.0));
+  s.kind = r.choice("kind", defaults.kind, sim::kStragglerKindNames);
+  r.set_unknown_key_note("for straggler kind " + in_quotes(sim::to_string(s.kind)));
+  switch (s.kind) {
+    case StragglerKind::none:
+      break;
+    case StragglerKind::shifted_exponential:
+      s.shift = r.number("shift", defaults.shift, at_least(0.0));
+      s.rate = r.number("rate", defaults.rate, above(0.0));
+      break;
+    case StragglerKind::pareto:
+      s.scale = r.number("scale", defaults.scale, above(0.0));
+      s.shape = r.number("shape", defaults.shape, above(0.0));
+      break;
+    case StragglerKind::bimodal:
+      s.probability_slow = r.number("probability_slow", defaults.probability_slow, between(0, 1));
+      s.slowdown = r.number("slowdown", defaults.slowdown, at_least(1.0));
+      break;
+    case StragglerKind::lognormal:
+      s.mu = r.number("mu", defaults.mu, any_number());
+      s.sigma = r.number("sigma", defaults.sigma, at_least(0.0));
+      break;
   }
   const std::string problem = sim::validate_straggler(s);
   if (!problem.empty()) r.fail("", with_expectation(problem, "a valid straggler law"));

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/check.hpp"
+#include "sim/enum_names.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -86,49 +87,58 @@ class Lognormal final : public StragglerModel {
 
 }  // namespace
 
+std::string_view to_string(StragglerKind kind) { return name_of(kind, kStragglerKindNames); }
+
+std::optional<StragglerKind> parse_straggler_kind(std::string_view name) {
+  return parse_name<StragglerKind>(name, kStragglerKindNames);
+}
+
 std::string validate_straggler(const StragglerSpec& spec) {
-  const std::string& kind = spec.kind;
-  if (kind == "none") return "";
-  if (kind == "shifted_exponential") {
-    if (!(spec.shift >= 0.0 && std::isfinite(spec.shift)))
-      return problem("shifted_exponential shift must be finite and >= 0", spec.shift);
-    if (!(spec.rate > 0.0 && std::isfinite(spec.rate)))
-      return problem("shifted_exponential rate must be finite and > 0", spec.rate);
-    return "";
+  switch (spec.kind) {
+    case StragglerKind::none:
+      return "";
+    case StragglerKind::shifted_exponential:
+      if (!(spec.shift >= 0.0 && std::isfinite(spec.shift)))
+        return problem("shifted_exponential shift must be finite and >= 0", spec.shift);
+      if (!(spec.rate > 0.0 && std::isfinite(spec.rate)))
+        return problem("shifted_exponential rate must be finite and > 0", spec.rate);
+      return "";
+    case StragglerKind::pareto:
+      if (!(spec.scale > 0.0 && std::isfinite(spec.scale)))
+        return problem("pareto scale must be finite and > 0", spec.scale);
+      if (!(spec.shape > 0.0 && std::isfinite(spec.shape)))
+        return problem("pareto shape must be > 0", spec.shape);
+      return "";
+    case StragglerKind::bimodal:
+      if (!(spec.probability_slow >= 0.0 && spec.probability_slow <= 1.0))
+        return problem("bimodal probability_slow must be in [0, 1]", spec.probability_slow);
+      if (!(spec.slowdown >= 1.0 && std::isfinite(spec.slowdown)))
+        return problem("bimodal slowdown must be finite and >= 1", spec.slowdown);
+      return "";
+    case StragglerKind::lognormal:
+      if (!std::isfinite(spec.mu)) return problem("lognormal mu must be finite", spec.mu);
+      if (!(spec.sigma >= 0.0 && std::isfinite(spec.sigma)))
+        return problem("lognormal sigma must be finite and >= 0", spec.sigma);
+      return "";
   }
-  if (kind == "pareto") {
-    if (!(spec.scale > 0.0 && std::isfinite(spec.scale)))
-      return problem("pareto scale must be finite and > 0", spec.scale);
-    if (!(spec.shape > 0.0 && std::isfinite(spec.shape)))
-      return problem("pareto shape must be > 0", spec.shape);
-    return "";
-  }
-  if (kind == "bimodal") {
-    if (!(spec.probability_slow >= 0.0 && spec.probability_slow <= 1.0))
-      return problem("bimodal probability_slow must be in [0, 1]", spec.probability_slow);
-    if (!(spec.slowdown >= 1.0 && std::isfinite(spec.slowdown)))
-      return problem("bimodal slowdown must be finite and >= 1", spec.slowdown);
-    return "";
-  }
-  if (kind == "lognormal") {
-    if (!std::isfinite(spec.mu)) return problem("lognormal mu must be finite", spec.mu);
-    if (!(spec.sigma >= 0.0 && std::isfinite(spec.sigma)))
-      return problem("lognormal sigma must be finite and >= 0", spec.sigma);
-    return "";
-  }
-  return "unknown straggler kind '" + kind +
-         "' (expected none, shifted_exponential, pareto, bimodal or lognormal)";
+  return "unknown straggler kind " + std::to_string(static_cast<int>(spec.kind));
 }
 
 std::unique_ptr<StragglerModel> make_straggler_model(const StragglerSpec& spec) {
   const std::string error = validate_straggler(spec);
   CODESIM_CHECK(error.empty(), error.c_str());
-  if (spec.kind == "shifted_exponential")
-    return std::make_unique<ShiftedExponential>(spec.shift, spec.rate);
-  if (spec.kind == "pareto") return std::make_unique<Pareto>(spec.scale, spec.shape);
-  if (spec.kind == "bimodal")
-    return std::make_unique<Bimodal>(spec.probability_slow, spec.slowdown);
-  if (spec.kind == "lognormal") return std::make_unique<Lognormal>(spec.mu, spec.sigma);
+  switch (spec.kind) {
+    case StragglerKind::none:
+      break;
+    case StragglerKind::shifted_exponential:
+      return std::make_unique<ShiftedExponential>(spec.shift, spec.rate);
+    case StragglerKind::pareto:
+      return std::make_unique<Pareto>(spec.scale, spec.shape);
+    case StragglerKind::bimodal:
+      return std::make_unique<Bimodal>(spec.probability_slow, spec.slowdown);
+    case StragglerKind::lognormal:
+      return std::make_unique<Lognormal>(spec.mu, spec.sigma);
+  }
   return std::make_unique<NoStraggler>();
 }
 

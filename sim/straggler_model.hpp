@@ -1,23 +1,35 @@
 // Straggler laws: the random factor (>= some floor) by which a node's compute task is slowed.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "sim/random_stream.hpp"
 
 namespace codesim::sim {
 
-/// Plain description of one straggler law. Which fields are read depends on `kind`:
-///   "none"                 factor 1;                                    mean 1
-///   "shifted_exponential"  factor = shift + Exp(rate);                  mean shift + 1/rate
-///   "pareto"               factor = scale / U^(1/shape), U ~ U(0,1];    mean shape*scale/(shape-1)
-///                          (infinite for shape <= 1)
-///   "bimodal"              factor = slowdown w.p. probability_slow, else 1;
-///                                                                       mean 1 + p (slowdown - 1)
-///   "lognormal"            factor = exp(N(mu, sigma^2));                mean exp(mu + sigma^2/2)
+/// The straggler laws:
+///   none                 factor 1;                                    mean 1
+///   shifted_exponential  factor = shift + Exp(rate);                  mean shift + 1/rate
+///   pareto               factor = scale / U^(1/shape), U ~ U(0,1];    mean shape*scale/(shape-1)
+///                        (infinite for shape <= 1)
+///   bimodal              factor = slowdown w.p. probability_slow, else 1;
+///                                                                     mean 1 + p (slowdown - 1)
+///   lognormal            factor = exp(N(mu, sigma^2));                mean exp(mu + sigma^2/2)
+enum class StragglerKind { none, shifted_exponential, pareto, bimodal, lognormal };
+
+/// The laws' names (in scenarios and outputs), indexed by StragglerKind.
+inline constexpr std::array<std::string_view, 5> kStragglerKindNames = {
+    "none", "shifted_exponential", "pareto", "bimodal", "lognormal"};
+std::string_view to_string(StragglerKind kind);
+std::optional<StragglerKind> parse_straggler_kind(std::string_view name);
+
+/// Plain description of one straggler law. Which fields are read depends on `kind`.
 struct StragglerSpec {
-  std::string kind = "none";
+  StragglerKind kind = StragglerKind::none;
   double shift = 1.0;             // shifted_exponential: >= 0
   double rate = 1.0;              // shifted_exponential: > 0
   double scale = 1.0;             // pareto: > 0

@@ -158,7 +158,7 @@ class StochasticRun {
       usable_[static_cast<std::size_t>(p)] = 1;
       live_.push_back(p);
       const sim::StragglerSpec& law = cluster.stragglers[static_cast<std::size_t>(p)];
-      stragglers_ = stragglers_ || law.kind != "none";
+      stragglers_ = stragglers_ || law.kind != sim::StragglerKind::none;
       nodes_state_.emplace_back(
           p, speeds_[static_cast<std::size_t>(p)],
           std::shared_ptr<const sim::StragglerModel>(sim::make_straggler_model(law)),

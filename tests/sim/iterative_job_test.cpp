@@ -41,7 +41,7 @@ TEST_CASE("a failure-free job takes iterations times task time plus the all-gath
 TEST_CASE("waiting for the fastest K tasks beats waiting for all under stragglers") {
   ClusterSpec cluster = uniform_cluster(8, 1e9);
   for (auto& s : cluster.stragglers) {
-    s.kind = "shifted_exponential";
+    s.kind = StragglerKind::shifted_exponential;
     s.shift = 1.0;
     s.rate = 1.0;
   }
@@ -60,7 +60,7 @@ TEST_CASE("the same seed and replica give identical metrics and another replica 
   ClusterSpec cluster = uniform_cluster(6, 1e9);
   for (auto& c : cluster.crashes) c = {50.0, 2.0};
   for (auto& s : cluster.stragglers) {
-    s.kind = "lognormal";
+    s.kind = StragglerKind::lognormal;
     s.sigma = 0.5;
   }
   CheckpointSpec checkpoint;

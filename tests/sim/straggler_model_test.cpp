@@ -38,7 +38,7 @@ void check_mean(const StragglerSpec& spec, double variance) {
   const Moments m = sample(spec);
   const double mean = make_straggler_model(spec)->mean_factor();
   const double bound = 4.0 * std::sqrt(variance / kSamples);
-  INFO("kind " << spec.kind << ": sample mean " << m.mean << " vs " << mean);
+  INFO("kind " << to_string(spec.kind) << ": sample mean " << m.mean << " vs " << mean);
   CHECK(std::abs(m.mean - mean) < bound);
 }
 }  // namespace
@@ -54,7 +54,7 @@ TEST_CASE("the none law always gives factor 1 and draws nothing") {
 
 TEST_CASE("shifted exponential factors average shift + 1/rate and never fall below the shift") {
   StragglerSpec spec;
-  spec.kind = "shifted_exponential";
+  spec.kind = StragglerKind::shifted_exponential;
   spec.shift = 1.5;
   spec.rate = 2.0;
   CHECK(make_straggler_model(spec)->mean_factor() == 2.0);
@@ -64,7 +64,7 @@ TEST_CASE("shifted exponential factors average shift + 1/rate and never fall bel
 
 TEST_CASE("pareto factors average shape*scale/(shape-1) and never fall below the scale") {
   StragglerSpec spec;
-  spec.kind = "pareto";
+  spec.kind = StragglerKind::pareto;
   spec.scale = 1.5;
   spec.shape = 5.0;
   CHECK(make_straggler_model(spec)->mean_factor() == doctest::Approx(1.875));
@@ -77,7 +77,7 @@ TEST_CASE("pareto factors average shape*scale/(shape-1) and never fall below the
 
 TEST_CASE("pareto with shape at most 1 has an infinite mean but finite factors") {
   StragglerSpec spec;
-  spec.kind = "pareto";
+  spec.kind = StragglerKind::pareto;
   spec.shape = 1.0;
   auto model = make_straggler_model(spec);
   CHECK(std::isinf(model->mean_factor()));
@@ -94,7 +94,7 @@ TEST_CASE("pareto with shape at most 1 has an infinite mean but finite factors")
 
 TEST_CASE("bimodal factors are 1 or the slowdown and average 1 + p (slowdown - 1)") {
   StragglerSpec spec;
-  spec.kind = "bimodal";
+  spec.kind = StragglerKind::bimodal;
   spec.probability_slow = 0.2;
   spec.slowdown = 4.0;
   CHECK(make_straggler_model(spec)->mean_factor() == doctest::Approx(1.6));
@@ -110,7 +110,7 @@ TEST_CASE("bimodal factors are 1 or the slowdown and average 1 + p (slowdown - 1
 
 TEST_CASE("bimodal draws once per factor whatever the probability, keeping streams aligned") {
   StragglerSpec never;
-  never.kind = "bimodal";
+  never.kind = StragglerKind::bimodal;
   never.probability_slow = 0.0;
   never.slowdown = 3.0;
   StragglerSpec always = never;
@@ -126,7 +126,7 @@ TEST_CASE("bimodal draws once per factor whatever the probability, keeping strea
 
 TEST_CASE("lognormal factors are positive and average exp(mu + sigma^2 / 2)") {
   StragglerSpec spec;
-  spec.kind = "lognormal";
+  spec.kind = StragglerKind::lognormal;
   spec.mu = 0.1;
   spec.sigma = 0.5;
   const double s2 = spec.sigma * spec.sigma;
@@ -140,7 +140,8 @@ TEST_CASE("lognormal factors are positive and average exp(mu + sigma^2 / 2)") {
 }
 
 TEST_CASE("the same stream gives the same factors and another stream different ones") {
-  for (const char* kind : {"shifted_exponential", "pareto", "bimodal", "lognormal"}) {
+  for (StragglerKind kind : {StragglerKind::shifted_exponential, StragglerKind::pareto,
+                             StragglerKind::bimodal, StragglerKind::lognormal}) {
     StragglerSpec spec;
     spec.kind = kind;
     spec.probability_slow = 0.5;
@@ -153,7 +154,7 @@ TEST_CASE("the same stream gives the same factors and another stream different o
       for (int i = 0; i < 32; ++i) out.push_back(model->sample_factor(stream));
       return out;
     };
-    INFO("kind " << kind);
+    INFO("kind " << to_string(kind));
     CHECK(draw(0) == draw(0));
     CHECK(draw(0) != draw(1));
   }
@@ -162,12 +163,13 @@ TEST_CASE("the same stream gives the same factors and another stream different o
 TEST_CASE("valid straggler specs pass validation") {
   StragglerSpec spec;
   CHECK(validate_straggler(spec) == "");
-  for (const char* kind : {"shifted_exponential", "pareto", "bimodal", "lognormal"}) {
+  for (StragglerKind kind : {StragglerKind::shifted_exponential, StragglerKind::pareto,
+                             StragglerKind::bimodal, StragglerKind::lognormal}) {
     spec.kind = kind;
     CHECK(validate_straggler(spec) == "");
   }
   // Fields the kind does not read are not checked.
-  spec.kind = "none";
+  spec.kind = StragglerKind::none;
   spec.shape = -1.0;
   spec.rate = 0.0;
   CHECK(validate_straggler(spec) == "");
@@ -176,7 +178,7 @@ TEST_CASE("valid straggler specs pass validation") {
 TEST_CASE("invalid straggler specs are rejected saying what is wrong and expected") {
   auto error = [](StragglerSpec spec) { return validate_straggler(spec); };
   StragglerSpec spec;
-  spec.kind = "pareto";
+  spec.kind = StragglerKind::pareto;
   spec.shape = -1.0;
   CHECK(error(spec) == "pareto shape must be > 0 (got -1)");
   spec.shape = 3.0;
@@ -184,7 +186,7 @@ TEST_CASE("invalid straggler specs are rejected saying what is wrong and expecte
   CHECK(error(spec) == "pareto scale must be finite and > 0 (got 0)");
 
   spec = {};
-  spec.kind = "shifted_exponential";
+  spec.kind = StragglerKind::shifted_exponential;
   spec.rate = 0.0;
   CHECK(error(spec) == "shifted_exponential rate must be finite and > 0 (got 0)");
   spec.rate = 1.0;
@@ -192,7 +194,7 @@ TEST_CASE("invalid straggler specs are rejected saying what is wrong and expecte
   CHECK(error(spec) == "shifted_exponential shift must be finite and >= 0 (got -0.5)");
 
   spec = {};
-  spec.kind = "bimodal";
+  spec.kind = StragglerKind::bimodal;
   spec.probability_slow = 1.5;
   CHECK(error(spec) == "bimodal probability_slow must be in [0, 1] (got 1.5)");
   spec.probability_slow = NAN;
@@ -202,16 +204,19 @@ TEST_CASE("invalid straggler specs are rejected saying what is wrong and expecte
   CHECK(error(spec) == "bimodal slowdown must be finite and >= 1 (got 0.5)");
 
   spec = {};
-  spec.kind = "lognormal";
+  spec.kind = StragglerKind::lognormal;
   spec.sigma = -1.0;
   CHECK(error(spec) == "lognormal sigma must be finite and >= 0 (got -1)");
   spec.sigma = 1.0;
   spec.mu = INFINITY;
   CHECK(error(spec) == "lognormal mu must be finite (got inf)");
+}
 
-  spec = {};
-  spec.kind = "weibull";
-  CHECK(error(spec) ==
-        "unknown straggler kind 'weibull' (expected none, shifted_exponential, pareto, bimodal or "
-        "lognormal)");
+TEST_CASE("straggler kinds have one name each and unknown names are rejected") {
+  for (std::size_t i = 0; i < kStragglerKindNames.size(); ++i) {
+    const auto kind = static_cast<StragglerKind>(i);
+    CHECK(parse_straggler_kind(to_string(kind)) == kind);
+  }
+  CHECK(to_string(StragglerKind::shifted_exponential) == "shifted_exponential");
+  CHECK(parse_straggler_kind("weibull") == std::nullopt);
 }

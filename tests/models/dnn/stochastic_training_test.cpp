@@ -237,7 +237,7 @@ TEST_CASE("with stragglers and early stopping the tasks take the numeric mode's 
   const NumericData& d = numeric_data();
   sim::ClusterSpec c = cluster(16);
   for (auto& s : c.stragglers) {
-    s.kind = "pareto";
+    s.kind = sim::StragglerKind::pareto;
     s.scale = 1.0;
     s.shape = 1.5;
   }
@@ -268,7 +268,7 @@ TEST_CASE("erasures count against the redundancy: waiting for K leaves errors si
   // GPD 2x2 on 8 nodes with wait_for k and no stragglers: exactly K symbols are present, so a
   // struck product is never detected.
   TrainingSpec spec = training(small("gpd"), 200, {40, 20, 20, 10});
-  spec.wait_for = "k";
+  spec.wait_for = std::string("k");  // not "k": GCC 12 -Wrestrict false positive
   FaultConfig faults = weights_at(0.0);
   faults[FaultTarget::product].rate.probability_per_operation = 1e-2;
   const sim::MetricSet m = run_stochastic_training(cluster(16), {}, spec, faults, 1, 0);
