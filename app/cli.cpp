@@ -341,7 +341,8 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     out << analysis::json_text(experiment.scenario);
   } else {
     out << file << ": ok: scenario " << scenario.name << ", " << scenario.cluster.node_count()
-        << " nodes, " << scenario.replicas << " replicas, workload " << scenario.workload.kind;
+        << " nodes, " << scenario.replicas << " replicas, workload "
+        << kWorkloadKindNames[scenario.workload.index()];
     if (experiment.points.size() > 1) out << ", " << experiment.points.size() << " sweep points";
     out << "\n";
   }

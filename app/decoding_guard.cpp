@@ -60,8 +60,8 @@ std::string spec_key(const models::SchemeSpec& s) {
 PointDecodingGuard guard_with_cache(const Scenario& scenario, const std::string& point_name,
                                     ConditioningCache& cache) {
   PointDecodingGuard guard;
-  if (scenario.workload.kind != "training") return guard;
-  const models::TrainingSpec& spec = scenario.workload.training.spec;
+  if (training_of(scenario.workload) == nullptr) return guard;
+  const models::TrainingSpec& spec = std::get<TrainingWorkload>(scenario.workload).spec;
   const std::vector<int>& sizes = spec.mlp.layer_sizes;
   double worst_forward = 1.0;
   double worst_backward = 1.0;

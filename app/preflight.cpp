@@ -47,15 +47,15 @@ PreflightEstimate estimate_run(const Experiment& experiment, int jobs) {
   for (std::size_t p = 0; p < experiment.points.size(); ++p) {
     const ExperimentPoint& point = experiment.points[p];
     const Scenario& s = point.scenario;
-    const std::size_t replicas =
-        s.workload.kind == "training" && !s.workload.training.replay_file.empty()
-            ? 1
-            : static_cast<std::size_t>(s.replicas);
+    const TrainingWorkload* training = training_of(s.workload);
+    const std::size_t replicas = training != nullptr && !training->replay_file.empty()
+                                     ? 1
+                                     : static_cast<std::size_t>(s.replicas);
     units += replicas;
-    if (s.workload.kind != "training") continue;
-    const models::TrainingSpec& spec = s.workload.training.spec;
+    if (training == nullptr) continue;
+    const models::TrainingSpec& spec = training->spec;
     const std::vector<int>& sizes = spec.mlp.layer_sizes;
-    if (spec.mode == "stochastic") {
+    if (spec.mode == models::TrainingMode::stochastic) {
       const double nodes = models::summarize_scheme(spec.scheme).nodes;
       const double layers = static_cast<double>(sizes.size()) - 1;
       double per_iteration = nodes * (2 * layers - 1 + 1);
@@ -95,7 +95,7 @@ PreflightEstimate estimate_run(const Experiment& experiment, int jobs) {
       estimate.largest_point = point.label.empty() ? "point " + std::to_string(p) : point.label;
     }
     datasets[s.resolved["workload"]["dataset"].dump()] =
-        dataset_values(s.workload.training.dataset, sizes.front()) * kBytesPerValue;
+        dataset_values(training->dataset, sizes.front()) * kBytesPerValue;
     estimate.flops += flops_per_iteration * spec.iterations * static_cast<double>(replicas);
   }
   for (const auto& [key, bytes] : datasets) estimate.dataset_bytes += bytes;

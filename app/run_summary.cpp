@@ -35,7 +35,7 @@ double system_mtbf_s(const sim::ClusterSpec& cluster) {
 }
 
 void print_iterative_job(const Scenario& scenario, const Json& aggregate, std::ostream& out) {
-  const auto& job = scenario.workload.iterative_job;
+  const auto& job = std::get<sim::IterativeJobSpec>(scenario.workload);
   const int nodes = scenario.cluster.node_count();
   const int tasks = job.tasks == 0 ? nodes : job.tasks;
   out << "workload: " << job.iterations << " iterations of " << tasks << " tasks, each waiting for "
@@ -110,19 +110,21 @@ std::string mean_and_ci(const Json& aggregate, const std::string& metric, int pr
 /// A point's name in the table: its label, else the strategy.
 std::string training_row_name(const ExperimentPoint& point) {
   if (!point.label.empty()) return point.label;
-  return std::string(models::scheme_name(point.scenario.workload.training.spec.scheme));
+  return std::string(
+      models::scheme_name(std::get<TrainingWorkload>(point.scenario.workload).spec.scheme));
 }
 
 void print_training(const Experiment& experiment, const Json& results, std::ostream& out) {
   const Scenario& first = experiment.points.front().scenario;
-  const models::TrainingSpec& spec = first.workload.training.spec;
+  const models::TrainingSpec& spec = std::get<TrainingWorkload>(first.workload).spec;
   std::string layers;
   for (int size : spec.mlp.layer_sizes) {
     if (!layers.empty()) layers += '-';
     layers += std::to_string(size);
   }
-  const std::string data = spec.mode == "stochastic" ? std::string("stochastic mode (no data)")
-                                                     : first.workload.training.dataset.kind;
+  const std::string data = spec.mode == models::TrainingMode::stochastic
+                               ? std::string("stochastic mode (no data)")
+                               : std::get<TrainingWorkload>(first.workload).dataset.kind;
   out << "training: " << data << ", MLP " << layers << ", batch " << spec.mlp.batch_size << ", "
       << spec.iterations << " iterations, learning rate " << format_value(spec.mlp.learning_rate)
       << "\n";
@@ -134,8 +136,9 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
     const Json& aggregate = results["points"][p]["aggregate"];
     rows.push_back(
         {training_row_name(point),
-         std::to_string(
-             models::summarize_scheme(point.scenario.workload.training.spec.scheme).nodes),
+         std::to_string(models::summarize_scheme(
+                            std::get<TrainingWorkload>(point.scenario.workload).spec.scheme)
+                            .nodes),
          mean_and_ci(aggregate, "final_test_accuracy", 4, 100.0),
          mean_and_ci(aggregate, "completion_time_s", 4), mean_and_ci(aggregate, "rollbacks", 3),
          mean_and_ci(aggregate, "corrected", 3)});
@@ -168,7 +171,7 @@ void print_run_summary(const Experiment& experiment, const Json& results, std::o
       << first.cluster.network.shape << "), " << first.replicas << " replicas, seed " << first.seed;
   if (experiment.points.size() > 1) out << ", " << experiment.points.size() << " sweep points";
   out << "\n";
-  if (first.workload.kind == "training") {
+  if (training_of(first.workload) != nullptr) {
     print_training(experiment, results, out);
     return;
   }

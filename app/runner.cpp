@@ -56,7 +56,7 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 /// faults.log_file with {name}, {point} and {replica} filled in.
 std::string fault_log_path(const Scenario& scenario, std::size_t point, std::uint64_t replica) {
-  std::string path = scenario.workload.training.fault_log_file;
+  std::string path = std::get<TrainingWorkload>(scenario.workload).fault_log_file;
   path = replace_all(path, "{name}", scenario.name);
   path = replace_all(path, "{point}", std::to_string(point));
   return replace_all(path, "{replica}", std::to_string(replica));
@@ -72,14 +72,14 @@ std::shared_ptr<const models::DatasetSplit> load_point_data(
   auto& data = cache[key];
   if (!data) {
     try {
-      data = std::make_shared<models::DatasetSplit>(
-          models::load_dataset(scenario.workload.training.dataset, scenario.seed));
+      data = std::make_shared<models::DatasetSplit>(models::load_dataset(
+          std::get<TrainingWorkload>(scenario.workload).dataset, scenario.seed));
     } catch (const models::DatasetError& e) {
       throw ScenarioError(file, "/workload/dataset",
                           std::string(e.what()) + " (expected a readable, well-formed dataset)");
     }
   }
-  const models::TrainingSpec& spec = scenario.workload.training.spec;
+  const models::TrainingSpec& spec = std::get<TrainingWorkload>(scenario.workload).spec;
   const std::string problem = models::validate_training(
       spec, scenario.cluster.node_count(), data->train.features(), data->train.classes);
   if (!problem.empty()) {
@@ -95,10 +95,11 @@ PointInputs prepare_point(
     std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
   PointInputs inputs;
   for (int r = 0; r < scenario.replicas; ++r) inputs.replicas.push_back(r);
-  if (scenario.workload.kind != "training") return inputs;
-  if (scenario.workload.training.spec.mode == "stochastic") return inputs;  // reads no data
+  if (training_of(scenario.workload) == nullptr) return inputs;
+  if (std::get<TrainingWorkload>(scenario.workload).spec.mode == models::TrainingMode::stochastic)
+    return inputs;  // reads no data
   inputs.data = load_point_data(scenario, file, cache);
-  const std::string& replay = scenario.workload.training.replay_file;
+  const std::string& replay = std::get<TrainingWorkload>(scenario.workload).replay_file;
   if (!replay.empty()) {
     models::FaultLog log = read_fault_log_file(replay);
     if (log.seed && *log.seed != scenario.seed) {
@@ -125,7 +126,7 @@ std::function<bool()> stop_poll(std::atomic<std::uint64_t>* iterations) {
 
 ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& inputs,
                                    std::uint64_t replica, std::atomic<std::uint64_t>* iterations) {
-  const TrainingWorkload& training = scenario.workload.training;
+  const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
   std::optional<models::FaultInjector> injector;
   try {
     if (inputs.replay) {
@@ -148,29 +149,26 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
 
 ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::uint64_t replica,
                       std::atomic<std::uint64_t>* iterations = nullptr) {
-  if (scenario.workload.kind == "training" &&
-      scenario.workload.training.spec.mode == "stochastic") {
-    const TrainingWorkload& training = scenario.workload.training;
-    return {models::run_stochastic_training(scenario.cluster, scenario.checkpoint, training.spec,
-                                            training.faults, scenario.seed, replica,
-                                            stop_poll(iterations)),
+  const TrainingWorkload* training = training_of(scenario.workload);
+  if (training == nullptr) {
+    return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint,
+                                   std::get<sim::IterativeJobSpec>(scenario.workload),
+                                   scenario.seed, replica),
             std::nullopt};
   }
-  if (scenario.workload.kind == "training") {
-    return run_training_replica(scenario, inputs, replica, iterations);
+  switch (training->spec.mode) {
+    case models::TrainingMode::stochastic:
+      return {models::run_stochastic_training(scenario.cluster, scenario.checkpoint, training->spec,
+                                              training->faults, scenario.seed, replica,
+                                              stop_poll(iterations)),
+              std::nullopt};
+    case models::TrainingMode::numeric:
+      break;
   }
-  CODESIM_CHECK(scenario.workload.kind == "iterative_job", "unknown workload kind");
-  return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint,
-                                 scenario.workload.iterative_job, scenario.seed, replica),
-          std::nullopt};
+  return run_training_replica(scenario, inputs, replica, iterations);
 }
 
-std::string hex_bits(double value) {
-  char text[19];
-  std::snprintf(text, sizeof text, "0x%016llx",
-                static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(value)));
-  return text;
-}
+std::string hex_bits(double value) { return models::hex_bits(std::bit_cast<std::uint64_t>(value)); }
 
 double from_hex_bits(const Json& text) {
   return std::bit_cast<double>(
@@ -219,9 +217,10 @@ ReplicaOutput decode_output(const std::string& text) {
 void check_fault_log_patterns(const Experiment& experiment) {
   for (const ExperimentPoint& point : experiment.points) {
     const Scenario& s = point.scenario;
-    const std::string& pattern = s.workload.training.fault_log_file;
-    if (s.workload.kind != "training" || pattern.empty()) continue;
-    const bool many_replicas = s.replicas > 1 && s.workload.training.replay_file.empty();
+    const TrainingWorkload* training = training_of(s.workload);
+    if (training == nullptr || training->fault_log_file.empty()) continue;
+    const std::string& pattern = training->fault_log_file;
+    const bool many_replicas = s.replicas > 1 && training->replay_file.empty();
     if (many_replicas && pattern.find("{replica}") == std::string::npos) {
       throw ScenarioError(experiment.file, "/faults/log_file",
                           "every replica would write the same file " + in_quotes(pattern) +

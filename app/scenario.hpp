@@ -1,8 +1,11 @@
 // Scenario: the validated plain description of one experiment, as read from a scenario file.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -25,12 +28,18 @@ struct TrainingWorkload {
   std::string fault_log_file;  ///< per-replica fault log path pattern; "" = none
 };
 
-/// What the cluster runs. `kind` selects the spec that is read: "iterative_job" or "training".
-struct WorkloadSpec {
-  std::string kind = "iterative_job";
-  sim::IterativeJobSpec iterative_job;
-  TrainingWorkload training;
-};
+/// What the cluster runs: an iterative job of tasks, or coded training (numeric or stochastic:
+/// TrainingSpec::mode; both modes take the same settings). The alternative's index is its
+/// WorkloadKind.
+using WorkloadSpec = std::variant<sim::IterativeJobSpec, TrainingWorkload>;
+enum class WorkloadKind { iterative_job, training };
+inline constexpr std::array<std::string_view, 2> kWorkloadKindNames = {"iterative_job",
+                                                                       "training"};
+
+/// The training workload of a scenario; null for other workloads.
+inline const TrainingWorkload* training_of(const WorkloadSpec& workload) {
+  return std::get_if<TrainingWorkload>(&workload);
+}
 
 /// A validated scenario: every default filled in, every value in range.
 struct Scenario {

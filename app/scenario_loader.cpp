@@ -30,7 +30,6 @@ constexpr std::array<std::string_view, 6> kTopologies = {
     "fully_connected", "star", "ring", "torus2d", "fat_tree", "edge_list"};
 constexpr std::array<std::string_view, 5> kCheckpointPolicies = {"none", "every_iterations",
                                                                  "every_seconds", "young", "daly"};
-constexpr std::array<std::string_view, 2> kWorkloadKinds = {"iterative_job", "training"};
 constexpr std::array<std::string_view, 3> kExchanges = {"all_gather", "to_one", "none"};
 
 /// Messages from the sim validators say what is wrong; make sure they also say what is expected.
@@ -293,15 +292,21 @@ void read_iterative_job(ObjectReader& r, sim::IterativeJobSpec& job, int cluster
 }
 
 WorkloadSpec read_workload(ObjectReader& r, const sim::ClusterSpec& cluster) {
-  WorkloadSpec w;
-  w.kind = r.choice("kind", w.kind, kWorkloadKinds);
-  r.set_unknown_key_note("for workload kind " + in_quotes(w.kind));
-  if (w.kind == "training") {
-    read_training_workload(r, w.training);
-  } else {
-    read_iterative_job(r, w.iterative_job, cluster.node_count());
+  const WorkloadKind kind = r.choice("kind", WorkloadKind::iterative_job, kWorkloadKindNames);
+  r.set_unknown_key_note("for workload kind " +
+                         in_quotes(kWorkloadKindNames[static_cast<std::size_t>(kind)]));
+  switch (kind) {
+    case WorkloadKind::training: {
+      TrainingWorkload training;
+      read_training_workload(r, training);
+      return training;
+    }
+    case WorkloadKind::iterative_job:
+      break;
   }
-  return w;
+  sim::IterativeJobSpec job;
+  read_iterative_job(r, job, cluster.node_count());
+  return job;
 }
 
 /// Training reads its faults from `faults`; cluster.soft_errors only times iterative jobs.
@@ -445,9 +450,9 @@ Scenario load_scenario(const Json& document, const std::string& file) {
   root.object("cluster", [&](ObjectReader& r) { s.cluster = read_cluster(r); });
   root.object("checkpoint", [&](ObjectReader& r) { s.checkpoint = read_checkpoint(r); });
   root.object("workload", [&](ObjectReader& r) { s.workload = read_workload(r, s.cluster); });
-  if (s.workload.kind == "training") {
+  if (auto* training_workload = std::get_if<TrainingWorkload>(&s.workload)) {
     reject_cluster_soft_errors(root, s.cluster);
-    TrainingWorkload& training = s.workload.training;
+    TrainingWorkload& training = *training_workload;
     root.object("strategy", [&](ObjectReader& r) {
       training.spec.scheme = read_strategy(r, training.spec.mlp, s.cluster.node_count(), s.seed);
     });

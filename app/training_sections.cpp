@@ -24,9 +24,7 @@ constexpr std::int64_t kMaxSamples = 100000000;
 
 constexpr std::array<std::string_view, 4> kDatasetKinds = {"mnist", "fashion-mnist", "idx",
                                                            "synthetic"};
-constexpr std::array<std::string_view, 2> kModes = {"numeric", "stochastic"};
 constexpr std::array<std::string_view, 2> kActivations = {"relu", "sigmoid"};
-constexpr std::array<std::string_view, 3> kWaitFor = {"all", "k", "k_plus_2t"};
 constexpr std::array<std::string_view, 2> kErrorModels = {"adversarial", "random"};
 
 /// An array of integers in [min, max] at `key` (at least `min_count` of them); errors name the
@@ -219,9 +217,9 @@ void read_fault_overrides(ObjectReader& r, int cluster_nodes, models::FaultConfi
 
 void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
   models::TrainingSpec& spec = training.spec;
-  spec.mode = r.choice("mode", spec.mode, kModes);
+  spec.mode = r.choice("mode", spec.mode, models::kTrainingModeNames);
   // Stochastic mode reads no data: its dataset may be omitted (and is ignored when given).
-  if (spec.mode == "numeric" || r.has("dataset")) {
+  if (spec.mode == models::TrainingMode::numeric || r.has("dataset")) {
     r.object("dataset", [&](ObjectReader& d) { training.dataset = read_dataset(d); });
   }
   models::MlpSpec& mlp = spec.mlp;
@@ -237,7 +235,7 @@ void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
   spec.eval_samples =
       static_cast<int>(r.integer("eval_samples", spec.eval_samples, 0, kMaxSamples));
   spec.eval_cost_s = r.number("eval_cost_s", spec.eval_cost_s, at_least(0.0));
-  spec.wait_for = r.choice("wait_for", spec.wait_for, kWaitFor);
+  spec.wait_for = r.choice("wait_for", spec.wait_for, models::kWaitRuleNames);
   spec.wait_errors = static_cast<int>(r.integer("wait_errors", spec.wait_errors, 0, 1000000));
   spec.decentralized = r.boolean("decentralized", spec.decentralized);
   spec.verify_before_checkpoint =
@@ -341,9 +339,9 @@ const Json* find_path(const Json& root, std::initializer_list<std::string> path)
 }  // namespace
 
 void check_training_mode(const Scenario& scenario, const std::string& file) {
-  if (scenario.workload.kind != "training") return;
-  const TrainingWorkload& training = scenario.workload.training;
-  if (training.spec.mode != "stochastic") return;
+  if (training_of(scenario.workload) == nullptr) return;
+  const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
+  if (training.spec.mode != models::TrainingMode::stochastic) return;
   const Json& resolved = scenario.resolved;
   const auto fail = [&](const std::string& pointer, const std::string& what,
                         const std::string& expected) {

@@ -24,8 +24,6 @@ std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int f
   if (spec.eval_every < 0) return "eval_every must be >= 0";
   if (spec.eval_samples < 0) return "eval_samples must be >= 0";
   if (!(spec.eval_cost_s >= 0.0)) return "eval_cost_s must be >= 0";
-  if (!parse_wait_rule(spec.wait_for))
-    return "wait_for must be " + wait_rule_names() + " (got '" + spec.wait_for + "')";
   if (spec.wait_errors < 0) return "wait_errors must be >= 0";
   if (!(spec.time_limit_s > 0.0)) return "time_limit_s must be > 0";
   if (!(spec.audit_tolerance > 0.0)) return "audit_tolerance must be > 0";

@@ -2,10 +2,12 @@
 // coding scheme, soft errors corrupt real numbers, decodes correct, regenerate or roll back.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "models/coding/coding_scheme.hpp"
 #include "models/dnn/dataset.hpp"
@@ -17,21 +19,30 @@
 
 namespace codesim::models {
 
+/// How a training run is simulated: numeric (train_coded runs the arithmetic) or stochastic
+/// (run_stochastic_training, stochastic_training.hpp: the same protocol without it).
+enum class TrainingMode { numeric, stochastic };
+inline constexpr std::array<std::string_view, 2> kTrainingModeNames = {"numeric", "stochastic"};
+
+/// When a product round stops waiting.
+enum class WaitRule {
+  all,       ///< every live participant finished
+  k,         ///< the first results that determine the product
+  k_plus_2t  ///< enough extra symbols to correct t = wait_errors errors
+};
+inline constexpr std::array<std::string_view, 3> kWaitRuleNames = {"all", "k", "k_plus_2t"};
+
 /// One coded training run. Every layer l (W_l is N_{l+1} x N_l) uses make_scheme(scheme, N_{l+1},
 /// N_l); scheme node p runs on cluster node p (the cluster needs at least P nodes).
 struct TrainingSpec {
-  /// "numeric": train_coded runs the arithmetic; "stochastic": run_stochastic_training
-  /// (stochastic_training.hpp) runs the same protocol without it. train_coded ignores it.
-  std::string mode = "numeric";
+  TrainingMode mode = TrainingMode::numeric;  ///< train_coded ignores it
   MlpSpec mlp;
   SchemeSpec scheme;
   int iterations = 100;  ///< useful SGD steps to complete, >= 1
   int eval_every = 0;    ///< accuracy_vs_time row every this many useful iterations; 0 = start/end
   int eval_samples = 0;  ///< first test samples evaluated; 0 = all
   double eval_cost_s = 0.0;  ///< simulated seconds charged per evaluation (time_eval_s), >= 0
-  /// When a product round stops waiting: "all" (every live participant), "k" (the first results
-  /// that determine the product) or "k_plus_2t" (enough extra symbols to correct wait_errors).
-  std::string wait_for = "all";
+  WaitRule wait_for = WaitRule::all;
   int wait_errors = 1;  ///< t of k_plus_2t, >= 0
   /// true: every node decodes on its own (CodeNet). false: node 0 gathers, decodes and
   /// broadcasts; faults of node 0's decode then reach every node (unprotected).

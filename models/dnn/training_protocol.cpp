@@ -8,42 +8,7 @@
 #include "sim/check.hpp"
 
 namespace codesim::models {
-namespace {
-
-struct WaitRuleName {
-  const char* name;
-  WaitRule rule;
-};
-
-// The one table of wait rule names.
-constexpr std::array<WaitRuleName, 3> kWaitRules{{
-    {"all", WaitRule::all},
-    {"k", WaitRule::k},
-    {"k_plus_2t", WaitRule::k_plus_2t},
-}};
-
-}  // namespace
-
-std::optional<WaitRule> parse_wait_rule(std::string_view name) {
-  for (const WaitRuleName& entry : kWaitRules)
-    if (name == entry.name) return entry.rule;
-  return std::nullopt;
-}
-
-std::string wait_rule_names() {
-  std::string names;
-  for (std::size_t i = 0; i < kWaitRules.size(); ++i) {
-    if (i > 0) names += i + 1 < kWaitRules.size() ? ", " : " or ";
-    names += kWaitRules[i].name;
-  }
-  return names;
-}
-
-WaitPolicy wait_policy(const TrainingSpec& spec) {
-  const std::optional<WaitRule> rule = parse_wait_rule(spec.wait_for);
-  CODESIM_CHECK(rule.has_value(), "wait_for names a wait rule");
-  return {*rule, spec.wait_errors};
-}
+WaitPolicy wait_policy(const TrainingSpec& spec) { return {spec.wait_for, spec.wait_errors}; }
 
 int RoundCodewords::wait_need(const WaitPolicy& wait) const {
   const int per_codeword = symbols_per_codeword();

@@ -24,19 +24,6 @@
 
 namespace codesim::models {
 
-/// When a product round stops waiting (TrainingSpec::wait_for).
-enum class WaitRule {
-  all,       ///< every live participant finished
-  k,         ///< the first results that determine the product
-  k_plus_2t  ///< enough extra symbols to correct t errors
-};
-
-/// The rule named `name` ("all", "k" or "k_plus_2t"); nullopt for any other name.
-std::optional<WaitRule> parse_wait_rule(std::string_view name);
-
-/// The accepted names for messages: "all, k or k_plus_2t".
-std::string wait_rule_names();
-
 /// A round's wait rule with its t.
 struct WaitPolicy {
   WaitRule rule = WaitRule::all;
@@ -48,8 +35,7 @@ struct WaitPolicy {
   int extra_symbols() const { return rule == WaitRule::k_plus_2t ? 2 * errors : 0; }
 };
 
-/// spec.wait_for with spec.wait_errors. Precondition: spec.wait_for is a name parse_wait_rule
-/// accepts (validate_training checks it).
+/// spec.wait_for with spec.wait_errors.
 WaitPolicy wait_policy(const TrainingSpec& spec);
 
 /// How the symbols of one product round group into codewords. Repetition schemes: one codeword

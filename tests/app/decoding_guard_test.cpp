@@ -13,10 +13,11 @@ using codesim::app::Scenario;
 
 Scenario training(const codesim::models::SchemeSpec& scheme) {
   Scenario scenario;
-  scenario.workload.kind = "training";
-  codesim::models::TrainingSpec& spec = scenario.workload.training.spec;
+  codesim::app::TrainingWorkload training;
+  codesim::models::TrainingSpec& spec = training.spec;
   spec.mlp.layer_sizes = {64, 32, 16};
   spec.scheme = scheme;
+  scenario.workload = training;
   return scenario;
 }
 
@@ -63,7 +64,7 @@ TEST_CASE("schemes that compare copies record condition one and a job workload r
   CHECK(replication.record["decode_condition"]["forward"].get<double>() == 1.0);
   CHECK(replication.record["ill_conditioned"] == false);
   Scenario job;
-  job.workload.kind = "iterative_job";
+  job.workload = codesim::sim::IterativeJobSpec{};
   const auto none = codesim::app::guard_scenario(job, "p");
   CHECK(none.record.is_null());
   CHECK(none.warnings.empty());

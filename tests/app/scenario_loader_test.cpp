@@ -225,7 +225,7 @@ TEST_CASE("every default is filled in the resolved scenario") {
   CHECK(s.replicas == 10);
   CHECK(s.cluster.node_count() == 4);
   CHECK(std::isinf(s.cluster.crashes[0].mtbf_s));
-  CHECK(s.workload.iterative_job.iterations == 10);
+  CHECK(std::get<codesim::sim::IterativeJobSpec>(s.workload).iterations == 10);
   const Json& r = s.resolved;
   CHECK(r["name"] == "my_scenario");
   CHECK(r["seed"] == 1);
@@ -254,7 +254,7 @@ TEST_CASE("the resolved scenario keeps the given values") {
   CHECK(s.resolved["checkpoint"]["mtbf_s"] == 0.0);
   CHECK(s.checkpoint.policy == "daly");
   CHECK(s.checkpoint.write_s == 2.0);
-  CHECK(s.workload.iterative_job.wait_for == 6);
+  CHECK(std::get<codesim::sim::IterativeJobSpec>(s.workload).wait_for == 6);
 }
 
 TEST_CASE("scenario names must be safe file names") {

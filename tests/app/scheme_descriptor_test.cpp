@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "app/codes_command.hpp"
-#include "app/scenario_error.hpp"
 #include "app/runner.hpp"
+#include "app/scenario_error.hpp"
 #include "app/scenario_loader.hpp"
 #include "app/theory_command.hpp"
 #include "models/coding/coding_scheme.hpp"
@@ -93,7 +93,7 @@ TEST_CASE("the scenario reader, codes and theory build the same spec from every 
 
     const auto experiment = codesim::app::make_experiment(scenario_with(d, values), "walk.json");
     const models::SchemeSpec& read =
-        experiment.points.front().scenario.workload.training.spec.scheme;
+        codesim::app::training_of(experiment.points.front().scenario.workload)->spec.scheme;
     CHECK(models::kind_of(read) == d.kind);
     CHECK(d.values(read) == values);
 

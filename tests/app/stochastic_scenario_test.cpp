@@ -59,7 +59,8 @@ std::string pointer_of_error(const Json& document) {
 
 TEST_CASE("a stochastic training scenario needs no dataset and records its mode") {
   const codesim::app::Scenario s = codesim::app::load_scenario(stochastic_scenario(), "s.json");
-  CHECK(s.workload.training.spec.mode == "stochastic");
+  CHECK(std::get<codesim::app::TrainingWorkload>(s.workload).spec.mode ==
+        codesim::models::TrainingMode::stochastic);
   CHECK(s.resolved["workload"]["mode"] == "stochastic");
   CHECK(!s.resolved["workload"].contains("dataset"));
   Json numeric = stochastic_scenario();

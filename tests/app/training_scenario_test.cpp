@@ -80,13 +80,13 @@ void collect_keys(const Json& value, std::set<std::string>& keys) {
 
 TEST_CASE("a training scenario is read with every default resolved") {
   const Scenario s = load_scenario(training_scenario(), "t.json");
-  CHECK(s.workload.kind == "training");
-  const auto& spec = s.workload.training.spec;
+  CHECK(codesim::app::training_of(s.workload) != nullptr);
+  const auto& spec = std::get<codesim::app::TrainingWorkload>(s.workload).spec;
   CHECK(spec.mlp.layer_sizes == std::vector<int>{12, 8, 3});
   CHECK(spec.iterations == 60);
   REQUIRE(std::holds_alternative<codesim::models::ReplicationSpec>(spec.scheme));
   CHECK(std::get<codesim::models::ReplicationSpec>(spec.scheme).copies == 3);
-  CHECK(s.workload.training.dataset.kind == "synthetic");
+  CHECK(std::get<codesim::app::TrainingWorkload>(s.workload).dataset.kind == "synthetic");
   CHECK(s.resolved["workload"]["wait_for"] == "all");
   CHECK(s.resolved["workload"]["decode"]["error_model"] == "adversarial");
   CHECK(s.resolved["strategy"]["copies"] == 3);
@@ -100,7 +100,8 @@ TEST_CASE("the faults section defaults to the CodeNet experiment's error model")
   Json document = training_scenario();
   document.erase("faults");
   const Scenario s = load_scenario(document, "t.json");
-  const auto& weights = s.workload.training.faults[codesim::models::FaultTarget::weights];
+  const auto& weights = std::get<codesim::app::TrainingWorkload>(s.workload)
+                            .faults[codesim::models::FaultTarget::weights];
   CHECK(weights.rate.probability_per_operation == 3e-4);
   CHECK(weights.model.density == 0.005);
   CHECK(weights.model.magnitude == 5.0);
@@ -113,7 +114,7 @@ TEST_CASE("a target's value model and a per-node override are read") {
       R"(/faults/overrides=[{"nodes": [2, 5], "targets": {"weights": {"probability_per_operation": 0.5}}}])",
       document);
   const Scenario s = load_scenario(document, "t.json");
-  const auto& faults = s.workload.training.faults;
+  const auto& faults = std::get<codesim::app::TrainingWorkload>(s.workload).faults;
   const auto& product = faults[codesim::models::FaultTarget::product];
   CHECK(product.model.kind == codesim::models::ValueModelKind::bitflip);
   CHECK(product.model.field == codesim::models::BitField::exponent);

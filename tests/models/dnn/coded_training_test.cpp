@@ -402,13 +402,13 @@ TEST_CASE("waiting for the first K results is faster under stragglers and still 
     s.shape = 1.5;
   }
   const TrainingResult all = train(spec, no_faults(), {}, c);
-  spec.wait_for = std::string("k");  // not "k": GCC 12 -Wrestrict false positive
+  spec.wait_for = WaitRule::k;
   const TrainingResult k = train(spec, no_faults(), {}, c);
   CHECK(k.metrics.get("time_compute_s") < all.metrics.get("time_compute_s"));
   CHECK(max_difference(k.parameters, reference(spec, 10, 3)) < 1e-9);
   CHECK(max_difference(all.parameters, reference(spec, 10, 3)) < 1e-10);
   // K + 2t symbols still correct one persistent error per decode.
-  spec.wait_for = "k_plus_2t";
+  spec.wait_for = WaitRule::k_plus_2t;
   spec.wait_errors = 1;
   const TrainingResult k2t = train(spec, always_on(4, FaultTarget::weights), {}, c);
   CHECK(k2t.metrics.get("corrected") > 0.0);
@@ -451,8 +451,8 @@ TEST_CASE("training specs are validated") {
   CHECK(validate_training(spec, 16, 8, 4).empty());
   CHECK(validate_training(spec, 11, 8, 4).find("needs 12 nodes") != std::string::npos);
   CHECK(validate_training(spec, 16, 9, 4).find("features") != std::string::npos);
-  spec.wait_for = "most";
-  CHECK(validate_training(spec, 16, 8, 4).find("wait_for") != std::string::npos);
+  spec.wait_errors = -1;
+  CHECK(validate_training(spec, 16, 8, 4).find("wait_errors") != std::string::npos);
   spec = training("codenet_grid", 5);
   spec.mlp.layer_sizes = {8, 13, 4};
   CHECK(validate_training(spec, 16, 8, 4).find("layer 0") != std::string::npos);

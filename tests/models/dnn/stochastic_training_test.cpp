@@ -241,13 +241,13 @@ TEST_CASE("with stragglers and early stopping the tasks take the numeric mode's 
     s.scale = 1.0;
     s.shape = 1.5;
   }
-  for (const char* wait : {"all", "k", "k_plus_2t"}) {
+  for (const WaitRule wait : {WaitRule::all, WaitRule::k, WaitRule::k_plus_2t}) {
     TrainingSpec spec = training(small("gpd"), 12, {40, 20, 20, 10});
     spec.wait_for = wait;
     const sim::MetricSet a =
         run_coded_training(c, every(5), spec, weights_at(0.0), d.train, d.test, 3, 1);
     const sim::MetricSet b = run_stochastic_training(c, every(5), spec, weights_at(0.0), 3, 1);
-    CAPTURE(wait);
+    CAPTURE(kWaitRuleNames[static_cast<std::size_t>(wait)]);
     CHECK(b.get("completion_time_s") == doctest::Approx(a.get("completion_time_s")).epsilon(1e-12));
     CHECK(b.get("rollbacks") == 0.0);
   }
@@ -268,14 +268,14 @@ TEST_CASE("erasures count against the redundancy: waiting for K leaves errors si
   // GPD 2x2 on 8 nodes with wait_for k and no stragglers: exactly K symbols are present, so a
   // struck product is never detected.
   TrainingSpec spec = training(small("gpd"), 200, {40, 20, 20, 10});
-  spec.wait_for = std::string("k");  // not "k": GCC 12 -Wrestrict false positive
+  spec.wait_for = WaitRule::k;
   FaultConfig faults = weights_at(0.0);
   faults[FaultTarget::product].rate.probability_per_operation = 1e-2;
   const sim::MetricSet m = run_stochastic_training(cluster(16), {}, spec, faults, 1, 0);
   CHECK(m.get("faults_injected") > 0.0);
   CHECK(m.get("silent_corruptions") > 0.0);
   CHECK(m.get("detected") == 0.0);
-  spec.wait_for = "all";
+  spec.wait_for = WaitRule::all;
   const sim::MetricSet all = run_stochastic_training(cluster(16), {}, spec, faults, 1, 0);
   CHECK(all.get("silent_corruptions") == 0.0);
   CHECK(all.get("corrected") > 0.0);

@@ -1,6 +1,7 @@
 // The protocol rules both training modes share: wait rules, codewords, the start condition of an
 // iteration and the progress, checkpoint and rollback bookkeeping.
 #include "models/dnn/training_protocol.hpp"
+#include "sim/enum_names.hpp"
 
 #include <doctest/doctest.h>
 
@@ -48,9 +49,9 @@ sim::CheckpointSpec every_iterations(int n) {
   return c;
 }
 
-TrainingSpec waiting(std::string rule, int errors) {
+TrainingSpec waiting(WaitRule rule, int errors) {
   TrainingSpec spec;
-  spec.wait_for = std::move(rule);
+  spec.wait_for = rule;
   spec.wait_errors = errors;
   return spec;
 }
@@ -58,22 +59,21 @@ TrainingSpec waiting(std::string rule, int errors) {
 }  // namespace
 
 TEST_CASE("the three wait rule names parse and nothing else does") {
-  CHECK(parse_wait_rule("all") == WaitRule::all);
-  CHECK(parse_wait_rule("k") == WaitRule::k);
-  CHECK(parse_wait_rule("k_plus_2t") == WaitRule::k_plus_2t);
-  CHECK_FALSE(parse_wait_rule("K").has_value());
-  CHECK_FALSE(parse_wait_rule("").has_value());
-  CHECK_FALSE(parse_wait_rule("k_plus_t").has_value());
-  CHECK(wait_rule_names() == "all, k or k_plus_2t");
+  CHECK(sim::parse_name<WaitRule>("all", kWaitRuleNames) == WaitRule::all);
+  CHECK(sim::parse_name<WaitRule>("k", kWaitRuleNames) == WaitRule::k);
+  CHECK(sim::parse_name<WaitRule>("k_plus_2t", kWaitRuleNames) == WaitRule::k_plus_2t);
+  CHECK_FALSE(sim::parse_name<WaitRule>("K", kWaitRuleNames).has_value());
+  CHECK_FALSE(sim::parse_name<WaitRule>("", kWaitRuleNames).has_value());
+  CHECK_FALSE(sim::parse_name<WaitRule>("k_plus_t", kWaitRuleNames).has_value());
 }
 
 TEST_CASE("the wait policy of a spec carries its wait_errors") {
-  const WaitPolicy wait = wait_policy(waiting("k_plus_2t", 3));
+  const WaitPolicy wait = wait_policy(waiting(WaitRule::k_plus_2t, 3));
   CHECK(wait.rule == WaitRule::k_plus_2t);
   CHECK(wait.extra_symbols() == 6);
   CHECK(wait.stops_early());
-  CHECK(wait_policy(waiting("k", 3)).extra_symbols() == 0);
-  CHECK_FALSE(wait_policy(waiting("all", 3)).stops_early());
+  CHECK(wait_policy(waiting(WaitRule::k, 3)).extra_symbols() == 0);
+  CHECK_FALSE(wait_policy(waiting(WaitRule::all, 3)).stops_early());
 }
 
 TEST_CASE("uncoded and replication are the repetition schemes") {
