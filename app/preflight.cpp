@@ -59,7 +59,7 @@ PreflightEstimate estimate_run(const Experiment& experiment, int jobs) {
       const double nodes = models::summarize_scheme(spec.scheme).nodes;
       const double layers = static_cast<double>(sizes.size()) - 1;
       double per_iteration = nodes * (2 * layers - 1 + 1);
-      if (s.checkpoint.policy == "every_iterations") {
+      if (s.checkpoint.policy == sim::CheckpointKind::every_iterations) {
         per_iteration += nodes * 2 * layers / s.checkpoint.every_iterations;
       }
       const double operations = per_iteration * spec.iterations * static_cast<double>(replicas);

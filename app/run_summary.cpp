@@ -42,12 +42,12 @@ void print_iterative_job(const Scenario& scenario, const Json& aggregate, std::o
   out << "workload: " << job.iterations << " iterations of " << tasks << " tasks, each waiting for "
       << (job.wait_for == 0 ? std::string("all") : "the fastest " + std::to_string(job.wait_for))
       << "\n";
-  if (scenario.checkpoint.policy != "none") {
+  if (scenario.checkpoint.policy != sim::CheckpointKind::none) {
     const double mtbf = scenario.checkpoint.mtbf_s > 0.0 ? scenario.checkpoint.mtbf_s
                                                          : system_mtbf_s(scenario.cluster);
     const sim::CheckpointPolicy policy(scenario.checkpoint, mtbf);
-    out << "checkpoint: " << scenario.checkpoint.policy;
-    if (scenario.checkpoint.policy == "every_iterations") {
+    out << "checkpoint: " << sim::to_string(scenario.checkpoint.policy);
+    if (scenario.checkpoint.policy == sim::CheckpointKind::every_iterations) {
       out << " every " << scenario.checkpoint.every_iterations << " iterations";
     } else if (std::isinf(policy.interval_s())) {
       out << " never due (no failures expected)";

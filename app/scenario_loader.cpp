@@ -28,8 +28,6 @@ constexpr std::int64_t kMaxTasks = 10000000;
 
 constexpr std::array<std::string_view, 6> kTopologies = {
     "fully_connected", "star", "ring", "torus2d", "fat_tree", "edge_list"};
-constexpr std::array<std::string_view, 5> kCheckpointPolicies = {"none", "every_iterations",
-                                                                 "every_seconds", "young", "daly"};
 constexpr std::array<std::string_view, 2> kWorkloadKinds = {"iterative_job", "training"};
 constexpr std::array<std::string_view, 3> kExchanges = {"all_gather", "to_one", "none"};
 
@@ -245,18 +243,27 @@ sim::ClusterSpec read_cluster(ObjectReader& r) {
 // ---- checkpoint -------------------------------------------------------------------------------
 
 sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
+  using sim::CheckpointKind;
   sim::CheckpointSpec c;
-  c.policy = r.choice("policy", c.policy, kCheckpointPolicies);
-  r.set_unknown_key_note("for checkpoint policy " + in_quotes(c.policy));
-  if (c.policy == "every_iterations") {
-    c.every_iterations =
-        static_cast<int>(r.integer("every_iterations", std::nullopt, 1, kMaxIterations));
-  } else if (c.policy == "every_seconds") {
-    c.every_s = r.number("every_s", std::nullopt, above(0.0));
-  } else if (c.policy == "young" || c.policy == "daly") {
-    c.mtbf_s = r.number("mtbf_s", 0.0, at_least(0.0));
+  c.policy = r.choice("policy", c.policy, sim::kCheckpointKindNames);
+  r.set_unknown_key_note("for checkpoint policy " + in_quotes(sim::to_string(c.policy)));
+  const bool young_or_daly = c.policy == CheckpointKind::young || c.policy == CheckpointKind::daly;
+  switch (c.policy) {
+    case CheckpointKind::none:
+      break;
+    case CheckpointKind::every_iterations:
+      c.every_iterations =
+          static_cast<int>(r.integer("every_iterations", std::nullopt, 1, kMaxIterations));
+      break;
+    case CheckpointKind::every_seconds:
+      c.every_s = r.number("every_s", std::nullopt, above(0.0));
+      break;
+    case CheckpointKind::young:
+    case CheckpointKind::daly:
+      c.mtbf_s = r.number("mtbf_s", 0.0, at_least(0.0));
+      break;
   }
-  if (c.policy != "none") {
+  if (c.policy != CheckpointKind::none) {
     c.write_s = r.number("write_s", 0.0, at_least(0.0));
     c.bytes = r.number("bytes", 0.0, at_least(0.0));
     c.write_bandwidth_Bps = r.number("write_bandwidth_Bps", 0.0, at_least(0.0));
@@ -264,8 +271,8 @@ sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
       r.fail("write_bandwidth_Bps",
              "checkpoint bytes need a write bandwidth (expected a number > 0 when bytes > 0)");
     }
-    if ((c.policy == "young" || c.policy == "daly") && sim::checkpoint_write_cost_s(c) <= 0.0) {
-      r.fail("write_s", "policy " + in_quotes(c.policy) +
+    if (young_or_daly && sim::checkpoint_write_cost_s(c) <= 0.0) {
+      r.fail("write_s", "policy " + in_quotes(sim::to_string(c.policy)) +
                             " needs a positive checkpoint cost write_s + bytes / "
                             "write_bandwidth_Bps (expected write_s > 0, or bytes > 0 with "
                             "write_bandwidth_Bps > 0)");

@@ -252,7 +252,7 @@ TEST_CASE("the resolved scenario keeps the given values") {
   CHECK(s.resolved["cluster"]["stragglers"].dump() ==
         R"({"kind":"pareto","scale":1.0,"shape":2.5})");
   CHECK(s.resolved["checkpoint"]["mtbf_s"] == 0.0);
-  CHECK(s.checkpoint.policy == "daly");
+  CHECK(s.checkpoint.policy == codesim::sim::CheckpointKind::daly);
   CHECK(s.checkpoint.write_s == 2.0);
   CHECK(s.workload.iterative_job.wait_for == 6);
 }

@@ -49,7 +49,7 @@ sim::ClusterSpec cluster(int nodes = 40) {
 
 sim::CheckpointSpec every(int iterations) {
   sim::CheckpointSpec c;
-  c.policy = "every_iterations";
+  c.policy = sim::CheckpointKind::every_iterations;
   c.every_iterations = iterations;
   c.write_s = 1e-3;
   c.restart_s = 2e-3;
