@@ -166,7 +166,8 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
 void print_run_summary(const Experiment& experiment, const Json& results, std::ostream& out) {
   const Scenario& first = experiment.points.front().scenario;
   out << "scenario " << first.name << ": " << first.cluster.node_count() << " nodes ("
-      << first.cluster.network.shape << "), " << first.replicas << " replicas, seed " << first.seed;
+      << sim::to_string(first.cluster.network.shape) << "), " << first.replicas
+      << " replicas, seed " << first.seed;
   if (experiment.points.size() > 1) out << ", " << experiment.points.size() << " sweep points";
   out << "\n";
   if (first.workload.kind == "training") {

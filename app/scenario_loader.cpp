@@ -26,10 +26,7 @@ constexpr std::int64_t kMaxReplicas = 1000000;
 constexpr std::int64_t kMaxIterations = 1000000000;
 constexpr std::int64_t kMaxTasks = 10000000;
 
-constexpr std::array<std::string_view, 6> kTopologies = {
-    "fully_connected", "star", "ring", "torus2d", "fat_tree", "edge_list"};
 constexpr std::array<std::string_view, 2> kWorkloadKinds = {"iterative_job", "training"};
-constexpr std::array<std::string_view, 3> kExchanges = {"all_gather", "to_one", "none"};
 
 /// Messages from the sim validators say what is wrong; make sure they also say what is expected.
 std::string with_expectation(const std::string& message, const std::string& expected) {
@@ -140,11 +137,12 @@ std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& 
 }
 
 sim::TopologySpec read_network(ObjectReader& r, int nodes) {
+  using sim::TopologyShape;
   sim::TopologySpec t;
   t.nodes = nodes;
-  t.shape = r.choice("topology", t.shape, kTopologies);
-  r.set_unknown_key_note("for topology " + in_quotes(t.shape));
-  if (t.shape == "fully_connected" && nodes > kMaxFullyConnectedNodes) {
+  t.shape = r.choice("topology", t.shape, sim::kTopologyShapeNames);
+  r.set_unknown_key_note("for topology " + in_quotes(sim::to_string(t.shape)));
+  if (t.shape == TopologyShape::fully_connected && nodes > kMaxFullyConnectedNodes) {
     r.fail("topology", "fully_connected with " + std::to_string(nodes) +
                            " nodes is too many links (expected at most " +
                            std::to_string(kMaxFullyConnectedNodes) +
@@ -152,7 +150,7 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
   }
   t.latency_s = r.number("latency_s", t.latency_s, at_least(0.0));
   t.bandwidth_Bps = r.number("bandwidth_Bps", t.bandwidth_Bps, above(0.0));
-  if (t.shape == "torus2d") {
+  if (t.shape == TopologyShape::torus2d) {
     t.torus_rows = static_cast<int>(r.integer("torus_rows", 0, 0, nodes));
     t.torus_cols = static_cast<int>(r.integer("torus_cols", 0, 0, nodes));
     const std::int64_t rows = t.torus_rows;
@@ -168,9 +166,9 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
              "value " + std::to_string(std::max(rows, cols)) + " does not divide " +
                  std::to_string(nodes) + " nodes (expected a divisor of nodes, or 0 to choose)");
     }
-  } else if (t.shape == "fat_tree") {
+  } else if (t.shape == TopologyShape::fat_tree) {
     t.fat_tree_arity = static_cast<int>(r.integer("fat_tree_arity", t.fat_tree_arity, 2, 1024));
-  } else if (t.shape == "edge_list") {
+  } else if (t.shape == TopologyShape::edge_list) {
     t.edges = read_edges(r, t);
   }
   const std::string problem = sim::validate_topology(t);
@@ -293,7 +291,7 @@ void read_iterative_job(ObjectReader& r, sim::IterativeJobSpec& job, int cluster
   const int tasks = job.tasks == 0 ? cluster_nodes : job.tasks;
   job.wait_for = static_cast<int>(r.integer("wait_for", job.wait_for, 0, tasks));
   job.bytes_per_task = r.number("bytes_per_task", job.bytes_per_task, at_least(0.0));
-  job.exchange = r.choice("exchange", job.exchange, kExchanges);
+  job.exchange = r.choice("exchange", job.exchange, sim::kExchangeKindNames);
   job.detect_soft_errors = r.boolean("detect_soft_errors", job.detect_soft_errors);
   job.checkpoint_at_end = r.boolean("checkpoint_at_end", job.checkpoint_at_end);
   job.time_limit_s = r.number("time_limit_s", job.time_limit_s, above(0.0));

@@ -19,7 +19,7 @@ double total_breakdown_s(const MetricSet& m) {
 
 TEST_CASE("a failure-free job takes iterations times task time plus the all-gather") {
   ClusterSpec cluster = uniform_cluster(4, 1e9);
-  cluster.network.shape = "fully_connected";
+  cluster.network.shape = TopologyShape::fully_connected;
   cluster.network.latency_s = 1e-3;
   cluster.network.bandwidth_Bps = 1e6;
   IterativeJobSpec job;
