@@ -122,8 +122,10 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
     if (!layers.empty()) layers += '-';
     layers += std::to_string(size);
   }
-  const std::string data = spec.mode == "stochastic" ? std::string("stochastic mode (no data)")
-                                                     : first.workload.training.dataset.kind;
+  const std::string data =
+      spec.mode == "stochastic"
+          ? std::string("stochastic mode (no data)")
+          : std::string(models::to_string(first.workload.training.dataset.kind));
   out << "training: " << data << ", MLP " << layers << ", batch " << spec.mlp.batch_size << ", "
       << spec.iterations << " iterations, learning rate " << format_value(spec.mlp.learning_rate)
       << "\n";

@@ -86,7 +86,7 @@ TEST_CASE("a training scenario is read with every default resolved") {
   CHECK(spec.iterations == 60);
   REQUIRE(std::holds_alternative<codesim::models::ReplicationSpec>(spec.scheme));
   CHECK(std::get<codesim::models::ReplicationSpec>(spec.scheme).copies == 3);
-  CHECK(s.workload.training.dataset.kind == "synthetic");
+  CHECK(s.workload.training.dataset.kind == codesim::models::DatasetKind::synthetic);
   CHECK(s.resolved["workload"]["wait_for"] == "all");
   CHECK(s.resolved["workload"]["decode"]["error_model"] == "adversarial");
   CHECK(s.resolved["strategy"]["copies"] == 3);
