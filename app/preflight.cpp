@@ -30,10 +30,20 @@ std::string gigabytes(double bytes) {
 /// Samples of a dataset source as the run will load it (an upper bound for files).
 double dataset_values(const models::DatasetSource& source, int features) {
   double samples = 0;
-  if (source.kind == "mnist") samples = 10000;
-  if (source.kind == "fashion-mnist") samples = 70000;
-  if (source.kind == "synthetic") samples = source.synthetic.samples;
-  if (source.kind == "idx") samples = 70000;  // unknown before reading: MNIST-sized
+  switch (source.kind) {
+    case models::DatasetKind::mnist:
+      samples = 10000;
+      break;
+    case models::DatasetKind::fashion_mnist:
+      samples = 70000;
+      break;
+    case models::DatasetKind::synthetic:
+      samples = source.synthetic.samples;
+      break;
+    case models::DatasetKind::idx:
+      samples = 70000;  // unknown before reading: MNIST-sized
+      break;
+  }
   return samples * features;
 }
 
@@ -59,7 +69,7 @@ PreflightEstimate estimate_run(const Experiment& experiment, int jobs) {
       const double nodes = models::summarize_scheme(spec.scheme).nodes;
       const double layers = static_cast<double>(sizes.size()) - 1;
       double per_iteration = nodes * (2 * layers - 1 + 1);
-      if (s.checkpoint.policy == "every_iterations") {
+      if (s.checkpoint.policy == sim::CheckpointKind::every_iterations) {
         per_iteration += nodes * 2 * layers / s.checkpoint.every_iterations;
       }
       const double operations = per_iteration * spec.iterations * static_cast<double>(replicas);

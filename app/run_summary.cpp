@@ -41,12 +41,12 @@ void print_iterative_job(const Scenario& scenario, const Json& aggregate, std::o
   out << "workload: " << job.iterations << " iterations of " << tasks << " tasks, each waiting for "
       << (job.wait_for == 0 ? std::string("all") : "the fastest " + std::to_string(job.wait_for))
       << "\n";
-  if (scenario.checkpoint.policy != "none") {
+  if (scenario.checkpoint.policy != sim::CheckpointKind::none) {
     const double mtbf = scenario.checkpoint.mtbf_s > 0.0 ? scenario.checkpoint.mtbf_s
                                                          : system_mtbf_s(scenario.cluster);
     const sim::CheckpointPolicy policy(scenario.checkpoint, mtbf);
-    out << "checkpoint: " << scenario.checkpoint.policy;
-    if (scenario.checkpoint.policy == "every_iterations") {
+    out << "checkpoint: " << sim::to_string(scenario.checkpoint.policy);
+    if (scenario.checkpoint.policy == sim::CheckpointKind::every_iterations) {
       out << " every " << scenario.checkpoint.every_iterations << " iterations";
     } else if (std::isinf(policy.interval_s())) {
       out << " never due (no failures expected)";
@@ -122,9 +122,10 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
     if (!layers.empty()) layers += '-';
     layers += std::to_string(size);
   }
-  const std::string data = spec.mode == models::TrainingMode::stochastic
-                               ? std::string("stochastic mode (no data)")
-                               : std::get<TrainingWorkload>(first.workload).dataset.kind;
+  const std::string data =
+      spec.mode == models::TrainingMode::stochastic
+          ? std::string("stochastic mode (no data)")
+          : std::string(models::to_string(std::get<TrainingWorkload>(first.workload).dataset.kind));
   out << "training: " << data << ", MLP " << layers << ", batch " << spec.mlp.batch_size << ", "
       << spec.iterations << " iterations, learning rate " << format_value(spec.mlp.learning_rate)
       << "\n";
@@ -168,7 +169,8 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
 void print_run_summary(const Experiment& experiment, const Json& results, std::ostream& out) {
   const Scenario& first = experiment.points.front().scenario;
   out << "scenario " << first.name << ": " << first.cluster.node_count() << " nodes ("
-      << first.cluster.network.shape << "), " << first.replicas << " replicas, seed " << first.seed;
+      << sim::to_string(first.cluster.network.shape) << "), " << first.replicas
+      << " replicas, seed " << first.seed;
   if (experiment.points.size() > 1) out << ", " << experiment.points.size() << " sweep points";
   out << "\n";
   if (training_of(first.workload) != nullptr) {

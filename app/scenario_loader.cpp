@@ -26,12 +26,6 @@ constexpr std::int64_t kMaxReplicas = 1000000;
 constexpr std::int64_t kMaxIterations = 1000000000;
 constexpr std::int64_t kMaxTasks = 10000000;
 
-constexpr std::array<std::string_view, 6> kTopologies = {
-    "fully_connected", "star", "ring", "torus2d", "fat_tree", "edge_list"};
-constexpr std::array<std::string_view, 5> kCheckpointPolicies = {"none", "every_iterations",
-                                                                 "every_seconds", "young", "daly"};
-constexpr std::array<std::string_view, 3> kExchanges = {"all_gather", "to_one", "none"};
-
 /// Messages from the sim validators say what is wrong; make sure they also say what is expected.
 std::string with_expectation(const std::string& message, const std::string& expected) {
   if (message.find("(expected") != std::string::npos) return message;
@@ -141,11 +135,12 @@ std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& 
 }
 
 sim::TopologySpec read_network(ObjectReader& r, int nodes) {
+  using sim::TopologyShape;
   sim::TopologySpec t;
   t.nodes = nodes;
-  t.shape = r.choice("topology", t.shape, kTopologies);
-  r.set_unknown_key_note("for topology " + in_quotes(t.shape));
-  if (t.shape == "fully_connected" && nodes > kMaxFullyConnectedNodes) {
+  t.shape = r.choice("topology", t.shape, sim::kTopologyShapeNames);
+  r.set_unknown_key_note("for topology " + in_quotes(sim::to_string(t.shape)));
+  if (t.shape == TopologyShape::fully_connected && nodes > kMaxFullyConnectedNodes) {
     r.fail("topology", "fully_connected with " + std::to_string(nodes) +
                            " nodes is too many links (expected at most " +
                            std::to_string(kMaxFullyConnectedNodes) +
@@ -153,7 +148,7 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
   }
   t.latency_s = r.number("latency_s", t.latency_s, at_least(0.0));
   t.bandwidth_Bps = r.number("bandwidth_Bps", t.bandwidth_Bps, above(0.0));
-  if (t.shape == "torus2d") {
+  if (t.shape == TopologyShape::torus2d) {
     t.torus_rows = static_cast<int>(r.integer("torus_rows", 0, 0, nodes));
     t.torus_cols = static_cast<int>(r.integer("torus_cols", 0, 0, nodes));
     const std::int64_t rows = t.torus_rows;
@@ -169,9 +164,9 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
              "value " + std::to_string(std::max(rows, cols)) + " does not divide " +
                  std::to_string(nodes) + " nodes (expected a divisor of nodes, or 0 to choose)");
     }
-  } else if (t.shape == "fat_tree") {
+  } else if (t.shape == TopologyShape::fat_tree) {
     t.fat_tree_arity = static_cast<int>(r.integer("fat_tree_arity", t.fat_tree_arity, 2, 1024));
-  } else if (t.shape == "edge_list") {
+  } else if (t.shape == TopologyShape::edge_list) {
     t.edges = read_edges(r, t);
   }
   const std::string problem = sim::validate_topology(t);
@@ -244,18 +239,27 @@ sim::ClusterSpec read_cluster(ObjectReader& r) {
 // ---- checkpoint -------------------------------------------------------------------------------
 
 sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
+  using sim::CheckpointKind;
   sim::CheckpointSpec c;
-  c.policy = r.choice("policy", c.policy, kCheckpointPolicies);
-  r.set_unknown_key_note("for checkpoint policy " + in_quotes(c.policy));
-  if (c.policy == "every_iterations") {
-    c.every_iterations =
-        static_cast<int>(r.integer("every_iterations", std::nullopt, 1, kMaxIterations));
-  } else if (c.policy == "every_seconds") {
-    c.every_s = r.number("every_s", std::nullopt, above(0.0));
-  } else if (c.policy == "young" || c.policy == "daly") {
-    c.mtbf_s = r.number("mtbf_s", 0.0, at_least(0.0));
+  c.policy = r.choice("policy", c.policy, sim::kCheckpointKindNames);
+  r.set_unknown_key_note("for checkpoint policy " + in_quotes(sim::to_string(c.policy)));
+  const bool young_or_daly = c.policy == CheckpointKind::young || c.policy == CheckpointKind::daly;
+  switch (c.policy) {
+    case CheckpointKind::none:
+      break;
+    case CheckpointKind::every_iterations:
+      c.every_iterations =
+          static_cast<int>(r.integer("every_iterations", std::nullopt, 1, kMaxIterations));
+      break;
+    case CheckpointKind::every_seconds:
+      c.every_s = r.number("every_s", std::nullopt, above(0.0));
+      break;
+    case CheckpointKind::young:
+    case CheckpointKind::daly:
+      c.mtbf_s = r.number("mtbf_s", 0.0, at_least(0.0));
+      break;
   }
-  if (c.policy != "none") {
+  if (c.policy != CheckpointKind::none) {
     c.write_s = r.number("write_s", 0.0, at_least(0.0));
     c.bytes = r.number("bytes", 0.0, at_least(0.0));
     c.write_bandwidth_Bps = r.number("write_bandwidth_Bps", 0.0, at_least(0.0));
@@ -263,8 +267,8 @@ sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
       r.fail("write_bandwidth_Bps",
              "checkpoint bytes need a write bandwidth (expected a number > 0 when bytes > 0)");
     }
-    if ((c.policy == "young" || c.policy == "daly") && sim::checkpoint_write_cost_s(c) <= 0.0) {
-      r.fail("write_s", "policy " + in_quotes(c.policy) +
+    if (young_or_daly && sim::checkpoint_write_cost_s(c) <= 0.0) {
+      r.fail("write_s", "policy " + in_quotes(sim::to_string(c.policy)) +
                             " needs a positive checkpoint cost write_s + bytes / "
                             "write_bandwidth_Bps (expected write_s > 0, or bytes > 0 with "
                             "write_bandwidth_Bps > 0)");
@@ -285,7 +289,7 @@ void read_iterative_job(ObjectReader& r, sim::IterativeJobSpec& job, int cluster
   const int tasks = job.tasks == 0 ? cluster_nodes : job.tasks;
   job.wait_for = static_cast<int>(r.integer("wait_for", job.wait_for, 0, tasks));
   job.bytes_per_task = r.number("bytes_per_task", job.bytes_per_task, at_least(0.0));
-  job.exchange = r.choice("exchange", job.exchange, kExchanges);
+  job.exchange = r.choice("exchange", job.exchange, sim::kExchangeKindNames);
   job.detect_soft_errors = r.boolean("detect_soft_errors", job.detect_soft_errors);
   job.checkpoint_at_end = r.boolean("checkpoint_at_end", job.checkpoint_at_end);
   job.time_limit_s = r.number("time_limit_s", job.time_limit_s, above(0.0));

@@ -22,8 +22,6 @@ constexpr std::int64_t kMaxLayerSize = 1000000;
 constexpr std::int64_t kMaxBatch = 1000000;
 constexpr std::int64_t kMaxSamples = 100000000;
 
-constexpr std::array<std::string_view, 4> kDatasetKinds = {"mnist", "fashion-mnist", "idx",
-                                                           "synthetic"};
 constexpr std::array<std::string_view, 2> kActivations = {"relu", "sigmoid"};
 constexpr std::array<std::string_view, 2> kErrorModels = {"adversarial", "random"};
 
@@ -72,12 +70,13 @@ std::vector<int> read_integer_list(ObjectReader& r, std::string_view key,
 // ---- workload ---------------------------------------------------------------------------------
 
 models::DatasetSource read_dataset(ObjectReader& r) {
+  using models::DatasetKind;
   models::DatasetSource d;
-  d.kind = r.choice("kind", d.kind, kDatasetKinds);
-  r.set_unknown_key_note("for dataset kind " + in_quotes(d.kind));
-  if (d.kind == "mnist" || d.kind == "fashion-mnist") {
+  d.kind = r.choice("kind", d.kind, models::kDatasetKindNames);
+  r.set_unknown_key_note("for dataset kind " + in_quotes(models::to_string(d.kind)));
+  if (d.kind == DatasetKind::mnist || d.kind == DatasetKind::fashion_mnist) {
     d.directory = r.string("directory", "");
-  } else if (d.kind == "idx") {
+  } else if (d.kind == DatasetKind::idx) {
     d.images = r.string("images", std::nullopt);
     d.labels = r.string("labels", std::nullopt);
     d.test_images = r.string("test_images", "");
@@ -94,12 +93,13 @@ models::DatasetSource read_dataset(ObjectReader& r) {
     s.samples = static_cast<int>(r.integer("samples", s.samples, 2, kMaxSamples));
     s.separation = r.number("separation", s.separation, at_least(0.0));
   }
-  const bool has_test_files = d.kind == "fashion-mnist" || !d.test_images.empty();
+  const bool has_test_files = d.kind == DatasetKind::fashion_mnist || !d.test_images.empty();
   if (!has_test_files) {
     d.test_samples = static_cast<int>(r.integer("test_samples", d.test_samples, 1, kMaxSamples));
   }
   d.train_samples = static_cast<int>(r.integer("train_samples", 0, 0, kMaxSamples));
-  if (d.kind != "synthetic") d.pixel_scale = r.number("pixel_scale", d.pixel_scale, above(0.0));
+  if (d.kind != DatasetKind::synthetic)
+    d.pixel_scale = r.number("pixel_scale", d.pixel_scale, above(0.0));
   return d;
 }
 

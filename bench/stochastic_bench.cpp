@@ -48,11 +48,11 @@ Case make_case(const std::string& name, int iterations) {
     eps = 3e-5;
   }
   c.cluster = sim::uniform_cluster(nodes, 1e10);
-  c.cluster.network.shape = "fat_tree";
+  c.cluster.network.shape = sim::TopologyShape::fat_tree;
   c.cluster.network.fat_tree_arity = 8;
   c.cluster.network.latency_s = 2e-6;
   c.cluster.network.bandwidth_Bps = 1.25e10;
-  c.checkpoint.policy = "every_iterations";
+  c.checkpoint.policy = sim::CheckpointKind::every_iterations;
   c.checkpoint.every_iterations = 10;
   c.checkpoint.write_s = 1e-3;
   c.checkpoint.restart_s = 1e-3;

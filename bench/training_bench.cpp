@@ -482,7 +482,7 @@ int run_memory(const TrainingBenchOptions& options, std::ostream& out) {
   const models::Dataset test = make_data(layers.front(), 100, options.seed + 1);
   models::TrainingSpec spec = training_spec(layers, 1, iterations, scheme);
   sim::CheckpointSpec checkpoint;
-  checkpoint.policy = "every_iterations";
+  checkpoint.policy = sim::CheckpointKind::every_iterations;
   checkpoint.every_iterations = std::max(1, iterations / 2);
 
   double stored_bytes = 0.0;

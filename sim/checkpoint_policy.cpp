@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/check.hpp"
+#include "sim/enum_names.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -20,12 +21,16 @@ bool finite_non_negative(double value) { return value >= 0.0 && std::isfinite(va
 
 }  // namespace
 
+std::string_view to_string(CheckpointKind kind) { return name_of(kind, kCheckpointKindNames); }
+
+std::optional<CheckpointKind> parse_checkpoint_kind(std::string_view name) {
+  return parse_name<CheckpointKind>(name, kCheckpointKindNames);
+}
+
 std::string validate_checkpoint(const CheckpointSpec& spec) {
-  const std::string& policy = spec.policy;
-  if (policy != "none" && policy != "every_iterations" && policy != "every_seconds" &&
-      policy != "young" && policy != "daly")
-    return "unknown checkpoint policy '" + policy +
-           "' (expected none, every_iterations, every_seconds, young or daly)";
+  const CheckpointKind policy = spec.policy;
+  if (static_cast<std::size_t>(policy) >= kCheckpointKindNames.size())
+    return "unknown checkpoint policy " + std::to_string(static_cast<int>(policy));
   if (!finite_non_negative(spec.write_s))
     return problem("write_s must be finite and >= 0", spec.write_s);
   if (!finite_non_negative(spec.bytes)) return problem("bytes must be finite and >= 0", spec.bytes);
@@ -34,14 +39,26 @@ std::string validate_checkpoint(const CheckpointSpec& spec) {
   if (!finite_non_negative(spec.restart_s))
     return problem("restart_s must be finite and >= 0", spec.restart_s);
   if (!(spec.mtbf_s >= 0.0)) return problem("mtbf_s must be > 0, or 0 to derive it", spec.mtbf_s);
-  if (policy == "every_iterations" && spec.every_iterations <= 0)
-    return problem("every_iterations must be > 0", spec.every_iterations);
-  if (policy == "every_seconds" && !(spec.every_s > 0.0 && std::isfinite(spec.every_s)))
-    return problem("every_s must be finite and > 0", spec.every_s);
-  if ((policy == "young" || policy == "daly") && !(checkpoint_write_cost_s(spec) > 0.0))
-    return problem(
-        policy + " needs a positive write cost (write_s, or bytes with write_bandwidth_Bps)",
-        checkpoint_write_cost_s(spec));
+  switch (policy) {
+    case CheckpointKind::none:
+      return "";
+    case CheckpointKind::every_iterations:
+      if (spec.every_iterations <= 0)
+        return problem("every_iterations must be > 0", spec.every_iterations);
+      return "";
+    case CheckpointKind::every_seconds:
+      if (!(spec.every_s > 0.0 && std::isfinite(spec.every_s)))
+        return problem("every_s must be finite and > 0", spec.every_s);
+      return "";
+    case CheckpointKind::young:
+    case CheckpointKind::daly:
+      if (!(checkpoint_write_cost_s(spec) > 0.0))
+        return problem(std::string(to_string(policy)) +
+                           " needs a positive write cost (write_s, or bytes with "
+                           "write_bandwidth_Bps)",
+                       checkpoint_write_cost_s(spec));
+      return "";
+  }
   return "";
 }
 
@@ -82,23 +99,30 @@ CheckpointPolicy::CheckpointPolicy(const CheckpointSpec& spec, double mtbf_s)
     : write_cost_s_(checkpoint_write_cost_s(spec)), restart_s_(spec.restart_s) {
   const std::string error = validate_checkpoint(spec);
   CODESIM_CHECK(error.empty(), error.c_str());
-  if (spec.policy == "none") {
-    kind_ = Kind::none;
-    interval_s_ = INFINITY;
-  } else if (spec.policy == "every_iterations") {
-    kind_ = Kind::iterations;
-    every_iterations_ = spec.every_iterations;
-    interval_s_ = 0.0;
-  } else if (spec.policy == "every_seconds") {
-    kind_ = Kind::seconds;
-    interval_s_ = spec.every_s;
-  } else {
-    const double m = spec.mtbf_s > 0.0 ? spec.mtbf_s : mtbf_s;
-    CODESIM_CHECK(m > 0.0, "young/daly need a positive MTBF");
-    interval_s_ = spec.policy == "young" ? young_interval_s(write_cost_s_, m)
-                                         : daly_interval_s(write_cost_s_, m);
-    // A job that never fails never needs a checkpoint.
-    kind_ = std::isinf(interval_s_) ? Kind::none : Kind::seconds;
+  switch (spec.policy) {
+    case CheckpointKind::none:
+      kind_ = Kind::none;
+      interval_s_ = INFINITY;
+      break;
+    case CheckpointKind::every_iterations:
+      kind_ = Kind::iterations;
+      every_iterations_ = spec.every_iterations;
+      interval_s_ = 0.0;
+      break;
+    case CheckpointKind::every_seconds:
+      kind_ = Kind::seconds;
+      interval_s_ = spec.every_s;
+      break;
+    case CheckpointKind::young:
+    case CheckpointKind::daly: {
+      const double m = spec.mtbf_s > 0.0 ? spec.mtbf_s : mtbf_s;
+      CODESIM_CHECK(m > 0.0, "young/daly need a positive MTBF");
+      interval_s_ = spec.policy == CheckpointKind::young ? young_interval_s(write_cost_s_, m)
+                                                         : daly_interval_s(write_cost_s_, m);
+      // A job that never fails never needs a checkpoint.
+      kind_ = std::isinf(interval_s_) ? Kind::none : Kind::seconds;
+      break;
+    }
   }
 }
 

@@ -1,16 +1,28 @@
 // Checkpoint policies (none, every N iterations, every T seconds, Young, Daly) and their costs.
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace codesim::sim {
 
-/// Plain description of checkpointing. `policy` is one of:
-///   "none", "every_iterations" (every_iterations), "every_seconds" (every_s of progress),
-///   "young" (tau = sqrt(2 delta M)), "daly" (Daly 2006 higher-order tau),
-/// where delta is the write cost and M = mtbf_s (the whole job's mean time between failures).
+/// The checkpoint policies: none, every_iterations (every every_iterations iterations),
+/// every_seconds (every every_s of progress), young (tau = sqrt(2 delta M)) and daly (Daly 2006
+/// higher-order tau), where delta is the write cost and M = mtbf_s (the whole job's mean time
+/// between failures).
+enum class CheckpointKind { none, every_iterations, every_seconds, young, daly };
+
+/// The policies' names (in scenarios and outputs), indexed by CheckpointKind.
+inline constexpr std::array<std::string_view, 5> kCheckpointKindNames = {
+    "none", "every_iterations", "every_seconds", "young", "daly"};
+std::string_view to_string(CheckpointKind kind);
+std::optional<CheckpointKind> parse_checkpoint_kind(std::string_view name);
+
+/// Plain description of checkpointing: the policy and its parameters.
 struct CheckpointSpec {
-  std::string policy = "none";
+  CheckpointKind policy = CheckpointKind::none;
   int every_iterations = 0;  ///< > 0 for every_iterations
   double every_s = 0.0;      ///< > 0 for every_seconds
   double mtbf_s = 0.0;       ///< job MTBF for young/daly; 0 = derive from the cluster

@@ -7,6 +7,7 @@
 
 #include "sim/check.hpp"
 #include "sim/collectives.hpp"
+#include "sim/enum_names.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -97,18 +98,18 @@ class IterativeJob {
   }
 
   double exchange_time_s() const {
-    if (job_.bytes_per_task <= 0.0 || job_.exchange == "none") return 0.0;
+    if (job_.bytes_per_task <= 0.0 || job_.exchange == ExchangeKind::none) return 0.0;
     std::vector<int> participants = used_nodes_;
     std::sort(participants.begin(), participants.end());
     participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
-    if (job_.exchange == "to_one") {
+    if (job_.exchange == ExchangeKind::to_one) {
       // Every used task's result goes to node 0; transfers share node 0's link one after another.
       double total_s = 0.0;
       for (int node : used_nodes_)
         total_s += cluster_.topology().transfer_time_s(node, 0, job_.bytes_per_task);
       return total_s;
     }
-    CODESIM_CHECK(job_.exchange == "all_gather", "unknown exchange kind");
+    CODESIM_CHECK(job_.exchange == ExchangeKind::all_gather, "unknown exchange kind");
     const double tasks_per_node = static_cast<double>(used_nodes_.size()) / participants.size();
     return fastest_all_gather_time_s(cluster_.topology(), participants,
                                      job_.bytes_per_task * tasks_per_node);
@@ -328,6 +329,12 @@ MetricSet run_iterative_job(const ClusterSpec& cluster, const CheckpointSpec& ch
                             std::uint64_t replica) {
   IterativeJob state(cluster, checkpoint, job, seed, replica);
   return state.run();
+}
+
+std::string_view to_string(ExchangeKind kind) { return name_of(kind, kExchangeKindNames); }
+
+std::optional<ExchangeKind> parse_exchange_kind(std::string_view name) {
+  return parse_name<ExchangeKind>(name, kExchangeKindNames);
 }
 
 }  // namespace codesim::sim

@@ -2,8 +2,11 @@
 // checkpoint, and roll back on crashes of needed tasks and detected soft errors.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "sim/checkpoint_policy.hpp"
 #include "sim/cluster.hpp"
@@ -11,13 +14,23 @@
 
 namespace codesim::sim {
 
+/// How finished tasks' results are exchanged: all_gather (among the used nodes), to_one (every
+/// used task's result to node 0) or none.
+enum class ExchangeKind { all_gather, to_one, none };
+
+/// The exchanges' names (in scenarios and outputs), indexed by ExchangeKind.
+inline constexpr std::array<std::string_view, 3> kExchangeKindNames = {"all_gather", "to_one",
+                                                                       "none"};
+std::string_view to_string(ExchangeKind kind);
+std::optional<ExchangeKind> parse_exchange_kind(std::string_view name);
+
 struct IterativeJobSpec {
   int iterations = 10;      ///< useful iterations to complete, >= 1
   int tasks = 0;            ///< tasks per iteration, 0 = one per node; task t runs on node t mod P
   double task_flops = 1e9;  ///< flops per task, > 0
   int wait_for = 0;         ///< iteration completes after the fastest K tasks; 0 = all
-  double bytes_per_task = 0.0;          ///< bytes each finished task's result sends
-  std::string exchange = "all_gather";  ///< "all_gather", "to_one" (to node 0) or "none"
+  double bytes_per_task = 0.0;  ///< bytes each finished task's result sends
+  ExchangeKind exchange = ExchangeKind::all_gather;
   bool detect_soft_errors =
       true;  ///< true: a struck task is detected and rolls back; false: silent
   bool checkpoint_at_end = false;  ///< write a last checkpoint when the final iteration completes

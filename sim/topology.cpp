@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "sim/check.hpp"
+#include "sim/enum_names.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -37,17 +38,7 @@ constexpr int kMaxFullyConnectedNodes = 65536;  // 65536 * 65535 / 2 links still
 constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 21;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-enum class Shape { kFullyConnected, kStar, kRing, kTorus2d, kFatTree, kEdgeList, kUnknown };
-
-Shape parse_shape(const std::string& name) {
-  if (name == "fully_connected") return Shape::kFullyConnected;
-  if (name == "star") return Shape::kStar;
-  if (name == "ring") return Shape::kRing;
-  if (name == "torus2d") return Shape::kTorus2d;
-  if (name == "fat_tree") return Shape::kFatTree;
-  if (name == "edge_list") return Shape::kEdgeList;
-  return Shape::kUnknown;
-}
+using Shape = TopologyShape;
 
 template <typename... Args>
 std::string concat(const Args&... args) {
@@ -171,28 +162,28 @@ Graph build_graph(const TopologySpec& spec, Shape shape) {
   const int n = spec.nodes;
   const Link link{spec.latency_s, spec.bandwidth_Bps};
   switch (shape) {
-    case Shape::kFullyConnected:
+    case Shape::fully_connected:
       return Graph(n);  // links stay implicit, see Topology::Impl
-    case Shape::kStar: {
+    case Shape::star: {
       Graph graph(n + 1);
       for (int i = 0; i < n; ++i) boost::add_edge(i, n, link, graph);
       return graph;
     }
-    case Shape::kRing: {
+    case Shape::ring: {
       Graph graph(n);
       add_cycle(graph, 0, n, 1, link);
       return graph;
     }
-    case Shape::kTorus2d: {
+    case Shape::torus2d: {
       const TorusDims dims = torus_dims(spec);
       Graph graph(n);
       for (int r = 0; r < dims.rows; ++r) add_cycle(graph, r * dims.cols, dims.cols, 1, link);
       for (int c = 0; c < dims.cols; ++c) add_cycle(graph, c, dims.rows, dims.cols, link);
       return graph;
     }
-    case Shape::kFatTree:
+    case Shape::fat_tree:
       return build_fat_tree(spec);
-    case Shape::kEdgeList: {
+    case Shape::edge_list: {
       Graph graph(n);
       for (const EdgeSpec& e : spec.edges) {
         const Link own{e.latency_s < 0.0 ? spec.latency_s : e.latency_s,
@@ -201,8 +192,6 @@ Graph build_graph(const TopologySpec& spec, Shape shape) {
       }
       return graph;
     }
-    case Shape::kUnknown:
-      break;
   }
   CODESIM_CHECK(false, "unknown topology shape");
   return Graph();
@@ -274,7 +263,7 @@ struct PathCost {
 //  - anything else (ring, torus2d, edge_list) runs Dijkstra lazily per source, with a bounded
 //    FIFO cache of shortest-path trees.
 struct Topology::Impl {
-  Shape shape = Shape::kUnknown;
+  Shape shape = Shape::fully_connected;
   int nodes = 0;
   Link default_link;
   Graph graph;
@@ -356,7 +345,7 @@ struct Topology::Impl {
 
   PathCost cost(int src, int dst) const {
     if (src == dst) return {};
-    if (shape == Shape::kFullyConnected)
+    if (shape == Shape::fully_connected)
       return {default_link.latency_s, default_link.bandwidth_Bps};
     if (is_tree) return tree_path(src, dst, nullptr);
     const RouteTree& tree = tree_from(src);
@@ -372,12 +361,12 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
   const std::string error = validate_topology(spec);
   CODESIM_CHECK(error.empty(), error.c_str());
   Impl& m = *impl_;
-  m.shape = parse_shape(spec.shape);
+  m.shape = spec.shape;
   m.nodes = spec.nodes;
   m.default_link = Link{spec.latency_s, spec.bandwidth_Bps};
   m.graph = build_graph(spec, m.shape);
   const auto vertices = boost::num_vertices(m.graph);
-  if (m.shape == Shape::kFullyConnected) {
+  if (m.shape == Shape::fully_connected) {
     m.links = static_cast<int>(static_cast<std::int64_t>(spec.nodes) * (spec.nodes - 1) / 2);
   } else {
     m.links = static_cast<int>(boost::num_edges(m.graph));
@@ -401,7 +390,7 @@ std::vector<int> Topology::route(int src, int dst) const {
   m.check_node(src);
   m.check_node(dst);
   if (src == dst) return {src};
-  if (m.shape == Shape::kFullyConnected) return {src, dst};
+  if (m.shape == Shape::fully_connected) return {src, dst};
   std::vector<int> vertices;
   if (m.is_tree) {
     m.tree_path(src, dst, &vertices);
@@ -435,37 +424,44 @@ double Topology::transfer_time_s(int src, int dst, double bytes) const {
   return cost.latency_s + bytes / cost.bandwidth_Bps;
 }
 
+std::string_view to_string(TopologyShape shape) { return name_of(shape, kTopologyShapeNames); }
+
+std::optional<TopologyShape> parse_topology_shape(std::string_view name) {
+  return parse_name<TopologyShape>(name, kTopologyShapeNames);
+}
+
 std::string validate_topology(const TopologySpec& spec) {
-  const Shape shape = parse_shape(spec.shape);
-  if (shape == Shape::kUnknown)
-    return concat("unknown shape '", spec.shape,
-                  "' (expected fully_connected, star, ring, torus2d, fat_tree or edge_list)");
+  const Shape shape = spec.shape;
+  if (static_cast<std::size_t>(shape) >= kTopologyShapeNames.size())
+    return concat("unknown shape ", static_cast<int>(shape));
   if (spec.nodes < 1 || spec.nodes > kMaxNodes)
     return concat("nodes must be between 1 and ", kMaxNodes, " (got ", spec.nodes, ")");
   if (!(std::isfinite(spec.latency_s) && spec.latency_s >= 0.0))
     return concat("latency_s must be finite and >= 0 (got ", spec.latency_s, ")");
   if (!(std::isfinite(spec.bandwidth_Bps) && spec.bandwidth_Bps > 0.0))
     return concat("bandwidth_Bps must be finite and > 0 (got ", spec.bandwidth_Bps, ")");
-  if (shape != Shape::kEdgeList && !spec.edges.empty())
+  if (shape != Shape::edge_list && !spec.edges.empty())
     return concat("edges are only used by shape edge_list (got ", spec.edges.size(), " for ",
-                  spec.shape, ")");
+                  to_string(spec.shape), ")");
   switch (shape) {
-    case Shape::kFullyConnected:
+    case Shape::fully_connected:
       if (spec.nodes > kMaxFullyConnectedNodes)
         return concat("fully_connected allows at most ", kMaxFullyConnectedNodes, " nodes (got ",
                       spec.nodes, "); use star for a large single switch");
       return "";
-    case Shape::kTorus2d:
+    case Shape::torus2d:
       return validate_torus(spec);
-    case Shape::kFatTree:
+    case Shape::fat_tree:
       if (spec.fat_tree_arity < 2)
         return concat("fat_tree_arity must be >= 2 (got ", spec.fat_tree_arity, ")");
       return "";
-    case Shape::kEdgeList:
+    case Shape::edge_list:
       return validate_edges(spec);
-    default:
+    case Shape::star:
+    case Shape::ring:
       return "";
   }
+  return "";
 }
 
 }  // namespace codesim::sim

@@ -1,8 +1,11 @@
 // Network topology: a Boost.Graph of nodes and switches with per-link latency and bandwidth.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace codesim::sim {
@@ -16,21 +19,30 @@ struct EdgeSpec {
   double bandwidth_Bps = -1.0;
 };
 
-/// Plain description of a network. `shape` is one of:
-///   "fully_connected"  a direct link between every pair of nodes
-///   "star"             every node linked to one switch (a single crossbar switch)
-///   "ring"             node i linked to node (i + 1) mod nodes
-///   "torus2d"          torus_rows x torus_cols grid with wrap-around (rows * cols == nodes)
-///   "fat_tree"         a k-ary tree of switches (k = fat_tree_arity) with nodes at the leaves:
-///                      level 1 has ceil(nodes / k) switches, switch j linking nodes jk..jk+k-1;
-///                      each next level groups the previous level's switches k at a time in id
-///                      order (the last group may be partial) until one root switch remains
-///                      (always at least one switch). Switch ids count up from `nodes`, level by
-///                      level. Links into level l have bandwidth_Bps * 2^(l-1), so a route's
-///                      bottleneck is its leaf links
-///   "edge_list"        exactly the links in `edges` (must connect all nodes; one link per pair)
+/// The network shapes:
+///   fully_connected  a direct link between every pair of nodes
+///   star             every node linked to one switch (a single crossbar switch)
+///   ring             node i linked to node (i + 1) mod nodes
+///   torus2d          torus_rows x torus_cols grid with wrap-around (rows * cols == nodes)
+///   fat_tree         a k-ary tree of switches (k = fat_tree_arity) with nodes at the leaves:
+///                    level 1 has ceil(nodes / k) switches, switch j linking nodes jk..jk+k-1;
+///                    each next level groups the previous level's switches k at a time in id
+///                    order (the last group may be partial) until one root switch remains
+///                    (always at least one switch). Switch ids count up from `nodes`, level by
+///                    level. Links into level l have bandwidth_Bps * 2^(l-1), so a route's
+///                    bottleneck is its leaf links
+///   edge_list        exactly the links in `edges` (must connect all nodes; one link per pair)
+enum class TopologyShape { fully_connected, star, ring, torus2d, fat_tree, edge_list };
+
+/// The shapes' names (in scenarios and outputs), indexed by TopologyShape.
+inline constexpr std::array<std::string_view, 6> kTopologyShapeNames = {
+    "fully_connected", "star", "ring", "torus2d", "fat_tree", "edge_list"};
+std::string_view to_string(TopologyShape shape);
+std::optional<TopologyShape> parse_topology_shape(std::string_view name);
+
+/// Plain description of a network: its shape and the parameters.
 struct TopologySpec {
-  std::string shape = "fully_connected";
+  TopologyShape shape = TopologyShape::fully_connected;
   int nodes = 1;
   double latency_s = 1e-6;        ///< per link, seconds (>= 0)
   double bandwidth_Bps = 1.25e9;  ///< per link, bytes per second (> 0)

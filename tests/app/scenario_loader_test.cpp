@@ -252,7 +252,7 @@ TEST_CASE("the resolved scenario keeps the given values") {
   CHECK(s.resolved["cluster"]["stragglers"].dump() ==
         R"({"kind":"pareto","scale":1.0,"shape":2.5})");
   CHECK(s.resolved["checkpoint"]["mtbf_s"] == 0.0);
-  CHECK(s.checkpoint.policy == "daly");
+  CHECK(s.checkpoint.policy == codesim::sim::CheckpointKind::daly);
   CHECK(s.checkpoint.write_s == 2.0);
   CHECK(std::get<codesim::sim::IterativeJobSpec>(s.workload).wait_for == 6);
 }
@@ -270,7 +270,7 @@ TEST_CASE("set overrides replace values, create sections and parse JSON or fall 
   apply_set(document, "/cluster/crashes/mtbf_s=null", "s.json");
   const Scenario s = load_scenario(document, "s.json");
   CHECK(s.cluster.node_count() == 32);
-  CHECK(s.cluster.network.shape == "ring");
+  CHECK(s.cluster.network.shape == codesim::sim::TopologyShape::ring);
   CHECK(s.cluster.soft_errors[31].rate_per_flop == 1e-12);
   CHECK(std::isinf(s.cluster.crashes[3].mtbf_s));
 }

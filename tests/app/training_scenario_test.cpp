@@ -86,7 +86,8 @@ TEST_CASE("a training scenario is read with every default resolved") {
   CHECK(spec.iterations == 60);
   REQUIRE(std::holds_alternative<codesim::models::ReplicationSpec>(spec.scheme));
   CHECK(std::get<codesim::models::ReplicationSpec>(spec.scheme).copies == 3);
-  CHECK(std::get<codesim::app::TrainingWorkload>(s.workload).dataset.kind == "synthetic");
+  CHECK(std::get<codesim::app::TrainingWorkload>(s.workload).dataset.kind ==
+        codesim::models::DatasetKind::synthetic);
   CHECK(s.resolved["workload"]["wait_for"] == "all");
   CHECK(s.resolved["workload"]["decode"]["error_model"] == "adversarial");
   CHECK(s.resolved["strategy"]["copies"] == 3);

@@ -66,7 +66,7 @@ TEST_CASE("the none policy never checkpoints") {
 
 TEST_CASE("every_iterations is due once N iterations have run") {
   CheckpointSpec spec;
-  spec.policy = "every_iterations";
+  spec.policy = CheckpointKind::every_iterations;
   spec.every_iterations = 5;
   spec.write_s = 3.0;
   spec.restart_s = 4.0;
@@ -82,7 +82,7 @@ TEST_CASE("every_iterations is due once N iterations have run") {
 
 TEST_CASE("every_seconds is due once that much progress was made") {
   CheckpointSpec spec;
-  spec.policy = "every_seconds";
+  spec.policy = CheckpointKind::every_seconds;
   spec.every_s = 30.0;
   CheckpointPolicy policy(spec, INFINITY);
   CHECK(policy.enabled());
@@ -93,7 +93,7 @@ TEST_CASE("every_seconds is due once that much progress was made") {
 
 TEST_CASE("young and daly are due after their interval of progress") {
   CheckpointSpec spec;
-  spec.policy = "young";
+  spec.policy = CheckpointKind::young;
   spec.write_s = 20.0;
   spec.bytes = 4e10;
   spec.write_bandwidth_Bps = 1e9;  // delta = 20 + 40 = 60
@@ -103,7 +103,7 @@ TEST_CASE("young and daly are due after their interval of progress") {
   CHECK_FALSE(young.due(100, 3219.0));
   CHECK(young.due(1, 3220.0));
 
-  spec.policy = "daly";
+  spec.policy = CheckpointKind::daly;
   CheckpointPolicy daly(spec, 86400.0);
   CHECK(daly.interval_s() == doctest::Approx(3180.0621136));
   CHECK_FALSE(daly.due(100, 3180.0));
@@ -112,7 +112,7 @@ TEST_CASE("young and daly are due after their interval of progress") {
 
 TEST_CASE("the spec's MTBF wins over the cluster's for young and daly") {
   CheckpointSpec spec;
-  spec.policy = "young";
+  spec.policy = CheckpointKind::young;
   spec.write_s = 50.0;
   spec.mtbf_s = 100.0;
   CHECK(CheckpointPolicy(spec, 86400.0).interval_s() == doctest::Approx(100.0));
@@ -121,12 +121,12 @@ TEST_CASE("the spec's MTBF wins over the cluster's for young and daly") {
 }
 
 TEST_CASE("young and daly never checkpoint when nothing can fail") {
-  for (const char* name : {"young", "daly"}) {
+  for (CheckpointKind kind : {CheckpointKind::young, CheckpointKind::daly}) {
     CheckpointSpec spec;
-    spec.policy = name;
+    spec.policy = kind;
     spec.write_s = 60.0;
     CheckpointPolicy policy(spec, INFINITY);
-    INFO(name);
+    INFO(to_string(kind));
     CHECK(std::isinf(policy.interval_s()));
     CHECK_FALSE(policy.enabled());
     CHECK_FALSE(policy.due(1000000, 1e15));
@@ -136,36 +136,34 @@ TEST_CASE("young and daly never checkpoint when nothing can fail") {
 TEST_CASE("valid checkpoint specs pass validation") {
   CheckpointSpec spec;
   CHECK(validate_checkpoint(spec) == "");
-  spec.policy = "every_iterations";
+  spec.policy = CheckpointKind::every_iterations;
   spec.every_iterations = 10;
   CHECK(validate_checkpoint(spec) == "");
-  spec.policy = "every_seconds";
+  spec.policy = CheckpointKind::every_seconds;
   spec.every_s = 5.0;
   CHECK(validate_checkpoint(spec) == "");
-  spec.policy = "daly";
+  spec.policy = CheckpointKind::daly;
   spec.bytes = 1e9;
   spec.write_bandwidth_Bps = 1e8;  // positive write cost from the bandwidth term alone
   CHECK(validate_checkpoint(spec) == "");
 }
 
 TEST_CASE("invalid checkpoint specs are rejected saying what is wrong and expected") {
-  CheckpointSpec spec;
-  spec.policy = "sometimes";
-  CHECK(validate_checkpoint(spec) ==
-        "unknown checkpoint policy 'sometimes' (expected none, every_iterations, every_seconds, "
-        "young or daly)");
+  CHECK(parse_checkpoint_kind("sometimes") == std::nullopt);
+  CHECK(parse_checkpoint_kind("daly") == CheckpointKind::daly);
+  CHECK(to_string(CheckpointKind::every_seconds) == "every_seconds");
 
-  spec = {};
-  spec.policy = "every_iterations";
+  CheckpointSpec spec;
+  spec.policy = CheckpointKind::every_iterations;
   CHECK(validate_checkpoint(spec) == "checkpoint every_iterations must be > 0 (got 0)");
 
   spec = {};
-  spec.policy = "every_seconds";
+  spec.policy = CheckpointKind::every_seconds;
   spec.every_s = -2.0;
   CHECK(validate_checkpoint(spec) == "checkpoint every_s must be finite and > 0 (got -2)");
 
   spec = {};
-  spec.policy = "young";
+  spec.policy = CheckpointKind::young;
   CHECK(validate_checkpoint(spec) ==
         "checkpoint young needs a positive write cost (write_s, or bytes with "
         "write_bandwidth_Bps) (got 0)");

@@ -18,6 +18,7 @@ using codesim::sim::bruck_all_gather_time_s;
 using codesim::sim::fastest_all_gather_time_s;
 using codesim::sim::reduce_time_s;
 using codesim::sim::Topology;
+using codesim::sim::TopologyShape;
 using codesim::sim::TopologySpec;
 
 namespace {
@@ -26,7 +27,7 @@ constexpr double kBandwidth_Bps = 1.25e9;
 constexpr double kBeta_s_per_B = 1.0 / kBandwidth_Bps;
 constexpr double kBytes = 4e6;
 
-Topology uniform(const std::string& shape, int nodes) {
+Topology uniform(TopologyShape shape, int nodes) {
   TopologySpec spec;
   spec.shape = shape;
   spec.nodes = nodes;
@@ -43,7 +44,7 @@ std::vector<int> first_nodes(int p) {
 }  // namespace
 
 TEST_CASE("collectives over eight fully connected nodes match the closed forms") {
-  const Topology topology = uniform("fully_connected", 8);
+  const Topology topology = uniform(TopologyShape::fully_connected, 8);
   const std::vector<int> all = first_nodes(8);
   const double step_s = kAlpha_s + kBytes * kBeta_s_per_B;
   CHECK(broadcast_time_s(topology, all, kBytes) == doctest::Approx(3 * step_s));
@@ -54,7 +55,7 @@ TEST_CASE("collectives over eight fully connected nodes match the closed forms")
 }
 
 TEST_CASE("collectives over a non-power-of-two group round the tree depth up") {
-  const Topology topology = uniform("fully_connected", 10);
+  const Topology topology = uniform(TopologyShape::fully_connected, 10);
   const double step_s = kAlpha_s + kBytes * kBeta_s_per_B;
   for (int p : {2, 3, 5, 6, 7, 9}) {
     CAPTURE(p);
@@ -69,7 +70,7 @@ TEST_CASE("collectives over a non-power-of-two group round the tree depth up") {
 }
 
 TEST_CASE("a single participant or none costs nothing") {
-  const Topology topology = uniform("ring", 4);
+  const Topology topology = uniform(TopologyShape::ring, 4);
   const std::vector<int> one{2};
   const std::vector<int> none;
   for (const auto& group : {one, none}) {
@@ -81,7 +82,7 @@ TEST_CASE("a single participant or none costs nothing") {
 }
 
 TEST_CASE("collectives through a star pay two link latencies per transfer") {
-  const Topology topology = uniform("star", 12);
+  const Topology topology = uniform(TopologyShape::star, 12);
   const std::vector<int> group{11, 3, 7, 0, 5, 9};  // any subset, any order
   const double step_s = 2 * kAlpha_s + kBytes * kBeta_s_per_B;
   CHECK(broadcast_time_s(topology, group, kBytes) == doctest::Approx(3 * step_s));
@@ -91,7 +92,7 @@ TEST_CASE("collectives through a star pay two link latencies per transfer") {
 }
 
 TEST_CASE("ring collectives take the longest neighbour route in the given participant order") {
-  const Topology topology = uniform("ring", 8);
+  const Topology topology = uniform(TopologyShape::ring, 8);
   const double transfer_s = kBytes * kBeta_s_per_B;
   const std::vector<int> spaced{0, 2, 4, 6};    // every neighbour two hops away
   const std::vector<int> shuffled{0, 4, 2, 6};  // 0->4 and 2->6 are four hops
@@ -110,7 +111,7 @@ TEST_CASE("each tree round costs its slowest transfer") {
   // Four fully linked nodes where the 0-2 link has half the bandwidth; it stays the route from
   // 0 to 2 because it has the lowest latency.
   TopologySpec spec;
-  spec.shape = "edge_list";
+  spec.shape = TopologyShape::edge_list;
   spec.nodes = 4;
   spec.latency_s = kAlpha_s;
   spec.bandwidth_Bps = kBandwidth_Bps;
@@ -133,7 +134,7 @@ TEST_CASE("each tree round costs its slowest transfer") {
 TEST_CASE("reduce sends along the routes towards the root, broadcast away from it") {
   // Between 0 and 5 the route out (0-4-1-5) has a narrow link and the route back (5-3-2-0) not.
   TopologySpec spec;
-  spec.shape = "edge_list";
+  spec.shape = TopologyShape::edge_list;
   spec.nodes = 6;
   spec.latency_s = kAlpha_s;
   spec.bandwidth_Bps = kBandwidth_Bps;
@@ -148,7 +149,7 @@ TEST_CASE("reduce sends along the routes towards the root, broadcast away from i
 
 TEST_CASE("a ring all-reduce over a 20000-node fat tree is quick and paced by the root crossing") {
   TopologySpec spec;
-  spec.shape = "fat_tree";
+  spec.shape = TopologyShape::fat_tree;
   spec.nodes = 20000;
   spec.fat_tree_arity = 4;
   spec.latency_s = kAlpha_s;
@@ -165,7 +166,7 @@ TEST_CASE("a ring all-reduce over a 20000-node fat tree is quick and paced by th
 }
 
 TEST_CASE("Bruck all-gather pays log2 p latencies and p - 1 blocks") {
-  const Topology topology = uniform("fully_connected", 40);
+  const Topology topology = uniform(TopologyShape::fully_connected, 40);
   for (int p : {2, 3, 5, 8, 16, 38, 40}) {
     CAPTURE(p);
     const std::vector<int> group = first_nodes(p);
@@ -179,7 +180,7 @@ TEST_CASE("Bruck all-gather pays log2 p latencies and p - 1 blocks") {
 TEST_CASE(
     "the fastest all-gather is Bruck when latency dominates and the ring when far pairs are slow") {
   // Uniform links: Bruck's log2 p latencies beat the ring's p - 1.
-  const Topology flat = uniform("fully_connected", 16);
+  const Topology flat = uniform(TopologyShape::fully_connected, 16);
   const std::vector<int> all = first_nodes(16);
   CHECK(fastest_all_gather_time_s(flat, all, 8.0) ==
         doctest::Approx(bruck_all_gather_time_s(flat, all, 8.0)));
@@ -187,7 +188,7 @@ TEST_CASE(
   // Four nodes in a fast ring plus slow diagonals (0-2, 1-3) that routes prefer for their lower
   // latency: Bruck's stride-2 round sends two blocks over a slow diagonal, the ring never does.
   TopologySpec spec;
-  spec.shape = "edge_list";
+  spec.shape = TopologyShape::edge_list;
   spec.nodes = 4;
   spec.latency_s = kAlpha_s;
   spec.bandwidth_Bps = kBandwidth_Bps;

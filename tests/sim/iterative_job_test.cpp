@@ -19,7 +19,7 @@ double total_breakdown_s(const MetricSet& m) {
 
 TEST_CASE("a failure-free job takes iterations times task time plus the all-gather") {
   ClusterSpec cluster = uniform_cluster(4, 1e9);
-  cluster.network.shape = "fully_connected";
+  cluster.network.shape = TopologyShape::fully_connected;
   cluster.network.latency_s = 1e-3;
   cluster.network.bandwidth_Bps = 1e6;
   IterativeJobSpec job;
@@ -64,7 +64,7 @@ TEST_CASE("the same seed and replica give identical metrics and another replica 
     s.sigma = 0.5;
   }
   CheckpointSpec checkpoint;
-  checkpoint.policy = "every_iterations";
+  checkpoint.policy = CheckpointKind::every_iterations;
   checkpoint.every_iterations = 5;
   checkpoint.write_s = 0.5;
   checkpoint.restart_s = 1.0;
@@ -85,7 +85,7 @@ TEST_CASE("detected soft errors roll back and undetected ones are counted as sil
   ClusterSpec cluster = uniform_cluster(4, 1e9);
   for (auto& e : cluster.soft_errors) e.probability_per_operation = 0.02;
   CheckpointSpec checkpoint;
-  checkpoint.policy = "every_iterations";
+  checkpoint.policy = CheckpointKind::every_iterations;
   checkpoint.every_iterations = 2;
   IterativeJobSpec job;
   job.iterations = 200;
@@ -129,7 +129,7 @@ TEST_CASE("mean completion time matches Daly's model within its 95% confidence i
     ClusterSpec cluster = uniform_cluster(1, 1e9);
     cluster.crashes[0] = {c.mtbf_s, 0.0};
     CheckpointSpec checkpoint;
-    checkpoint.policy = "every_iterations";
+    checkpoint.policy = CheckpointKind::every_iterations;
     checkpoint.every_iterations = static_cast<int>(c.tau_s);
     checkpoint.write_s = delta_s;
     checkpoint.restart_s = restart_s;
@@ -155,7 +155,7 @@ TEST_CASE("Daly checkpointing counts detected soft errors, so a crash-free job s
   ClusterSpec cluster = uniform_cluster(4, 1e9);
   for (auto& e : cluster.soft_errors) e.probability_per_operation = 0.01;
   CheckpointSpec checkpoint;
-  checkpoint.policy = "daly";
+  checkpoint.policy = CheckpointKind::daly;
   checkpoint.write_s = 0.5;
   checkpoint.restart_s = 1.0;
   IterativeJobSpec job;

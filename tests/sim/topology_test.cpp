@@ -11,6 +11,7 @@
 
 using codesim::sim::EdgeSpec;
 using codesim::sim::Topology;
+using codesim::sim::TopologyShape;
 using codesim::sim::TopologySpec;
 using codesim::sim::validate_topology;
 using Route = std::vector<int>;
@@ -20,7 +21,7 @@ namespace {
 constexpr double kLatency_s = 0.25;
 constexpr double kBandwidth_Bps = 1024.0;
 
-TopologySpec spec_of(const std::string& shape, int nodes) {
+TopologySpec spec_of(TopologyShape shape, int nodes) {
   TopologySpec spec;
   spec.shape = shape;
   spec.nodes = nodes;
@@ -39,7 +40,7 @@ bool mentions(const std::string& message, const std::string& part) {
 }  // namespace
 
 TEST_CASE("a fully connected network routes every pair over its direct link") {
-  const Topology topology(spec_of("fully_connected", 6));
+  const Topology topology(spec_of(TopologyShape::fully_connected, 6));
   CHECK(topology.node_count() == 6);
   CHECK(topology.vertex_count() == 6);
   CHECK(topology.link_count() == 15);
@@ -50,8 +51,10 @@ TEST_CASE("a fully connected network routes every pair over its direct link") {
 }
 
 TEST_CASE("a route from a node to itself is the node alone and costs nothing") {
-  for (const char* shape : {"fully_connected", "star", "ring", "torus2d", "fat_tree"}) {
-    CAPTURE(shape);
+  for (TopologyShape shape :
+       {TopologyShape::fully_connected, TopologyShape::star, TopologyShape::ring,
+        TopologyShape::torus2d, TopologyShape::fat_tree}) {
+    INFO(to_string(shape));
     const Topology topology(spec_of(shape, 9));
     CHECK(topology.route(3, 3) == Route{3});
     CHECK(topology.route_latency_s(3, 3) == 0.0);
@@ -61,7 +64,7 @@ TEST_CASE("a route from a node to itself is the node alone and costs nothing") {
 }
 
 TEST_CASE("a star routes through its switch, whose id is the node count") {
-  const Topology topology(spec_of("star", 5));
+  const Topology topology(spec_of(TopologyShape::star, 5));
   CHECK(topology.vertex_count() == 6);
   CHECK(topology.link_count() == 5);
   CHECK(topology.route(0, 4) == Route{0, 5, 4});
@@ -71,7 +74,7 @@ TEST_CASE("a star routes through its switch, whose id is the node count") {
 }
 
 TEST_CASE("a ring routes the shortest way round and breaks the half-way tie by lower ids") {
-  const Topology topology(spec_of("ring", 8));
+  const Topology topology(spec_of(TopologyShape::ring, 8));
   CHECK(topology.vertex_count() == 8);
   CHECK(topology.link_count() == 8);
   CHECK(topology.route(0, 3) == Route{0, 1, 2, 3});
@@ -84,14 +87,14 @@ TEST_CASE("a ring routes the shortest way round and breaks the half-way tie by l
 }
 
 TEST_CASE("rings of one and two nodes have no self loop and no parallel link") {
-  CHECK(Topology(spec_of("ring", 1)).link_count() == 0);
-  const Topology two(spec_of("ring", 2));
+  CHECK(Topology(spec_of(TopologyShape::ring, 1)).link_count() == 0);
+  const Topology two(spec_of(TopologyShape::ring, 2));
   CHECK(two.link_count() == 1);
   CHECK(two.route(1, 0) == Route{1, 0});
 }
 
 TEST_CASE("a torus wraps around in both dimensions") {
-  TopologySpec spec = spec_of("torus2d", 12);
+  TopologySpec spec = spec_of(TopologyShape::torus2d, 12);
   spec.torus_rows = 3;
   spec.torus_cols = 4;
   const Topology topology(spec);
@@ -105,16 +108,16 @@ TEST_CASE("a torus wraps around in both dimensions") {
 }
 
 TEST_CASE("a torus without dimensions takes the most square factorization") {
-  CHECK(Topology(spec_of("torus2d", 12)).link_count() == 24);  // 3 x 4
-  CHECK(Topology(spec_of("torus2d", 16)).link_count() == 32);  // 4 x 4
-  const Topology prime(spec_of("torus2d", 7));                 // 1 x 7: a ring
+  CHECK(Topology(spec_of(TopologyShape::torus2d, 12)).link_count() == 24);  // 3 x 4
+  CHECK(Topology(spec_of(TopologyShape::torus2d, 16)).link_count() == 32);  // 4 x 4
+  const Topology prime(spec_of(TopologyShape::torus2d, 7));                 // 1 x 7: a ring
   CHECK(prime.link_count() == 7);
   CHECK(prime.route(0, 5) == Route{0, 6, 5});
   // In 3 x 4, node 6 is (1, 2): one row and two columns from node 0.
-  const Topology auto_dims(spec_of("torus2d", 12));
+  const Topology auto_dims(spec_of(TopologyShape::torus2d, 12));
   CHECK(auto_dims.route_latency_s(0, 6) == 3 * kLatency_s);
   CHECK(auto_dims.route(0, 6) == Route{0, 1, 2, 6});
-  TopologySpec given_rows = spec_of("torus2d", 12);
+  TopologySpec given_rows = spec_of(TopologyShape::torus2d, 12);
   given_rows.torus_rows = 2;  // 2 x 6: the column cycles of two are single links
   const Topology two_by_six(given_rows);
   CHECK(two_by_six.link_count() == 18);
@@ -122,7 +125,7 @@ TEST_CASE("a torus without dimensions takes the most square factorization") {
 }
 
 TEST_CASE("a fat tree climbs to the common ancestor of the two nodes") {
-  TopologySpec spec = spec_of("fat_tree", 16);
+  TopologySpec spec = spec_of(TopologyShape::fat_tree, 16);
   spec.fat_tree_arity = 4;
   const Topology topology(spec);
   // Edge switches 16..19 (nodes 4j..4j+3 under switch 16+j), root 20.
@@ -136,7 +139,7 @@ TEST_CASE("a fat tree climbs to the common ancestor of the two nodes") {
 }
 
 TEST_CASE("a fat tree over a node count that is not a power of the arity fills groups in order") {
-  TopologySpec spec = spec_of("fat_tree", 10);
+  TopologySpec spec = spec_of(TopologyShape::fat_tree, 10);
   spec.fat_tree_arity = 4;
   const Topology topology(spec);
   // Level 1: 10 (nodes 0-3), 11 (4-7), 12 (8-9); level 2: root 13.
@@ -145,7 +148,7 @@ TEST_CASE("a fat tree over a node count that is not a power of the arity fills g
   CHECK(topology.route(8, 9) == Route{8, 12, 9});
   CHECK(topology.route(9, 0) == Route{9, 12, 13, 10, 0});
 
-  TopologySpec binary = spec_of("fat_tree", 5);
+  TopologySpec binary = spec_of(TopologyShape::fat_tree, 5);
   binary.fat_tree_arity = 2;
   const Topology deep(binary);
   // Level 1: 5 (0,1), 6 (2,3), 7 (4); level 2: 8 (5,6), 9 (7); level 3: root 10.
@@ -153,19 +156,19 @@ TEST_CASE("a fat tree over a node count that is not a power of the arity fills g
   CHECK(deep.route(4, 0) == Route{4, 7, 9, 10, 8, 5, 0});
   CHECK(deep.route(1, 3) == Route{1, 5, 8, 6, 3});
 
-  TopologySpec single = spec_of("fat_tree", 1);
+  TopologySpec single = spec_of(TopologyShape::fat_tree, 1);
   CHECK(Topology(single).vertex_count() == 2);  // always at least one switch
 }
 
 TEST_CASE("transfer time is route latency plus bytes over the bottleneck bandwidth") {
-  const Topology topology(spec_of("ring", 8));
+  const Topology topology(spec_of(TopologyShape::ring, 8));
   CHECK(topology.transfer_time_s(0, 3, 0.0) == 3 * kLatency_s);
   CHECK(topology.transfer_time_s(0, 3, 2048.0) == doctest::Approx(3 * kLatency_s + 2.0));
   CHECK(topology.transfer_time_s(3, 0, 512.0) == doctest::Approx(3 * kLatency_s + 0.5));
 }
 
 TEST_CASE("an edge list uses per-edge overrides and prefers lower latency over fewer hops") {
-  TopologySpec spec = spec_of("edge_list", 5);
+  TopologySpec spec = spec_of(TopologyShape::edge_list, 5);
   spec.edges = {
       {0, 1, -1.0, -1.0},   // defaults
       {1, 2, -1.0, 256.0},  // narrow
@@ -189,7 +192,7 @@ TEST_CASE("an edge list uses per-edge overrides and prefers lower latency over f
 }
 
 TEST_CASE("an equal-latency tie goes to the lower-id predecessor even if it is settled later") {
-  TopologySpec spec = spec_of("edge_list", 4);
+  TopologySpec spec = spec_of(TopologyShape::edge_list, 4);
   // 0-2-3 and 0-1-3 both take 1 s in two hops; node 2 is reached first, node 1 has the lower id.
   spec.edges = {{0, 2, 0.25, -1.0}, {2, 3, 0.75, -1.0}, {0, 1, 0.5, -1.0}, {1, 3, 0.5, -1.0}};
   const Topology topology(spec);
@@ -199,7 +202,7 @@ TEST_CASE("an equal-latency tie goes to the lower-id predecessor even if it is s
 
 TEST_CASE("ties are broken at the destination end, so the way back may differ") {
   // Two equal two-hop detours between 0 and 5: 0-4-1-5 (narrow) and 0-2-3-5.
-  TopologySpec spec = spec_of("edge_list", 6);
+  TopologySpec spec = spec_of(TopologyShape::edge_list, 6);
   spec.edges = {{0, 4}, {4, 1}, {1, 5, -1.0, 64.0}, {0, 2}, {2, 3}, {3, 5}};
   const Topology topology(spec);
   CHECK(topology.route(0, 5) == Route{0, 4, 1, 5});  // predecessor of 5: 1 < 3
@@ -210,7 +213,7 @@ TEST_CASE("ties are broken at the destination end, so the way back may differ") 
 }
 
 TEST_CASE("a tree-shaped edge list routes along its only path") {
-  TopologySpec spec = spec_of("edge_list", 5);
+  TopologySpec spec = spec_of(TopologyShape::edge_list, 5);
   spec.edges = {{0, 1, 0.5, 100.0}, {1, 2}, {1, 3}, {3, 4, -1.0, 50.0}};
   const Topology topology(spec);
   CHECK(topology.route(2, 4) == Route{2, 1, 3, 4});
@@ -221,7 +224,7 @@ TEST_CASE("a tree-shaped edge list routes along its only path") {
 }
 
 TEST_CASE("cached routes give the same answers in any query order") {
-  TopologySpec spec = spec_of("torus2d", 30);
+  TopologySpec spec = spec_of(TopologyShape::torus2d, 30);
   const Topology first(spec);
   const Topology second(spec);
   std::vector<Route> forward;
@@ -237,7 +240,7 @@ TEST_CASE("cached routes give the same answers in any query order") {
 
 TEST_CASE("routes recomputed after eviction from the cache are identical") {
   // 20000 vertices allow about a hundred cached source trees; query more than that.
-  const Topology topology(spec_of("ring", 20000));
+  const Topology topology(spec_of(TopologyShape::ring, 20000));
   const Route first = topology.route(0, 9999);
   const double first_s = topology.route_latency_s(0, 9999);
   for (int s = 1; s <= 150; ++s) CHECK(topology.route(s, s + 2).size() == 3);
@@ -248,18 +251,18 @@ TEST_CASE("routes recomputed after eviction from the cache are identical") {
 }
 
 TEST_CASE("a moved topology keeps answering routes") {
-  Topology original(spec_of("ring", 6));
+  Topology original(spec_of(TopologyShape::ring, 6));
   const Route before = original.route(0, 4);
   Topology moved(std::move(original));
   CHECK(moved.route(0, 4) == before);
-  Topology assigned(spec_of("star", 2));
+  Topology assigned(spec_of(TopologyShape::star, 2));
   assigned = std::move(moved);
   CHECK(assigned.route(0, 4) == before);
 }
 
 TEST_CASE("a 20000-node star builds and answers routes quickly") {
   const auto start = std::chrono::steady_clock::now();
-  const Topology topology(spec_of("star", 20000));
+  const Topology topology(spec_of(TopologyShape::star, 20000));
   CHECK(topology.route(17, 19999) == Route{17, 20000, 19999});
   double total_s = 0.0;
   for (int i = 0; i + 1 < 20000; ++i) total_s += topology.transfer_time_s(i, i + 1, 1024.0);
@@ -268,36 +271,38 @@ TEST_CASE("a 20000-node star builds and answers routes quickly") {
 }
 
 TEST_CASE("20000-node networks of every generated shape build quickly") {
-  for (const char* shape : {"fully_connected", "ring", "torus2d", "fat_tree"}) {
-    CAPTURE(shape);
+  for (TopologyShape shape : {TopologyShape::fully_connected, TopologyShape::ring,
+                              TopologyShape::torus2d, TopologyShape::fat_tree}) {
+    INFO(to_string(shape));
     const auto start = std::chrono::steady_clock::now();
     const Topology topology(spec_of(shape, 20000));
     CHECK(topology.route_latency_s(0, 19999) > 0.0);
     CHECK(seconds_since(start) < 0.5);
   }
-  const Topology torus(spec_of("torus2d", 20000));  // 125 x 160
+  const Topology torus(spec_of(TopologyShape::torus2d, 20000));  // 125 x 160
   CHECK(torus.link_count() == 40000);
   CHECK(torus.route(0, 159) == Route{0, 159});
   CHECK(torus.route(0, 124 * 160) == Route{0, 124 * 160});
-  CHECK(Topology(spec_of("fully_connected", 20000)).link_count() == 199990000);
+  CHECK(Topology(spec_of(TopologyShape::fully_connected, 20000)).link_count() == 199990000);
 }
 
 TEST_CASE("a valid spec of every shape passes validation") {
-  for (const char* shape : {"fully_connected", "star", "ring", "torus2d", "fat_tree"})
+  for (TopologyShape shape : {TopologyShape::fully_connected, TopologyShape::star,
+                              TopologyShape::ring, TopologyShape::torus2d, TopologyShape::fat_tree})
     CHECK(validate_topology(spec_of(shape, 10)) == "");
-  TopologySpec edges = spec_of("edge_list", 3);
+  TopologySpec edges = spec_of(TopologyShape::edge_list, 3);
   edges.edges = {{0, 1}, {2, 1}};
   CHECK(validate_topology(edges) == "");
-  CHECK(validate_topology(spec_of("edge_list", 1)) == "");
+  CHECK(validate_topology(spec_of(TopologyShape::edge_list, 1)) == "");
   CHECK(validate_topology(TopologySpec{}) == "");
 }
 
 TEST_CASE("validation rejects bad node counts, latencies, bandwidths and shapes") {
-  TopologySpec spec = spec_of("ring", 0);
+  TopologySpec spec = spec_of(TopologyShape::ring, 0);
   CHECK(mentions(validate_topology(spec), "nodes must be between 1 and"));
   CHECK(mentions(validate_topology(spec), "(got 0)"));
 
-  spec = spec_of("ring", 4);
+  spec = spec_of(TopologyShape::ring, 4);
   spec.latency_s = -1e-6;
   CHECK(mentions(validate_topology(spec), "latency_s must be finite and >= 0"));
   spec.latency_s = std::numeric_limits<double>::infinity();
@@ -305,29 +310,30 @@ TEST_CASE("validation rejects bad node counts, latencies, bandwidths and shapes"
   spec.latency_s = std::nan("");
   CHECK(mentions(validate_topology(spec), "latency_s must be finite"));
 
-  spec = spec_of("ring", 4);
+  spec = spec_of(TopologyShape::ring, 4);
   spec.bandwidth_Bps = 0.0;
   CHECK(validate_topology(spec) == "bandwidth_Bps must be finite and > 0 (got 0)");
   spec.bandwidth_Bps = std::numeric_limits<double>::infinity();
   CHECK(mentions(validate_topology(spec), "bandwidth_Bps must be finite and > 0"));
 
-  spec = spec_of("mesh", 4);
-  CHECK(mentions(validate_topology(spec), "unknown shape 'mesh' (expected fully_connected"));
+  CHECK(codesim::sim::parse_topology_shape("mesh") == std::nullopt);
+  CHECK(codesim::sim::parse_topology_shape("torus2d") == TopologyShape::torus2d);
+  CHECK(to_string(TopologyShape::edge_list) == "edge_list");
 
-  spec = spec_of("fully_connected", 70000);
+  spec = spec_of(TopologyShape::fully_connected, 70000);
   CHECK(mentions(validate_topology(spec), "fully_connected allows at most 65536 nodes"));
 }
 
 TEST_CASE("validation rejects a fat tree arity below two") {
-  TopologySpec spec = spec_of("fat_tree", 8);
+  TopologySpec spec = spec_of(TopologyShape::fat_tree, 8);
   spec.fat_tree_arity = 1;
   CHECK(validate_topology(spec) == "fat_tree_arity must be >= 2 (got 1)");
-  spec.shape = "ring";  // the arity only matters for fat trees
+  spec.shape = TopologyShape::ring;  // the arity only matters for fat trees
   CHECK(validate_topology(spec) == "");
 }
 
 TEST_CASE("validation rejects torus dimensions that do not match the node count") {
-  TopologySpec spec = spec_of("torus2d", 10);
+  TopologySpec spec = spec_of(TopologyShape::torus2d, 10);
   spec.torus_rows = 3;
   spec.torus_cols = 4;
   CHECK(validate_topology(spec) ==
@@ -346,7 +352,7 @@ TEST_CASE("validation rejects torus dimensions that do not match the node count"
 }
 
 TEST_CASE("validation rejects bad edge lists") {
-  TopologySpec spec = spec_of("edge_list", 5);
+  TopologySpec spec = spec_of(TopologyShape::edge_list, 5);
   spec.edges = {{0, 1}, {1, 2}, {2, 3}, {7, 2}};
   CHECK(validate_topology(spec) == "edge 3 (7-2) needs node ids in 0..4");
   spec.edges = {{0, 1}, {-1, 2}};
@@ -368,7 +374,7 @@ TEST_CASE("validation rejects bad edge lists") {
 }
 
 TEST_CASE("validation rejects edges given to a generated shape") {
-  TopologySpec spec = spec_of("ring", 4);
+  TopologySpec spec = spec_of(TopologyShape::ring, 4);
   spec.edges = {{0, 2}};
   CHECK(validate_topology(spec) == "edges are only used by shape edge_list (got 1 for ring)");
 }

@@ -134,7 +134,7 @@ TrainingResult train(const TrainingSpec& spec, const FaultConfig& faults,
 
 sim::CheckpointSpec every(int iterations) {
   sim::CheckpointSpec c;
-  c.policy = "every_iterations";
+  c.policy = sim::CheckpointKind::every_iterations;
   c.every_iterations = iterations;
   return c;
 }

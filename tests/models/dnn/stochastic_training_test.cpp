@@ -49,7 +49,7 @@ sim::ClusterSpec cluster(int nodes = 40) {
 
 sim::CheckpointSpec every(int iterations) {
   sim::CheckpointSpec c;
-  c.policy = "every_iterations";
+  c.policy = sim::CheckpointKind::every_iterations;
   c.every_iterations = iterations;
   c.write_s = 1e-3;
   c.restart_s = 2e-3;
@@ -213,7 +213,7 @@ TEST_CASE("without faults the stochastic mode takes exactly the numeric mode's t
       TrainingSpec spec = training(small(kind), 7, {40, 20, 20, 10});
       spec.decentralized = decentralized;
       sim::ClusterSpec c = cluster(16);
-      c.network.shape = "fat_tree";
+      c.network.shape = sim::TopologyShape::fat_tree;
       c.speeds_flops_per_s[1] = 5e8;
       const sim::MetricSet a =
           run_coded_training(c, checkpoint, spec, weights_at(0.0), d.train, d.test, 3, 0);

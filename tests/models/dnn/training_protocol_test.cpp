@@ -44,7 +44,7 @@ std::vector<char> flags(int count, std::initializer_list<int> set) {
 
 sim::CheckpointSpec every_iterations(int n) {
   sim::CheckpointSpec c;
-  c.policy = "every_iterations";
+  c.policy = sim::CheckpointKind::every_iterations;
   c.every_iterations = n;
   return c;
 }

@@ -32,7 +32,7 @@ Comparison compare(const SchemeSpec& scheme, double eps, int tau, int iterations
   spec.scheme = scheme;
   spec.iterations = iterations;
   codesim::sim::CheckpointSpec checkpoint;
-  checkpoint.policy = "every_iterations";
+  checkpoint.policy = codesim::sim::CheckpointKind::every_iterations;
   checkpoint.every_iterations = tau;
   codesim::models::FaultConfig faults = codesim::models::default_fault_config();
   auto& weights = faults[codesim::models::FaultTarget::weights];
