@@ -1,29 +1,21 @@
-// `codesim theory`: parses a scheme, an MLP and the checkpoint costs, then prints the closed-form
-// fault exposure, rollback probability and checkpoint-interval model; or the T1 / T3 tables.
+// `codesim theory`: parses and checks a scheme, an MLP and the checkpoint costs, then prints the
+// training-model report (theory_report.hpp); or the T1 / T3 tables (theory_tables.hpp).
 #include "app/theory_command.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <optional>
 #include <ostream>
-#include <set>
 #include <sstream>
 #include <variant>
 
 #include <boost/program_options.hpp>
-#include <nlohmann/json.hpp>
 
-#include "analysis/theory.hpp"
 #include "app/scheme_options.hpp"
-#include "app/text_format.hpp"
-#include "models/coding/coding_scheme.hpp"
-#include "models/faults/fault_targets.hpp"
-#include "models/theory/tolerance_tables.hpp"
-#include "models/theory/training_theory.hpp"
+#include "app/theory_report.hpp"
+#include "app/theory_tables.hpp"
 
 namespace po = boost::program_options;
-using Json = nlohmann::ordered_json;
 
 namespace codesim::app {
 namespace {
@@ -36,7 +28,6 @@ const char* const kDefaultLayers = "784,10000,10000,10";
 constexpr double kDefaultIterationS = 1.0;
 constexpr double kDefaultCheckpointS = 2.0;  // a verification pass (~ an iteration) and a write
 constexpr double kDefaultRollbackS = 1.0;    // reloading every block
-const std::vector<int> kTauList = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
 
 // Options of the training model, which the tables do not take.
 const std::vector<std::string> kModelOptions = {
@@ -111,17 +102,34 @@ std::optional<std::vector<int>> parse_layers(const std::string& text) {
   return sizes;
 }
 
-// The training model's inputs after validation.
-struct ModelInputs {
-  models::SchemeSpec spec;
-  std::vector<int> layers;
-  double eps = models::kPaperErrorProbability;
-  analysis::CheckpointCosts costs;
-  std::optional<int> tau;
-  models::TrainingTheoryOptions options;
-};
+// T_it, T_ck and T_rb, defaulted and checked.
+std::optional<Problem> read_costs(const po::variables_map& values,
+                                  analysis::CheckpointCosts& costs) {
+  costs.iteration_s =
+      values.count("iteration-s") ? values["iteration-s"].as<double>() : kDefaultIterationS;
+  costs.checkpoint_s =
+      values.count("checkpoint-s") ? values["checkpoint-s"].as<double>() : kDefaultCheckpointS;
+  costs.rollback_s =
+      values.count("rollback-s") ? values["rollback-s"].as<double>() : kDefaultRollbackS;
+  const auto seconds_problem = [](const char* name, double value, bool positive) {
+    std::ostringstream message;
+    message << "--" << name << " " << value << " is out of range (expected a finite number of "
+            << "seconds " << (positive ? "> 0" : ">= 0") << ")";
+    return Problem{message.str()};
+  };
+  if (!(costs.iteration_s > 0.0 && std::isfinite(costs.iteration_s))) {
+    return seconds_problem("iteration-s", costs.iteration_s, true);
+  }
+  if (!(costs.checkpoint_s >= 0.0 && std::isfinite(costs.checkpoint_s))) {
+    return seconds_problem("checkpoint-s", costs.checkpoint_s, false);
+  }
+  if (!(costs.rollback_s >= 0.0 && std::isfinite(costs.rollback_s))) {
+    return seconds_problem("rollback-s", costs.rollback_s, false);
+  }
+  return std::nullopt;
+}
 
-std::optional<Problem> read_model_inputs(const po::variables_map& values, ModelInputs& in) {
+std::optional<Problem> read_model_inputs(const po::variables_map& values, TheoryInputs& in) {
   if (!values.count("scheme")) {
     return Problem{
         "--scheme is required (expected uncoded, replication, mds, gpd or codenet_grid, or "
@@ -145,27 +153,7 @@ std::optional<Problem> read_model_inputs(const po::variables_map& values, ModelI
     message << "--eps " << in.eps << " is out of range (expected a probability in [0, 1])";
     return Problem{message.str()};
   }
-  in.costs.iteration_s =
-      values.count("iteration-s") ? values["iteration-s"].as<double>() : kDefaultIterationS;
-  in.costs.checkpoint_s =
-      values.count("checkpoint-s") ? values["checkpoint-s"].as<double>() : kDefaultCheckpointS;
-  in.costs.rollback_s =
-      values.count("rollback-s") ? values["rollback-s"].as<double>() : kDefaultRollbackS;
-  const auto seconds_problem = [](const char* name, double value, bool positive) {
-    std::ostringstream message;
-    message << "--" << name << " " << value << " is out of range (expected a finite number of "
-            << "seconds " << (positive ? "> 0" : ">= 0") << ")";
-    return Problem{message.str()};
-  };
-  if (!(in.costs.iteration_s > 0.0 && std::isfinite(in.costs.iteration_s))) {
-    return seconds_problem("iteration-s", in.costs.iteration_s, true);
-  }
-  if (!(in.costs.checkpoint_s >= 0.0 && std::isfinite(in.costs.checkpoint_s))) {
-    return seconds_problem("checkpoint-s", in.costs.checkpoint_s, false);
-  }
-  if (!(in.costs.rollback_s >= 0.0 && std::isfinite(in.costs.rollback_s))) {
-    return seconds_problem("rollback-s", in.costs.rollback_s, false);
-  }
+  if (auto problem = read_costs(values, in.costs)) return problem;
   if (values.count("tau")) {
     in.tau = values["tau"].as<int>();
     if (*in.tau < 1 || *in.tau > analysis::kMaxInterval) {
@@ -188,302 +176,6 @@ std::optional<Problem> read_model_inputs(const po::variables_map& values, ModelI
     return Problem{expecting(problem, "a scheme whose m, n or k divide every layer's W")};
   }
   return std::nullopt;
-}
-
-// Infinite and NaN values become JSON null.
-Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
-
-Json optimal_json(const analysis::OptimalInterval& best) {
-  return {{"tau", best.tau},
-          {"time_per_iteration_s", number(best.time_per_iteration_s)},
-          {"at_bound", best.at_bound}};
-}
-
-Json model_report(const ModelInputs& in) {
-  const models::TrainingTheory theory(in.spec, in.layers, in.options);
-  const double eps = in.eps;
-  Json report;
-  report["scheme"] = std::string(models::scheme_name(in.spec));
-  report["parameters"] = scheme_parameters_json(in.spec);
-  report["nodes"] = theory.summary().nodes;
-  report["layers"] = in.layers;
-  report["eps"] = eps;
-  report["error_model"] =
-      in.options.error_model == models::ErrorModel::random ? "random" : "adversarial";
-  report["first_layer_backward"] = in.options.first_layer_backward;
-
-  Json per_layer = Json::array();
-  for (int l = 0; l < theory.layers(); ++l) {
-    const models::LayerOpportunities& o = theory.opportunities()[static_cast<std::size_t>(l)];
-    per_layer.push_back({{"layer", l},
-                         {"forward", o.forward},
-                         {"backward", o.backward},
-                         {"update", o.update},
-                         {"total", o.total()}});
-  }
-  report["opportunities"] = {{"per_iteration", theory.opportunities_per_iteration()},
-                             {"per_layer", per_layer}};
-  report["latent_blocks"] = theory.latent_blocks();
-
-  Json decodes = Json::array();
-  for (const models::DecodeExposure& d : theory.steady_decodes()) {
-    const models::DecodeProbabilities p = models::decode_probabilities(d, eps);
-    Json strikes = Json::array();
-    for (const auto& codeword : d.codewords)
-      for (const auto& symbol : codeword) strikes.push_back(symbol.strikes);
-    decodes.push_back(
-        {{"layer", d.layer},
-         {"direction", d.direction == models::Direction::forward ? "forward" : "backward"},
-         {"symbols", d.symbol_count()},
-         {"codewords", d.codewords.size()},
-         {"correctable", d.correctable},
-         {"detects", d.detects},
-         {"strikes_per_symbol", strikes},
-         {"failure", p.failure},
-         {"corrected", p.corrected},
-         {"silent", p.silent}});
-  }
-  report["decodes"] = decodes;
-
-  const double p = theory.rollback_probability(eps);
-  const double p_first = theory.first_rollback_probability(eps);
-  report["rollback_probability"] = {{"per_iteration", p}, {"first_iteration", p_first}};
-  report["expected_strikes_per_iteration"] = theory.expected_strikes(eps);
-  report["expected_corrected_decodes_per_iteration"] = theory.expected_corrected_decodes(eps);
-  const bool detects_nothing =
-      theory.summary().forward.detectable == 0 && theory.summary().backward.detectable == 0;
-  report["silent_corruption"] = {
-      {"probability_per_iteration", theory.silent_corruption_probability(eps)},
-      {"expected_per_iteration", detects_nothing ? theory.expected_strikes(eps) : 0.0}};
-
-  const analysis::CheckpointCosts& costs = in.costs;
-  report["costs"] = {{"iteration_s", costs.iteration_s},
-                     {"checkpoint_s", costs.checkpoint_s},
-                     {"rollback_s", costs.rollback_s}};
-  const auto risk = [&](int tau) {
-    return analysis::IntervalRisk{p_first, p, theory.verification_failure_probability(eps, tau)};
-  };
-  std::set<int> taus(kTauList.begin(), kTauList.end());
-  if (in.tau) taus.insert(*in.tau);
-  Json intervals = Json::array();
-  for (int tau : taus) {
-    const analysis::IntervalExpectation protocol = analysis::expect_interval(risk(tau), tau, costs);
-    intervals.push_back(
-        {{"tau", tau},
-         {"executions_per_iteration", number(analysis::expected_executions(p, tau) / tau)},
-         {"time_per_iteration_s", number(analysis::expected_time_per_iteration_s(p, tau, costs))},
-         {"verification_failure", risk(tau).verification},
-         {"protocol_executions_per_iteration", number(protocol.executions / tau)},
-         {"protocol_time_per_iteration_s", number(protocol.time_per_iteration_s)}});
-  }
-  report["intervals"] = intervals;
-  if (in.tau) report["requested_tau"] = *in.tau;
-  report["optimal"] = optimal_json(analysis::optimal_interval(risk, costs));
-  report["optimal_stationary"] = optimal_json(analysis::optimal_interval(p, costs));
-  const analysis::ClassicIntervals classic = analysis::classic_intervals(p, costs);
-  report["classic"] = {{"mtbf_s", number(classic.mtbf_s)},
-                       {"young_iterations", number(classic.young_iterations)},
-                       {"daly_iterations", number(classic.daly_iterations)},
-                       {"daly_time_per_iteration_s", number(classic.daly_time_per_iteration_s)}};
-  return report;
-}
-
-// A number for text output: 4 significant digits, "inf" or "-" for null.
-std::string text(const Json& value) {
-  if (value.is_null()) return "inf";
-  if (value.is_number_integer()) return std::to_string(value.get<long long>());
-  return significant(value.get<double>(), 4);
-}
-
-void print_model(const Json& r, std::ostream& out) {
-  out << "scheme: " << r["scheme"].get<std::string>();
-  std::string separator = " (";
-  for (const auto& [name, value] : r["parameters"].items()) {
-    out << separator << name << " "
-        << (value.is_string() ? value.get<std::string>() : value.dump());
-    separator = ", ";
-  }
-  out << ")\n";
-  out << "nodes: " << r["nodes"].get<int>() << "\n";
-  out << "layers:";
-  separator = " ";
-  for (const auto& size : r["layers"]) {
-    out << separator << size.get<int>();
-    separator = ",";
-  }
-  out << " (" << r["opportunities"]["per_layer"].size() << " weight layers; "
-      << (r["first_layer_backward"].get<bool>() ? "every layer has" : "layer 0 has no")
-      << " backward round)\n";
-  out << "eps: " << text(r["eps"])
-      << " per opportunity (weights, before each forward and backward product and after each "
-         "update)\n";
-  out << "error model: " << r["error_model"].get<std::string>() << "\n";
-  out << "opportunities per iteration: " << r["opportunities"]["per_iteration"].get<int>() << "\n";
-  for (const auto& layer : r["opportunities"]["per_layer"]) {
-    out << "  layer " << layer["layer"].get<int>() << ": forward " << layer["forward"].get<int>()
-        << ", backward " << layer["backward"].get<int>() << ", update "
-        << layer["update"].get<int>() << "\n";
-  }
-  out << "latent blocks (read only by the verification pass): " << r["latent_blocks"].get<int>()
-      << "\n";
-  out << "decodes of a steady iteration (failure = detected, rollback):\n";
-  out << "  layer  direction  symbols  correctable  failure     corrected   silent\n";
-  for (const auto& d : r["decodes"]) {
-    out << "  " << std::left << std::setw(7) << d["layer"].get<int>() << std::setw(11)
-        << d["direction"].get<std::string>() << std::setw(9) << d["symbols"].get<int>()
-        << std::setw(13) << (d["detects"].get<bool>() ? text(d["correctable"]) : "none")
-        << std::setw(12) << text(d["failure"]) << std::setw(12) << text(d["corrected"])
-        << text(d["silent"]) << std::right << "\n";
-  }
-  out << "rollback probability per iteration: p = "
-      << text(r["rollback_probability"]["per_iteration"])
-      << " (first iteration after a checkpoint or rollback: "
-      << text(r["rollback_probability"]["first_iteration"]) << ")\n";
-  out << "expected strikes per iteration: " << text(r["expected_strikes_per_iteration"]) << "\n";
-  out << "expected corrected decodes per iteration: "
-      << text(r["expected_corrected_decodes_per_iteration"]) << "\n";
-  out << "silent corruptions per iteration: "
-      << text(r["silent_corruption"]["expected_per_iteration"]) << " expected (probability "
-      << text(r["silent_corruption"]["probability_per_iteration"]) << ")\n";
-  out << "checkpoint model: T_it " << text(r["costs"]["iteration_s"]) << " s, T_ck "
-      << text(r["costs"]["checkpoint_s"]) << " s, T_rb " << text(r["costs"]["rollback_s"])
-      << " s\n";
-  out << "  stationary p (docs/reproduction.md, checkpoint model): E_exec/tau and E[T]; protocol: "
-         "first iteration and the "
-         "verification pass included\n";
-  out << "  " << std::setw(7) << "tau" << std::setw(13) << "E_exec/tau" << std::setw(13) << "E[T]_s"
-      << std::setw(13) << "p_verify" << std::setw(20) << "protocol_E_exec/tau" << std::setw(18)
-      << "protocol_E[T]_s"
-      << "\n";
-  for (const auto& i : r["intervals"]) {
-    out << "  " << std::setw(7) << i["tau"].get<int>() << std::setw(13)
-        << text(i["executions_per_iteration"]) << std::setw(13) << text(i["time_per_iteration_s"])
-        << std::setw(13) << text(i["verification_failure"]) << std::setw(20)
-        << text(i["protocol_executions_per_iteration"]) << std::setw(18)
-        << text(i["protocol_time_per_iteration_s"]) << "\n";
-  }
-  const auto print_optimal = [&out](const char* label, const Json& o) {
-    out << label << o["tau"].get<int>() << (o["at_bound"].get<bool>() ? " (search bound)" : "")
-        << ", E[T] " << text(o["time_per_iteration_s"]) << " s per useful iteration\n";
-  };
-  print_optimal("optimal tau (protocol): ", r["optimal"]);
-  print_optimal("optimal tau (stationary p): ", r["optimal_stationary"]);
-  out << "young: " << text(r["classic"]["young_iterations"])
-      << " iterations, daly: " << text(r["classic"]["daly_iterations"])
-      << " iterations (MTBF T_it / p = " << text(r["classic"]["mtbf_s"]) << " s); daly E[T] "
-      << text(r["classic"]["daly_time_per_iteration_s"]) << " s per useful iteration\n";
-}
-
-std::string threshold_note(int m, int n) {
-  if (m == 1 && n == 1) return "one block: K = 1";
-  if (n == 1) return "n = 1: polynomial / MDS row split, K_ff = m";
-  if (m == 1) return "m = 1: MatDot, K_ff = 2n - 1";
-  return "";
-}
-
-Json thresholds_report() {
-  Json rows = Json::array();
-  for (const models::ThresholdRow& row : models::gpd_threshold_table()) {
-    rows.push_back({{"m", row.m},
-                    {"n", row.n},
-                    {"forward", row.forward},
-                    {"backward", row.backward},
-                    {"mirrored_forward", row.mirrored_forward},
-                    {"mirrored_backward", row.mirrored_backward},
-                    {"note", threshold_note(row.m, row.n)}});
-  }
-  return {{"table", "thresholds"}, {"rows", rows}};
-}
-
-void print_thresholds(const Json& r, std::ostream& out) {
-  out << "GPD recovery thresholds: any K of the P nodes decode (T1)\n";
-  out << "   m   n   K_ff   K_bp   K_ff_mirrored   K_bp_mirrored\n";
-  for (const auto& row : r["rows"]) {
-    out << std::setw(4) << row["m"].get<int>() << std::setw(4) << row["n"].get<int>()
-        << std::setw(7) << row["forward"].get<int>() << std::setw(7) << row["backward"].get<int>()
-        << std::setw(16) << row["mirrored_forward"].get<int>() << std::setw(16)
-        << row["mirrored_backward"].get<int>();
-    const std::string note = row["note"].get<std::string>();
-    if (!note.empty()) out << "   " << note;
-    out << "\n";
-  }
-}
-
-Json optional_json(const std::optional<int>& value) { return value ? Json(*value) : Json(nullptr); }
-
-Json tolerance_report(int m, int n, bool mirrored_split) {
-  Json rows = Json::array();
-  for (const models::ToleranceRow& row : models::tolerance_table(m, n, mirrored_split)) {
-    rows.push_back({{"nodes", row.nodes},
-                    {"gpd_forward", optional_json(row.gpd_forward)},
-                    {"gpd_backward", optional_json(row.gpd_backward)},
-                    {"gpd_forward_random", optional_json(row.gpd_forward_random)},
-                    {"gpd_backward_random", optional_json(row.gpd_backward_random)},
-                    {"codenet", optional_json(row.codenet)},
-                    {"codenet_nodes", row.codenet_nodes},
-                    {"mds", optional_json(row.mds)},
-                    {"replication_copies", optional_json(row.replication_copies)},
-                    {"replication_correctable", optional_json(row.replication_correctable)},
-                    {"replication_detectable", optional_json(row.replication_detectable)}});
-  }
-  Json ratio = Json::array();
-  for (const models::RatioRow& row : models::gpd_replication_ratio_table(8, mirrored_split)) {
-    ratio.push_back({{"m", row.m},
-                     {"n", row.n},
-                     {"blocks", row.m * row.n},
-                     {"gpd_at_2mn", row.gpd_at_2mn},
-                     {"replication_detectable_at_2mn", row.replication_detectable_at_2mn},
-                     {"detection_ratio_at_2mn", row.detection_ratio_at_2mn},
-                     {"gpd_at_3mn", row.gpd_at_3mn},
-                     {"replication_at_3mn", row.replication_at_3mn},
-                     {"ratio_at_3mn", row.ratio_at_3mn}});
-  }
-  return {{"table", "tolerance"},
-          {"m", m},
-          {"n", n},
-          {"orientation", mirrored_split ? "mirrored" : "default"},
-          {"errors", "erroneous nodes per decode, worst case; adversarial unless *_random"},
-          {"rows", rows},
-          {"ratio", ratio}};
-}
-
-void print_tolerance(const Json& r, std::ostream& out) {
-  const auto cell = [](const Json& value) {
-    return value.is_null() ? std::string("-") : text(value);
-  };
-  out << "errors tolerated per decode vs nodes P (T3): m " << r["m"].get<int>() << ", n "
-      << r["n"].get<int>() << ", orientation " << r["orientation"].get<std::string>()
-      << "; every node stores 1/(mn) of W\n";
-  out << "  codenet: P_r = m + 2t, P_c = n + 2t in P nodes; mds: k = 2mn (row- and column-split "
-         "blocks); replication: floor(P / mn) copies (correct / detect)\n";
-  out << "     P  gpd_ff  gpd_bp  gpd_ff_random  gpd_bp_random  codenet(nodes)  mds  "
-         "replication(copies: correct/detect)\n";
-  for (const auto& row : r["rows"]) {
-    const std::string codenet =
-        row["codenet"].is_null() ? "-"
-                                 : text(row["codenet"]) + " (" + text(row["codenet_nodes"]) + ")";
-    const std::string replication = row["replication_copies"].is_null()
-                                        ? "-"
-                                        : text(row["replication_copies"]) + ": " +
-                                              text(row["replication_correctable"]) + "/" +
-                                              text(row["replication_detectable"]);
-    out << std::setw(6) << row["nodes"].get<int>() << std::setw(8) << cell(row["gpd_forward"])
-        << std::setw(8) << cell(row["gpd_backward"]) << std::setw(15)
-        << cell(row["gpd_forward_random"]) << std::setw(15) << cell(row["gpd_backward_random"])
-        << std::setw(16) << codenet << std::setw(5) << cell(row["mds"]) << "  " << replication
-        << "\n";
-  }
-  out << "GPD (forward, adversarial) versus replication at P = 2mn and 3mn (square splits):\n";
-  out << "   m   n   mn  gpd@2mn  rep_detect@2mn  detect_ratio@2mn  gpd@3mn  rep@3mn  "
-         "ratio@3mn\n";
-  for (const auto& row : r["ratio"]) {
-    out << std::setw(4) << row["m"].get<int>() << std::setw(4) << row["n"].get<int>()
-        << std::setw(5) << row["blocks"].get<int>() << std::setw(9) << row["gpd_at_2mn"].get<int>()
-        << std::setw(16) << row["replication_detectable_at_2mn"].get<int>() << std::setw(18)
-        << text(row["detection_ratio_at_2mn"]) << std::setw(9) << row["gpd_at_3mn"].get<int>()
-        << std::setw(9) << row["replication_at_3mn"].get<int>() << std::setw(11)
-        << text(row["ratio_at_3mn"]) << "\n";
-  }
 }
 
 // The tables take no training-model options and (tolerance) only --m, --n, --orientation.
@@ -520,6 +212,16 @@ std::optional<Problem> check_table_options(const po::variables_map& values,
   return std::nullopt;
 }
 
+// A report as JSON (--json) or text.
+template <typename Report>
+void print(const Report& report, bool json, std::ostream& out) {
+  if (json) {
+    out << to_json(report).dump(2) << "\n";
+  } else {
+    print_text(report, out);
+  }
+}
+
 }  // namespace
 
 int run_theory_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -545,27 +247,17 @@ int run_theory_command(const std::vector<std::string>& args, std::ostream& out, 
   if (values.count("table")) {
     const std::string table = values["table"].as<std::string>();
     if (auto problem = check_table_options(values, table)) return fail(*problem);
-    const Json report =
-        table == "thresholds"
-            ? thresholds_report()
-            : tolerance_report(values["m"].as<int>(), values["n"].as<int>(), mirrored(values));
-    if (json) {
-      out << report.dump(2) << "\n";
-    } else if (table == "thresholds") {
-      print_thresholds(report, out);
+    if (table == "thresholds") {
+      print(thresholds_table(), json, out);
     } else {
-      print_tolerance(report, out);
+      print(tolerance_report(values["m"].as<int>(), values["n"].as<int>(), mirrored(values)), json,
+            out);
     }
     return kOk;
   }
-  ModelInputs inputs;
+  TheoryInputs inputs;
   if (auto problem = read_model_inputs(values, inputs)) return fail(*problem);
-  const Json report = model_report(inputs);
-  if (json) {
-    out << report.dump(2) << "\n";
-  } else {
-    print_model(report, out);
-  }
+  print(theory_report(inputs), json, out);
   return kOk;
 }
 
