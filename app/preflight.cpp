@@ -1,5 +1,5 @@
-// Preflight estimates from the scheme summaries (stored fraction per node, redundancy) and the
-// layer shapes; the throughput comes from a short Eigen matrix-vector benchmark.
+// Preflight: the per-replica estimates of models/dnn/training_estimate.hpp summed over a run's
+// points and replicas; the throughput comes from a short Eigen matrix-vector benchmark.
 #include "app/preflight.hpp"
 
 #include <algorithm>
@@ -12,39 +12,18 @@
 #include <Eigen/Dense>
 
 #include "app/scenario_error.hpp"
-#include "models/coding/coding_scheme.hpp"
+#include "models/dnn/round_costs.hpp"
+#include "models/dnn/training_estimate.hpp"
 
 namespace codesim::app {
 
 namespace {
-
-constexpr double kBytesPerValue = 8.0;
 
 std::string gigabytes(double bytes) {
   std::ostringstream text;
   text.precision(3);
   text << bytes / 1e9 << " GB";
   return text.str();
-}
-
-/// Samples of a dataset source as the run will load it (an upper bound for files).
-double dataset_values(const models::DatasetSource& source, int features) {
-  double samples = 0;
-  switch (source.kind) {
-    case models::DatasetKind::mnist:
-      samples = 10000;
-      break;
-    case models::DatasetKind::fashion_mnist:
-      samples = 70000;
-      break;
-    case models::DatasetKind::synthetic:
-      samples = source.synthetic.samples;
-      break;
-    case models::DatasetKind::idx:
-      samples = 70000;  // unknown before reading: MNIST-sized
-      break;
-  }
-  return samples * features;
 }
 
 }  // namespace
@@ -64,49 +43,23 @@ PreflightEstimate estimate_run(const Experiment& experiment, int jobs) {
     units += replicas;
     if (training == nullptr) continue;
     const models::TrainingSpec& spec = training->spec;
-    const std::vector<int>& sizes = spec.mlp.layer_sizes;
+    const models::TrainingEstimate replica = models::estimate_training(spec, s.checkpoint);
     if (spec.mode == models::TrainingMode::stochastic) {
-      const double nodes = models::summarize_scheme(spec.scheme).nodes;
-      const double layers = static_cast<double>(sizes.size()) - 1;
-      double per_iteration = nodes * (2 * layers - 1 + 1);
-      if (s.checkpoint.policy == sim::CheckpointKind::every_iterations) {
-        per_iteration += nodes * 2 * layers / s.checkpoint.every_iterations;
-      }
-      const double operations = per_iteration * spec.iterations * static_cast<double>(replicas);
+      const double operations =
+          replica.node_operations_per_iteration * spec.iterations * static_cast<double>(replicas);
       estimate.node_operations += operations;
       estimate.flops += operations * kFlopsPerNodeOperation;
       continue;
     }
-    double stored_values = 0;
-    double weights = 0;
-    double largest_layer = 0;
-    double flops_per_iteration = 0;
-    const double batch = spec.mlp.batch_size;
-    for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-      const double rows = sizes[l + 1];
-      const double cols = sizes[l];
-      const models::SchemeSummary summary = models::summarize_scheme(spec.scheme, 0, 0);
-      const double layer_stored = summary.redundancy * rows * cols;
-      stored_values += layer_stored;
-      weights += rows * cols;
-      largest_layer = std::max(largest_layer, rows * cols);
-      // Forward and backward products and the update each touch every stored value twice (a
-      // multiply and an add) per batch column, plus the input encodings.
-      flops_per_iteration +=
-          3 * 2 * layer_stored * batch + 2 * summary.nodes * (rows + cols) * batch;
-    }
-    double replica_bytes = stored_values * kBytesPerValue;
-    estimate.blocks_bytes = std::max(estimate.blocks_bytes, replica_bytes);
-    // Working copies (one layer's weights decoded at the read-out) and the audit's shadow.
-    replica_bytes += largest_layer * kBytesPerValue;
-    if (spec.audit) replica_bytes += weights * kBytesPerValue;
-    if (replica_bytes > largest_replica_bytes) {
-      largest_replica_bytes = replica_bytes;
+    estimate.blocks_bytes = std::max(estimate.blocks_bytes, replica.stored_bytes);
+    if (replica.working_bytes > largest_replica_bytes) {
+      largest_replica_bytes = replica.working_bytes;
       estimate.largest_point = point.label.empty() ? "point " + std::to_string(p) : point.label;
     }
     datasets[s.resolved["workload"]["dataset"].dump()] =
-        dataset_values(training->dataset, sizes.front()) * kBytesPerValue;
-    estimate.flops += flops_per_iteration * spec.iterations * static_cast<double>(replicas);
+        models::dataset_values(training->dataset, spec.mlp.layer_sizes.front()) *
+        models::kBytesPerValue;
+    estimate.flops += replica.flops_per_iteration * spec.iterations * static_cast<double>(replicas);
   }
   for (const auto& [key, bytes] : datasets) estimate.dataset_bytes += bytes;
   estimate.concurrent_replicas =
