@@ -219,122 +219,158 @@ std::string validate_training_theory(const SchemeSpec& spec, const std::vector<i
   return {};
 }
 
+namespace {
+
+// What the theory reads of a scheme, per direction d (kForward, kBackward).
+struct SchemeStructure {
+  std::unique_ptr<CodingScheme> scheme;  // on the smallest W with the scheme's block structure
+  int nodes = 0;
+  std::vector<int> symbol[2];        // per node: its symbol, or -1
+  std::vector<bool> participant[2];  // per node: computes a partial result
+  std::vector<int> block_count;      // per node: stored blocks
+  std::vector<std::vector<int>> codewords[2];
+  int correctable[2] = {0, 0};
+  bool detects[2] = {true, true};
+};
+
+SchemeStructure read_structure(const SchemeSpec& spec, const SchemeSummary& summary,
+                               ErrorModel error_model) {
+  SchemeStructure s;
+  const auto [rows, cols] = block_grid(spec);
+  s.scheme = make_scheme(spec, rows, cols);
+  s.nodes = s.scheme->node_count();
+  for (int d : {kForward, kBackward}) {
+    s.symbol[d] = symbol_of(*s.scheme, kDirections[d]);
+    s.participant[d] = participates(*s.scheme, kDirections[d]);
+  }
+  s.block_count.resize(static_cast<std::size_t>(s.nodes));
+  for (int p = 0; p < s.nodes; ++p) {
+    s.block_count[static_cast<std::size_t>(p)] =
+        static_cast<int>(s.scheme->stored_blocks(p).size());
+    CODESIM_CHECK(s.block_count[static_cast<std::size_t>(p)] >= 1, "every node stores a block");
+  }
+  for (int d : {kForward, kBackward}) {
+    s.codewords[d] = codeword_symbols(spec, s.scheme->symbol_count(kDirections[d]));
+    const DirectionCapability& capability = d == kForward ? summary.forward : summary.backward;
+    s.correctable[d] = error_model == ErrorModel::adversarial ? capability.correctable_adversarial
+                                                              : capability.correctable_random;
+    s.detects[d] = capability.detectable > 0;
+  }
+  return s;
+}
+
+// exposure[d][l][p]: what node p's block sees at layer l's decode in direction d.
+using Exposures = std::vector<std::vector<ReadExposure>>;
+
+// The events of one stored block b of node p in one iteration, counted into `opportunities`.
+std::vector<Event> block_events(const SchemeStructure& s, std::size_t index, int b,
+                                bool backward_round, LayerOpportunities& opportunities) {
+  const int blocks = s.block_count[index];
+  // Forward products read the first stored block, backward products the last.
+  const bool front = b == 0;
+  const bool back = b == blocks - 1;
+  std::vector<Event> events;
+  if (front && s.participant[kForward][index]) {
+    events.push_back(Event::strike);
+    ++opportunities.forward;
+  }
+  if (front && s.symbol[kForward][index] >= 0) events.push_back(Event::forward_read);
+  if (backward_round && back && s.participant[kBackward][index]) {
+    events.push_back(Event::strike);
+    ++opportunities.backward;
+  }
+  if (backward_round && back && s.symbol[kBackward][index] >= 0) {
+    events.push_back(Event::backward_read);
+  }
+  events.push_back(Event::strike);  // after the update
+  ++opportunities.update;
+  return events;
+}
+
+// Layer l's opportunities; fills exposure[.][l] and counts latent blocks.
+LayerOpportunities layer_exposure(const SchemeStructure& s, int l, bool backward_round,
+                                  Exposures (&exposure)[2], int& latent_blocks) {
+  LayerOpportunities opportunities;
+  for (int p = 0; p < s.nodes; ++p) {
+    const auto index = static_cast<std::size_t>(p);
+    const int blocks = s.block_count[index];
+    for (int b = 0; b < blocks; ++b) {
+      const std::vector<Event> events = block_events(s, index, b, backward_round, opportunities);
+      // The verification pass reads the block at most twice: forward, then backward; the
+      // second read finds it clean (repaired or rolled back by the first).
+      std::vector<int> verification_reads;
+      if (b == 0 && s.symbol[kForward][index] >= 0) verification_reads.push_back(kForward);
+      if (b == blocks - 1 && s.symbol[kBackward][index] >= 0) {
+        verification_reads.push_back(kBackward);
+      }
+      CODESIM_CHECK(!verification_reads.empty(), "the verification pass reads every block");
+      const BlockTimeline block = timeline(events);
+      if (block.latent) ++latent_blocks;
+      for (const auto& [event, read] : block.reads) {
+        ReadExposure& slot = exposure[event == Event::forward_read ? kForward : kBackward]
+                                     [static_cast<std::size_t>(l)][index];
+        slot.steady = read.steady;
+        slot.first = read.first;
+      }
+      exposure[verification_reads.front()][static_cast<std::size_t>(l)][index].verification =
+          block.at_verification;
+    }
+  }
+  return opportunities;
+}
+
+// Sums member exposures into symbols, grouped into codewords.
+DecodeExposure make_decode(const SchemeStructure& s, const Exposures (&exposure)[2], int l, int d,
+                           SymbolExposure ReadExposure::*kind) {
+  DecodeExposure decode;
+  decode.layer = l;
+  decode.direction = kDirections[d];
+  decode.correctable = s.correctable[d];
+  decode.detects = s.detects[d];
+  for (const auto& codeword : s.codewords[d]) {
+    decode.codewords.emplace_back();
+    for (int symbol : codeword) {
+      SymbolExposure sum;
+      for (int p : s.scheme->symbol_members(kDirections[d], symbol)) {
+        sum += exposure[d][static_cast<std::size_t>(l)][static_cast<std::size_t>(p)].*kind;
+      }
+      decode.codewords.back().push_back(sum);
+    }
+  }
+  return decode;
+}
+
+}  // namespace
+
 TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& layer_sizes,
                                const TrainingTheoryOptions& options)
     : options_(options) {
   CODESIM_CHECK(validate_training_theory(spec, layer_sizes).empty(),
                 "the training theory needs a valid scheme and MLP");
   summary_ = summarize_scheme(spec);
-  // The same block structure on the smallest W the scheme accepts.
-  const auto [rows, cols] = block_grid(spec);
-  const std::unique_ptr<CodingScheme> scheme = make_scheme(spec, rows, cols);
-  const int nodes = scheme->node_count();
-  const std::vector<int> symbol[2] = {symbol_of(*scheme, Direction::forward),
-                                      symbol_of(*scheme, Direction::backward)};
-  const std::vector<bool> participant[2] = {participates(*scheme, Direction::forward),
-                                            participates(*scheme, Direction::backward)};
-  std::vector<int> block_count(static_cast<std::size_t>(nodes));
-  for (int p = 0; p < nodes; ++p) {
-    block_count[static_cast<std::size_t>(p)] = static_cast<int>(scheme->stored_blocks(p).size());
-    CODESIM_CHECK(block_count[static_cast<std::size_t>(p)] >= 1, "every node stores a block");
-  }
-  std::vector<std::vector<int>> codewords[2];
-  int correctable[2] = {0, 0};
-  bool detects[2] = {true, true};
-  for (int d : {kForward, kBackward}) {
-    codewords[d] = codeword_symbols(spec, scheme->symbol_count(kDirections[d]));
-    const DirectionCapability& capability = d == kForward ? summary_.forward : summary_.backward;
-    correctable[d] = options.error_model == ErrorModel::adversarial
-                         ? capability.correctable_adversarial
-                         : capability.correctable_random;
-    detects[d] = capability.detectable > 0;
-  }
-
+  const SchemeStructure s = read_structure(spec, summary_, options.error_model);
   const int layer_count = static_cast<int>(layer_sizes.size()) - 1;
-  // exposure[l][d][p]: what node p's block sees at layer l's decode in direction d.
-  std::vector<std::vector<ReadExposure>> exposure[2];
+  Exposures exposure[2];
   for (int d : {kForward, kBackward}) {
     exposure[d].assign(static_cast<std::size_t>(layer_count),
-                       std::vector<ReadExposure>(static_cast<std::size_t>(nodes)));
+                       std::vector<ReadExposure>(static_cast<std::size_t>(s.nodes)));
   }
   for (int l = 0; l < layer_count; ++l) {
     const bool backward_round = l >= 1 || options.first_layer_backward;
-    LayerOpportunities opportunities;
-    for (int p = 0; p < nodes; ++p) {
-      const auto index = static_cast<std::size_t>(p);
-      const int blocks = block_count[index];
-      for (int b = 0; b < blocks; ++b) {
-        // Forward products read the first stored block, backward products the last.
-        const bool front = b == 0;
-        const bool back = b == blocks - 1;
-        std::vector<Event> events;
-        if (front && participant[kForward][index]) {
-          events.push_back(Event::strike);
-          ++opportunities.forward;
-        }
-        if (front && symbol[kForward][index] >= 0) events.push_back(Event::forward_read);
-        if (backward_round && back && participant[kBackward][index]) {
-          events.push_back(Event::strike);
-          ++opportunities.backward;
-        }
-        if (backward_round && back && symbol[kBackward][index] >= 0) {
-          events.push_back(Event::backward_read);
-        }
-        events.push_back(Event::strike);  // after the update
-        ++opportunities.update;
-
-        // The verification pass reads the block at most twice: forward, then backward; the
-        // second read finds it clean (repaired or rolled back by the first).
-        std::vector<int> verification_reads;
-        if (front && symbol[kForward][index] >= 0) verification_reads.push_back(kForward);
-        if (back && symbol[kBackward][index] >= 0) verification_reads.push_back(kBackward);
-        CODESIM_CHECK(!verification_reads.empty(), "the verification pass reads every block");
-        const BlockTimeline block = timeline(events);
-        if (block.latent) ++latent_blocks_;
-        for (const auto& [event, read] : block.reads) {
-          ReadExposure& slot = exposure[event == Event::forward_read ? kForward : kBackward]
-                                       [static_cast<std::size_t>(l)][index];
-          slot.steady = read.steady;
-          slot.first = read.first;
-        }
-        exposure[verification_reads.front()][static_cast<std::size_t>(l)][index].verification =
-            block.at_verification;
-      }
-    }
-    opportunities_.push_back(opportunities);
+    opportunities_.push_back(layer_exposure(s, l, backward_round, exposure, latent_blocks_));
   }
-
-  // Sums member exposures into symbols, grouped into codewords.
-  const auto make_decode = [&](int l, int d, SymbolExposure ReadExposure::*kind) {
-    DecodeExposure decode;
-    decode.layer = l;
-    decode.direction = kDirections[d];
-    decode.correctable = correctable[d];
-    decode.detects = detects[d];
-    for (const auto& codeword : codewords[d]) {
-      decode.codewords.emplace_back();
-      for (int s : codeword) {
-        SymbolExposure sum;
-        for (int p : scheme->symbol_members(kDirections[d], s)) {
-          sum += exposure[d][static_cast<std::size_t>(l)][static_cast<std::size_t>(p)].*kind;
-        }
-        decode.codewords.back().push_back(sum);
-      }
-    }
-    return decode;
-  };
   const int lowest_backward = options.first_layer_backward ? 0 : 1;
   for (int l = 0; l < layer_count; ++l) {
-    steady_.push_back(make_decode(l, kForward, &ReadExposure::steady));
-    first_.push_back(make_decode(l, kForward, &ReadExposure::first));
+    steady_.push_back(make_decode(s, exposure, l, kForward, &ReadExposure::steady));
+    first_.push_back(make_decode(s, exposure, l, kForward, &ReadExposure::first));
   }
   for (int l = layer_count - 1; l >= lowest_backward; --l) {
-    steady_.push_back(make_decode(l, kBackward, &ReadExposure::steady));
-    first_.push_back(make_decode(l, kBackward, &ReadExposure::first));
+    steady_.push_back(make_decode(s, exposure, l, kBackward, &ReadExposure::steady));
+    first_.push_back(make_decode(s, exposure, l, kBackward, &ReadExposure::first));
   }
   for (int l = 0; l < layer_count; ++l) {
     for (int d : {kForward, kBackward}) {
-      verification_.push_back(make_decode(l, d, &ReadExposure::verification));
+      verification_.push_back(make_decode(s, exposure, l, d, &ReadExposure::verification));
     }
   }
 }
