@@ -6,12 +6,8 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
-#include <numbers>
 #include <set>
 #include <utility>
-
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/normal_distribution.hpp>
 
 #include "models/linalg/dense_kernels.hpp"
 #include "sim/check.hpp"
@@ -688,97 +684,6 @@ int LinearCode::correctable_errors(ErrorModel model, int erasures) const {
 int LinearCode::detectable_errors(int erasures) const {
   CODESIM_CHECK(erasures >= 0, "erasures >= 0");
   return std::max(0, symbol_count() - dimension() - erasures);
-}
-
-std::vector<bool> absurd_peaks(std::span<const double> peaks, int needed, double absurd_ratio) {
-  std::vector<bool> absurd(peaks.size(), false);
-  std::vector<double> nonzero;
-  for (std::size_t s = 0; s < peaks.size(); ++s) {
-    if (std::isinf(peaks[s])) absurd[s] = true;
-    if (peaks[s] > 0.0 && !absurd[s]) nonzero.push_back(peaks[s]);
-  }
-  if (needed < 1 || static_cast<int>(nonzero.size()) < needed) return absurd;
-  const auto reference = nonzero.begin() + (needed - 1);
-  std::nth_element(nonzero.begin(), reference, nonzero.end());
-  for (std::size_t s = 0; s < peaks.size(); ++s) {
-    if (peaks[s] > absurd_ratio * *reference) absurd[s] = true;
-  }
-  return absurd;
-}
-
-double symbol_peak(const double* data, Index length) {
-  // Eight lanes at a time in independent accumulators (a single one would wait on its own latency
-  // every step): the peak of |x|, and the sum of x - x, which is 0 for finite entries and NaN when
-  // an entry is NaN or infinite. Maxima are exact, so the order does not change the result.
-  using Lanes = Eigen::Array<double, 8, 1>;
-  Lanes peaks = Lanes::Zero();
-  Lanes poison = Lanes::Zero();
-  Index i = 0;
-  for (; i + 8 <= length; i += 8) {
-    const Eigen::Map<const Lanes> x(data + i);
-    peaks = peaks.max(x.abs());
-    poison += x - x;
-  }
-  double peak = peaks.maxCoeff();
-  double tail_poison = poison.sum();
-  for (; i < length; ++i) {
-    peak = std::max(peak, std::abs(data[i]));
-    tail_poison += data[i] - data[i];
-  }
-  return tail_poison == 0.0 ? peak : kInfinity;
-}
-
-std::vector<int> spread_order(int count) {
-  CODESIM_CHECK(count >= 1, "spread_order needs count >= 1");
-  int bits = 0;
-  while ((1LL << bits) < count) ++bits;
-  std::vector<int> order;
-  order.reserve(static_cast<std::size_t>(count));
-  for (long long i = 0; i < (1LL << bits); ++i) {
-    long long reversed = 0;
-    for (int b = 0; b < bits; ++b) {
-      if ((i >> b) & 1) reversed |= 1LL << (bits - 1 - b);
-    }
-    if (reversed < count) order.push_back(static_cast<int>(reversed));
-  }
-  return order;
-}
-
-std::vector<double> chebyshev_points(int count) {
-  CODESIM_CHECK(count >= 1, "at least one Chebyshev point");
-  const std::vector<int> order = spread_order(count);
-  std::vector<double> points(static_cast<std::size_t>(count));
-  for (std::size_t p = 0; p < points.size(); ++p) {
-    points[p] = std::cos((2.0 * order[p] + 1.0) * std::numbers::pi / (2.0 * count));
-  }
-  return points;
-}
-
-Matrix vandermonde(std::span<const double> points, int columns) {
-  CODESIM_CHECK(columns >= 1, "at least one column");
-  const auto rows = static_cast<Index>(points.size());
-  Matrix v(rows, columns);
-  for (Index s = 0; s < rows; ++s) {
-    double power = 1.0;
-    for (int k = 0; k < columns; ++k) {
-      v(s, k) = power;
-      power *= points[static_cast<std::size_t>(s)];
-    }
-  }
-  return v;
-}
-
-Matrix systematic_gaussian_generator(int symbols, int dimension, std::uint64_t seed) {
-  CODESIM_CHECK(dimension >= 1 && symbols >= dimension, "a generator needs S >= K >= 1");
-  boost::random::mt19937_64 engine(seed);
-  boost::random::normal_distribution<double> normal(0.0, 1.0);
-  Matrix g(symbols, dimension);
-  g.topRows(dimension).setIdentity();
-  // Parity rows drawn row by row.
-  for (int s = dimension; s < symbols; ++s) {
-    for (int k = 0; k < dimension; ++k) g(s, k) = normal(engine);
-  }
-  return g;
 }
 
 }  // namespace codesim::models
