@@ -9,22 +9,23 @@
 #include <set>
 #include <utility>
 
-#include "models/linalg/dense_kernels.hpp"
+#include "models/coding/linear_code_passes.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models {
 namespace {
 
-using Eigen::Index;
-// Received symbols read in place: `length` contiguous entries each; nullptr = erasure.
-using Symbols = std::span<const double* const>;
-using ConstRowMap = Eigen::Map<const Eigen::RowVectorXd>;
+using detail::check_and_solve;
+using detail::factor_subset;
+using detail::Index;
+using detail::kInfinity;
+using detail::kUnitRoundoff;
+using detail::PassResult;
+using detail::reduced_syndrome;
+using detail::SubsetFactor;
+using detail::Symbols;
+using detail::unit_threshold;
 
-constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;  // 2^-53
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-// Columns of the symbols processed per block: keeps the gathered a x w block in cache and avoids
-// any a x L copy of the received symbols.
-constexpr Index kChunkColumns = 256;
 // Candidate supports screened (cheaply, on r x r data) per decode before giving up as detected.
 constexpr double kEnumerationBudget = 200000.0;
 // Share of that budget one search level may use, so deeper (peeled) levels keep some.
@@ -36,192 +37,6 @@ constexpr int kSizeVerifications = 6;
 // Round-off that large erroneous values leak into the reduced syndrome, in units of
 // unit_roundoff * (a + r) * ||syndrome||_F; only loosens the cheap screen, never a decision.
 constexpr double kLeakFactor = 16.0;
-
-// Generator rows of one symbol set, factored once for checking and solving.
-struct SubsetFactor {
-  // n x n: the first n - K rows are an orthonormal parity check H (H * G_set = 0), the last K
-  // the least-squares solver pinv(G_set) = R^-1 Q1^T.
-  Matrix combined;
-  Matrix abs_rows;  // |G_set|, entrywise
-  Index redundancy = 0;
-  double condition = kInfinity;
-  // max row sum of |G_set| |pinv(G_set)|: bounds the term scale by this times the symbol peak.
-  double term_bound = kInfinity;
-  bool usable = false;
-};
-
-double unit_threshold(const DecodeOptions& options) {
-  return options.tolerance_factor * kUnitRoundoff * options.inner_dimension;
-}
-
-SubsetFactor factor_subset(const Matrix& generator, std::span<const int> set,
-                           const DecodeOptions& options) {
-  const auto n = static_cast<Index>(set.size());
-  const Index k = generator.cols();
-  Matrix rows(n, k);
-  for (Index i = 0; i < n; ++i) rows.row(i) = generator.row(set[static_cast<std::size_t>(i)]);
-  const Eigen::HouseholderQR<Matrix> qr(rows);
-  const Matrix q = qr.householderQ();
-  const Matrix r1 = qr.matrixQR().topLeftCorner(k, k).triangularView<Eigen::Upper>();
-  const Eigen::VectorXd singular = Eigen::JacobiSVD<Matrix>(r1).singularValues();
-
-  SubsetFactor factor;
-  factor.redundancy = n - k;
-  const double smallest = singular(k - 1);
-  factor.condition = smallest > 0.0 ? singular(0) / smallest : kInfinity;
-  // Rows so ill-conditioned that cond * tolerance reaches 1 cannot be checked or solved at this
-  // tolerance: treat them as singular.
-  factor.usable =
-      std::isfinite(factor.condition) && unit_threshold(options) * factor.condition < 1.0;
-  if (!factor.usable) return factor;
-  factor.combined.resize(n, n);
-  factor.combined.topRows(n - k) = q.rightCols(n - k).transpose();
-  factor.combined.bottomRows(k) =
-      r1.triangularView<Eigen::Upper>().solve(Matrix(q.leftCols(k).transpose()));
-  factor.abs_rows = rows.cwiseAbs();
-  factor.term_bound =
-      (factor.abs_rows * factor.combined.bottomRows(k).cwiseAbs()).rowwise().sum().maxCoeff();
-  return factor;
-}
-
-// One blocked pass over the symbols of `set`: the least-squares message and whether the set is
-// consistent, i.e. max|H Y_set| <= tau = unit_threshold * max_s sum_k |G_sk| max_j |M_kj|.
-// Stops early once the syndrome exceeds the a-priori bound unit_threshold * term_bound * peak.
-// With `wanted` (message rows in [0, K); empty = all) only those rows are solved and returned
-// (row i = coefficient wanted[i]); tau is then bounded below by the same sum over the wanted rows
-// only, and when that bound does not already certify the set, the pass is redone with all rows,
-// so the decision is the full-message one.
-// With `set_peaks` (one entry per member of `set`, zero on entry) the pass also measures each
-// member's peak (symbol_peak) chunk by chunk while the data is in cache, and the early stop uses
-// the largest peak read so far instead of `peak`: it can only stop sooner, so a pass that
-// completes decides exactly as one given the final peaks would.
-struct PassResult {
-  bool consistent = false;
-  bool complete = false;  // went through all the data (no early stop)
-  RowMajorMatrix message;
-};
-
-PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::span<const int> set,
-                           Index length, double peak, const DecodeOptions& options,
-                           std::span<const int> wanted = {}, std::span<double> set_peaks = {}) {
-  const auto n = static_cast<Index>(set.size());
-  const Index r = factor.redundancy;
-  const Index k = n - r;
-  bool all_rows = wanted.empty() || static_cast<Index>(wanted.size()) == k;
-  for (std::size_t i = 0; all_rows && i < wanted.size(); ++i) {
-    all_rows = wanted[i] == static_cast<int>(i);  // all K rows, in their natural order
-  }
-  const Index w = all_rows ? k : static_cast<Index>(wanted.size());
-  // The rows applied to the data: the parity check, then the wanted solver rows.
-  Matrix partial;
-  if (!all_rows) {
-    partial.resize(r + w, n);
-    partial.topRows(r) = factor.combined.topRows(r);
-    for (Index i = 0; i < w; ++i) {
-      partial.row(r + i) = factor.combined.row(r + wanted[static_cast<std::size_t>(i)]);
-    }
-  }
-  const Matrix& applied = all_rows ? factor.combined : partial;
-  const double unit = unit_threshold(options);
-  // Factor 2 absorbs the round-off of the bound itself; it only decides when to stop early.
-  double early_exit = 2.0 * unit * factor.term_bound * peak;
-  PassResult result;
-  result.message.resize(w, length);
-  Eigen::VectorXd row_peak = Eigen::VectorXd::Zero(w);
-  double syndrome_peak = 0.0;
-  // Row-major so each output row is contiguous: the product is accumulated symbol by symbol
-  // straight from the received data (no gathered copy; for these few rows this beats a GEMM).
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> product(
-      r + w, std::min(kChunkColumns, length));
-  std::vector<const double*> sources(static_cast<std::size_t>(n));
-  for (Index start = 0; start < length; start += kChunkColumns) {
-    const Index width = std::min(kChunkColumns, length - start);
-    for (Index i = 0; i < n; ++i) {
-      sources[static_cast<std::size_t>(i)] = symbols[static_cast<std::size_t>(set[i])] + start;
-    }
-    if (!set_peaks.empty()) {
-      for (Index i = 0; i < n; ++i) {
-        double& member_peak = set_peaks[static_cast<std::size_t>(i)];
-        member_peak =
-            std::max(member_peak, symbol_peak(sources[static_cast<std::size_t>(i)], width));
-        peak = std::max(peak, member_peak);
-      }
-      early_exit = 2.0 * unit * factor.term_bound * peak;
-    }
-    combine_rows(applied, sources, width, product.data(), product.cols());
-    // Each output row's peak, +Inf when it holds NaN or Inf: overflow (finite but enormous
-    // symbols) can never be certified consistent.
-    for (Index row = 0; row < r + w; ++row) {
-      const double row_max = symbol_peak(product.row(row).data(), width);
-      if (std::isinf(row_max)) {
-        result.message.resize(0, 0);
-        return result;
-      }
-      if (row < r) {
-        syndrome_peak = std::max(syndrome_peak, row_max);
-      } else {
-        row_peak(row - r) = std::max(row_peak(row - r), row_max);
-      }
-    }
-    if (syndrome_peak > early_exit) {
-      result.message.resize(0, 0);
-      return result;
-    }
-    result.message.middleCols(start, width) = product.bottomLeftCorner(w, width);
-  }
-  result.complete = true;
-  double threshold = 0.0;
-  if (all_rows) {
-    threshold = unit * (factor.abs_rows * row_peak).maxCoeff();
-  } else {
-    Matrix abs_wanted(n, w);
-    for (Index i = 0; i < w; ++i) {
-      abs_wanted.col(i) = factor.abs_rows.col(wanted[static_cast<std::size_t>(i)]);
-    }
-    threshold = unit * (abs_wanted * row_peak).maxCoeff();
-  }
-  result.consistent = std::isfinite(threshold) && syndrome_peak <= threshold;
-  if (!result.consistent && !all_rows) {
-    // Inconclusive lower bound: decide on the full message and keep the wanted rows.
-    PassResult full = check_and_solve(factor, symbols, set, length, peak, options);
-    result.consistent = full.consistent;
-    if (full.consistent) {
-      for (Index i = 0; i < w; ++i) {
-        result.message.row(i) = full.message.row(wanted[static_cast<std::size_t>(i)]);
-      }
-    }
-  }
-  if (!result.consistent) result.message.resize(0, 0);
-  return result;
-}
-
-// The syndrome S = H * Y_set (r x L), times `inverse_scale` (a power of two, so exact and safe
-// from overflow), reduced to an r x min(r, L) matrix T with T T^T = S S^T: the same column space,
-// singular values and Frobenius norms of projections. A blocked QR of S^T; S is never stored.
-Matrix reduced_syndrome(const SubsetFactor& factor, Symbols symbols, std::span<const int> set,
-                        Index length, double inverse_scale) {
-  const auto n = static_cast<Index>(set.size());
-  const Index r = factor.redundancy;
-  const Matrix parity = inverse_scale * factor.combined.topRows(r);
-  Matrix folded(0, r);
-  Matrix gathered(n, std::min(kChunkColumns, length));
-  Matrix syndrome(r, gathered.cols());
-  for (Index start = 0; start < length; start += kChunkColumns) {
-    const Index width = std::min(kChunkColumns, length - start);
-    for (Index i = 0; i < n; ++i) {
-      gathered.row(i).head(width) =
-          ConstRowMap(symbols[static_cast<std::size_t>(set[i])] + start, width);
-    }
-    syndrome.leftCols(width).noalias() = parity * gathered.leftCols(width);
-    Matrix stacked(folded.rows() + width, r);
-    stacked.topRows(folded.rows()) = folded;
-    stacked.bottomRows(width) = syndrome.leftCols(width).transpose();
-    const Eigen::HouseholderQR<Matrix> qr(stacked);
-    const Index keep = std::min(stacked.rows(), r);
-    folded = qr.matrixQR().topRows(keep).triangularView<Eigen::Upper>();
-  }
-  return folded.transpose();
-}
 
 double binomial(int n, int k) {
   double value = 1.0;
