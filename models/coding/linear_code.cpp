@@ -1,511 +1,146 @@
-// Real linear code: encoding, least-squares solves and the errors-and-erasures decoder.
+// LinearCode: encoding, least-squares solves and the errors-and-erasures decode, step by step
+// (the passes, the error search and the screening live in their own files).
 #include "models/coding/linear_code.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <iterator>
+#include <cstddef>
 #include <limits>
-#include <numbers>
-#include <set>
+#include <optional>
 #include <utility>
+#include <vector>
 
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/normal_distribution.hpp>
-
-#include "models/linalg/dense_kernels.hpp"
+#include "models/coding/linear_code_passes.hpp"
+#include "models/coding/linear_code_search.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models {
 namespace {
 
-using Eigen::Index;
-// Received symbols read in place: `length` contiguous entries each; nullptr = erasure.
-using Symbols = std::span<const double* const>;
-using ConstRowMap = Eigen::Map<const Eigen::RowVectorXd>;
+using detail::check_and_solve;
+using detail::factor_subset;
+using detail::Index;
+using detail::PassResult;
+using detail::SubsetFactor;
+using detail::Symbols;
 
-constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;  // 2^-53
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-// Columns of the symbols processed per block: keeps the gathered a x w block in cache and avoids
-// any a x L copy of the received symbols.
-constexpr Index kChunkColumns = 256;
-// Candidate supports screened (cheaply, on r x r data) per decode before giving up as detected.
-constexpr double kEnumerationBudget = 200000.0;
-// Share of that budget one search level may use, so deeper (peeled) levels keep some.
-constexpr double kLevelEnumeration = 25000.0;
-// Full consistency checks (each a pass over the data) per decode, and per support size within
-// one search level (candidates are tried best screen value first).
-constexpr int kVerificationBudget = 48;
-constexpr int kSizeVerifications = 6;
-// Round-off that large erroneous values leak into the reduced syndrome, in units of
-// unit_roundoff * (a + r) * ||syndrome||_F; only loosens the cheap screen, never a decision.
-constexpr double kLeakFactor = 16.0;
-
-// Generator rows of one symbol set, factored once for checking and solving.
-struct SubsetFactor {
-  // n x n: the first n - K rows are an orthonormal parity check H (H * G_set = 0), the last K
-  // the least-squares solver pinv(G_set) = R^-1 Q1^T.
-  Matrix combined;
-  Matrix abs_rows;  // |G_set|, entrywise
-  Index redundancy = 0;
-  double condition = kInfinity;
-  // max row sum of |G_set| |pinv(G_set)|: bounds the term scale by this times the symbol peak.
-  double term_bound = kInfinity;
-  bool usable = false;
+// Without given peaks, the first check and solve runs optimistically on every present symbol
+// and measures their peaks as it reads them (one pass over the data instead of two). It is used
+// when it went through all the data and the screening keeps every present symbol.
+struct FirstPass {
+  std::vector<double> measured;  // each symbol's peak; -1 for absent ones
+  std::optional<SubsetFactor> factor;
+  std::optional<PassResult> pass;  // set when the pass went through all the data
 };
 
-double unit_threshold(const DecodeOptions& options) {
-  return options.tolerance_factor * kUnitRoundoff * options.inner_dimension;
+FirstPass optimistic_first_pass(const Matrix& generator, Symbols symbols,
+                                const std::vector<int>& present, Index length,
+                                const DecodeOptions& options, std::span<const int> wanted_rows) {
+  FirstPass first;
+  first.measured.assign(symbols.size(), -1.0);
+  if (static_cast<Index>(present.size()) >= generator.cols()) {
+    SubsetFactor factor = factor_subset(generator, present, options);
+    if (factor.usable) {
+      std::vector<double> set_peaks(present.size(), 0.0);
+      PassResult pass =
+          check_and_solve(factor, symbols, present, length, 0.0, options, wanted_rows, set_peaks);
+      if (pass.complete) {
+        for (std::size_t i = 0; i < present.size(); ++i) {
+          first.measured[static_cast<std::size_t>(present[i])] = set_peaks[i];
+        }
+        first.factor = std::move(factor);
+        first.pass = std::move(pass);
+      }
+    }
+  }
+  if (!first.pass) {
+    for (int s : present) {
+      first.measured[static_cast<std::size_t>(s)] =
+          symbol_peak(symbols[static_cast<std::size_t>(s)], length);
+    }
+  }
+  return first;
 }
 
-SubsetFactor factor_subset(const Matrix& generator, std::span<const int> set,
-                           const DecodeOptions& options) {
-  const auto n = static_cast<Index>(set.size());
-  const Index k = generator.cols();
-  Matrix rows(n, k);
-  for (Index i = 0; i < n; ++i) rows.row(i) = generator.row(set[static_cast<std::size_t>(i)]);
-  const Eigen::HouseholderQR<Matrix> qr(rows);
-  const Matrix q = qr.householderQ();
-  const Matrix r1 = qr.matrixQR().topLeftCorner(k, k).triangularView<Eigen::Upper>();
-  const Eigen::VectorXd singular = Eigen::JacobiSVD<Matrix>(r1).singularValues();
-
-  SubsetFactor factor;
-  factor.redundancy = n - k;
-  const double smallest = singular(k - 1);
-  factor.condition = smallest > 0.0 ? singular(0) / smallest : kInfinity;
-  // Rows so ill-conditioned that cond * tolerance reaches 1 cannot be checked or solved at this
-  // tolerance: treat them as singular.
-  factor.usable =
-      std::isfinite(factor.condition) && unit_threshold(options) * factor.condition < 1.0;
-  if (!factor.usable) return factor;
-  factor.combined.resize(n, n);
-  factor.combined.topRows(n - k) = q.rightCols(n - k).transpose();
-  factor.combined.bottomRows(k) =
-      r1.triangularView<Eigen::Upper>().solve(Matrix(q.leftCols(k).transpose()));
-  factor.abs_rows = rows.cwiseAbs();
-  factor.term_bound =
-      (factor.abs_rows * factor.combined.bottomRows(k).cwiseAbs()).rowwise().sum().maxCoeff();
-  return factor;
-}
-
-// One blocked pass over the symbols of `set`: the least-squares message and whether the set is
-// consistent, i.e. max|H Y_set| <= tau = unit_threshold * max_s sum_k |G_sk| max_j |M_kj|.
-// Stops early once the syndrome exceeds the a-priori bound unit_threshold * term_bound * peak.
-// With `wanted` (message rows in [0, K); empty = all) only those rows are solved and returned
-// (row i = coefficient wanted[i]); tau is then bounded below by the same sum over the wanted rows
-// only, and when that bound does not already certify the set, the pass is redone with all rows,
-// so the decision is the full-message one.
-// With `set_peaks` (one entry per member of `set`, zero on entry) the pass also measures each
-// member's peak (symbol_peak) chunk by chunk while the data is in cache, and the early stop uses
-// the largest peak read so far instead of `peak`: it can only stop sooner, so a pass that
-// completes decides exactly as one given the final peaks would.
-struct PassResult {
-  bool consistent = false;
-  bool complete = false;  // went through all the data (no early stop)
-  RowMajorMatrix message;
+// The pre-screen: non-finite entries and absurd magnitudes are erroneous, treated as erasures.
+struct Screening {
+  std::vector<bool> screened;  // per symbol: blamed and erased
+  std::vector<double> peak;    // per symbol: the peak of a usable one, else 0
 };
 
-PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::span<const int> set,
-                           Index length, double peak, const DecodeOptions& options,
-                           std::span<const int> wanted = {}, std::span<double> set_peaks = {}) {
-  const auto n = static_cast<Index>(set.size());
-  const Index r = factor.redundancy;
-  const Index k = n - r;
-  bool all_rows = wanted.empty() || static_cast<Index>(wanted.size()) == k;
-  for (std::size_t i = 0; all_rows && i < wanted.size(); ++i) {
-    all_rows = wanted[i] == static_cast<int>(i);  // all K rows, in their natural order
+Screening screen_symbols(Symbols symbols, const std::vector<int>& present,
+                         std::span<const double> peaks, int absurd_rank, double absurd_ratio) {
+  const std::size_t count = symbols.size();
+  Screening screening{std::vector<bool>(count, false), std::vector<double>(count, 0.0)};
+  std::vector<bool>& screened = screening.screened;
+  if (absurd_rank > 0) {
+    std::vector<double> present_peaks(count, -1.0);
+    for (int s : present) {
+      present_peaks[static_cast<std::size_t>(s)] = peaks[static_cast<std::size_t>(s)];
+    }
+    screened = absurd_peaks(present_peaks, absurd_rank, absurd_ratio);
   }
-  const Index w = all_rows ? k : static_cast<Index>(wanted.size());
-  // The rows applied to the data: the parity check, then the wanted solver rows.
-  Matrix partial;
-  if (!all_rows) {
-    partial.resize(r + w, n);
-    partial.topRows(r) = factor.combined.topRows(r);
-    for (Index i = 0; i < w; ++i) {
-      partial.row(r + i) = factor.combined.row(r + wanted[static_cast<std::size_t>(i)]);
+  std::vector<double>& peak = screening.peak;
+  std::vector<double> nonzero_peaks;
+  for (std::size_t s = 0; s < count; ++s) {
+    if (symbols[s] == nullptr || screened[s]) continue;
+    const double value = peaks[s];
+    if (!(value <= std::numeric_limits<double>::max())) {
+      screened[s] = true;
+      continue;
+    }
+    peak[s] = value;
+    if (peak[s] > 0.0) nonzero_peaks.push_back(peak[s]);
+  }
+  if (!nonzero_peaks.empty()) {
+    const auto middle =
+        nonzero_peaks.begin() + static_cast<std::ptrdiff_t>((nonzero_peaks.size() - 1) / 2);
+    std::nth_element(nonzero_peaks.begin(), middle, nonzero_peaks.end());
+    const double limit = absurd_ratio * *middle;
+    for (std::size_t s = 0; s < count; ++s) {
+      if (symbols[s] != nullptr && !screened[s] && peak[s] > limit) screened[s] = true;
     }
   }
-  const Matrix& applied = all_rows ? factor.combined : partial;
-  const double unit = unit_threshold(options);
-  // Factor 2 absorbs the round-off of the bound itself; it only decides when to stop early.
-  double early_exit = 2.0 * unit * factor.term_bound * peak;
-  PassResult result;
-  result.message.resize(w, length);
-  Eigen::VectorXd row_peak = Eigen::VectorXd::Zero(w);
-  double syndrome_peak = 0.0;
-  // Row-major so each output row is contiguous: the product is accumulated symbol by symbol
-  // straight from the received data (no gathered copy; for these few rows this beats a GEMM).
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> product(
-      r + w, std::min(kChunkColumns, length));
-  std::vector<const double*> sources(static_cast<std::size_t>(n));
-  for (Index start = 0; start < length; start += kChunkColumns) {
-    const Index width = std::min(kChunkColumns, length - start);
-    for (Index i = 0; i < n; ++i) {
-      sources[static_cast<std::size_t>(i)] = symbols[static_cast<std::size_t>(set[i])] + start;
-    }
-    if (!set_peaks.empty()) {
-      for (Index i = 0; i < n; ++i) {
-        double& member_peak = set_peaks[static_cast<std::size_t>(i)];
-        member_peak =
-            std::max(member_peak, symbol_peak(sources[static_cast<std::size_t>(i)], width));
-        peak = std::max(peak, member_peak);
-      }
-      early_exit = 2.0 * unit * factor.term_bound * peak;
-    }
-    combine_rows(applied, sources, width, product.data(), product.cols());
-    // Each output row's peak, +Inf when it holds NaN or Inf: overflow (finite but enormous
-    // symbols) can never be certified consistent.
-    for (Index row = 0; row < r + w; ++row) {
-      const double row_max = symbol_peak(product.row(row).data(), width);
-      if (std::isinf(row_max)) {
-        result.message.resize(0, 0);
-        return result;
-      }
-      if (row < r) {
-        syndrome_peak = std::max(syndrome_peak, row_max);
-      } else {
-        row_peak(row - r) = std::max(row_peak(row - r), row_max);
-      }
-    }
-    if (syndrome_peak > early_exit) {
-      result.message.resize(0, 0);
-      return result;
-    }
-    result.message.middleCols(start, width) = product.bottomLeftCorner(w, width);
-  }
-  result.complete = true;
-  double threshold = 0.0;
-  if (all_rows) {
-    threshold = unit * (factor.abs_rows * row_peak).maxCoeff();
+  return screening;
+}
+
+// What the error path reads: the usable symbols (ascending, inconsistent as a whole), their
+// peaks and the decode's request.
+struct ErrorPath {
+  const Matrix& generator;
+  Symbols symbols;
+  const std::vector<int>& usable;
+  const std::vector<double>& peak;
+  Index length;
+  const DecodeOptions& options;
+  std::span<const int> wanted_rows;
+};
+
+// The error search within the model's bound, then the result from the support it found;
+// `result` holds the screened-out symbols and stays `detected` when the search fails.
+CodeDecodeResult correct_errors(const ErrorPath& path, const SubsetFactor& factor,
+                                CodeDecodeResult result) {
+  const int r = static_cast<int>(factor.redundancy);
+  const int max_errors = path.options.error_model == ErrorModel::adversarial ? r / 2 : r - 1;
+  if (max_errors < 1) return result;
+  std::optional<detail::ErrorSupport> search =
+      detail::find_error_support(path.generator, path.symbols, path.usable, path.peak, path.length,
+                                 path.options, max_errors, factor);
+  if (!search) return result;
+  result.erroneous_symbols.insert(result.erroneous_symbols.end(), search->blamed.begin(),
+                                  search->blamed.end());
+  std::sort(result.erroneous_symbols.begin(), result.erroneous_symbols.end());
+  result.status = DecodeStatus::corrected;
+  if (path.wanted_rows.empty()) {
+    result.message = std::move(search->message);
   } else {
-    Matrix abs_wanted(n, w);
-    for (Index i = 0; i < w; ++i) {
-      abs_wanted.col(i) = factor.abs_rows.col(wanted[static_cast<std::size_t>(i)]);
-    }
-    threshold = unit * (abs_wanted * row_peak).maxCoeff();
-  }
-  result.consistent = std::isfinite(threshold) && syndrome_peak <= threshold;
-  if (!result.consistent && !all_rows) {
-    // Inconclusive lower bound: decide on the full message and keep the wanted rows.
-    PassResult full = check_and_solve(factor, symbols, set, length, peak, options);
-    result.consistent = full.consistent;
-    if (full.consistent) {
-      for (Index i = 0; i < w; ++i) {
-        result.message.row(i) = full.message.row(wanted[static_cast<std::size_t>(i)]);
-      }
+    result.message.resize(static_cast<Index>(path.wanted_rows.size()), path.length);
+    for (std::size_t i = 0; i < path.wanted_rows.size(); ++i) {
+      result.message.row(static_cast<Index>(i)) = search->message.row(path.wanted_rows[i]);
     }
   }
-  if (!result.consistent) result.message.resize(0, 0);
+  result.condition_number = search->condition;
   return result;
 }
-
-// The syndrome S = H * Y_set (r x L), times `inverse_scale` (a power of two, so exact and safe
-// from overflow), reduced to an r x min(r, L) matrix T with T T^T = S S^T: the same column space,
-// singular values and Frobenius norms of projections. A blocked QR of S^T; S is never stored.
-Matrix reduced_syndrome(const SubsetFactor& factor, Symbols symbols, std::span<const int> set,
-                        Index length, double inverse_scale) {
-  const auto n = static_cast<Index>(set.size());
-  const Index r = factor.redundancy;
-  const Matrix parity = inverse_scale * factor.combined.topRows(r);
-  Matrix folded(0, r);
-  Matrix gathered(n, std::min(kChunkColumns, length));
-  Matrix syndrome(r, gathered.cols());
-  for (Index start = 0; start < length; start += kChunkColumns) {
-    const Index width = std::min(kChunkColumns, length - start);
-    for (Index i = 0; i < n; ++i) {
-      gathered.row(i).head(width) =
-          ConstRowMap(symbols[static_cast<std::size_t>(set[i])] + start, width);
-    }
-    syndrome.leftCols(width).noalias() = parity * gathered.leftCols(width);
-    Matrix stacked(folded.rows() + width, r);
-    stacked.topRows(folded.rows()) = folded;
-    stacked.bottomRows(width) = syndrome.leftCols(width).transpose();
-    const Eigen::HouseholderQR<Matrix> qr(stacked);
-    const Index keep = std::min(stacked.rows(), r);
-    folded = qr.matrixQR().topRows(keep).triangularView<Eigen::Upper>();
-  }
-  return folded.transpose();
-}
-
-double binomial(int n, int k) {
-  double value = 1.0;
-  for (int i = 1; i <= k; ++i) value = value * (n - k + i) / i;
-  return value;
-}
-
-// Advances `combo` (ascending positions in [0, n)) to the next combination; false at the end.
-bool next_combination(std::vector<int>& combo, int n) {
-  const auto t = static_cast<int>(combo.size());
-  int i = t - 1;
-  while (i >= 0 && combo[static_cast<std::size_t>(i)] == n - t + i) --i;
-  if (i < 0) return false;
-  ++combo[static_cast<std::size_t>(i)];
-  for (int j = i + 1; j < t; ++j) {
-    combo[static_cast<std::size_t>(j)] = combo[static_cast<std::size_t>(j - 1)] + 1;
-  }
-  return true;
-}
-
-std::vector<int> merged(const std::vector<int>& x, const std::vector<int>& y) {
-  std::vector<int> out;
-  out.reserve(x.size() + y.size());
-  std::merge(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(out));
-  return out;
-}
-
-// Search for the error support E, the error path of one decode. Candidates come from the
-// syndrome's column space (subspace-augmented, see `level`) and pass a cheap screen on the
-// reduced syndrome; each is accepted only after `attempt` finds usable \ E consistent from the
-// data itself. If a level fails (for example a huge error hides small ones under its round-off),
-// the symbol most implicated is set aside ("peeled") and the search repeats on a freshly
-// computed syndrome of the rest.
-class SupportSearch {
- public:
-  SupportSearch(const Matrix& generator, Symbols symbols, std::vector<int> usable,
-                const std::vector<double>& peak, Index length, const DecodeOptions& options)
-      : generator_(generator),
-        symbols_(symbols),
-        usable_(std::move(usable)),
-        peak_(peak),
-        length_(length),
-        options_(options) {}
-
-  // True when some E with |E| <= max_errors leaves a consistent set; `usable` itself is known
-  // to be inconsistent and factored as `factor`.
-  bool run(int max_errors, const SubsetFactor& factor) {
-    max_errors_ = max_errors;
-    if (!level({}, usable_, factor)) return false;
-    // A support found after peeling or skipping work may hold correct symbols: drop every
-    // member whose return still leaves a consistent set (exact for errors above tolerance).
-    if (!exhaustive_) {
-      const std::vector<int> found = blamed_;
-      for (int symbol : found) {
-        std::vector<int> smaller;
-        std::remove_copy(blamed_.begin(), blamed_.end(), std::back_inserter(smaller), symbol);
-        attempt(smaller);
-      }
-    }
-    return true;
-  }
-
-  const std::vector<int>& blamed() const { return blamed_; }
-  RowMajorMatrix& message() { return message_; }
-  double condition() const { return condition_; }
-
- private:
-  // Largest symbol peak over `members` without the positions in `support`.
-  double magnitude_excluding(const std::vector<int>& members,
-                             const std::vector<int>& support) const {
-    double magnitude = 0.0;
-    std::size_t next = 0;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (next < support.size() && support[next] == static_cast<int>(i)) {
-        ++next;
-        continue;
-      }
-      magnitude = std::max(magnitude, peak_[static_cast<std::size_t>(members[i])]);
-    }
-    return magnitude;
-  }
-
-  // Checks usable \ excluded (symbol indices, ascending) from the data; on success records it.
-  // Each set is checked at most once per decode.
-  bool attempt(const std::vector<int>& excluded) {
-    if (!attempted_.insert(excluded).second) return false;
-    ++verifications_;
-    std::vector<int> remaining;
-    std::set_difference(usable_.begin(), usable_.end(), excluded.begin(), excluded.end(),
-                        std::back_inserter(remaining));
-    const SubsetFactor factor = factor_subset(generator_, remaining, options_);
-    if (!factor.usable) return false;
-    double magnitude = 0.0;
-    for (int s : remaining) magnitude = std::max(magnitude, peak_[static_cast<std::size_t>(s)]);
-    PassResult pass = check_and_solve(factor, symbols_, remaining, length_, magnitude, options_);
-    if (!pass.consistent) return false;
-    blamed_ = excluded;
-    message_ = std::move(pass.message);
-    condition_ = factor.condition;
-    return true;
-  }
-
-  // One level: `members` = usable \ peeled (ascending), factored as `factor`, inconsistent.
-  bool level(const std::vector<int>& peeled, const std::vector<int>& members,
-             const SubsetFactor& factor) {
-    const auto n = static_cast<int>(members.size());
-    const auto r = static_cast<int>(factor.redundancy);
-    const int remaining_errors = max_errors_ - static_cast<int>(peeled.size());
-    if (remaining_errors < 1 || r < 1) return false;
-    const Matrix parity = factor.combined.topRows(r);
-
-    double peak_all = 0.0;
-    for (int s : members) peak_all = std::max(peak_all, peak_[static_cast<std::size_t>(s)]);
-    if (!(peak_all > 0.0) || !std::isfinite(peak_all)) return false;
-    const double inverse_scale = std::ldexp(1.0, -std::ilogb(peak_all));
-    const Matrix reduced = reduced_syndrome(factor, symbols_, members, length_, inverse_scale);
-    if (!reduced.allFinite() || reduced.cols() == 0) return false;
-    const Eigen::JacobiSVD<Matrix> svd(reduced, Eigen::ComputeThinU);
-    const Eigen::VectorXd singular = svd.singularValues();
-    const Matrix left = svd.matrixU();
-    // Everything below is in units of 1 / inverse_scale.
-    const double base = unit_threshold(options_) * factor.term_bound * inverse_scale;
-    const double leak = kLeakFactor * kUnitRoundoff * (n + r) * reduced.norm();
-    const double entries_per_row = static_cast<double>(length_);
-
-    // ||S outside span(H_E)||_F, on the reduced syndrome.
-    auto screen_value = [&](const std::vector<int>& support) {
-      const auto t = static_cast<Index>(support.size());
-      Matrix columns(r, t);
-      for (Index j = 0; j < t; ++j) {
-        columns.col(j) = parity.col(support[static_cast<std::size_t>(j)]);
-      }
-      const Eigen::HouseholderQR<Matrix> qr(columns);
-      Matrix rotated = reduced;
-      rotated.applyOnTheLeft(qr.householderQ().adjoint());
-      return rotated.bottomRows(r - t).norm();
-    };
-    // A consistent rest has every remaining syndrome entry within its tau, hence Frobenius
-    // within sqrt(entries) * tau; the screen uses this level's term bound and adds leakage.
-    auto screen_slack = [&](const std::vector<int>& support) {
-      const double entries =
-          static_cast<double>(r - static_cast<int>(support.size())) * entries_per_row;
-      return std::sqrt(entries) * base * magnitude_excluding(members, support) + leak;
-    };
-    auto to_symbols = [&](const std::vector<int>& support) {
-      std::vector<int> symbols;
-      for (int position : support) symbols.push_back(members[static_cast<std::size_t>(position)]);
-      return merged(peeled, symbols);
-    };
-    int size_verifications = 0;
-    auto try_support = [&](const std::vector<int>& support) {
-      const int before = verifications_;
-      const bool consistent = attempt(to_symbols(support));
-      size_verifications += verifications_ - before;
-      return consistent;
-    };
-    auto out_of_checks = [&] {
-      return size_verifications >= kSizeVerifications || verifications_ >= kVerificationBudget;
-    };
-
-    // Largest singular value noise alone could reach (every entry within tau).
-    const double noise_slack =
-        std::sqrt(static_cast<double>(r) * entries_per_row) * base * peak_all + leak;
-    // Numerical rank of S. Above remaining_errors no support within the bound explains S, and
-    // peeling a symbol lowers the rank by at most one (interlacing): beyond this decoder.
-    int rank = 0;
-    while (rank < singular.size() && singular(rank) > noise_slack) ++rank;
-    if (rank > remaining_errors) return false;
-    double level_budget = kLevelEnumeration;
-    std::set<std::vector<int>> screened;
-    const int first = std::max(rank, 1);
-    // Subspace augmentation: if J is part of E and completes span(U_rho) to span(H_E), the rest
-    // of E are the columns of H lying in span(U_rho, H_J), so only |J| = t - rho symbols are
-    // enumerated. Cheapest first: every size with the full rank, then each size again with one
-    // signal direction fewer (in case noise was counted in the rank), down to plain enumeration.
-    for (int deficit = 0; deficit <= rank; ++deficit) {
-      for (int t = first; t <= remaining_errors; ++t) {
-        if (verifications_ >= kVerificationBudget) return false;
-        const int rho = std::min(t, rank) - deficit;
-        if (rho < 0) continue;
-        const double count = binomial(n, t - rho);
-        if (count > std::min(enumeration_budget_, level_budget)) {
-          exhaustive_ = false;
-          continue;
-        }
-        enumeration_budget_ -= count;
-        level_budget -= count;
-        const Matrix basis = left.leftCols(rho);
-        std::vector<std::pair<double, std::vector<int>>> passing;
-        std::vector<int> chosen(static_cast<std::size_t>(t - rho));
-        for (int i = 0; i < t - rho; ++i) chosen[static_cast<std::size_t>(i)] = i;
-        do {
-          const std::vector<int> support = complete(parity, basis, chosen);
-          if (!screened.insert(support).second) continue;
-          const double value = screen_value(support);
-          if (value <= screen_slack(support)) passing.emplace_back(value, support);
-        } while (next_combination(chosen, n));
-        std::stable_sort(passing.begin(), passing.end(),
-                         [](const auto& x, const auto& y) { return x.first < y.first; });
-        size_verifications = 0;
-        for (const auto& candidate : passing) {
-          if (out_of_checks()) {
-            exhaustive_ = false;
-            break;
-          }
-          if (try_support(candidate.second)) {
-            // Smaller supports were not all ruled out: the caller prunes.
-            if (t > first || deficit > 0) exhaustive_ = false;
-            return true;
-          }
-        }
-      }
-    }
-
-    // Peel the symbol whose parity column is closest to the dominant syndrome direction.
-    if (remaining_errors < 2 || verifications_ >= kVerificationBudget) return false;
-    exhaustive_ = false;
-    const std::vector<int> top = complete(parity, left.leftCols(1), {});
-    const std::vector<int> next_peeled =
-        merged(peeled, {members[static_cast<std::size_t>(top[0])]});
-    if (attempt(next_peeled)) return true;
-    std::vector<int> next_members;
-    std::set_difference(usable_.begin(), usable_.end(), next_peeled.begin(), next_peeled.end(),
-                        std::back_inserter(next_members));
-    const SubsetFactor next_factor = factor_subset(generator_, next_members, options_);
-    if (!next_factor.usable) return false;
-    return level(next_peeled, next_members, next_factor);
-  }
-
-  // `chosen` (ascending positions) plus the basis.cols() other columns of H nearest (in angle)
-  // to span(basis, H_chosen), as ascending positions.
-  static std::vector<int> complete(const Matrix& parity, const Matrix& basis,
-                                   const std::vector<int>& chosen) {
-    const auto extra = static_cast<int>(basis.cols());
-    if (extra == 0) return chosen;
-    const auto r = parity.rows();
-    const auto n = static_cast<int>(parity.cols());
-    const auto t = static_cast<Index>(extra + static_cast<int>(chosen.size()));
-    Matrix span(r, t);
-    span.leftCols(extra) = basis;
-    for (std::size_t j = 0; j < chosen.size(); ++j) {
-      span.col(extra + static_cast<Index>(j)) = parity.col(chosen[j]);
-    }
-    const Eigen::HouseholderQR<Matrix> qr(span);
-    const Matrix q = qr.householderQ() * Matrix::Identity(r, t);
-    std::vector<std::pair<double, int>> distance;
-    distance.reserve(static_cast<std::size_t>(n));
-    std::size_t next = 0;
-    for (int i = 0; i < n; ++i) {
-      if (next < chosen.size() && chosen[next] == i) {
-        ++next;
-        continue;
-      }
-      const Eigen::VectorXd column = parity.col(i);
-      const double norm = column.norm();
-      const double off = (column - q * (q.transpose() * column)).norm();
-      distance.emplace_back(norm > 0.0 ? off / norm : kInfinity, i);
-    }
-    std::partial_sort(distance.begin(), distance.begin() + extra, distance.end());
-    std::vector<int> support = chosen;
-    for (int i = 0; i < extra; ++i) support.push_back(distance[static_cast<std::size_t>(i)].second);
-    std::sort(support.begin(), support.end());
-    return support;
-  }
-
-  const Matrix& generator_;
-  Symbols symbols_;
-  std::vector<int> usable_;
-  const std::vector<double>& peak_;
-  Index length_;
-  const DecodeOptions& options_;
-  int max_errors_ = 0;
-  double enumeration_budget_ = kEnumerationBudget;
-  bool exhaustive_ = true;  // every smaller support was ruled out
-  int verifications_ = 0;
-  std::set<std::vector<int>> attempted_;
-  std::vector<int> blamed_;
-  RowMajorMatrix message_;
-  double condition_ = 0.0;
-};
 
 }  // namespace
 
@@ -554,86 +189,31 @@ CodeDecodeResult LinearCode::decode(std::span<const double* const> symbols, Inde
   for (std::size_t s = 0; s < count; ++s) {
     if (symbols[s] != nullptr) present.push_back(static_cast<int>(s));
   }
-
-  // Without given peaks, the first check and solve runs optimistically on every present symbol
-  // and measures their peaks as it reads them (one pass over the data instead of two). It is used
-  // when it went through all the data and the screening below keeps every present symbol.
-  std::vector<double> measured;
-  std::optional<SubsetFactor> optimistic_factor;
-  std::optional<PassResult> optimistic_pass;
+  FirstPass first;
   if (peaks.empty()) {
-    measured.assign(count, -1.0);
-    if (static_cast<int>(present.size()) >= k) {
-      SubsetFactor factor = factor_subset(generator_, present, options);
-      if (factor.usable) {
-        std::vector<double> set_peaks(present.size(), 0.0);
-        PassResult pass =
-            check_and_solve(factor, symbols, present, length, 0.0, options, wanted_rows, set_peaks);
-        if (pass.complete) {
-          for (std::size_t i = 0; i < present.size(); ++i) {
-            measured[static_cast<std::size_t>(present[i])] = set_peaks[i];
-          }
-          optimistic_factor = std::move(factor);
-          optimistic_pass = std::move(pass);
-        }
-      }
-    }
-    if (!optimistic_pass) {
-      for (int s : present) {
-        measured[static_cast<std::size_t>(s)] =
-            symbol_peak(symbols[static_cast<std::size_t>(s)], length);
-      }
-    }
-    peaks = measured;
+    first = optimistic_first_pass(generator_, symbols, present, length, options, wanted_rows);
+    peaks = first.measured;
   }
-
-  // Pre-screen: non-finite entries and absurd magnitudes are erroneous, treated as erasures.
-  std::vector<bool> screened(count, false);
-  if (absurd_rank > 0) {
-    std::vector<double> present_peaks(count, -1.0);
-    for (int s : present) {
-      present_peaks[static_cast<std::size_t>(s)] = peaks[static_cast<std::size_t>(s)];
-    }
-    screened = absurd_peaks(present_peaks, absurd_rank, options.absurd_ratio);
-  }
-  std::vector<double> peak(count, 0.0);
-  std::vector<double> nonzero_peaks;
-  for (std::size_t s = 0; s < count; ++s) {
-    if (symbols[s] == nullptr || screened[s]) continue;
-    const double value = peaks[s];
-    if (!(value <= std::numeric_limits<double>::max())) {
-      screened[s] = true;
-      continue;
-    }
-    peak[s] = value;
-    if (peak[s] > 0.0) nonzero_peaks.push_back(peak[s]);
-  }
-  if (!nonzero_peaks.empty()) {
-    const auto middle =
-        nonzero_peaks.begin() + static_cast<std::ptrdiff_t>((nonzero_peaks.size() - 1) / 2);
-    std::nth_element(nonzero_peaks.begin(), middle, nonzero_peaks.end());
-    const double limit = options.absurd_ratio * *middle;
-    for (std::size_t s = 0; s < count; ++s) {
-      if (symbols[s] != nullptr && !screened[s] && peak[s] > limit) screened[s] = true;
-    }
-  }
+  const Screening screening =
+      screen_symbols(symbols, present, peaks, absurd_rank, options.absurd_ratio);
 
   CodeDecodeResult result;
   std::vector<int> usable;
   for (std::size_t s = 0; s < count; ++s) {
-    if (screened[s]) result.erroneous_symbols.push_back(static_cast<int>(s));
-    if (symbols[s] != nullptr && !screened[s]) usable.push_back(static_cast<int>(s));
+    if (screening.screened[s]) result.erroneous_symbols.push_back(static_cast<int>(s));
+    if (symbols[s] != nullptr && !screening.screened[s]) usable.push_back(static_cast<int>(s));
   }
   const auto a = static_cast<int>(usable.size());
   if (a < k) return result;
 
-  const bool optimistic = optimistic_pass && usable == present;
+  // The first check and solve on all usable symbols: the optimistic one when it kept them all.
+  const bool optimistic = first.pass && usable == present;
   const SubsetFactor factor =
-      optimistic ? std::move(*optimistic_factor) : factor_subset(generator_, usable, options);
+      optimistic ? std::move(*first.factor) : factor_subset(generator_, usable, options);
   if (!factor.usable) return result;
   double magnitude = 0.0;
-  for (int s : usable) magnitude = std::max(magnitude, peak[static_cast<std::size_t>(s)]);
-  PassResult pass = optimistic ? std::move(*optimistic_pass)
+  for (int s : usable) magnitude = std::max(magnitude, screening.peak[static_cast<std::size_t>(s)]);
+  PassResult pass = optimistic ? std::move(*first.pass)
                                : check_and_solve(factor, symbols, usable, length, magnitude,
                                                  options, wanted_rows);
   if (pass.consistent) {
@@ -643,26 +223,8 @@ CodeDecodeResult LinearCode::decode(std::span<const double* const> symbols, Inde
     result.condition_number = factor.condition;
     return result;
   }
-
-  const int r = a - k;
-  const int max_errors = options.error_model == ErrorModel::adversarial ? r / 2 : r - 1;
-  if (max_errors < 1) return result;
-  SupportSearch search(generator_, symbols, usable, peak, length, options);
-  if (!search.run(max_errors, factor)) return result;
-  result.erroneous_symbols.insert(result.erroneous_symbols.end(), search.blamed().begin(),
-                                  search.blamed().end());
-  std::sort(result.erroneous_symbols.begin(), result.erroneous_symbols.end());
-  result.status = DecodeStatus::corrected;
-  if (wanted_rows.empty()) {
-    result.message = std::move(search.message());
-  } else {
-    result.message.resize(static_cast<Index>(wanted_rows.size()), length);
-    for (std::size_t i = 0; i < wanted_rows.size(); ++i) {
-      result.message.row(static_cast<Index>(i)) = search.message().row(wanted_rows[i]);
-    }
-  }
-  result.condition_number = search.condition();
-  return result;
+  const ErrorPath path{generator_, symbols, usable, screening.peak, length, options, wanted_rows};
+  return correct_errors(path, factor, std::move(result));
 }
 
 Matrix LinearCode::solve_from(std::span<const int> indices, const Matrix& symbol_rows) const {
@@ -688,97 +250,6 @@ int LinearCode::correctable_errors(ErrorModel model, int erasures) const {
 int LinearCode::detectable_errors(int erasures) const {
   CODESIM_CHECK(erasures >= 0, "erasures >= 0");
   return std::max(0, symbol_count() - dimension() - erasures);
-}
-
-std::vector<bool> absurd_peaks(std::span<const double> peaks, int needed, double absurd_ratio) {
-  std::vector<bool> absurd(peaks.size(), false);
-  std::vector<double> nonzero;
-  for (std::size_t s = 0; s < peaks.size(); ++s) {
-    if (std::isinf(peaks[s])) absurd[s] = true;
-    if (peaks[s] > 0.0 && !absurd[s]) nonzero.push_back(peaks[s]);
-  }
-  if (needed < 1 || static_cast<int>(nonzero.size()) < needed) return absurd;
-  const auto reference = nonzero.begin() + (needed - 1);
-  std::nth_element(nonzero.begin(), reference, nonzero.end());
-  for (std::size_t s = 0; s < peaks.size(); ++s) {
-    if (peaks[s] > absurd_ratio * *reference) absurd[s] = true;
-  }
-  return absurd;
-}
-
-double symbol_peak(const double* data, Index length) {
-  // Eight lanes at a time in independent accumulators (a single one would wait on its own latency
-  // every step): the peak of |x|, and the sum of x - x, which is 0 for finite entries and NaN when
-  // an entry is NaN or infinite. Maxima are exact, so the order does not change the result.
-  using Lanes = Eigen::Array<double, 8, 1>;
-  Lanes peaks = Lanes::Zero();
-  Lanes poison = Lanes::Zero();
-  Index i = 0;
-  for (; i + 8 <= length; i += 8) {
-    const Eigen::Map<const Lanes> x(data + i);
-    peaks = peaks.max(x.abs());
-    poison += x - x;
-  }
-  double peak = peaks.maxCoeff();
-  double tail_poison = poison.sum();
-  for (; i < length; ++i) {
-    peak = std::max(peak, std::abs(data[i]));
-    tail_poison += data[i] - data[i];
-  }
-  return tail_poison == 0.0 ? peak : kInfinity;
-}
-
-std::vector<int> spread_order(int count) {
-  CODESIM_CHECK(count >= 1, "spread_order needs count >= 1");
-  int bits = 0;
-  while ((1LL << bits) < count) ++bits;
-  std::vector<int> order;
-  order.reserve(static_cast<std::size_t>(count));
-  for (long long i = 0; i < (1LL << bits); ++i) {
-    long long reversed = 0;
-    for (int b = 0; b < bits; ++b) {
-      if ((i >> b) & 1) reversed |= 1LL << (bits - 1 - b);
-    }
-    if (reversed < count) order.push_back(static_cast<int>(reversed));
-  }
-  return order;
-}
-
-std::vector<double> chebyshev_points(int count) {
-  CODESIM_CHECK(count >= 1, "at least one Chebyshev point");
-  const std::vector<int> order = spread_order(count);
-  std::vector<double> points(static_cast<std::size_t>(count));
-  for (std::size_t p = 0; p < points.size(); ++p) {
-    points[p] = std::cos((2.0 * order[p] + 1.0) * std::numbers::pi / (2.0 * count));
-  }
-  return points;
-}
-
-Matrix vandermonde(std::span<const double> points, int columns) {
-  CODESIM_CHECK(columns >= 1, "at least one column");
-  const auto rows = static_cast<Index>(points.size());
-  Matrix v(rows, columns);
-  for (Index s = 0; s < rows; ++s) {
-    double power = 1.0;
-    for (int k = 0; k < columns; ++k) {
-      v(s, k) = power;
-      power *= points[static_cast<std::size_t>(s)];
-    }
-  }
-  return v;
-}
-
-Matrix systematic_gaussian_generator(int symbols, int dimension, std::uint64_t seed) {
-  CODESIM_CHECK(dimension >= 1 && symbols >= dimension, "a generator needs S >= K >= 1");
-  boost::random::mt19937_64 engine(seed);
-  boost::random::normal_distribution<double> normal(0.0, 1.0);
-  Matrix g(symbols, dimension);
-  g.topRows(dimension).setIdentity();
-  // Parity rows drawn row by row.
-  for (int s = dimension; s < symbols; ++s) {
-    for (int k = 0; k < dimension; ++k) g(s, k) = normal(engine);
-  }
-  return g;
 }
 
 }  // namespace codesim::models

@@ -7,6 +7,11 @@
 #include <span>
 #include <vector>
 
+// decode takes peaks as symbol_peak measures them and screens with absurd_peaks.
+#include "models/coding/symbol_screening.hpp"
+// Callers build their codes from these generator matrices.
+#include "models/coding/code_generators.hpp"
+
 namespace codesim::models {
 
 using Matrix = Eigen::MatrixXd;
@@ -108,26 +113,5 @@ class LinearCode {
  private:
   Matrix generator_;
 };
-
-/// Largest |entry| of data[0, length) (0 when empty); +Inf when an entry is NaN or Inf.
-double symbol_peak(const double* data, Eigen::Index length);
-/// Marks the peaks that are infinite or above absurd_ratio times the needed-th smallest nonzero
-/// peak (negative peaks are absent symbols, never marked).
-std::vector<bool> absurd_peaks(std::span<const double> peaks, int needed, double absurd_ratio);
-
-/// The P Chebyshev points cos((2j + 1) pi / (2P)), j = 0..P-1, in (-1, 1), listed in spread
-/// order: entry p is point j = spread_order(P)[p]. Every prefix and suffix of the list is then
-/// spread over (-1, 1) like Chebyshev points of its own size, so decoding from the first (or last)
-/// K symbols is as well conditioned as from an evenly spread K-subset (the natural order would
-/// put them all near +1 (-1): condition numbers beyond 1e15 for K = 8 of P = 64).
-std::vector<double> chebyshev_points(int count);
-/// The pruned bit-reversal permutation of 0..count-1: the indices j < count in the order of the
-/// bit-reversed i = 0, 1, ... over the next power of two (0, 4, 2, 6, 1, 5, 3, 7 for 8).
-std::vector<int> spread_order(int count);
-/// The S x K Vandermonde matrix V(s, k) = points[s]^k.
-Matrix vandermonde(std::span<const double> points, int columns);
-/// A systematic S x K generator [I_K; R] with R i.i.d. N(0, 1) drawn row by row from
-/// boost::random::mt19937_64(seed) and boost::random::normal_distribution.
-Matrix systematic_gaussian_generator(int symbols, int dimension, std::uint64_t seed);
 
 }  // namespace codesim::models
