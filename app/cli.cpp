@@ -218,8 +218,6 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
 
   const std::unique_ptr<UnitExecutor> executor = make_default_executor();
   Experiment experiment;
-  // The arithmetic in use now is restored when the command ends.
-  const models::ScopedArithmetic arithmetic_scope(models::arithmetic_in_use());
   try {
     std::exception_ptr failure;
     try {
@@ -230,7 +228,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
                                 " needs a CPU with AVX2 and FMA and a build for x86-64 (expected "
                                 "portable on this machine)");
       }
-      models::use_arithmetic(*arithmetic);
+      use_arithmetic(experiment, *arithmetic);
     } catch (...) {
       failure = std::current_exception();
     }

@@ -269,6 +269,15 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
   return make_experiment(document, path);
 }
 
+void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic) {
+  experiment.arithmetic = arithmetic;
+  for (ExperimentPoint& point : experiment.points) {
+    if (auto* training = std::get_if<TrainingWorkload>(&point.scenario.workload)) {
+      training->spec.arithmetic = arithmetic;
+    }
+  }
+}
+
 RunOutput run_experiment(const Experiment& experiment, const RunOptions& options) {
   std::unique_ptr<UnitExecutor> local;
   UnitExecutor* executor = options.executor;
@@ -347,7 +356,7 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
   results["complete"] = complete;
   results["scenario"] = experiment.scenario;
   results["seed"] = experiment.points.front().scenario.seed;
-  results["arithmetic"] = models::arithmetic_name(models::arithmetic_in_use());
+  results["arithmetic"] = models::arithmetic_name(experiment.arithmetic);
   results["points"] = Json::array();
   std::size_t next = 0;
   for (std::size_t p = 0; p < experiment.points.size(); ++p) {

@@ -11,6 +11,7 @@
 #include "app/object_reader.hpp"
 #include "app/scenario.hpp"
 #include "models/faults/fault_log.hpp"
+#include "models/linalg/dense_kernels.hpp"
 #include "sim/metric_set.hpp"
 
 namespace codesim::app {
@@ -30,7 +31,12 @@ struct Experiment {
   std::string file;  ///< as the user named it (labels errors)
   Json scenario;     ///< point 0's resolved scenario, plus the `sweep` block as given
   std::vector<ExperimentPoint> points;
+  /// The kernels every training point runs on (set with use_arithmetic; recorded in results).
+  models::Arithmetic arithmetic = models::Arithmetic::portable;
 };
+
+/// Runs every point of `experiment` on `arithmetic`'s kernels. Precondition: available.
+void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic);
 
 /// Reads `path`, applies each "/pointer=VALUE" of `sets`, expands the sweep and validates every
 /// point. Every problem is a ScenarioError.

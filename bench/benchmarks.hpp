@@ -5,15 +5,19 @@
 #include <string>
 #include <vector>
 
+#include "models/linalg/dense_kernels.hpp"
+
 namespace codesim::bench {
 
 /// `codesim-bench engine --nodes N --tasks K [--json]`.
 int run_engine_bench(const std::vector<std::string>& args, std::ostream& out);
 /// `codesim-bench codes [--json] [--quick]`.
-int run_codes_bench(const std::vector<std::string>& args, std::ostream& out);
+int run_codes_bench(const std::vector<std::string>& args, models::Arithmetic arithmetic,
+                    std::ostream& out);
 /// `codesim-bench training [--overhead | --memory] ...`: train_coded steps per second, overhead
 /// over the bare node arithmetic, and peak memory of the paper configuration.
-int run_training_bench(const std::vector<std::string>& args, std::ostream& out);
+int run_training_bench(const std::vector<std::string>& args, models::Arithmetic arithmetic,
+                       std::ostream& out);
 /// `codesim-bench stochastic [--case paper|large] [--iterations N] [--runs R] [--json]`: node
 /// operations per second of the stochastic training mode on one core.
 int run_stochastic_bench(const std::vector<std::string>& args, std::ostream& out);

@@ -208,7 +208,8 @@ double product_speed(const CaseResult& r) { return r.plain_s / r.products_s; }
 
 }  // namespace
 
-int run_codes_bench(const std::vector<std::string>& args, std::ostream& out) {
+int run_codes_bench(const std::vector<std::string>& args, models::Arithmetic arithmetic,
+                    std::ostream& out) {
   CodesBenchOptions options;
   try {
     options = parse_options(args);
@@ -220,7 +221,7 @@ int run_codes_bench(const std::vector<std::string>& args, std::ostream& out) {
   std::vector<CaseResult> results;
   nlohmann::ordered_json encodings = nlohmann::ordered_json::array();
   for (const auto& config : configs(options.quick)) {
-    auto scheme = models::make_scheme(config.spec, config.size, config.size);
+    auto scheme = models::make_scheme(config.spec, config.size, config.size, arithmetic);
     const Matrix weights = random_matrix(config.size, config.size, 5);
     const auto start = Clock::now();
     scheme->encode(weights);

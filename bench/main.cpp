@@ -15,8 +15,8 @@ constexpr const char* kUsage =
     "Every benchmark also takes --arithmetic portable|avx2_fma (default portable): the build of\n"
     "the dense kernels, as `codesim run --arithmetic`.\n";
 
-// Removes `--arithmetic KIND` from args and selects it; false (after a message) when invalid.
-bool take_arithmetic(std::vector<std::string>& args) {
+// Removes `--arithmetic KIND` from args into `arithmetic`; false (after a message) when invalid.
+bool take_arithmetic(std::vector<std::string>& args, codesim::models::Arithmetic& arithmetic) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] != "--arithmetic") continue;
     const auto kind =
@@ -26,7 +26,7 @@ bool take_arithmetic(std::vector<std::string>& args) {
                    "FMA)\n";
       return false;
     }
-    codesim::models::use_arithmetic(*kind);
+    arithmetic = *kind;
     args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
                args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
     return true;
@@ -42,10 +42,11 @@ int main(int argc, char** argv) {
   }
   const std::string name = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
-  if (!take_arithmetic(args)) return 2;
+  auto arithmetic = codesim::models::Arithmetic::portable;
+  if (!take_arithmetic(args, arithmetic)) return 2;
   if (name == "engine") return codesim::bench::run_engine_bench(args, std::cout);
-  if (name == "codes") return codesim::bench::run_codes_bench(args, std::cout);
-  if (name == "training") return codesim::bench::run_training_bench(args, std::cout);
+  if (name == "codes") return codesim::bench::run_codes_bench(args, arithmetic, std::cout);
+  if (name == "training") return codesim::bench::run_training_bench(args, arithmetic, std::cout);
   if (name == "stochastic") return codesim::bench::run_stochastic_bench(args, std::cout);
   if (name == "--help" || name == "-h") {
     std::cout << kUsage;

@@ -60,6 +60,7 @@ struct TrainingBenchOptions {
   int batch = 0;            // 0: the mode's default
   int iterations = 0;       // 0: the mode's default
   models::SchemeSpec scheme = models::uncoded_spec(1, 1);
+  models::Arithmetic arithmetic = models::Arithmetic::portable;  // --arithmetic (bench/main.cpp)
   bool scheme_given = false;  // --scheme given: --overhead times that scheme only
   int runs = 1;
   int samples = 10000;
@@ -242,8 +243,10 @@ models::FaultConfig no_faults() {
 }
 
 models::TrainingSpec training_spec(const std::vector<int>& layers, int batch, int iterations,
-                                   const models::SchemeSpec& scheme) {
+                                   const models::SchemeSpec& scheme,
+                                   models::Arithmetic arithmetic) {
   models::TrainingSpec spec;
+  spec.arithmetic = arithmetic;
   spec.mlp.layer_sizes = layers;
   spec.mlp.batch_size = batch;
   spec.scheme = scheme;
@@ -291,7 +294,8 @@ int run_steps(const TrainingBenchOptions& options, std::ostream& out) {
   check_shapes(layers, options.scheme);
   const models::Dataset train = make_data(layers.front(), std::max(batch * 4, 1000), options.seed);
   const models::Dataset test = make_data(layers.front(), 100, options.seed + 1);
-  const models::TrainingSpec spec = training_spec(layers, batch, iterations, options.scheme);
+  const models::TrainingSpec spec =
+      training_spec(layers, batch, iterations, options.scheme, options.arithmetic);
   std::vector<double> walls;
   for (int r = 0; r < options.runs; ++r) {
     walls.push_back(time_train_coded(spec, train, test, 3).wall_s);
@@ -339,15 +343,16 @@ struct BareWork {
 
 // The bare arithmetic of `iterations` error-free iterations: per layer forward, per layer but
 // the first backward, then every node's rank-B updates; through the dense kernels of the
-// arithmetic in use, as train_coded.
+// run's arithmetic, as train_coded.
 Timing time_bare(const std::vector<int>& layers, int batch, int iterations,
-                 const models::SchemeSpec& scheme_spec) {
+                 const models::SchemeSpec& scheme_spec, models::Arithmetic arithmetic) {
+  const models::DenseKernels kernels(arithmetic);
   std::vector<std::vector<BareWork>> work;  // [layer][node]
   std::uint64_t seed = 100;
   for (std::size_t l = 0; l + 1 < layers.size(); ++l) {
     const int rows = layers[l + 1];
     const int cols = layers[l];
-    auto scheme = models::make_scheme(scheme_spec, rows, cols);
+    auto scheme = models::make_scheme(scheme_spec, rows, cols, arithmetic);
     const std::vector<int> forward = scheme->participants(Direction::forward);
     const std::vector<int> backward = scheme->participants(Direction::backward);
     std::vector<BareWork> nodes(static_cast<std::size_t>(scheme->node_count()));
@@ -374,18 +379,18 @@ Timing time_bare(const std::vector<int>& layers, int batch, int iterations,
   for (int it = 0; it < iterations; ++it) {
     for (auto& layer : work) {
       for (BareWork& w : layer) {
-        if (w.forward) w.forward_out = models::product(w.stored.front(), w.x);
+        if (w.forward) w.forward_out = kernels.product(w.stored.front(), w.x);
       }
     }
     for (std::size_t l = work.size(); l-- > 1;) {
       for (BareWork& w : work[l]) {
-        if (w.backward) w.backward_out = models::transposed_product(w.stored.back(), w.delta);
+        if (w.backward) w.backward_out = kernels.transposed_product(w.stored.back(), w.delta);
       }
     }
     for (auto& layer : work) {
       for (BareWork& w : layer) {
         for (std::size_t b = 0; b < w.stored.size(); ++b) {
-          models::add_outer_product(w.stored[b], 1.0, w.update_delta[b], w.update_input[b]);
+          kernels.add_outer_product(w.stored[b], 1.0, w.update_delta[b], w.update_input[b]);
         }
       }
     }
@@ -434,11 +439,12 @@ int run_overhead(const TrainingBenchOptions& options, std::ostream& out) {
       const models::Dataset train =
           make_data(layers.front(), std::max(batch * 4, 1000), options.seed);
       const models::Dataset test = make_data(layers.front(), 100, options.seed + 1);
-      const models::TrainingSpec spec = training_spec(layers, batch, iterations, c.scheme);
+      const models::TrainingSpec spec =
+          training_spec(layers, batch, iterations, c.scheme, options.arithmetic);
       std::vector<double> train_s, bare_s, train_cpu_s, bare_cpu_s;
       for (int r = 0; r < runs; ++r) {
         const Timing trained = time_train_coded(spec, train, test, 3);
-        const Timing bare = time_bare(layers, batch, iterations, c.scheme);
+        const Timing bare = time_bare(layers, batch, iterations, c.scheme, options.arithmetic);
         train_s.push_back(trained.wall_s);
         train_cpu_s.push_back(trained.cpu_s);
         bare_s.push_back(bare.wall_s);
@@ -480,7 +486,7 @@ int run_memory(const TrainingBenchOptions& options, std::ostream& out) {
   check_shapes(layers, scheme);
   const models::Dataset train = make_data(layers.front(), options.samples, options.seed);
   const models::Dataset test = make_data(layers.front(), 100, options.seed + 1);
-  models::TrainingSpec spec = training_spec(layers, 1, iterations, scheme);
+  models::TrainingSpec spec = training_spec(layers, 1, iterations, scheme, options.arithmetic);
   sim::CheckpointSpec checkpoint;
   checkpoint.policy = sim::CheckpointKind::every_iterations;
   checkpoint.every_iterations = std::max(1, iterations / 2);
@@ -531,10 +537,12 @@ int run_memory(const TrainingBenchOptions& options, std::ostream& out) {
 
 }  // namespace
 
-int run_training_bench(const std::vector<std::string>& args, std::ostream& out) {
+int run_training_bench(const std::vector<std::string>& args, models::Arithmetic arithmetic,
+                       std::ostream& out) {
   TrainingBenchOptions options;
   try {
     options = parse_options(args);
+    options.arithmetic = arithmetic;
     if (options.help) {
       out << kUsage;
       return 0;

@@ -73,13 +73,14 @@ SchemeSummary summarize_spec(const CodenetGridSpec& spec, double out_length, dou
   return summary;
 }
 
-std::unique_ptr<CodingScheme> make_coding_scheme(const CodenetGridSpec& spec, int rows, int cols) {
+std::unique_ptr<CodingScheme> make_coding_scheme(const CodenetGridSpec& spec, int rows, int cols,
+                                                 Arithmetic arithmetic) {
   return std::make_unique<CodenetGridScheme>(spec.m, spec.n, spec.grid_rows, spec.grid_cols,
-                                             spec.seed, rows, cols);
+                                             spec.seed, rows, cols, arithmetic);
 }
 
 CodenetGridScheme::CodenetGridScheme(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed,
-                                     int rows, int cols)
+                                     int rows, int cols, Arithmetic arithmetic)
     : m_(m),
       n_(n),
       grid_rows_(grid_rows),
@@ -87,10 +88,13 @@ CodenetGridScheme::CodenetGridScheme(int m, int n, int grid_rows, int grid_cols,
       rows_(rows),
       cols_(cols),
       row_code_(
-          systematic_gaussian_generator(grid_rows, m, generator_seed(seed, "codenet_grid_rows"))),
+          systematic_gaussian_generator(grid_rows, m, generator_seed(seed, "codenet_grid_rows")),
+          arithmetic),
       column_code_(
-          systematic_gaussian_generator(grid_cols, n, generator_seed(seed, "codenet_grid_cols"))),
-      summary_(summarize_scheme(codenet_grid_spec(m, n, grid_rows, grid_cols, seed), rows, cols)) {
+          systematic_gaussian_generator(grid_cols, n, generator_seed(seed, "codenet_grid_cols")),
+          arithmetic),
+      summary_(summarize_scheme(codenet_grid_spec(m, n, grid_rows, grid_cols, seed), rows, cols)),
+      kernels_(arithmetic) {
   CODESIM_CHECK(
       validate_scheme(codenet_grid_spec(m, n, grid_rows, grid_cols, seed), rows, cols).empty(),
       "valid CodeNet grid parameters");
@@ -188,10 +192,10 @@ Matrix CodenetGridScheme::multiply(int node, Direction dir,
   const Matrix& block = stored_.at(node);
   if (dir == Direction::forward) {
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "input slice matches the block");
-    return product(block, encoded_input);
+    return kernels_.product(block, encoded_input);
   }
   CODESIM_CHECK(encoded_input.rows() == block.rows(), "input slice matches the block");
-  return transposed_product(block, encoded_input);
+  return kernels_.transposed_product(block, encoded_input);
 }
 
 int CodenetGridScheme::symbol_count(Direction dir) const {
@@ -248,7 +252,7 @@ void CodenetGridScheme::update(int node, const Matrix& delta, const Matrix& inpu
   // W~_rc += eta (sum_k G_r(r, k) D_k) (sum_l G_c(c, l) X_l)^T.
   const Matrix delta_hat = eta * detail::combine_row_blocks(delta, row_code_.generator().row(r));
   const Matrix input_hat = detail::combine_row_blocks(input, column_code_.generator().row(c));
-  add_outer_product(stored_.at(node), 1.0, delta_hat, input_hat);
+  kernels_.add_outer_product(stored_.at(node), 1.0, delta_hat, input_hat);
 }
 
 bool CodenetGridScheme::regenerate_along(int node, const std::vector<int>& line, bool column,

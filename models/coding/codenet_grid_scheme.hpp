@@ -16,7 +16,7 @@ class CodenetGridScheme final : public CodingScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols, grid_rows >= m, grid_cols >= n.
   CodenetGridScheme(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed, int rows,
-                    int cols);
+                    int cols, Arithmetic arithmetic = Arithmetic::portable);
 
   SchemeSummary summary() const override { return summary_; }
   void encode(const Matrix& weights) override;
@@ -63,6 +63,7 @@ class CodenetGridScheme final : public CodingScheme {
   LinearCode row_code_;     // (P_r, m): forward symbols and regeneration along a column
   LinearCode column_code_;  // (P_c, n): backward symbols and regeneration along a row
   SchemeSummary summary_;
+  DenseKernels kernels_;  // the run's arithmetic
   std::vector<std::pair<int, int>> positions_;
   std::vector<Matrix> stored_;
 };
@@ -73,6 +74,7 @@ const SchemeDescriptor& codenet_grid_descriptor();
 SchemeProblem validate_spec(const CodenetGridSpec& spec, int rows, int cols);
 /// Element counts per unit of out_length (forward) and in_length (backward).
 SchemeSummary summarize_spec(const CodenetGridSpec& spec, double out_length, double in_length);
-std::unique_ptr<CodingScheme> make_coding_scheme(const CodenetGridSpec& spec, int rows, int cols);
+std::unique_ptr<CodingScheme> make_coding_scheme(const CodenetGridSpec& spec, int rows, int cols,
+                                                 Arithmetic arithmetic);
 
 }  // namespace codesim::models

@@ -42,10 +42,12 @@ SchemeSummary summarize_scheme(const SchemeSpec& spec, int rows, int cols) {
   return std::visit([&](const auto& s) { return summarize_spec(s, out_length, in_length); }, spec);
 }
 
-std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols) {
+std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols,
+                                          Arithmetic arithmetic) {
   CODESIM_CHECK(rows > 0 && cols > 0 && validate_scheme(spec, rows, cols).empty(),
                 "make_scheme needs a valid spec and shape");
-  return std::visit([&](const auto& s) { return make_coding_scheme(s, rows, cols); }, spec);
+  return std::visit([&](const auto& s) { return make_coding_scheme(s, rows, cols, arithmetic); },
+                    spec);
 }
 
 Matrix multiply_input(const CodingScheme& scheme, int node, Direction dir, const Matrix& input) {

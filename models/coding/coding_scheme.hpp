@@ -109,7 +109,9 @@ SchemeProblem validate_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0
 /// with rows = cols = 0 they are fractions of the product's length (N_out forward, N_in backward).
 SchemeSummary summarize_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);
 /// Builds the scheme for a rows x cols weight matrix. Precondition: validate_scheme(...) is empty.
-std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols);
+/// Its products, updates and decodes run on `arithmetic`'s kernels (the run's choice).
+std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols,
+                                          Arithmetic arithmetic = Arithmetic::portable);
 
 /// Capabilities of an (S, K) MDS code whose symbols are single nodes (or, worst case, whose
 /// erroneous nodes each spoil a different symbol).

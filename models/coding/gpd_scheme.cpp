@@ -125,11 +125,14 @@ SchemeSummary summarize_spec(const GpdSpec& spec, double out_length, double in_l
   return summary;
 }
 
-std::unique_ptr<CodingScheme> make_coding_scheme(const GpdSpec& spec, int rows, int cols) {
-  return std::make_unique<GpdScheme>(spec.m, spec.n, spec.nodes, spec.mirrored, rows, cols);
+std::unique_ptr<CodingScheme> make_coding_scheme(const GpdSpec& spec, int rows, int cols,
+                                                 Arithmetic arithmetic) {
+  return std::make_unique<GpdScheme>(spec.m, spec.n, spec.nodes, spec.mirrored, rows, cols,
+                                     arithmetic);
 }
 
-GpdScheme::GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols)
+GpdScheme::GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols,
+                     Arithmetic arithmetic)
     : m_(m),
       n_(n),
       nodes_(nodes),
@@ -140,9 +143,10 @@ GpdScheme::GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols)
       powers_(vandermonde(
           points_, std::max({exponents_.forward_threshold, exponents_.backward_threshold, m * n}))),
       storage_generator_(powers_.leftCols(m * n)),
-      forward_code_(vandermonde(points_, exponents_.forward_threshold)),
-      backward_code_(vandermonde(points_, exponents_.backward_threshold)),
-      summary_(summarize_scheme(gpd_spec(m, n, nodes, mirrored), rows, cols)) {
+      forward_code_(vandermonde(points_, exponents_.forward_threshold), arithmetic),
+      backward_code_(vandermonde(points_, exponents_.backward_threshold), arithmetic),
+      summary_(summarize_scheme(gpd_spec(m, n, nodes, mirrored), rows, cols)),
+      kernels_(arithmetic) {
   CODESIM_CHECK(validate_scheme(gpd_spec(m, n, nodes, mirrored), rows, cols).empty(),
                 "valid GPD parameters");
   // The stored exponents i alpha + j beta must be a permutation of 0..mn-1 (an MDS storage code).
@@ -208,10 +212,10 @@ Matrix GpdScheme::multiply(int node, Direction dir,
   const Matrix& block = stored_.at(node);
   if (dir == Direction::forward) {
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "encoded input matches the block");
-    return product(block, encoded_input);
+    return kernels_.product(block, encoded_input);
   }
   CODESIM_CHECK(encoded_input.rows() == block.rows(), "encoded input matches the block");
-  return transposed_product(block, encoded_input);
+  return kernels_.transposed_product(block, encoded_input);
 }
 
 ProductDecode GpdScheme::decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
@@ -255,7 +259,7 @@ void GpdScheme::update(int node, const Matrix& delta, const Matrix& input, doubl
   for (int j = 0; j < n_; ++j) input_weights(j) = power(node, j * exponents_.beta);
   const Matrix delta_hat = eta * detail::combine_row_blocks(delta, delta_weights);
   const Matrix input_hat = detail::combine_row_blocks(input, input_weights);
-  add_outer_product(stored_.at(node), 1.0, delta_hat, input_hat);
+  kernels_.add_outer_product(stored_.at(node), 1.0, delta_hat, input_hat);
 }
 
 bool GpdScheme::regenerate(int node, std::span<const int> healthy) {

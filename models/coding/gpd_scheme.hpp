@@ -26,7 +26,8 @@ GpdExponents gpd_exponents(int m, int n, bool mirrored);
 class GpdScheme final : public CodingScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols, P >= both thresholds.
-  GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols);
+  GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols,
+            Arithmetic arithmetic = Arithmetic::portable);
 
   SchemeSummary summary() const override { return summary_; }
   void encode(const Matrix& weights) override;
@@ -66,6 +67,7 @@ class GpdScheme final : public CodingScheme {
   LinearCode forward_code_;
   LinearCode backward_code_;
   SchemeSummary summary_;
+  DenseKernels kernels_;  // the run's arithmetic
   std::vector<Matrix> stored_;
 };
 
@@ -75,6 +77,7 @@ const SchemeDescriptor& gpd_descriptor();
 SchemeProblem validate_spec(const GpdSpec& spec, int rows, int cols);
 /// Element counts per unit of out_length (forward) and in_length (backward).
 SchemeSummary summarize_spec(const GpdSpec& spec, double out_length, double in_length);
-std::unique_ptr<CodingScheme> make_coding_scheme(const GpdSpec& spec, int rows, int cols);
+std::unique_ptr<CodingScheme> make_coding_scheme(const GpdSpec& spec, int rows, int cols,
+                                                 Arithmetic arithmetic);
 
 }  // namespace codesim::models

@@ -32,8 +32,8 @@ struct FirstPass {
   std::optional<PassResult> pass;  // set when the pass went through all the data
 };
 
-FirstPass optimistic_first_pass(const Matrix& generator, Symbols symbols,
-                                const std::vector<int>& present, Index length,
+FirstPass optimistic_first_pass(const Matrix& generator, const DenseKernels& kernels,
+                                Symbols symbols, const std::vector<int>& present, Index length,
                                 const DecodeOptions& options, std::span<const int> wanted_rows) {
   FirstPass first;
   first.measured.assign(symbols.size(), -1.0);
@@ -41,8 +41,8 @@ FirstPass optimistic_first_pass(const Matrix& generator, Symbols symbols,
     SubsetFactor factor = factor_subset(generator, present, options);
     if (factor.usable) {
       std::vector<double> set_peaks(present.size(), 0.0);
-      PassResult pass =
-          check_and_solve(factor, symbols, present, length, 0.0, options, wanted_rows, set_peaks);
+      PassResult pass = check_and_solve(factor, symbols, present, length, 0.0, options, kernels,
+                                        wanted_rows, set_peaks);
       if (pass.complete) {
         for (std::size_t i = 0; i < present.size(); ++i) {
           first.measured[static_cast<std::size_t>(present[i])] = set_peaks[i];
@@ -112,6 +112,7 @@ struct ErrorPath {
   const std::vector<double>& peak;
   Index length;
   const DecodeOptions& options;
+  const DenseKernels& kernels;
   std::span<const int> wanted_rows;
 };
 
@@ -124,7 +125,7 @@ CodeDecodeResult correct_errors(const ErrorPath& path, const SubsetFactor& facto
   if (max_errors < 1) return result;
   std::optional<detail::ErrorSupport> search =
       detail::find_error_support(path.generator, path.symbols, path.usable, path.peak, path.length,
-                                 path.options, max_errors, factor);
+                                 path.options, path.kernels, max_errors, factor);
   if (!search) return result;
   result.erroneous_symbols.insert(result.erroneous_symbols.end(), search->blamed.begin(),
                                   search->blamed.end());
@@ -144,7 +145,8 @@ CodeDecodeResult correct_errors(const ErrorPath& path, const SubsetFactor& facto
 
 }  // namespace
 
-LinearCode::LinearCode(Matrix generator) : generator_(std::move(generator)) {
+LinearCode::LinearCode(Matrix generator, Arithmetic arithmetic)
+    : generator_(std::move(generator)), kernels_(arithmetic) {
   CODESIM_CHECK(generator_.cols() >= 1 && generator_.rows() >= generator_.cols(),
                 "a generator needs S >= K >= 1");
   CODESIM_CHECK(generator_.allFinite(), "generator entries must be finite");
@@ -191,7 +193,8 @@ CodeDecodeResult LinearCode::decode(std::span<const double* const> symbols, Inde
   }
   FirstPass first;
   if (peaks.empty()) {
-    first = optimistic_first_pass(generator_, symbols, present, length, options, wanted_rows);
+    first =
+        optimistic_first_pass(generator_, kernels_, symbols, present, length, options, wanted_rows);
     peaks = first.measured;
   }
   const Screening screening =
@@ -215,7 +218,7 @@ CodeDecodeResult LinearCode::decode(std::span<const double* const> symbols, Inde
   for (int s : usable) magnitude = std::max(magnitude, screening.peak[static_cast<std::size_t>(s)]);
   PassResult pass = optimistic ? std::move(*first.pass)
                                : check_and_solve(factor, symbols, usable, length, magnitude,
-                                                 options, wanted_rows);
+                                                 options, kernels_, wanted_rows);
   if (pass.consistent) {
     result.status =
         result.erroneous_symbols.empty() ? DecodeStatus::clean : DecodeStatus::corrected;
@@ -223,7 +226,8 @@ CodeDecodeResult LinearCode::decode(std::span<const double* const> symbols, Inde
     result.condition_number = factor.condition;
     return result;
   }
-  const ErrorPath path{generator_, symbols, usable, screening.peak, length, options, wanted_rows};
+  const ErrorPath path{generator_, symbols, usable,   screening.peak,
+                       length,     options, kernels_, wanted_rows};
   return correct_errors(path, factor, std::move(result));
 }
 

@@ -9,6 +9,7 @@
 
 // decode takes peaks as symbol_peak measures them and screens with absurd_peaks.
 #include "models/coding/symbol_screening.hpp"
+#include "models/linalg/dense_kernels.hpp"
 // Callers build their codes from these generator matrices.
 #include "models/coding/code_generators.hpp"
 
@@ -69,7 +70,8 @@ struct CodeDecodeResult {
 /// length L (callers flatten matrices into rows). Any K rows of G must be independent (MDS).
 class LinearCode {
  public:
-  explicit LinearCode(Matrix generator);
+  /// The decoder's products run on `arithmetic`'s kernels (the run's choice).
+  explicit LinearCode(Matrix generator, Arithmetic arithmetic = Arithmetic::portable);
 
   int symbol_count() const { return static_cast<int>(generator_.rows()); }
   int dimension() const { return static_cast<int>(generator_.cols()); }
@@ -112,6 +114,7 @@ class LinearCode {
 
  private:
   Matrix generator_;
+  DenseKernels kernels_;
 };
 
 }  // namespace codesim::models

@@ -114,7 +114,8 @@ SubsetFactor factor_subset(const Matrix& generator, std::span<const int> set,
 
 PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::span<const int> set,
                            Index length, double peak, const DecodeOptions& options,
-                           std::span<const int> wanted, std::span<double> set_peaks) {
+                           const DenseKernels& kernels, std::span<const int> wanted,
+                           std::span<double> set_peaks) {
   const auto n = static_cast<Index>(set.size());
   const Index r = factor.redundancy;
   const Index k = n - r;
@@ -142,7 +143,7 @@ PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::spa
       peak = measure_chunk_peaks(sources, width, set_peaks, peak);
       early_exit = 2.0 * unit * factor.term_bound * peak;
     }
-    combine_rows(applied, sources, width, product.data(), product.cols());
+    kernels.combine_rows(applied, sources, width, product.data(), product.cols());
     if (!fold_row_peaks(product, r, width, syndrome_peak, row_peak) || syndrome_peak > early_exit) {
       result.message.resize(0, 0);
       return result;
@@ -154,7 +155,7 @@ PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::spa
   result.consistent = std::isfinite(threshold) && syndrome_peak <= threshold;
   if (!result.consistent && !all_rows) {
     // Inconclusive lower bound: decide on the full message and keep the wanted rows.
-    PassResult full = check_and_solve(factor, symbols, set, length, peak, options);
+    PassResult full = check_and_solve(factor, symbols, set, length, peak, options, kernels);
     result.consistent = full.consistent;
     if (full.consistent) {
       for (Index i = 0; i < w; ++i) {

@@ -58,7 +58,8 @@ struct PassResult {
 
 PassResult check_and_solve(const SubsetFactor& factor, Symbols symbols, std::span<const int> set,
                            Index length, double peak, const DecodeOptions& options,
-                           std::span<const int> wanted = {}, std::span<double> set_peaks = {});
+                           const DenseKernels& kernels, std::span<const int> wanted = {},
+                           std::span<double> set_peaks = {});
 
 // The syndrome S = H * Y_set (r x L), times `inverse_scale` (a power of two, so exact and safe
 // from overflow), reduced to an r x min(r, L) matrix T with T T^T = S S^T: the same column space,

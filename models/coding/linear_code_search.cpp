@@ -118,13 +118,15 @@ enum class Enumeration { found, out_of_checks, not_found };
 class SupportSearch {
  public:
   SupportSearch(const Matrix& generator, Symbols symbols, std::vector<int> usable,
-                const std::vector<double>& peak, Index length, const DecodeOptions& options)
+                const std::vector<double>& peak, Index length, const DecodeOptions& options,
+                const DenseKernels& kernels)
       : generator_(generator),
         symbols_(symbols),
         usable_(std::move(usable)),
         peak_(peak),
         length_(length),
-        options_(options) {}
+        options_(options),
+        kernels_(kernels) {}
 
   // True when some E with |E| <= max_errors leaves a consistent set; `usable` itself is known
   // to be inconsistent and factored as `factor`.
@@ -174,7 +176,8 @@ class SupportSearch {
     if (!factor.usable) return false;
     double magnitude = 0.0;
     for (int s : remaining) magnitude = std::max(magnitude, peak_[static_cast<std::size_t>(s)]);
-    PassResult pass = check_and_solve(factor, symbols_, remaining, length_, magnitude, options_);
+    PassResult pass =
+        check_and_solve(factor, symbols_, remaining, length_, magnitude, options_, kernels_);
     if (!pass.consistent) return false;
     blamed_ = excluded;
     message_ = std::move(pass.message);
@@ -341,6 +344,7 @@ class SupportSearch {
   const std::vector<double>& peak_;
   Index length_;
   const DecodeOptions& options_;
+  const DenseKernels& kernels_;
   int max_errors_ = 0;
   double enumeration_budget_ = kEnumerationBudget;
   bool exhaustive_ = true;  // every smaller support was ruled out
@@ -356,9 +360,10 @@ class SupportSearch {
 std::optional<ErrorSupport> find_error_support(const Matrix& generator, Symbols symbols,
                                                std::vector<int> usable,
                                                const std::vector<double>& peak, Index length,
-                                               const DecodeOptions& options, int max_errors,
+                                               const DecodeOptions& options,
+                                               const DenseKernels& kernels, int max_errors,
                                                const SubsetFactor& factor) {
-  SupportSearch search(generator, symbols, std::move(usable), peak, length, options);
+  SupportSearch search(generator, symbols, std::move(usable), peak, length, options, kernels);
   if (!search.run(max_errors, factor)) return std::nullopt;
   return std::move(search).result();
 }

@@ -23,7 +23,8 @@ struct ErrorSupport {
 std::optional<ErrorSupport> find_error_support(const Matrix& generator, Symbols symbols,
                                                std::vector<int> usable,
                                                const std::vector<double>& peak, Index length,
-                                               const DecodeOptions& options, int max_errors,
+                                               const DecodeOptions& options,
+                                               const DenseKernels& kernels, int max_errors,
                                                const SubsetFactor& factor);
 
 }  // namespace codesim::models::detail

@@ -56,17 +56,19 @@ SchemeSummary summarize_spec(const MdsSpec& spec, double out_length, double in_l
   return summary;
 }
 
-std::unique_ptr<CodingScheme> make_coding_scheme(const MdsSpec& spec, int rows, int cols) {
-  return std::make_unique<MdsScheme>(spec.k, spec.nodes, rows, cols);
+std::unique_ptr<CodingScheme> make_coding_scheme(const MdsSpec& spec, int rows, int cols,
+                                                 Arithmetic arithmetic) {
+  return std::make_unique<MdsScheme>(spec.k, spec.nodes, rows, cols, arithmetic);
 }
 
-MdsScheme::MdsScheme(int k, int nodes, int rows, int cols)
+MdsScheme::MdsScheme(int k, int nodes, int rows, int cols, Arithmetic arithmetic)
     : k_(k),
       nodes_(nodes),
       rows_(rows),
       cols_(cols),
-      code_(systematic_gaussian_generator(nodes, k, kMdsGeneratorSeed)),
-      summary_(summarize_scheme(mds_spec(k, nodes), rows, cols)) {
+      code_(systematic_gaussian_generator(nodes, k, kMdsGeneratorSeed), arithmetic),
+      summary_(summarize_scheme(mds_spec(k, nodes), rows, cols)),
+      kernels_(arithmetic) {
   CODESIM_CHECK(validate_scheme(mds_spec(k, nodes), rows, cols).empty(), "valid MDS parameters");
   row_blocks_.assign(nodes_, Matrix::Zero(rows_ / k_, cols_));
   column_blocks_.assign(nodes_, Matrix::Zero(rows_, cols_ / k_));
@@ -123,11 +125,11 @@ Matrix MdsScheme::multiply(int node, Direction dir,
   if (dir == Direction::forward) {
     const Matrix& block = row_blocks_.at(node);
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "input matches the block");
-    return product(block, encoded_input);
+    return kernels_.product(block, encoded_input);
   }
   const Matrix& block = column_blocks_.at(node);
   CODESIM_CHECK(encoded_input.rows() == block.rows(), "input matches the block");
-  return transposed_product(block, encoded_input);
+  return kernels_.transposed_product(block, encoded_input);
 }
 
 ProductDecode MdsScheme::decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
@@ -159,9 +161,9 @@ void MdsScheme::update(int node, const Matrix& delta, const Matrix& input, doubl
   const Eigen::RowVectorXd weights = code_.generator().row(node);
   // A~_p += eta (sum_i g_i D_i) X^T and C~_p += eta D (sum_j g_j X_j)^T.
   const Matrix delta_hat = eta * detail::combine_row_blocks(delta, weights);
-  add_outer_product(row_blocks_.at(node), 1.0, delta_hat, input);
+  kernels_.add_outer_product(row_blocks_.at(node), 1.0, delta_hat, input);
   const Matrix input_hat = detail::combine_row_blocks(input, weights);
-  add_outer_product(column_blocks_.at(node), eta, delta, input_hat);
+  kernels_.add_outer_product(column_blocks_.at(node), eta, delta, input_hat);
 }
 
 bool MdsScheme::regenerate(int node, std::span<const int> healthy) {

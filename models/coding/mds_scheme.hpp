@@ -17,7 +17,7 @@ inline constexpr std::uint64_t kMdsGeneratorSeed = 0x6d64735f67656e31;  // "mds_
 class MdsScheme final : public CodingScheme {
  public:
   /// W is rows x cols; k divides both; P >= k.
-  MdsScheme(int k, int nodes, int rows, int cols);
+  MdsScheme(int k, int nodes, int rows, int cols, Arithmetic arithmetic = Arithmetic::portable);
 
   SchemeSummary summary() const override { return summary_; }
   void encode(const Matrix& weights) override;
@@ -47,6 +47,7 @@ class MdsScheme final : public CodingScheme {
   int cols_;
   LinearCode code_;
   SchemeSummary summary_;
+  DenseKernels kernels_;               // the run's arithmetic
   std::vector<Matrix> row_blocks_;     // A~_p, rows/k x cols
   std::vector<Matrix> column_blocks_;  // C~_p, rows x cols/k
 };
@@ -57,6 +58,7 @@ const SchemeDescriptor& mds_descriptor();
 SchemeProblem validate_spec(const MdsSpec& spec, int rows, int cols);
 /// Element counts per unit of out_length (forward) and in_length (backward).
 SchemeSummary summarize_spec(const MdsSpec& spec, double out_length, double in_length);
-std::unique_ptr<CodingScheme> make_coding_scheme(const MdsSpec& spec, int rows, int cols);
+std::unique_ptr<CodingScheme> make_coding_scheme(const MdsSpec& spec, int rows, int cols,
+                                                 Arithmetic arithmetic);
 
 }  // namespace codesim::models

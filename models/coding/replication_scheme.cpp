@@ -63,26 +63,29 @@ SchemeSummary summarize_spec(const ReplicationSpec& spec, double out_length, dou
   return summary;
 }
 
-std::unique_ptr<CodingScheme> make_coding_scheme(const ReplicationSpec& spec, int rows, int cols) {
-  return std::make_unique<ReplicationScheme>(spec.m, spec.n, spec.copies, rows, cols);
+std::unique_ptr<CodingScheme> make_coding_scheme(const ReplicationSpec& spec, int rows, int cols,
+                                                 Arithmetic arithmetic) {
+  return std::make_unique<ReplicationScheme>(spec.m, spec.n, spec.copies, rows, cols, arithmetic);
 }
 
-ReplicationScheme::ReplicationScheme(int m, int n, int copies, int rows, int cols)
+ReplicationScheme::ReplicationScheme(int m, int n, int copies, int rows, int cols,
+                                     Arithmetic arithmetic)
     : ReplicationScheme(m, n, copies, summarize_scheme(replication_spec(m, n, copies), rows, cols),
-                        rows, cols) {
+                        rows, cols, arithmetic) {
   CODESIM_CHECK(validate_scheme(replication_spec(m, n, copies), rows, cols).empty(),
                 "valid replication parameters");
 }
 
 ReplicationScheme::ReplicationScheme(int m, int n, int copies, SchemeSummary summary, int rows,
-                                     int cols)
+                                     int cols, Arithmetic arithmetic)
     : m_(m),
       n_(n),
       copies_(copies),
       rows_(rows),
       cols_(cols),
-      repetition_code_(Matrix::Ones(copies, 1)),
-      summary_(std::move(summary)) {
+      repetition_code_(Matrix::Ones(copies, 1), arithmetic),
+      summary_(std::move(summary)),
+      kernels_(arithmetic) {
   CODESIM_CHECK(copies_ >= 1 && summary_.nodes == copies_ * m_ * n_, "nodes = copies m n");
   stored_.assign(summary_.nodes, Matrix::Zero(rows_ / m_, cols_ / n_));
 }
@@ -137,10 +140,10 @@ Matrix ReplicationScheme::multiply(int node, Direction dir,
   const Matrix& block = stored_.at(node);
   if (dir == Direction::forward) {
     CODESIM_CHECK(encoded_input.rows() == block.cols(), "input slice matches the block");
-    return product(block, encoded_input);
+    return kernels_.product(block, encoded_input);
   }
   CODESIM_CHECK(encoded_input.rows() == block.rows(), "input slice matches the block");
-  return transposed_product(block, encoded_input);
+  return kernels_.transposed_product(block, encoded_input);
 }
 
 int ReplicationScheme::symbol_count(Direction dir) const {
@@ -218,8 +221,8 @@ void ReplicationScheme::update(int node, const Matrix& delta, const Matrix& inpu
   const Eigen::Index width = cols_ / n_;
   // eta D_r is formed first (so eta is not folded into the product); X_c is read in place.
   const Matrix delta_part = eta * delta.middleRows((within / n_) * height, height);
-  add_outer_product(stored_.at(node), 1.0, delta_part,
-                    input.middleRows((within % n_) * width, width));
+  kernels_.add_outer_product(stored_.at(node), 1.0, delta_part,
+                             input.middleRows((within % n_) * width, width));
 }
 
 bool ReplicationScheme::regenerate(int node, std::span<const int> healthy) {

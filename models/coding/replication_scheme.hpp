@@ -11,7 +11,8 @@ namespace codesim::models {
 class ReplicationScheme : public CodingScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols, copies >= 2.
-  ReplicationScheme(int m, int n, int copies, int rows, int cols);
+  ReplicationScheme(int m, int n, int copies, int rows, int cols,
+                    Arithmetic arithmetic = Arithmetic::portable);
 
   SchemeSummary summary() const override { return summary_; }
   void encode(const Matrix& weights) override;
@@ -33,7 +34,8 @@ class ReplicationScheme : public CodingScheme {
 
  protected:
   /// Any number of copies >= 1, with its summary (UncodedScheme uses one copy).
-  ReplicationScheme(int m, int n, int copies, SchemeSummary summary, int rows, int cols);
+  ReplicationScheme(int m, int n, int copies, SchemeSummary summary, int rows, int cols,
+                    Arithmetic arithmetic);
 
  private:
   int m_;
@@ -43,6 +45,7 @@ class ReplicationScheme : public CodingScheme {
   int cols_;
   LinearCode repetition_code_;  // generator ones(copies, 1)
   SchemeSummary summary_;
+  DenseKernels kernels_;  // the run's arithmetic
   std::vector<Matrix> stored_;
 };
 
@@ -54,6 +57,7 @@ SchemeProblem validate_spec(const ReplicationSpec& spec, int rows, int cols);
 SchemeSummary repetition_summary(int m, int n, int copies, double out_length, double in_length);
 /// Element counts per unit of out_length (forward) and in_length (backward).
 SchemeSummary summarize_spec(const ReplicationSpec& spec, double out_length, double in_length);
-std::unique_ptr<CodingScheme> make_coding_scheme(const ReplicationSpec& spec, int rows, int cols);
+std::unique_ptr<CodingScheme> make_coding_scheme(const ReplicationSpec& spec, int rows, int cols,
+                                                 Arithmetic arithmetic);
 
 }  // namespace codesim::models

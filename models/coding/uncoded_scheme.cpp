@@ -37,12 +37,14 @@ SchemeSummary summarize_spec(const UncodedSpec& spec, double out_length, double 
   return summary;
 }
 
-std::unique_ptr<CodingScheme> make_coding_scheme(const UncodedSpec& spec, int rows, int cols) {
-  return std::make_unique<UncodedScheme>(spec.m, spec.n, rows, cols);
+std::unique_ptr<CodingScheme> make_coding_scheme(const UncodedSpec& spec, int rows, int cols,
+                                                 Arithmetic arithmetic) {
+  return std::make_unique<UncodedScheme>(spec.m, spec.n, rows, cols, arithmetic);
 }
 
-UncodedScheme::UncodedScheme(int m, int n, int rows, int cols)
-    : ReplicationScheme(m, n, 1, summarize_scheme(uncoded_spec(m, n), rows, cols), rows, cols) {
+UncodedScheme::UncodedScheme(int m, int n, int rows, int cols, Arithmetic arithmetic)
+    : ReplicationScheme(m, n, 1, summarize_scheme(uncoded_spec(m, n), rows, cols), rows, cols,
+                        arithmetic) {
   CODESIM_CHECK(validate_scheme(uncoded_spec(m, n), rows, cols).empty(),
                 "valid uncoded parameters");
 }

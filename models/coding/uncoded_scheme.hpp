@@ -11,7 +11,7 @@ namespace codesim::models {
 class UncodedScheme final : public ReplicationScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols.
-  UncodedScheme(int m, int n, int rows, int cols);
+  UncodedScheme(int m, int n, int rows, int cols, Arithmetic arithmetic = Arithmetic::portable);
 };
 
 /// The uncoded descriptor and rules behind validate_scheme, summarize_scheme and make_scheme.
@@ -20,6 +20,7 @@ const SchemeDescriptor& uncoded_descriptor();
 SchemeProblem validate_spec(const UncodedSpec& spec, int rows, int cols);
 /// Element counts per unit of out_length (forward) and in_length (backward).
 SchemeSummary summarize_spec(const UncodedSpec& spec, double out_length, double in_length);
-std::unique_ptr<CodingScheme> make_coding_scheme(const UncodedSpec& spec, int rows, int cols);
+std::unique_ptr<CodingScheme> make_coding_scheme(const UncodedSpec& spec, int rows, int cols,
+                                                 Arithmetic arithmetic);
 
 }  // namespace codesim::models

@@ -36,6 +36,9 @@ inline constexpr std::array<std::string_view, 3> kWaitRuleNames = {"all", "k", "
 /// N_l); scheme node p runs on cluster node p (the cluster needs at least P nodes).
 struct TrainingSpec {
   TrainingMode mode = TrainingMode::numeric;  ///< train_coded ignores it
+  /// The kernels of the run's products, updates and decodes: the run's context (codesim run
+  /// --arithmetic), not a scenario key; portable gives the same bits on every machine.
+  Arithmetic arithmetic = Arithmetic::portable;
   MlpSpec mlp;
   SchemeSpec scheme;
   int iterations = 100;  ///< useful SGD steps to complete, >= 1

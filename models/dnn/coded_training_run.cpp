@@ -57,7 +57,7 @@ void CodedTrainingRun::init_layers() {
   for (int l = 0; l < layers_; ++l) {
     const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
     const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
-    schemes_.push_back(make_scheme(spec.scheme, rows, cols));
+    schemes_.push_back(make_scheme(spec.scheme, rows, cols, spec.arithmetic));
     CodingScheme& scheme = *schemes_.back();
     CODESIM_CHECK(scheme.node_count() == nodes_, "every layer's scheme has P nodes");
     // glorot_init's weights, a slab at a time for a large layer.

@@ -64,10 +64,11 @@ Matrix output_delta(const Matrix& logits, const std::vector<int>& labels) {
   return delta / static_cast<double>(logits.cols());
 }
 
-Matrix forward_logits(const MlpParameters& p, Activation hidden, const Matrix& inputs) {
+Matrix forward_logits(const MlpParameters& p, Activation hidden, const Matrix& inputs,
+                      const DenseKernels& kernels) {
   Matrix x = inputs;
   for (std::size_t l = 0; l < p.weights.size(); ++l) {
-    Matrix s = product(p.weights[l], x);
+    Matrix s = kernels.product(p.weights[l], x);
     s.colwise() += p.biases[l];
     x = l + 1 < p.weights.size() ? activate(hidden, s) : s;
   }
@@ -75,8 +76,8 @@ Matrix forward_logits(const MlpParameters& p, Activation hidden, const Matrix& i
 }
 
 double accuracy(const MlpParameters& p, Activation hidden, const Matrix& inputs,
-                const std::vector<int>& labels) {
-  const Matrix logits = forward_logits(p, hidden, inputs);
+                const std::vector<int>& labels, const DenseKernels& kernels) {
+  const Matrix logits = forward_logits(p, hidden, inputs, kernels);
   int correct = 0;
   for (Eigen::Index c = 0; c < logits.cols(); ++c) {
     Eigen::Index best;
@@ -87,11 +88,11 @@ double accuracy(const MlpParameters& p, Activation hidden, const Matrix& inputs,
 }
 
 double sgd_step(MlpParameters& p, const MlpSpec& spec, const Matrix& inputs,
-                const std::vector<int>& labels) {
+                const std::vector<int>& labels, const DenseKernels& kernels) {
   const std::size_t layers = p.weights.size();
   std::vector<Matrix> x{inputs}, s;  // x[l] feeds layer l; s[l] is layer l's pre-activation
   for (std::size_t l = 0; l < layers; ++l) {
-    s.push_back(product(p.weights[l], x[l]));
+    s.push_back(kernels.product(p.weights[l], x[l]));
     s[l].colwise() += p.biases[l];
     if (l + 1 < layers) x.push_back(activate(spec.hidden_activation, s[l]));
   }
@@ -100,10 +101,10 @@ double sgd_step(MlpParameters& p, const MlpSpec& spec, const Matrix& inputs,
   for (std::size_t l = layers; l-- > 0;) {
     Matrix next_delta;
     if (l > 0) {
-      next_delta = transposed_product(p.weights[l], delta)
+      next_delta = kernels.transposed_product(p.weights[l], delta)
                        .cwiseProduct(activation_derivative(spec.hidden_activation, s[l - 1]));
     }
-    add_outer_product(p.weights[l], spec.learning_rate, delta, x[l]);
+    kernels.add_outer_product(p.weights[l], spec.learning_rate, delta, x[l]);
     p.biases[l] += spec.learning_rate * delta.rowwise().sum();
     delta = std::move(next_delta);
   }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "models/linalg/dense_kernels.hpp"
+
 namespace codesim::models {
 
 using Matrix = Eigen::MatrixXd;
@@ -42,14 +44,15 @@ double cross_entropy(const Matrix& logits, const std::vector<int>& labels);
 /// Negative gradient of the mean loss with respect to the logits: (onehot - softmax) / B.
 Matrix output_delta(const Matrix& logits, const std::vector<int>& labels);
 
-/// Logits of the network for inputs X (features x B).
-Matrix forward_logits(const MlpParameters& parameters, Activation hidden, const Matrix& inputs);
+/// Logits of the network for inputs X (features x B); products on `kernels` (the run's).
+Matrix forward_logits(const MlpParameters& parameters, Activation hidden, const Matrix& inputs,
+                      const DenseKernels& kernels = DenseKernels());
 /// Fraction of columns whose arg-max logit equals the label.
 double accuracy(const MlpParameters& parameters, Activation hidden, const Matrix& inputs,
-                const std::vector<int>& labels);
+                const std::vector<int>& labels, const DenseKernels& kernels = DenseKernels());
 /// One plain SGD step W_l <- W_l + eta delta_l x_{l-1}^T, b_l <- b_l + eta sum_b delta_l;
 /// returns the loss before the step.
 double sgd_step(MlpParameters& parameters, const MlpSpec& spec, const Matrix& inputs,
-                const std::vector<int>& labels);
+                const std::vector<int>& labels, const DenseKernels& kernels = DenseKernels());
 
 }  // namespace codesim::models

@@ -463,19 +463,32 @@ TEST_CASE("under the avx2_fma arithmetic training is deterministic and still cor
     MESSAGE("this CPU or build has no AVX2 and FMA: avx2_fma training not tested");
     return;
   }
-  const ScopedArithmetic scope(Arithmetic::avx2_fma);
   for (const char* kind : {"uncoded", "replication3", "mds", "gpd", "codenet_grid"}) {
     CAPTURE(kind);
-    const TrainingSpec spec = training(kind, 30, 3);
+    TrainingSpec spec = training(kind, 30, 3);
+    spec.arithmetic = Arithmetic::avx2_fma;
     const TrainingResult r = train(spec, no_faults());
     CHECK(max_difference(r.parameters, reference(spec, 30, 3)) < 1e-10);
     const TrainingResult again = train(spec, no_faults());
     CHECK(max_difference(r.parameters, again.parameters) == 0.0);
   }
-  const TrainingSpec spec = training("codenet_grid", 8);
+  TrainingSpec spec = training("codenet_grid", 8);
+  spec.arithmetic = Arithmetic::avx2_fma;
   FaultInjector injector(single_fault(spec, {}, 5, "update", 1, 3, 2.0));
   const TrainingResult r = train(spec, injector);
   CHECK(r.metrics.get("corrected") == 1.0);
   CHECK(r.metrics.get("rollbacks") == 0.0);
   CHECK(max_difference(r.parameters, train(spec, no_faults()).parameters) < 1e-9);
+}
+
+TEST_CASE("each run uses its own arithmetic: a portable run is unchanged by an avx2_fma run") {
+  const TrainingSpec portable = training("codenet_grid", 20, 3);
+  const TrainingResult before = train(portable, no_faults());
+  if (arithmetic_available(Arithmetic::avx2_fma)) {
+    TrainingSpec fast = portable;
+    fast.arithmetic = Arithmetic::avx2_fma;
+    const TrainingResult other = train(fast, no_faults());
+    CHECK(max_difference(other.parameters, before.parameters) > 0.0);  // other last bits
+  }
+  CHECK(max_difference(train(portable, no_faults()).parameters, before.parameters) == 0.0);
 }

@@ -1,5 +1,6 @@
 // Dense kernels: the portable build gives exactly Eigen's own results, the AVX2 + FMA build the
-// same products to round-off, and the process-wide choice switches between them.
+// same products to round-off, and each DenseKernels value uses its own build (no process-wide
+// switch).
 #include "models/linalg/dense_kernels.hpp"
 
 #include <doctest/doctest.h>
@@ -30,8 +31,8 @@ double relative_difference(const MatrixXd& a, const MatrixXd& b) {
   return (a - b).cwiseAbs().maxCoeff() / std::max(1e-300, b.cwiseAbs().maxCoeff());
 }
 
-// The results of every kernel under the arithmetic in use, for one shape.
-std::vector<MatrixXd> kernel_results(const Shape& s) {
+// The results of every kernel of `kernels`, for one shape.
+std::vector<MatrixXd> kernel_results(const Shape& s, const DenseKernels& kernels) {
   const MatrixXd a = random_matrix(s.rows, s.depth, 1);
   const MatrixXd b = random_matrix(s.depth, s.cols, 2);
   const MatrixXd at = random_matrix(s.depth, s.rows, 3);
@@ -39,16 +40,16 @@ std::vector<MatrixXd> kernel_results(const Shape& s) {
   const MatrixXd d = random_matrix(s.rows, s.cols, 5);
   const MatrixXd x = random_matrix(s.depth, s.cols, 6);
   std::vector<MatrixXd> out;
-  out.push_back(product(a, b));
-  out.push_back(transposed_product(at, b));
-  out.push_back(product(wide.block(2, 3, s.rows, s.depth), b));
+  out.push_back(kernels.product(a, b));
+  out.push_back(kernels.transposed_product(at, b));
+  out.push_back(kernels.product(wide.block(2, 3, s.rows, s.depth), b));
   MatrixXd c = random_matrix(s.rows, s.depth, 7);
-  add_outer_product(c, 1.0, d, x);
+  kernels.add_outer_product(c, 1.0, d, x);
   out.push_back(c);
-  add_outer_product(c, -0.25, d, x);
+  kernels.add_outer_product(c, -0.25, d, x);
   out.push_back(c);
   MatrixXd big = random_matrix(s.rows + 4, s.depth + 2, 8);
-  add_outer_product(big.block(1, 2, s.rows, s.depth), 0.5, d, x);
+  kernels.add_outer_product(big.block(1, 2, s.rows, s.depth), 0.5, d, x);
   out.push_back(big);
   return out;
 }
@@ -62,17 +63,16 @@ TEST_CASE("arithmetic names parse and the portable arithmetic is always availabl
   CHECK_FALSE(parse_arithmetic("").has_value());
   CHECK(arithmetic_name(Arithmetic::avx2_fma) == "avx2_fma");
   CHECK(arithmetic_available(Arithmetic::portable));
-  CHECK(arithmetic_in_use() == Arithmetic::portable);
+  CHECK(DenseKernels().arithmetic() == Arithmetic::portable);
   CHECK(arithmetic_available(fastest_arithmetic()));
 }
 
 TEST_CASE("portable kernels give exactly the results of Eigen's own expressions") {
-  const ScopedArithmetic scope(Arithmetic::portable);
   for (const Shape& s : kShapes) {
     CAPTURE(s.rows);
     CAPTURE(s.depth);
     CAPTURE(s.cols);
-    const std::vector<MatrixXd> got = kernel_results(s);
+    const std::vector<MatrixXd> got = kernel_results(s, DenseKernels(Arithmetic::portable));
     const MatrixXd a = random_matrix(s.rows, s.depth, 1);
     const MatrixXd b = random_matrix(s.depth, s.cols, 2);
     const MatrixXd at = random_matrix(s.depth, s.rows, 3);
@@ -105,9 +105,8 @@ TEST_CASE("combine_rows sums coefficient-weighted source rows into a row-major o
     for (const Eigen::RowVectorXd& row : rows_of_sources) pointers.push_back(row.data());
     const MatrixXd expected = coefficients * sources;
     for (Arithmetic arithmetic : {Arithmetic::portable, fastest_arithmetic()}) {
-      const ScopedArithmetic scope(arithmetic);
       std::vector<double> out(static_cast<std::size_t>(rows * stride), 7.0);
-      combine_rows(coefficients, pointers, width, out.data(), stride);
+      DenseKernels(arithmetic).combine_rows(coefficients, pointers, width, out.data(), stride);
       const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>,
                        0, Eigen::OuterStride<>>
           got(out.data(), rows, width, Eigen::OuterStride<>(stride));
@@ -118,7 +117,7 @@ TEST_CASE("combine_rows sums coefficient-weighted source rows into a row-major o
 }
 
 TEST_CASE("portable combine_rows sums in the documented order, bit for bit") {
-  const ScopedArithmetic scope(Arithmetic::portable);
+  const DenseKernels portable(Arithmetic::portable);
   const Eigen::Index rows = 3, width = 53;  // one tile of 16 columns, registers, single columns
   for (int n : {2, 4, 7, 18}) {
     CAPTURE(n);
@@ -127,7 +126,7 @@ TEST_CASE("portable combine_rows sums in the documented order, bit for bit") {
     std::vector<const double*> pointers;
     for (int i = 0; i < n; ++i) pointers.push_back(sources.col(i).data());
     std::vector<double> out(static_cast<std::size_t>(rows * width));
-    combine_rows(coefficients, pointers, width, out.data(), width);
+    portable.combine_rows(coefficients, pointers, width, out.data(), width);
     for (Eigen::Index r = 0; r < rows; ++r) {
       for (Eigen::Index j = 0; j < width; ++j) {
         const auto term = [&](int i) { return coefficients(r, i) * sources(j, i); };
@@ -152,18 +151,11 @@ TEST_CASE("the avx2_fma kernels give the portable products to round-off, determi
     CAPTURE(s.rows);
     CAPTURE(s.depth);
     CAPTURE(s.cols);
-    std::vector<MatrixXd> portable, fast, again;
-    {
-      const ScopedArithmetic scope(Arithmetic::portable);
-      portable = kernel_results(s);
-    }
-    {
-      const ScopedArithmetic scope(Arithmetic::avx2_fma);
-      CHECK(arithmetic_in_use() == Arithmetic::avx2_fma);
-      fast = kernel_results(s);
-      again = kernel_results(s);
-    }
-    CHECK(arithmetic_in_use() == Arithmetic::portable);
+    const DenseKernels avx2_fma(Arithmetic::avx2_fma);
+    CHECK(avx2_fma.arithmetic() == Arithmetic::avx2_fma);
+    const std::vector<MatrixXd> portable = kernel_results(s, DenseKernels(Arithmetic::portable));
+    const std::vector<MatrixXd> fast = kernel_results(s, avx2_fma);
+    const std::vector<MatrixXd> again = kernel_results(s, avx2_fma);
     REQUIRE(fast.size() == portable.size());
     for (std::size_t k = 0; k < fast.size(); ++k) {
       CAPTURE(k);
@@ -173,11 +165,11 @@ TEST_CASE("the avx2_fma kernels give the portable products to round-off, determi
   }
   // On a large product the two builds really differ in their last bits (FMA rounds once).
   const Shape large{130, 257, 64};
-  const ScopedArithmetic scope(Arithmetic::avx2_fma);
-  const MatrixXd fast =
-      product(random_matrix(large.rows, large.depth, 1), random_matrix(large.depth, large.cols, 2));
-  use_arithmetic(Arithmetic::portable);
-  const MatrixXd slow =
-      product(random_matrix(large.rows, large.depth, 1), random_matrix(large.depth, large.cols, 2));
+  const MatrixXd fast = DenseKernels(Arithmetic::avx2_fma)
+                            .product(random_matrix(large.rows, large.depth, 1),
+                                     random_matrix(large.depth, large.cols, 2));
+  const MatrixXd slow = DenseKernels(Arithmetic::portable)
+                            .product(random_matrix(large.rows, large.depth, 1),
+                                     random_matrix(large.depth, large.cols, 2));
   CHECK(fast != slow);
 }
