@@ -15,6 +15,7 @@
 #include "app/scheme_options.hpp"
 #include "models/coding/coding_scheme.hpp"
 #include "models/theory/decode_trials.hpp"
+#include "sim/enum_names.hpp"
 
 namespace po = boost::program_options;
 
@@ -164,7 +165,7 @@ nlohmann::ordered_json trials_json(const models::SchemeSpec& spec, const models:
                         {"success_rate", static_cast<double>(c.exact) / c.trials},
                         {"worst_relative_error", c.worst_relative_error}});
       }
-      models_json[model == models::ErrorModel::adversarial ? "adversarial" : "random"] = rows;
+      models_json[std::string(sim::name_of(model, models::kErrorModelNames))] = rows;
     }
     out[forward ? "forward" : "backward"] = {{"symbols", symbols}, {"by_model", models_json}};
   }

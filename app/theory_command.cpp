@@ -14,6 +14,7 @@
 #include "app/scheme_options.hpp"
 #include "app/theory_report.hpp"
 #include "app/theory_tables.hpp"
+#include "sim/enum_names.hpp"
 
 namespace po = boost::program_options;
 
@@ -164,11 +165,11 @@ std::optional<Problem> read_model_inputs(const po::variables_map& values, Theory
   }
   if (values.count("error-model")) {
     const std::string model = values["error-model"].as<std::string>();
-    if (model != "adversarial" && model != "random") {
+    const auto parsed = sim::parse_name<models::ErrorModel>(model, models::kErrorModelNames);
+    if (!parsed) {
       return Problem{"unknown error model '" + model + "' (expected adversarial or random)"};
     }
-    in.options.error_model =
-        model == "random" ? models::ErrorModel::random : models::ErrorModel::adversarial;
+    in.options.error_model = *parsed;
   }
   in.options.first_layer_backward = values["first-layer-backward"].as<bool>();
   const std::string problem = models::validate_training_theory(in.spec, in.layers);

@@ -1,6 +1,7 @@
 // The training-model report of `codesim theory`: computed from the scheme, the MLP and the
 // checkpoint costs, and written as JSON. The text form is in theory_report_text.cpp.
 #include "app/theory_report.hpp"
+#include "sim/enum_names.hpp"
 
 #include <cmath>
 #include <set>
@@ -178,7 +179,7 @@ Json to_json(const TheoryReport& r) {
   json["nodes"] = r.nodes;
   json["layers"] = r.layers;
   json["eps"] = r.eps;
-  json["error_model"] = r.error_model == models::ErrorModel::random ? "random" : "adversarial";
+  json["error_model"] = std::string(sim::name_of(r.error_model, models::kErrorModelNames));
   json["first_layer_backward"] = r.first_layer_backward;
   json["opportunities"] = opportunities_json(r);
   json["latent_blocks"] = r.latent_blocks;

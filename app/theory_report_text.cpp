@@ -6,6 +6,7 @@
 
 #include "app/text_format.hpp"
 #include "app/theory_report.hpp"
+#include "sim/enum_names.hpp"
 
 namespace codesim::app {
 namespace {
@@ -41,8 +42,7 @@ void print_scheme(const TheoryReport& r, std::ostream& out) {
   out << "eps: " << text(r.eps)
       << " per opportunity (weights, before each forward and backward product and after each "
          "update)\n";
-  out << "error model: " << (r.error_model == models::ErrorModel::random ? "random" : "adversarial")
-      << "\n";
+  out << "error model: " << sim::name_of(r.error_model, models::kErrorModelNames) << "\n";
 }
 
 void print_exposure(const TheoryReport& r, std::ostream& out) {

@@ -23,7 +23,6 @@ constexpr std::int64_t kMaxBatch = 1000000;
 constexpr std::int64_t kMaxSamples = 100000000;
 
 constexpr std::array<std::string_view, 2> kActivations = {"relu", "sigmoid"};
-constexpr std::array<std::string_view, 2> kErrorModels = {"adversarial", "random"};
 
 /// An array of integers in [min, max] at `key` (at least `min_count` of them); errors name the
 /// element. `what` names an element in messages.
@@ -105,8 +104,7 @@ models::DatasetSource read_dataset(ObjectReader& r) {
 
 models::DecodeOptions read_decode(ObjectReader& r) {
   models::DecodeOptions o;
-  const std::string model = r.choice("error_model", "adversarial", kErrorModels);
-  o.error_model = model == "random" ? models::ErrorModel::random : models::ErrorModel::adversarial;
+  o.error_model = r.choice("error_model", o.error_model, models::kErrorModelNames);
   o.tolerance_factor = r.number("tolerance_factor", o.tolerance_factor, above(0.0));
   o.absurd_ratio = r.number("absurd_ratio", o.absurd_ratio, above(1.0));
   return o;

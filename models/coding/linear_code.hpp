@@ -2,9 +2,11 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 // decode takes peaks as symbol_peak measures them and screens with absurd_peaks.
@@ -33,6 +35,7 @@ enum class DecodeStatus { clean, corrected, detected };
 ///                equal values in the same entry of several symbols, get only the adversarial
 ///                guarantee.
 enum class ErrorModel { adversarial, random };
+inline constexpr std::array<std::string_view, 2> kErrorModelNames = {"adversarial", "random"};
 
 struct DecodeOptions {
   ErrorModel error_model = ErrorModel::adversarial;
