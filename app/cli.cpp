@@ -162,7 +162,19 @@ void list_points(const Experiment& experiment, std::ostream& out) {
   }
 }
 
-int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+/// What `codesim run` was asked to do, from its command line.
+struct RunRequest {
+  std::string file;
+  std::vector<std::string> sets;  ///< --set, then --seed and --replicas as sets
+  std::string output;             ///< -o; "" = the default path
+  std::string arithmetic_text;
+  models::Arithmetic arithmetic = models::Arithmetic::portable;
+  int jobs = 1;
+  bool quiet = false;
+  bool list_points = false;
+};
+
+po::options_description run_options() {
   po::options_description visible("codesim run SCENARIO [options]");
   visible.add_options()("output,o", po::value<std::string>()->value_name("OUT.json"),
                         "write the results here (- for standard output; default "
@@ -177,85 +189,93 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       "with AVX2 and FMA, other last bits; recorded in the results)")("quiet,q", po::bool_switch(),
                                                                       "print nothing but errors");
   add_scenario_options(visible);
-  const auto line = parse_command("run", args, visible, err);
-  if (!line) return kBadInput;
-  if (line->values["help"].as<bool>()) {
-    out << visible
-        << "\nRuns replicas 0..N-1 of every sweep point of SCENARIO and writes one "
-           "results JSON.\n";
-    return kOk;
-  }
-  if (!check_one_scenario("run", *line, err)) return kBadInput;
-  const std::string& file = line->scenarios.front();
-  std::vector<std::string> sets = sets_of(line->values);
-  if (line->values.count("seed")) sets.push_back("/seed=" + line->values["seed"].as<std::string>());
-  if (line->values.count("replicas"))
-    sets.push_back("/replicas=" + line->values["replicas"].as<std::string>());
-  const bool quiet = line->values["quiet"].as<bool>();
-  const std::string output =
-      line->values.count("output") ? line->values["output"].as<std::string>() : std::string();
-  RunOptions options;
-  if (line->values.count("jobs")) {
-    const std::string jobs = line->values["jobs"].as<std::string>();
-    const bool valid =
-        !jobs.empty() && jobs.size() <= 4 &&
-        std::all_of(jobs.begin(), jobs.end(), [](char c) { return c >= '0' && c <= '9'; });
-    options.jobs = valid ? std::stoi(jobs) : 0;
-    if (options.jobs < 1 || options.jobs > 1024) {
-      err << "error: codesim run: --jobs " << jobs << " is not a thread count (expected an "
-          << "integer in [1, 1024])\n";
-      return kBadInput;
-    }
-  }
+  return visible;
+}
 
-  const std::string arithmetic_text = line->values["arithmetic"].as<std::string>();
-  const std::optional<models::Arithmetic> arithmetic = models::parse_arithmetic(arithmetic_text);
+/// --jobs N as a thread count in [1, 1024]; nullopt after reporting an error.
+std::optional<int> parse_jobs(const std::string& jobs, std::ostream& err) {
+  const bool valid =
+      !jobs.empty() && jobs.size() <= 4 &&
+      std::all_of(jobs.begin(), jobs.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int count = valid ? std::stoi(jobs) : 0;
+  if (count < 1 || count > 1024) {
+    err << "error: codesim run: --jobs " << jobs << " is not a thread count (expected an "
+        << "integer in [1, 1024])\n";
+    return std::nullopt;
+  }
+  return count;
+}
+
+/// The request of a parsed `codesim run` line (one scenario); nullopt after reporting an error.
+std::optional<RunRequest> run_request(const CommandLine& line, std::ostream& err) {
+  const po::variables_map& values = line.values;
+  RunRequest request;
+  request.file = line.scenarios.front();
+  request.sets = sets_of(values);
+  if (values.count("seed")) request.sets.push_back("/seed=" + values["seed"].as<std::string>());
+  if (values.count("replicas"))
+    request.sets.push_back("/replicas=" + values["replicas"].as<std::string>());
+  request.quiet = values["quiet"].as<bool>();
+  request.list_points = values["list-points"].as<bool>();
+  if (values.count("output")) request.output = values["output"].as<std::string>();
+  if (values.count("jobs")) {
+    const std::optional<int> jobs = parse_jobs(values["jobs"].as<std::string>(), err);
+    if (!jobs) return std::nullopt;
+    request.jobs = *jobs;
+  }
+  request.arithmetic_text = values["arithmetic"].as<std::string>();
+  const std::optional<models::Arithmetic> arithmetic =
+      models::parse_arithmetic(request.arithmetic_text);
   if (!arithmetic) {
-    err << "error: codesim run: --arithmetic " << arithmetic_text
+    err << "error: codesim run: --arithmetic " << request.arithmetic_text
         << " is not an arithmetic (expected portable or avx2_fma)\n";
-    return kBadInput;
+    return std::nullopt;
   }
+  request.arithmetic = *arithmetic;
+  return request;
+}
 
-  const std::unique_ptr<UnitExecutor> executor = make_default_executor();
-  Experiment experiment;
+/// Loads the experiment and switches to the requested arithmetic, agreed by every MPI rank.
+/// Returns the exit code when the command ends here (bad input, or another rank's failure).
+std::optional<int> load_for_run(const RunRequest& request, UnitExecutor& executor,
+                                Experiment& experiment, std::ostream& err) {
   try {
     std::exception_ptr failure;
     try {
-      experiment = load_experiment(file, sets);
-      if (!models::arithmetic_available(*arithmetic)) {
-        throw ScenarioError(file, "",
-                            "--arithmetic " + arithmetic_text +
+      experiment = load_experiment(request.file, request.sets);
+      if (!models::arithmetic_available(request.arithmetic)) {
+        throw ScenarioError(request.file, "",
+                            "--arithmetic " + request.arithmetic_text +
                                 " needs a CPU with AVX2 and FMA and a build for x86-64 (expected "
                                 "portable on this machine)");
       }
-      use_arithmetic(experiment, *arithmetic);
+      use_arithmetic(experiment, request.arithmetic);
     } catch (...) {
       failure = std::current_exception();
     }
-    executor->agree(failure);  // every MPI rank must have read the same scenario
+    executor.agree(failure);  // every MPI rank must have read the same scenario
   } catch (const RankFailure&) {
     return kOk;  // another rank's failure: the root reports it and exits with its code
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";
     return kBadInput;
   }
-  if (line->values["list-points"].as<bool>()) {
-    list_points(experiment, out);
-    return kOk;
-  }
-  const std::string path =
-      output.empty() ? default_output_path(experiment.points.front().scenario.name) : output;
-  const PreflightEstimate estimate = estimate_run(experiment, options.jobs);
+  return std::nullopt;
+}
+
+/// Refuses a run that cannot fit in memory and warns about a long one; false after an error.
+bool preflight(const Experiment& experiment, const RunRequest& request, std::ostream& err) {
+  const PreflightEstimate estimate = estimate_run(experiment, request.jobs);
   if (const auto available = available_memory_bytes()) {
     try {
       check_memory(experiment, estimate, *available);
     } catch (const ScenarioError& e) {
       err << "error: " << e.what() << "\n";
-      return kBadInput;
+      return false;
     }
   }
-  if (!quiet && estimate.flops > 0) {
-    const double threads = static_cast<double>(options.jobs) * mpi_size();
+  if (!request.quiet && estimate.flops > 0) {
+    const double threads = static_cast<double>(request.jobs) * mpi_size();
     const double wall_s = estimate.flops / (measured_flops_per_s() * threads);
     if (wall_s > 60) {
       err << "estimated wall time: " << describe_duration(wall_s) << " (" << estimate.flops
@@ -263,22 +283,21 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
           << estimate.memory_bytes / 1e9 << " GB)\n";
     }
   }
+  return true;
+}
 
-  // Ill-conditioned decoding systems: warned before the run, recorded in the results.
-  const DecodingGuard guard = guard_experiment(experiment);
-  options.decoding_guard = &guard;
-  if (!quiet && executor->is_root()) {
-    for (const std::string& warning : guard.warnings) err << warning << "\n";
-  }
-
-  RunOutput run;
+/// Runs the experiment with a progress bar, SIGINT/SIGTERM asking it to stop. Returns the exit
+/// code when the command ends here (a failure, or another rank's).
+std::optional<int> run_with_interrupts(const Experiment& experiment, const RunRequest& request,
+                                       RunOptions options, UnitExecutor& executor, RunOutput& run,
+                                       std::ostream& err) {
   try {
     const InterruptGuard interrupts;
-    options.executor = executor.get();
+    options.executor = &executor;
     std::atomic<std::uint64_t> iterations{0};
     options.simulated_iterations = &iterations;
-    ProgressBar bar(err, !quiet && executor->is_root() && isatty(STDERR_FILENO) != 0, iterations,
-                    kProgressDelay_s);
+    ProgressBar bar(err, !request.quiet && executor.is_root() && isatty(STDERR_FILENO) != 0,
+                    iterations, kProgressDelay_s);
     options.on_progress = [&bar](const RunProgress& progress) { bar.update(progress); };
     run = run_experiment(experiment, options);
   } catch (const RankFailure&) {
@@ -289,10 +308,15 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     err << "error: " << e.what() << "\n";
     return kBadInput;
   } catch (const std::exception& e) {
-    err << "error: " << file << ": the run failed: " << e.what() << "\n";
+    err << "error: " << request.file << ": the run failed: " << e.what() << "\n";
     return kRuntimeFailure;
   }
-  if (!run.root) return kOk;  // another MPI rank: the root writes the results
+  return std::nullopt;
+}
+
+/// Writes the fault logs and the results to `path` ("-": standard output) and the summary.
+int write_outputs(const Experiment& experiment, const RunOutput& run, const std::string& path,
+                  bool quiet, std::ostream& out, std::ostream& err) {
   try {
     for (const FaultLogOutput& log : run.fault_logs) write_fault_log_file(log.log, log.path);
     if (path != "-") analysis::write_json_atomically(run.results, path);
@@ -312,6 +336,47 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     human << "results: " << (path == "-" ? std::string("standard output") : path) << "\n";
   }
   return complete ? kOk : kInterrupted;
+}
+
+int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description visible = run_options();
+  const auto line = parse_command("run", args, visible, err);
+  if (!line) return kBadInput;
+  if (line->values["help"].as<bool>()) {
+    out << visible
+        << "\nRuns replicas 0..N-1 of every sweep point of SCENARIO and writes one "
+           "results JSON.\n";
+    return kOk;
+  }
+  if (!check_one_scenario("run", *line, err)) return kBadInput;
+  const std::optional<RunRequest> request = run_request(*line, err);
+  if (!request) return kBadInput;
+
+  const std::unique_ptr<UnitExecutor> executor = make_default_executor();
+  Experiment experiment;
+  if (const auto code = load_for_run(*request, *executor, experiment, err)) return *code;
+  if (request->list_points) {
+    list_points(experiment, out);
+    return kOk;
+  }
+  const std::string path = request->output.empty()
+                               ? default_output_path(experiment.points.front().scenario.name)
+                               : request->output;
+  if (!preflight(experiment, *request, err)) return kBadInput;
+
+  // Ill-conditioned decoding systems: warned before the run, recorded in the results.
+  const DecodingGuard guard = guard_experiment(experiment);
+  if (!request->quiet && executor->is_root()) {
+    for (const std::string& warning : guard.warnings) err << warning << "\n";
+  }
+  RunOptions options;
+  options.jobs = request->jobs;
+  options.decoding_guard = &guard;
+  RunOutput run;
+  if (const auto code = run_with_interrupts(experiment, *request, options, *executor, run, err))
+    return *code;
+  if (!run.root) return kOk;  // another MPI rank: the root writes the results
+  return write_outputs(experiment, run, path, request->quiet, out, err);
 }
 
 int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

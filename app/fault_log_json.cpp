@@ -39,150 +39,73 @@ Json decimal(std::uint64_t bits, ScalarType scalar) {
   return value;
 }
 
-/// Reads the fields of one JSON object; unknown keys are rejected with a suggestion.
-class Fields {
- public:
-  Fields(const Json& object, std::string pointer, const std::string& file,
-         std::initializer_list<std::string_view> allowed, std::string_view what)
-      : object_(object), pointer_(std::move(pointer)), file_(file) {
-    if (!object.is_object()) {
-      throw ScenarioError(file_, pointer_,
-                          "wrong type: got " + describe_json(object) + " (expected " +
-                              std::string(what) + " object)");
-    }
-    std::vector<std::string> known(allowed.begin(), allowed.end());
-    for (const auto& [key, value] : object.items()) {
-      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      std::string message = "unknown key \"" + key + "\" in " + std::string(what);
-      const std::string suggestion = closest_match(key, known);
-      if (!suggestion.empty()) message += ", did you mean \"" + suggestion + "\"?";
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      fail(key, message + " (expected one of: " + list + ")");
-    }
+/// An ObjectReader of `json`, a `what` ("a fault entry") whose keys are exactly `keys`: anything
+/// else is rejected before a field is read.
+ObjectReader reader_of(const Json& json, std::string pointer, const std::string& file,
+                       std::string_view what, std::initializer_list<std::string_view> keys) {
+  if (!json.is_object()) {
+    throw ScenarioError(
+        file, pointer,
+        "wrong type: got " + describe_json(json) + " (expected " + std::string(what) + " object)");
   }
+  ObjectReader r(&json, std::move(pointer), file);
+  r.set_unknown_key_note("in " + std::string(what));
+  r.accept_whole_floats(false);  // the format writes integers as JSON integers
+  r.expect_keys(keys);
+  return r;
+}
 
-  std::string at(std::string_view key) const { return pointer_ + "/" + escape_pointer_token(key); }
-  [[noreturn]] void fail(std::string_view key, const std::string& message) const {
-    throw ScenarioError(file_, at(key), message);
-  }
-  const Json* find(std::string_view key) const {
-    const auto it = object_.find(key);
-    return it == object_.end() ? nullptr : &*it;
-  }
-  const Json& required(std::string_view key, std::string_view expected) const {
-    const Json* value = find(key);
-    if (value == nullptr)
-      fail(key, "missing required key (expected " + std::string(expected) + ")");
-    return *value;
-  }
-  [[noreturn]] void wrong_type(std::string_view key, const Json& value,
-                               std::string_view expected) const {
-    fail(key,
-         "wrong type: got " + describe_json(value) + " (expected " + std::string(expected) + ")");
-  }
+/// A required name out of `names`, the name table of `Enum`.
+template <typename Enum, std::size_t N>
+Enum required_choice(ObjectReader& r, std::string_view key,
+                     const std::array<std::string_view, N>& names) {
+  const std::string name = r.choice(key, std::nullopt, names);
+  return static_cast<Enum>(std::find(names.begin(), names.end(), name) - names.begin());
+}
 
-  std::int64_t integer(std::string_view key, std::optional<std::int64_t> fallback, std::int64_t min,
-                       std::int64_t max) const {
-    const std::string expected =
-        "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
-    const Json* value = find(key);
-    if (value == nullptr) {
-      if (fallback) return *fallback;
-      fail(key, "missing required key (expected " + expected + ")");
-    }
-    if (!value->is_number_integer()) wrong_type(key, *value, expected);
-    if (value->is_number_unsigned()
-            ? value->get<std::uint64_t>() > static_cast<std::uint64_t>(max)
-            : (value->get<std::int64_t>() < min || value->get<std::int64_t>() > max)) {
-      fail(key, "value " + value->dump() + " is out of range (expected " + expected + ")");
-    }
-    return value->get<std::int64_t>();
+/// The required array at `key`; `expected` describes it ("an array of fault entries").
+const Json& required_array(ObjectReader& r, std::string_view key, const std::string& expected) {
+  const Json* value = r.raw(key);
+  if (value == nullptr) r.fail(key, "missing required key (expected " + expected + ")");
+  if (!value->is_array()) {
+    r.fail(key, "wrong type: got " + describe_json(*value) + " (expected " + expected + ")");
   }
+  return *value;
+}
 
-  std::uint64_t count(std::string_view key) const {
-    const Json& value = required(key, "an integer >= 0");
-    if (!value.is_number_integer()) wrong_type(key, value, "an integer >= 0");
-    if (!value.is_number_unsigned() && value.get<std::int64_t>() < 0) {
-      fail(key, "value " + value.dump() + " is out of range (expected an integer >= 0)");
-    }
-    return value.get<std::uint64_t>();
+/// A hex bit pattern "0x..." of at most `width` bits.
+std::uint64_t read_bits(ObjectReader& r, std::string_view key, int width) {
+  const std::string expected =
+      "a hex bit pattern \"0x\" + up to " + std::to_string(width / 4) + " hex digits";
+  const Json* value = r.raw(key);
+  if (value == nullptr) r.fail(key, "missing required key (expected " + expected + ")");
+  if (!value->is_string()) {
+    r.fail(key, "wrong type: got " + describe_json(*value) + " (expected " + expected + ")");
   }
-
-  double finite_number(std::string_view key) const {
-    const Json& value = required(key, "a finite number");
-    if (!value.is_number()) wrong_type(key, value, "a finite number");
-    return value.get<double>();
+  const std::string text = value->get<std::string>();
+  const auto malformed = [&] {
+    r.fail(key, "malformed bit pattern \"" + text + "\" (expected " + expected + ")");
+  };
+  if (text.size() < 3 || text.size() > 2 + static_cast<std::size_t>(width / 4) || text[0] != '0' ||
+      (text[1] != 'x' && text[1] != 'X')) {
+    malformed();
   }
-
-  std::string string(std::string_view key) const {
-    const Json& value = required(key, "a string");
-    if (!value.is_string()) wrong_type(key, value, "a string");
-    return value.get<std::string>();
+  std::uint64_t result = 0;
+  for (std::size_t i = 2; i < text.size(); ++i) {
+    const char c = text[i];
+    int digit = -1;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    if (digit < 0) malformed();
+    result = (result << 4) | static_cast<std::uint64_t>(digit);
   }
-
-  /// A name out of `names`, mapped through `parse`.
-  template <typename Enum, std::size_t N>
-  Enum choice(std::string_view key, const std::array<std::string_view, N>& names,
-              std::optional<Enum> (*parse)(std::string_view),
-              std::optional<Enum> fallback = std::nullopt) const {
-    std::string list;
-    for (const std::string_view name : names) {
-      list += (list.empty() ? "" : ", ") + std::string(name);
-    }
-    const std::string expected = "one of: " + list;
-    const Json* value = find(key);
-    if (value == nullptr) {
-      if (fallback) return *fallback;
-      fail(key, "missing required key (expected " + expected + ")");
-    }
-    if (!value->is_string()) wrong_type(key, *value, expected);
-    const std::optional<Enum> parsed = parse(value->get<std::string>());
-    if (!parsed) {
-      const std::vector<std::string> candidates(names.begin(), names.end());
-      const std::string suggestion = closest_match(value->get<std::string>(), candidates);
-      fail(key, "unknown value \"" + value->get<std::string>() + "\"" +
-                    (suggestion.empty() ? "" : ", did you mean \"" + suggestion + "\"?") +
-                    " (expected " + expected + ")");
-    }
-    return *parsed;
-  }
-
-  /// A hex bit pattern "0x..." of at most `width` bits.
-  std::uint64_t bits(std::string_view key, int width) const {
-    const std::string expected =
-        "a hex bit pattern \"0x\" + up to " + std::to_string(width / 4) + " hex digits";
-    const Json& value = required(key, expected);
-    if (!value.is_string()) wrong_type(key, value, expected);
-    const std::string text = value.get<std::string>();
-    if (text.size() < 3 || text.size() > 2 + static_cast<std::size_t>(width / 4) ||
-        text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) {
-      fail(key, "malformed bit pattern \"" + text + "\" (expected " + expected + ")");
-    }
-    std::uint64_t result = 0;
-    for (std::size_t i = 2; i < text.size(); ++i) {
-      const char c = text[i];
-      int digit = -1;
-      if (c >= '0' && c <= '9') digit = c - '0';
-      if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
-      if (digit < 0)
-        fail(key, "malformed bit pattern \"" + text + "\" (expected " + expected + ")");
-      result = (result << 4) | static_cast<std::uint64_t>(digit);
-    }
-    return result;
-  }
-
-  const std::string& pointer() const { return pointer_; }
-
- private:
-  const Json& object_;
-  std::string pointer_;
-  const std::string& file_;
-};
+  r.record(key, text);
+  return result;
+}
 
 /// The pattern a decimal value (number or "nan"/"-nan"/"inf"/"-inf") stands for.
-std::uint64_t bits_of_decimal(const Fields& f, std::string_view key, const Json& value,
+std::uint64_t bits_of_decimal(const ObjectReader& r, std::string_view key, const Json& value,
                               ScalarType scalar) {
   const std::string expected = "a number or one of \"nan\", \"-nan\", \"inf\", \"-inf\"";
   double d = 0.0;
@@ -196,37 +119,37 @@ std::uint64_t bits_of_decimal(const Fields& f, std::string_view key, const Json&
       d = text == "inf" ? std::numeric_limits<double>::infinity()
                         : -std::numeric_limits<double>::infinity();
     } else {
-      f.fail(key, "unknown value \"" + text + "\" (expected " + expected + ")");
+      r.fail(key, "unknown value \"" + text + "\" (expected " + expected + ")");
     }
   } else {
-    f.wrong_type(key, value, expected);
+    r.fail(key, "wrong type: got " + describe_json(value) + " (expected " + expected + ")");
   }
   if (scalar == ScalarType::float64) return models::bits_of(d);
   const auto narrow = static_cast<float>(d);
   if (!std::isnan(d) && static_cast<double>(narrow) != d) {
-    f.fail(key, "value " + value.dump() + " is not a float32 value (expected a float32 value)");
+    r.fail(key, "value " + value.dump() + " is not a float32 value (expected a float32 value)");
   }
   return models::bits_of(narrow);
 }
 
 /// One value given as "NAME" (decimal) and/or "NAME_bits" (hex); the bits win and must agree.
-std::uint64_t read_value(const Fields& f, const std::string& name, ScalarType scalar) {
+std::uint64_t read_value(ObjectReader& r, const std::string& name, ScalarType scalar) {
   const std::string bits_key = name + "_bits";
-  const Json* decimal_value = f.find(name);
-  const bool has_bits = f.find(bits_key) != nullptr;
+  const Json* decimal_value = r.raw(name);
+  const bool has_bits = r.has(bits_key);
   if (decimal_value == nullptr && !has_bits) {
-    f.fail(bits_key, "missing required key (expected \"" + bits_key + "\" or \"" + name + "\")");
+    r.fail(bits_key, "missing required key (expected \"" + bits_key + "\" or \"" + name + "\")");
   }
-  if (!has_bits) return bits_of_decimal(f, name, *decimal_value, scalar);
-  const std::uint64_t bits = f.bits(bits_key, models::bit_width(scalar));
+  if (!has_bits) return bits_of_decimal(r, name, *decimal_value, scalar);
+  const std::uint64_t bits = read_bits(r, bits_key, models::bit_width(scalar));
   if (decimal_value != nullptr) {
-    const std::uint64_t stated = bits_of_decimal(f, name, *decimal_value, scalar);
+    const std::uint64_t stated = bits_of_decimal(r, name, *decimal_value, scalar);
     const bool agree = models::is_nan_bits(bits, scalar)
                            ? models::is_nan_bits(stated, scalar)
                            : models::bits_of(models::value_of_bits(stated, scalar)) ==
                                  models::bits_of(models::value_of_bits(bits, scalar));
     if (!agree) {
-      f.fail(name, "value " + decimal_value->dump() + " disagrees with " + bits_key + " " +
+      r.fail(name, "value " + decimal_value->dump() + " disagrees with " + bits_key + " " +
                        hex_of(bits, scalar) + " (expected the value of the bits, which win)");
     }
   }
@@ -235,45 +158,41 @@ std::uint64_t read_value(const Fields& f, const std::string& name, ScalarType sc
 
 FaultEntry read_entry(const Json& json, const std::string& pointer, const std::string& file,
                       ScalarType scalar) {
-  const Fields f(json, pointer, file, {"index", "bit", "old", "old_bits", "new", "new_bits"},
-                 "a fault entry");
+  ObjectReader r = reader_of(json, pointer, file, "a fault entry",
+                             {"index", "bit", "old", "old_bits", "new", "new_bits"});
   FaultEntry e;
-  e.index = f.integer("index", std::nullopt, 0, std::numeric_limits<std::int64_t>::max());
-  e.bit = static_cast<int>(f.integer("bit", -1, -1, models::bit_width(scalar) - 1));
-  e.old_bits = read_value(f, "old", scalar);
-  e.new_bits = read_value(f, "new", scalar);
+  e.index = r.integer("index", std::nullopt, 0, std::numeric_limits<std::int64_t>::max());
+  e.bit = static_cast<int>(r.integer("bit", -1, -1, models::bit_width(scalar) - 1));
+  e.old_bits = read_value(r, "old", scalar);
+  e.new_bits = read_value(r, "new", scalar);
   return e;
 }
 
 FaultRecord read_record(const Json& json, const std::string& pointer, const std::string& file) {
-  const Fields f(json, pointer, file,
-                 {"opportunity", "time_s", "node", "operation", "layer", "target", "model",
-                  "scalar", "rows", "cols", "sequence_digest", "entries"},
-                 "a fault record");
-  FaultRecord r;
-  r.opportunity = f.count("opportunity");
-  r.time_s = f.finite_number("time_s");
-  r.node = static_cast<int>(f.integer("node", std::nullopt, 0, std::numeric_limits<int>::max()));
-  r.operation = f.string("operation");
-  if (r.operation.empty()) f.fail("operation", "empty operation (expected a name such as forward)");
-  r.layer = static_cast<int>(f.integer("layer", -1, -1, std::numeric_limits<int>::max()));
-  r.target = f.choice<models::FaultTarget>("target", models::kFaultTargetNames,
-                                           &models::parse_fault_target);
-  r.model = f.choice<models::ValueModelKind>("model", models::kValueModelKindNames,
-                                             &models::parse_value_model_kind);
-  r.scalar = f.choice<ScalarType>("scalar", models::kScalarTypeNames, &models::parse_scalar_type,
-                                  ScalarType::float64);
-  r.rows = f.integer("rows", std::nullopt, 0, std::numeric_limits<int>::max());
-  r.cols = f.integer("cols", std::nullopt, 0, std::numeric_limits<int>::max());
-  if (f.find("sequence_digest") != nullptr) r.sequence_digest = f.bits("sequence_digest", 64);
-  const Json& entries = f.required("entries", "an array of fault entries");
-  if (!entries.is_array()) f.wrong_type("entries", entries, "an array of fault entries");
-  r.entries.reserve(entries.size());
+  constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
+  ObjectReader r = reader_of(json, pointer, file, "a fault record",
+                             {"opportunity", "time_s", "node", "operation", "layer", "target",
+                              "model", "scalar", "rows", "cols", "sequence_digest", "entries"});
+  FaultRecord f;
+  f.opportunity = r.unsigned_integer("opportunity", std::nullopt);
+  f.time_s = r.number("time_s", std::nullopt, any_number());
+  f.node = static_cast<int>(r.integer("node", std::nullopt, 0, kMaxInt));
+  f.operation = r.string("operation", std::nullopt);
+  if (f.operation.empty()) r.fail("operation", "empty operation (expected a name such as forward)");
+  f.layer = static_cast<int>(r.integer("layer", -1, -1, kMaxInt));
+  f.target = required_choice<models::FaultTarget>(r, "target", models::kFaultTargetNames);
+  f.model = required_choice<models::ValueModelKind>(r, "model", models::kValueModelKindNames);
+  f.scalar = r.choice("scalar", ScalarType::float64, models::kScalarTypeNames);
+  f.rows = r.integer("rows", std::nullopt, 0, kMaxInt);
+  f.cols = r.integer("cols", std::nullopt, 0, kMaxInt);
+  if (r.has("sequence_digest")) f.sequence_digest = read_bits(r, "sequence_digest", 64);
+  const Json& entries = required_array(r, "entries", "an array of fault entries");
+  f.entries.reserve(entries.size());
   for (std::size_t j = 0; j < entries.size(); ++j) {
-    r.entries.push_back(
-        read_entry(entries[j], f.at("entries") + "/" + std::to_string(j), file, r.scalar));
+    f.entries.push_back(
+        read_entry(entries[j], r.pointer_of("entries") + "/" + std::to_string(j), file, f.scalar));
   }
-  return r;
+  return f;
 }
 
 }  // namespace
@@ -326,22 +245,21 @@ Json fault_log_to_json(const FaultLog& log) {
 }
 
 models::FaultLog fault_log_from_json(const Json& document, const std::string& file) {
-  const Fields f(document, "", file,
-                 {"format", "version", "seed", "replica", "opportunities", "sequence_digest",
-                  "summary", "records"},
-                 "a fault log");
-  if (f.string("format") != kFormat) {
-    f.fail("format", "unknown format \"" + f.string("format") + "\" (expected \"" +
-                         std::string(kFormat) + "\")");
+  ObjectReader r = reader_of(document, "", file, "a fault log",
+                             {"format", "version", "seed", "replica", "opportunities",
+                              "sequence_digest", "summary", "records"});
+  const std::string format = r.string("format", std::nullopt);
+  if (format != kFormat) {
+    r.fail("format",
+           "unknown format \"" + format + "\" (expected \"" + std::string(kFormat) + "\")");
   }
-  f.integer("version", std::nullopt, kVersion, kVersion);
+  r.integer("version", std::nullopt, kVersion, kVersion);
   FaultLog log;
-  if (f.find("seed") != nullptr) log.seed = f.count("seed");
-  if (f.find("replica") != nullptr) log.replica = f.count("replica");
-  if (f.find("opportunities") != nullptr) log.opportunities = f.count("opportunities");
-  if (f.find("sequence_digest") != nullptr) log.sequence_digest = f.bits("sequence_digest", 64);
-  const Json& records = f.required("records", "an array of fault records");
-  if (!records.is_array()) f.wrong_type("records", records, "an array of fault records");
+  if (r.has("seed")) log.seed = r.unsigned_integer("seed", std::nullopt);
+  if (r.has("replica")) log.replica = r.unsigned_integer("replica", std::nullopt);
+  if (r.has("opportunities")) log.opportunities = r.unsigned_integer("opportunities", std::nullopt);
+  if (r.has("sequence_digest")) log.sequence_digest = read_bits(r, "sequence_digest", 64);
+  const Json& records = required_array(r, "records", "an array of fault records");
   log.records.reserve(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     log.records.push_back(read_record(records[i], "/records/" + std::to_string(i), file));

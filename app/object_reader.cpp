@@ -160,7 +160,10 @@ void ObjectReader::record(std::string_view key, Json value) {
 
 double ObjectReader::number(std::string_view key, std::optional<double> fallback,
                             const Range& range) {
-  const std::string expected = "(expected a number " + range.describe() + ")";
+  // An unbounded range asks for any number JSON can hold: a finite one.
+  const bool unbounded = !std::isfinite(range.min) && !std::isfinite(range.max);
+  const std::string expected =
+      unbounded ? "(expected a finite number)" : "(expected a number " + range.describe() + ")";
   const Json* value = find(key);
   double number = 0.0;
   if (value == nullptr) {
@@ -216,7 +219,7 @@ std::int64_t ObjectReader::integer(std::string_view key, std::optional<std::int6
     integer = static_cast<std::int64_t>(u);
   } else if (value->is_number_integer()) {
     integer = value->get<std::int64_t>();
-  } else if (value->is_number_float()) {
+  } else if (value->is_number_float() && whole_floats_) {
     // 1e6 is a float in JSON; accept it when it is a whole number that fits.
     const double d = value->get<double>();
     if (d != std::floor(d) || !std::isfinite(d)) {
@@ -252,7 +255,7 @@ std::uint64_t ObjectReader::unsigned_integer(std::string_view key,
       fail(key, "value " + value->dump() + " is out of range " + expected);
     }
     integer = static_cast<std::uint64_t>(value->get<std::int64_t>());
-  } else if (value->is_number_float()) {
+  } else if (value->is_number_float() && whole_floats_) {
     const double d = value->get<double>();
     if (d != std::floor(d)) fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
     if (d < 0.0 || d >= 18446744073709551616.0) {
@@ -321,18 +324,28 @@ void ObjectReader::object(std::string_view key, const std::function<void(ObjectR
   record(key, child.finish());
 }
 
-Json ObjectReader::finish() {
-  if (object_ != nullptr) {
-    for (const auto& [key, value] : object_->items()) {
-      if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-      const std::string suggestion = closest_match(key, known_);
-      std::string message = "unknown key " + in_quotes(key);
-      if (!unknown_key_note_.empty()) message += " " + unknown_key_note_;
-      if (!suggestion.empty()) message += ", did you mean " + in_quotes(suggestion) + "?";
-      message += " (expected one of: " + join(known_) + ")";
-      fail(key, message);
-    }
+void ObjectReader::reject_unknown_keys() const {
+  if (object_ == nullptr) return;
+  for (const auto& [key, value] : object_->items()) {
+    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    const std::string suggestion = closest_match(key, known_);
+    std::string message = "unknown key " + in_quotes(key);
+    if (!unknown_key_note_.empty()) message += " " + unknown_key_note_;
+    if (!suggestion.empty()) message += ", did you mean " + in_quotes(suggestion) + "?";
+    message += " (expected one of: " + join(known_) + ")";
+    fail(key, message);
   }
+}
+
+void ObjectReader::expect_keys(std::initializer_list<std::string_view> keys) {
+  for (const std::string_view key : keys) {
+    if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
+  }
+  reject_unknown_keys();
+}
+
+Json ObjectReader::finish() {
+  reject_unknown_keys();
   return resolved_;
 }
 

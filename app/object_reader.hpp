@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <span>
@@ -79,6 +80,13 @@ class ObjectReader {
   /// Records `value` as the resolved value of `key`.
   void record(std::string_view key, Json value);
 
+  /// Declares every key this object may have (listed in this order in messages) and rejects any
+  /// other key now, before a field is read; for formats whose keys do not depend on their values.
+  void expect_keys(std::initializer_list<std::string_view> keys);
+
+  /// Whether integer reads take a whole float (2.0, 1e6) as an integer; true unless set false.
+  void accept_whole_floats(bool accept) { whole_floats_ = accept; }
+
   /// Added to unknown-key messages, e.g. "for straggler kind \"pareto\"".
   void set_unknown_key_note(std::string note) { unknown_key_note_ = std::move(note); }
   /// Throws when a key was never read; returns the resolved object.
@@ -96,6 +104,8 @@ class ObjectReader {
   /// The string at `key` (or the fallback), before any recording.
   std::string read_string(std::string_view key, const std::optional<std::string>& fallback,
                           const std::string& expected);
+  /// Throws at the first key of the object that no read or expect_keys() asked for.
+  void reject_unknown_keys() const;
 
   const Json* object_;
   std::string pointer_;
@@ -103,6 +113,7 @@ class ObjectReader {
   std::vector<std::string> known_;
   Json resolved_ = Json::object();
   std::string unknown_key_note_;
+  bool whole_floats_ = true;
 };
 
 /// Reads `key` of `r` as a non-empty array of distinct node ids in [0, nodes - 1]; errors name

@@ -234,6 +234,123 @@ void check_fault_log_patterns(const Experiment& experiment) {
   }
 }
 
+/// One work unit: a replica of a point.
+struct Unit {
+  std::size_t point;
+  std::uint64_t replica;
+};
+
+/// Every point's inputs and the work units they make, in (point, replica) order.
+struct PreparedRun {
+  std::vector<PointInputs> inputs;
+  std::vector<Unit> units;
+};
+
+PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor) {
+  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
+  PreparedRun prepared;
+  std::exception_ptr failure;
+  try {
+    for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+      prepared.inputs.push_back(
+          prepare_point(experiment.points[p].scenario, experiment.file, data_cache));
+      for (std::uint64_t r : prepared.inputs.back().replicas) prepared.units.push_back({p, r});
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  executor.agree(failure);  // a rank that cannot read its data stops every rank
+  return prepared;
+}
+
+/// Runs every unit on `executor`, reporting progress; returns the encoded outputs by unit ("" for
+/// a unit that never ran).
+std::vector<std::string> run_units(const Experiment& experiment, const PreparedRun& prepared,
+                                   const RunOptions& options, UnitExecutor& executor) {
+  // Points whose every replica finished in this process; exact only when this process runs
+  // every unit (no MPI), else not reported.
+  const bool counts_points = mpi_size() == 1;
+  std::vector<std::atomic<std::size_t>> replicas_left(experiment.points.size());
+  for (std::size_t p = 0; p < prepared.inputs.size(); ++p)
+    replicas_left[p] = prepared.inputs[p].replicas.size();
+  std::atomic<std::size_t> points_done{0};
+  return executor.run(
+      prepared.units.size(), options.jobs,
+      [&](std::size_t i) {
+        const Unit& unit = prepared.units[i];
+        try {
+          std::string output = encode_output(run_one(experiment.points[unit.point].scenario,
+                                                     prepared.inputs[unit.point], unit.replica,
+                                                     options.simulated_iterations));
+          if (replicas_left[unit.point].fetch_sub(1) == 1) points_done.fetch_add(1);
+          return output;
+        } catch (const models::TrainingStopped&) {
+          return std::string();  // interrupted while running: the replica counts as not run
+        }
+      },
+      [&](std::size_t done, std::size_t total) {
+        if (!options.on_progress) return;
+        RunProgress progress{done, total};
+        if (counts_points) {
+          progress.points_done = points_done.load();
+          progress.points_total = experiment.points.size();
+        }
+        options.on_progress(progress);
+      });
+}
+
+/// The results document without its points.
+Json results_header(const Experiment& experiment, bool complete) {
+  Json results = Json::object();
+  results["schema_version"] = 1;
+  results["codesim_version"] = codesim_version();
+  results["complete"] = complete;
+  results["scenario"] = experiment.scenario;
+  results["seed"] = experiment.points.front().scenario.seed;
+  results["arithmetic"] = models::arithmetic_name(experiment.arithmetic);
+  results["points"] = Json::array();
+  return results;
+}
+
+/// Builds the results from the encoded unit outputs and collects the fault logs to write.
+RunOutput collect_results(const Experiment& experiment, const PreparedRun& prepared,
+                          const std::vector<std::string>& encoded, const RunOptions& options) {
+  // An empty output is a unit that never ran (the run was interrupted).
+  std::vector<std::optional<ReplicaOutput>> outputs;
+  outputs.reserve(encoded.size());
+  bool complete = true;
+  for (const std::string& text : encoded) {
+    complete = complete && !text.empty();
+    outputs.push_back(text.empty() ? std::nullopt : std::optional(decode_output(text)));
+  }
+  // Condition numbers of every point's decoding systems (cached per strategy: milliseconds).
+  std::optional<DecodingGuard> computed;
+  if (options.decoding_guard == nullptr) computed = guard_experiment(experiment);
+  const DecodingGuard& guard = computed ? *computed : *options.decoding_guard;
+  RunOutput output;
+  Json& results = output.results;
+  results = results_header(experiment, complete);
+  std::size_t next = 0;
+  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+    const ExperimentPoint& point = experiment.points[p];
+    std::vector<sim::MetricSet> replicas;
+    std::vector<std::uint64_t> numbers;
+    for (std::uint64_t r : prepared.inputs[p].replicas) {
+      std::optional<ReplicaOutput>& unit = outputs[next++];
+      if (!unit) continue;
+      replicas.push_back(std::move(unit->metrics));
+      numbers.push_back(r);
+      if (unit->fault_log) {
+        output.fault_logs.push_back(
+            {fault_log_path(point.scenario, p, r), std::move(*unit->fault_log)});
+      }
+    }
+    results["points"].push_back(analysis::point_json(point.params, point.label, replicas, numbers));
+    if (!guard.records[p].is_null()) results["points"].back()["decoding"] = guard.records[p];
+  }
+  return output;
+}
+
 }  // namespace
 
 Experiment make_experiment(const Json& document, const std::string& file) {
@@ -285,98 +402,14 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
     local = make_local_executor();
     executor = local.get();
   }
-  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
-  std::vector<PointInputs> inputs;
-  struct Unit {
-    std::size_t point;
-    std::uint64_t replica;
-  };
-  std::vector<Unit> units;
-  std::exception_ptr failure;
-  try {
-    for (std::size_t p = 0; p < experiment.points.size(); ++p) {
-      inputs.push_back(prepare_point(experiment.points[p].scenario, experiment.file, data_cache));
-      for (std::uint64_t r : inputs.back().replicas) units.push_back({p, r});
-    }
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  executor->agree(failure);  // a rank that cannot read its data stops every rank
-  // Points whose every replica finished in this process; exact only when this process runs
-  // every unit (no MPI), else not reported.
-  const bool counts_points = mpi_size() == 1;
-  std::vector<std::atomic<std::size_t>> replicas_left(experiment.points.size());
-  for (std::size_t p = 0; p < inputs.size(); ++p) replicas_left[p] = inputs[p].replicas.size();
-  std::atomic<std::size_t> points_done{0};
-  const std::vector<std::string> encoded = executor->run(
-      units.size(), options.jobs,
-      [&](std::size_t i) {
-        const Unit& unit = units[i];
-        try {
-          std::string output =
-              encode_output(run_one(experiment.points[unit.point].scenario, inputs[unit.point],
-                                    unit.replica, options.simulated_iterations));
-          if (replicas_left[unit.point].fetch_sub(1) == 1) points_done.fetch_add(1);
-          return output;
-        } catch (const models::TrainingStopped&) {
-          return std::string();  // interrupted while running: the replica counts as not run
-        }
-      },
-      [&](std::size_t done, std::size_t total) {
-        if (!options.on_progress) return;
-        RunProgress progress{done, total};
-        if (counts_points) {
-          progress.points_done = points_done.load();
-          progress.points_total = experiment.points.size();
-        }
-        options.on_progress(progress);
-      });
-  RunOutput output;
+  const PreparedRun prepared = prepare_run(experiment, *executor);
+  const std::vector<std::string> encoded = run_units(experiment, prepared, options, *executor);
   if (!executor->is_root()) {
+    RunOutput output;
     output.root = false;
     return output;
   }
-  // An empty output is a unit that never ran (the run was interrupted).
-  std::vector<std::optional<ReplicaOutput>> outputs;
-  outputs.reserve(encoded.size());
-  bool complete = true;
-  for (const std::string& text : encoded) {
-    complete = complete && !text.empty();
-    outputs.push_back(text.empty() ? std::nullopt : std::optional(decode_output(text)));
-  }
-
-  // Condition numbers of every point's decoding systems (cached per strategy: milliseconds).
-  std::optional<DecodingGuard> computed;
-  if (options.decoding_guard == nullptr) computed = guard_experiment(experiment);
-  const DecodingGuard& guard = computed ? *computed : *options.decoding_guard;
-  Json& results = output.results;
-  results = Json::object();
-  results["schema_version"] = 1;
-  results["codesim_version"] = codesim_version();
-  results["complete"] = complete;
-  results["scenario"] = experiment.scenario;
-  results["seed"] = experiment.points.front().scenario.seed;
-  results["arithmetic"] = models::arithmetic_name(experiment.arithmetic);
-  results["points"] = Json::array();
-  std::size_t next = 0;
-  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
-    const ExperimentPoint& point = experiment.points[p];
-    std::vector<sim::MetricSet> replicas;
-    std::vector<std::uint64_t> numbers;
-    for (std::uint64_t r : inputs[p].replicas) {
-      std::optional<ReplicaOutput>& unit = outputs[next++];
-      if (!unit) continue;
-      replicas.push_back(std::move(unit->metrics));
-      numbers.push_back(r);
-      if (unit->fault_log) {
-        output.fault_logs.push_back(
-            {fault_log_path(point.scenario, p, r), std::move(*unit->fault_log)});
-      }
-    }
-    results["points"].push_back(analysis::point_json(point.params, point.label, replicas, numbers));
-    if (!guard.records[p].is_null()) results["points"].back()["decoding"] = guard.records[p];
-  }
-  return output;
+  return collect_results(experiment, prepared, encoded, options);
 }
 
 sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica) {

@@ -316,14 +316,6 @@ void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training)
 
 namespace {
 
-/// True when a resolved rate object ({probability_per_operation, rate_per_flop}) can strike.
-bool strikes(const Json& rate) {
-  for (const char* key : {"probability_per_operation", "rate_per_flop"}) {
-    if (rate.contains(key) && rate[key].is_number() && rate[key].get<double>() != 0.0) return true;
-  }
-  return false;
-}
-
 /// The resolved value at `path` (keys and array indices as strings), or null when missing.
 const Json* find_path(const Json& root, std::initializer_list<std::string> path) {
   const Json* at = &root;
@@ -334,63 +326,64 @@ const Json* find_path(const Json& root, std::initializer_list<std::string> path)
   return at;
 }
 
+/// The pointer of the last of the resolved `overrides` that lists `node` and sets `path` (later
+/// overrides win), e.g. "/cluster/overrides/2"; "" when none does.
+std::string override_setting(const Json& resolved, const std::string& section, int node,
+                             std::initializer_list<std::string> path) {
+  const Json* overrides = find_path(resolved, {section, "overrides"});
+  if (overrides == nullptr) return "";
+  for (std::size_t i = overrides->size(); i-- > 0;) {
+    const Json& o = (*overrides)[i];
+    const Json* nodes = find_path(o, {"nodes"});
+    const bool lists =
+        nodes != nullptr && std::find(nodes->begin(), nodes->end(), node) != nodes->end();
+    if (lists && find_path(o, path) != nullptr)
+      return "/" + section + "/overrides/" + std::to_string(i);
+  }
+  return "";
+}
+
+/// The key that asks for `unmodelled`: for crashes and fault targets, the override that sets it
+/// for the first node asking for it, else the section's key; else the workload's key.
+std::string pointer_of(const models::UnmodelledSetting& unmodelled, const Json& resolved) {
+  const std::string& setting = unmodelled.setting;
+  if (setting == "crashes") {
+    const std::string at = override_setting(resolved, "cluster", unmodelled.node, {"crashes"});
+    return (at.empty() ? "/cluster" : at) + "/crashes/mtbf_s";
+  }
+  if (unmodelled.node >= 0) {  // a fault target
+    const std::string at =
+        override_setting(resolved, "faults", unmodelled.node, {"targets", setting});
+    return (at.empty() ? "/faults" : at) + "/targets/" + setting;
+  }
+  return "/workload/" + setting;
+}
+
 }  // namespace
 
 void check_training_mode(const Scenario& scenario, const std::string& file) {
   if (training_of(scenario.workload) == nullptr) return;
   const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
   if (training.spec.mode != models::TrainingMode::stochastic) return;
-  const Json& resolved = scenario.resolved;
   const auto fail = [&](const std::string& pointer, const std::string& what,
                         const std::string& expected) {
     throw ScenarioError(file, pointer,
                         what + " (expected " + expected + ", or workload.mode \"numeric\")");
   };
-  const auto crashing = [](const Json* crashes) {
-    return crashes != nullptr && crashes->contains("mtbf_s") && !(*crashes)["mtbf_s"].is_null();
+  const std::optional<models::UnmodelledSetting> unmodelled =
+      models::unmodelled_setting(scenario.cluster, training.spec, training.faults);
+  const auto fail_unmodelled = [&] {
+    fail(pointer_of(*unmodelled, scenario.resolved), unmodelled->message, unmodelled->expected);
   };
-  if (crashing(find_path(resolved, {"cluster", "crashes"}))) {
-    fail("/cluster/crashes/mtbf_s", "stochastic mode does not model crashes",
-         "mtbf_s null (no crashes)");
-  }
-  if (const Json* overrides = find_path(resolved, {"cluster", "overrides"})) {
-    for (std::size_t i = 0; i < overrides->size(); ++i) {
-      const Json& o = (*overrides)[i];
-      if (o.contains("crashes") && crashing(&o["crashes"])) {
-        fail("/cluster/overrides/" + std::to_string(i) + "/crashes/mtbf_s",
-             "stochastic mode does not model crashes", "no crashes");
-      }
-    }
-  }
-  for (const char* target : {"activation", "decode", "update"}) {
-    const std::string what = "stochastic mode does not model the " + std::string(target) +
-                             " fault target (only weights and product)";
-    const Json* rate = find_path(resolved, {"faults", "targets", target});
-    if (rate != nullptr && strikes(*rate)) {
-      fail("/faults/targets/" + std::string(target), what, "rates 0");
-    }
-    if (const Json* overrides = find_path(resolved, {"faults", "overrides"})) {
-      for (std::size_t i = 0; i < overrides->size(); ++i) {
-        const Json* node_rate = find_path((*overrides)[i], {"targets", target});
-        if (node_rate != nullptr && strikes(*node_rate)) {
-          fail("/faults/overrides/" + std::to_string(i) + "/targets/" + target, what, "rates 0");
-        }
-      }
-    }
-  }
+  // In the order of the scenario's sections: cluster and faults, then the workload's keys.
+  if (unmodelled && unmodelled->node >= 0) fail_unmodelled();
   if (!training.replay_file.empty()) {
     fail("/faults/replay", "stochastic mode cannot replay a fault log", "no replay");
   }
   if (!training.fault_log_file.empty()) {
     fail("/faults/log_file", "stochastic mode writes no fault log", "no log_file");
   }
-  if (training.spec.audit) fail("/workload/audit", "the audit needs the arithmetic", "false");
-  if (training.spec.record_loss) {
-    fail("/workload/record_loss", "stochastic mode computes no loss", "false");
-  }
-  if (training.spec.eval_cost_s > 0.0) {
-    fail("/workload/eval_cost_s", "stochastic mode evaluates nothing", "0");
-  }
+  if (unmodelled) fail_unmodelled();
   const std::string problem =
       models::validate_stochastic_training(scenario.cluster, training.spec, training.faults);
   if (!problem.empty()) fail("/workload/mode", problem, "a scenario stochastic mode models");

@@ -23,6 +23,7 @@ void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training)
 /// For a training scenario in stochastic mode, throws a ScenarioError (in `file`) at the key of
 /// the first thing it asks for that the mode does not model: crashes, the activation, decode and
 /// update fault targets, fault logs, replay, audit, record_loss, eval_cost_s. Else does nothing.
+/// The rules are models::unmodelled_setting's; only replay and log_file are the app's own.
 void check_training_mode(const Scenario& scenario, const std::string& file);
 
 }  // namespace codesim::app

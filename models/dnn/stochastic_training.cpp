@@ -548,14 +548,45 @@ class StochasticRun {
   TrainingProgress progress_;
 };
 
-bool rate_enabled_anywhere(const FaultConfig& faults, int nodes, FaultTarget target) {
-  for (const NodeFaultRates& rates : resolve_fault_rates(faults, nodes)) {
-    if (!is_disabled(rates[static_cast<std::size_t>(target)])) return true;
+// The first node whose resolved rate of `target` can strike, or -1.
+int first_node_striking(const std::vector<NodeFaultRates>& rates, FaultTarget target) {
+  for (std::size_t p = 0; p < rates.size(); ++p) {
+    if (!is_disabled(rates[p][static_cast<std::size_t>(target)])) return static_cast<int>(p);
   }
-  return false;
+  return -1;
 }
 
 }  // namespace
+
+std::optional<UnmodelledSetting> unmodelled_setting(const sim::ClusterSpec& cluster,
+                                                    const TrainingSpec& spec,
+                                                    const FaultConfig& faults) {
+  for (std::size_t p = 0; p < cluster.crashes.size(); ++p) {
+    if (std::isfinite(cluster.crashes[p].mtbf_s)) {
+      return UnmodelledSetting{"crashes", static_cast<int>(p),
+                               "stochastic mode does not model crashes",
+                               "mtbf_s null (no crashes)"};
+    }
+  }
+  const std::vector<NodeFaultRates> rates = resolve_fault_rates(faults, cluster.node_count());
+  for (FaultTarget target : {FaultTarget::activation, FaultTarget::decode, FaultTarget::update}) {
+    if (const int node = first_node_striking(rates, target); node >= 0) {
+      const std::string name(to_string(target));
+      return UnmodelledSetting{
+          name, node,
+          "stochastic mode does not model the " + name + " fault target (only weights and product)",
+          "rates 0"};
+    }
+  }
+  if (spec.audit) return UnmodelledSetting{"audit", -1, "the audit needs the arithmetic", "false"};
+  if (spec.record_loss) {
+    return UnmodelledSetting{"record_loss", -1, "stochastic mode computes no loss", "false"};
+  }
+  if (spec.eval_cost_s > 0.0) {
+    return UnmodelledSetting{"eval_cost_s", -1, "stochastic mode evaluates nothing", "0"};
+  }
+  return std::nullopt;
+}
 
 std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const TrainingSpec& spec,
                                          const FaultConfig& faults) {
@@ -565,21 +596,11 @@ std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const 
   if (!problem.empty()) return problem;
   problem = validate_fault_config(faults, cluster.node_count());
   if (!problem.empty()) return problem;
-  for (std::size_t p = 0; p < cluster.crashes.size(); ++p) {
-    if (std::isfinite(cluster.crashes[p].mtbf_s)) {
-      return "crashes are not modelled in stochastic mode (node " + std::to_string(p) +
-             " has a finite mtbf_s)";
-    }
+  if (const auto unmodelled = unmodelled_setting(cluster, spec, faults)) {
+    const std::string node =
+        unmodelled->node >= 0 ? ", first at node " + std::to_string(unmodelled->node) : "";
+    return unmodelled->message + node + " (expected " + unmodelled->expected + ")";
   }
-  for (FaultTarget target : {FaultTarget::activation, FaultTarget::decode, FaultTarget::update}) {
-    if (rate_enabled_anywhere(faults, cluster.node_count(), target)) {
-      return "the " + std::string(to_string(target)) +
-             " fault target is not modelled in stochastic mode (only weights and product are)";
-    }
-  }
-  if (spec.audit) return "the audit needs the arithmetic of numeric mode";
-  if (spec.record_loss) return "record_loss needs the arithmetic of numeric mode";
-  if (spec.eval_cost_s > 0.0) return "stochastic mode evaluates nothing, so eval_cost_s must be 0";
   return {};
 }
 

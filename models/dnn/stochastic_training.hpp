@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "models/dnn/coded_training.hpp"
@@ -14,10 +15,27 @@
 
 namespace codesim::models {
 
-/// Returns "" when run_stochastic_training models `spec` on `cluster` with `faults`, else what it
-/// does not model or what is wrong. Not modelled: crashes (finite mtbf_s), the activation, decode
-/// and update fault targets (the loss is an activation target), audit, record_loss and
-/// eval_cost_s > 0. The layers give the sizes; there is no data to check them against.
+/// A setting run_stochastic_training does not model, asked for by a scenario.
+struct UnmodelledSetting {
+  /// "crashes", a fault target's name ("activation", "decode", "update"), "audit", "record_loss"
+  /// or "eval_cost_s".
+  std::string setting;
+  int node = -1;         ///< crashes and fault targets: the first node that asks for it; else -1
+  std::string message;   ///< e.g. "stochastic mode does not model crashes"
+  std::string expected;  ///< the value that would do, e.g. "false"
+};
+
+/// The first setting stochastic mode does not model, in this order: crashes (a finite mtbf_s),
+/// the activation, decode and update fault targets (the loss is an activation target), audit,
+/// record_loss, eval_cost_s > 0; nullopt when there is none. Precondition: `faults` is valid for
+/// the cluster (validate_fault_config).
+std::optional<UnmodelledSetting> unmodelled_setting(const sim::ClusterSpec& cluster,
+                                                    const TrainingSpec& spec,
+                                                    const FaultConfig& faults);
+
+/// Returns "" when run_stochastic_training models `spec` on `cluster` with `faults`, else what is
+/// wrong (validate_training, validate_fault_config) or what it does not model
+/// (unmodelled_setting). The layers give the sizes; there is no data to check them against.
 std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const TrainingSpec& spec,
                                          const FaultConfig& faults);
 

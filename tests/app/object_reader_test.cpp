@@ -109,6 +109,35 @@ TEST_CASE("unknown keys are rejected after reading, with the known keys listed")
         "(expected one of: alpha, beta)");
 }
 
+TEST_CASE("expect_keys rejects unknown keys before any read, listing the declared keys") {
+  const Json object = {{"alpha", "not a number"}, {"betta", 2}};
+  ObjectReader reader(&object, "/s", "f.json");
+  reader.set_unknown_key_note("in a thing");
+  CHECK(error_of([&] {
+          reader.expect_keys({"alpha", "beta"});
+        }) ==
+        "f.json: /s/betta: unknown key \"betta\" in a thing, did you mean \"beta\"? "
+        "(expected one of: alpha, beta)");
+}
+
+TEST_CASE("a reader can refuse whole floats as integers") {
+  const Json object = {{"a", 2.0}, {"b", 3.0}};
+  ObjectReader reader(&object, "", "f.json");
+  reader.accept_whole_floats(false);
+  CHECK(error_of([&] { reader.integer("a", 0, 0, 10); }) ==
+        "f.json: /a: wrong type: got number 2.0 (expected an integer in [0, 10])");
+  CHECK(error_of([&] { reader.unsigned_integer("b", 0); }) ==
+        "f.json: /b: wrong type: got number 3.0 (expected an integer in [0, "
+        "18446744073709551615])");
+}
+
+TEST_CASE("an unbounded number asks for a finite number") {
+  const Json object = {{"x", "y"}};
+  ObjectReader reader(&object, "", "f.json");
+  CHECK(error_of([&] { reader.number("x", 0.0, codesim::app::any_number()); }) ==
+        "f.json: /x: wrong type: got string \"y\" (expected a finite number)");
+}
+
 TEST_CASE("keys with slashes and tildes are escaped in pointers") {
   const Json object = {{"a/b~c", 1}};
   ObjectReader reader(&object, "", "f.json");

@@ -290,6 +290,35 @@ TEST_CASE("a stop request abandons the run") {
   CHECK(polls == 6);
 }
 
+TEST_CASE("the first unmodelled setting names its node") {
+  const TrainingSpec spec = training(codenet(), 10);
+  CHECK(!unmodelled_setting(cluster(), spec, weights_at(1e-3)).has_value());
+  sim::ClusterSpec crashing = cluster();
+  crashing.crashes[3].mtbf_s = 100.0;
+  crashing.crashes[7].mtbf_s = 100.0;
+  const auto crash = unmodelled_setting(crashing, spec, weights_at(1e-3));
+  REQUIRE(crash.has_value());
+  CHECK(crash->setting == "crashes");
+  CHECK(crash->node == 3);
+  FaultConfig f = weights_at(1e-3);
+  FaultRateOverride o;
+  o.nodes = {5, 2};
+  o.target = FaultTarget::decode;
+  o.rate.probability_per_operation = 1e-3;
+  f.overrides.push_back(o);
+  const auto decode = unmodelled_setting(cluster(), spec, f);
+  REQUIRE(decode.has_value());
+  CHECK(decode->setting == "decode");
+  CHECK(decode->node == 2);
+  CHECK(decode->expected == "rates 0");
+  TrainingSpec evaluated = spec;
+  evaluated.eval_cost_s = 1.0;
+  const auto eval = unmodelled_setting(cluster(), evaluated, weights_at(1e-3));
+  REQUIRE(eval.has_value());
+  CHECK(eval->setting == "eval_cost_s");
+  CHECK(eval->node == -1);
+}
+
 TEST_CASE("what the stochastic mode does not model is refused") {
   const TrainingSpec spec = training(codenet(), 10);
   CHECK(validate_stochastic_training(cluster(), spec, weights_at(1e-3)).empty());
