@@ -159,6 +159,14 @@ class MpiExecutor : public UnitExecutor {
     MPI_Win_unlock_all(window);
     MPI_Win_free(&window);
 
+    return collect(count, mine);
+  }
+
+  // Gathers every rank's [index, output] pairs and failures to rank 0, which returns the outputs
+  // in unit order; the lowest failing unit's failure is rethrown (rank 0) or becomes a
+  // RankFailure with its exit code (the other ranks).
+  static std::vector<std::string> collect(std::size_t count, const nlohmann::json& mine) {
+    const int rank = mpi_rank();
     const std::vector<std::string> gathered = gather_to_root(mine.dump());
     int status = 0;
     std::vector<std::string> outputs;
