@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "app/cli.hpp"
-#include "app/unit_executor.hpp"
+#include "app/cli/cli.hpp"
+#include "app/exec/unit_executor.hpp"
 
 int main(int argc, char** argv) {
   codesim::app::mpi_init(&argc, &argv);  // a no-op unless launched by mpirun

@@ -10,10 +10,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "app/fault_log_json.hpp"
-#include "app/runner.hpp"
-#include "app/scenario_error.hpp"
-#include "app/scenario_loader.hpp"
+#include "app/config/fault_log_json.hpp"
+#include "app/config/scenario_error.hpp"
+#include "app/config/scenario_loader.hpp"
+#include "app/exec/runner.hpp"
 #include "models/dnn/dataset.hpp"
 #include "models/dnn/idx_loader.hpp"
 #include "models/dnn/mnist_json_loader.hpp"

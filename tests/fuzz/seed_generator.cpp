@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "app/fault_log_json.hpp"
+#include "app/config/fault_log_json.hpp"
 #include "models/dnn/idx_loader.hpp"
 #include "models/faults/fault_log.hpp"
 #include "models/faults/value_model.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/cli.hpp"
+#include "app/cli/cli.hpp"
 
 namespace codesim::test {
 

@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "app/scenario_error.hpp"
-#include "app/scenario_loader.hpp"
+#include "app/config/scenario_error.hpp"
+#include "app/config/scenario_loader.hpp"
 
 namespace codesim::test {
 

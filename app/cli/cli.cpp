@@ -1,0 +1,466 @@
+// The codesim command line on Boost.Program_options; every failure becomes one "error: " line.
+#include "app/cli/cli.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdint>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "analysis/results_json.hpp"
+#include "app/cli/codes_command.hpp"
+#include "app/cli/plot_command.hpp"
+#include "app/cli/progress_bar.hpp"
+#include "app/cli/run_summary.hpp"
+#include "app/cli/theory_command.hpp"
+#include "app/config/fault_log_json.hpp"
+#include "app/config/object_reader.hpp"
+#include "app/config/scenario_error.hpp"
+#include "app/config/scenario_loader.hpp"
+#include "app/exec/decoding_guard.hpp"
+#include "app/exec/preflight.hpp"
+#include "app/exec/runner.hpp"
+#include "app/exec/unit_executor.hpp"
+#include "models/linalg/dense_kernels.hpp"
+#include "sim/checkpoint_policy.hpp"
+
+namespace po = boost::program_options;
+
+namespace codesim::app {
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kRuntimeFailure = 1;
+constexpr int kBadInput = 2;
+
+const char* const kUsage =
+    "usage: codesim COMMAND [options]\n"
+    "\n"
+    "Simulates unreliable compute clusters running coded computations.\n"
+    "\n"
+    "commands:\n"
+    "  run SCENARIO       run a scenario and write its results JSON\n"
+    "  validate SCENARIO  check a scenario file and report what is wrong\n"
+    "  codes ...          show what a coding-scheme configuration can tolerate\n"
+    "  plot RESULTS.json  draw the figures of a results file (matplotlib)\n"
+    "  theory ...         closed forms: rollback probability, checkpoint interval, tables\n"
+    "\n"
+    "options:\n"
+    "  -h [ --help ]      show this help (codesim COMMAND --help for a command's options)\n"
+    "  --version          print the version\n"
+    "\n"
+    "exit codes: 0 ok, 1 runtime failure, 2 bad input\n";
+
+/// The parsed command line of run or validate.
+struct CommandLine {
+  po::variables_map values;
+  std::vector<std::string> scenarios;
+};
+
+/// Options shared by run and validate.
+void add_scenario_options(po::options_description& options) {
+  options.add_options()("set", po::value<std::vector<std::string>>()->value_name("PTR=VALUE"),
+                        "override one scenario value, e.g. --set /cluster/nodes=32 (repeatable; "
+                        "VALUE is JSON, else a string)")("help,h", po::bool_switch(),
+                                                         "show this help");
+}
+
+/// Parses `args` against `visible` plus a positional SCENARIO; nullopt after reporting an error.
+std::optional<CommandLine> parse_command(const std::string& command,
+                                         const std::vector<std::string>& args,
+                                         const po::options_description& visible,
+                                         std::ostream& err) {
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description positional;
+  positional.add("scenario", -1);
+  CommandLine line;
+  try {
+    const auto style = po::command_line_style::unix_style ^ po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
+              line.values);
+    po::notify(line.values);
+  } catch (const po::error& e) {
+    err << "error: codesim " << command << ": " << e.what() << " (expected the options of codesim "
+        << command << " --help)\n";
+    return std::nullopt;
+  }
+  if (line.values.count("scenario"))
+    line.scenarios = line.values["scenario"].as<std::vector<std::string>>();
+  return line;
+}
+
+std::vector<std::string> sets_of(const po::variables_map& values) {
+  if (!values.count("set")) return {};
+  return values["set"].as<std::vector<std::string>>();
+}
+
+bool check_one_scenario(const std::string& command, const CommandLine& line, std::ostream& err) {
+  if (line.scenarios.size() == 1) return true;
+  err << "error: codesim " << command << ": "
+      << (line.scenarios.empty() ? std::string("no scenario file given")
+                                 : std::to_string(line.scenarios.size()) + " scenario files given")
+      << " (expected exactly one SCENARIO; see codesim " << command << " --help)\n";
+  return false;
+}
+
+constexpr int kInterrupted = 130;
+
+/// SIGINT/SIGTERM while a run is in progress: the first asks the executor to start no more units
+/// (the results of the finished ones are written, marked incomplete); the second ends the process.
+extern "C" void on_interrupt(int signal_number) {
+  if (stop_requested()) {
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+    return;
+  }
+  request_stop();
+  const char message[] =
+      "\ninterrupted: finishing the running replicas, then writing what is done "
+      "(interrupt again to abort without results)\n";
+  [[maybe_unused]] const auto written = write(STDERR_FILENO, message, sizeof message - 1);
+}
+
+/// Installs on_interrupt for the lifetime of a run and restores the previous handlers after.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    previous_int_ = std::signal(SIGINT, on_interrupt);
+    previous_term_ = std::signal(SIGTERM, on_interrupt);
+  }
+  ~InterruptGuard() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  void (*previous_int_)(int) = SIG_DFL;
+  void (*previous_term_)(int) = SIG_DFL;
+};
+
+void list_points(const Experiment& experiment, std::ostream& out) {
+  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+    const ExperimentPoint& point = experiment.points[p];
+    out << p << "\t" << point.scenario.replicas << " replicas\t"
+        << (point.label.empty() ? point.params.dump() : point.label) << "\n";
+  }
+}
+
+/// What `codesim run` was asked to do, from its command line.
+struct RunRequest {
+  std::string file;
+  std::vector<std::string> sets;  ///< --set, then --seed and --replicas as sets
+  std::string output;             ///< -o; "" = the default path
+  std::string arithmetic_text;
+  models::Arithmetic arithmetic = models::Arithmetic::portable;
+  int jobs = 1;
+  bool quiet = false;
+  bool list_points = false;
+};
+
+po::options_description run_options() {
+  po::options_description visible("codesim run SCENARIO [options]");
+  visible.add_options()("output,o", po::value<std::string>()->value_name("OUT.json"),
+                        "write the results here (- for standard output; default "
+                        "results/<scenario name>.json)")(
+      "seed", po::value<std::string>()->value_name("N"), "use seed N instead of the scenario's")(
+      "replicas", po::value<std::string>()->value_name("N"), "run N replicas")(
+      "jobs,j", po::value<std::string>()->value_name("N"),
+      "run replicas and sweep points on N threads (default 1; the results do not depend on N)")(
+      "list-points", po::bool_switch(), "print the sweep points and exit without running")(
+      "arithmetic", po::value<std::string>()->value_name("KIND")->default_value("portable"),
+      "portable (the same bits on every machine) or avx2_fma (about 2x faster products on CPUs "
+      "with AVX2 and FMA, other last bits; recorded in the results)")("quiet,q", po::bool_switch(),
+                                                                      "print nothing but errors");
+  add_scenario_options(visible);
+  return visible;
+}
+
+/// --jobs N as a thread count in [1, 1024]; nullopt after reporting an error.
+std::optional<int> parse_jobs(const std::string& jobs, std::ostream& err) {
+  const bool valid =
+      !jobs.empty() && jobs.size() <= 4 &&
+      std::all_of(jobs.begin(), jobs.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int count = valid ? std::stoi(jobs) : 0;
+  if (count < 1 || count > 1024) {
+    err << "error: codesim run: --jobs " << jobs << " is not a thread count (expected an "
+        << "integer in [1, 1024])\n";
+    return std::nullopt;
+  }
+  return count;
+}
+
+/// The request of a parsed `codesim run` line (one scenario); nullopt after reporting an error.
+std::optional<RunRequest> run_request(const CommandLine& line, std::ostream& err) {
+  const po::variables_map& values = line.values;
+  RunRequest request;
+  request.file = line.scenarios.front();
+  request.sets = sets_of(values);
+  if (values.count("seed")) request.sets.push_back("/seed=" + values["seed"].as<std::string>());
+  if (values.count("replicas"))
+    request.sets.push_back("/replicas=" + values["replicas"].as<std::string>());
+  request.quiet = values["quiet"].as<bool>();
+  request.list_points = values["list-points"].as<bool>();
+  if (values.count("output")) request.output = values["output"].as<std::string>();
+  if (values.count("jobs")) {
+    const std::optional<int> jobs = parse_jobs(values["jobs"].as<std::string>(), err);
+    if (!jobs) return std::nullopt;
+    request.jobs = *jobs;
+  }
+  request.arithmetic_text = values["arithmetic"].as<std::string>();
+  const std::optional<models::Arithmetic> arithmetic =
+      models::parse_arithmetic(request.arithmetic_text);
+  if (!arithmetic) {
+    err << "error: codesim run: --arithmetic " << request.arithmetic_text
+        << " is not an arithmetic (expected portable or avx2_fma)\n";
+    return std::nullopt;
+  }
+  request.arithmetic = *arithmetic;
+  return request;
+}
+
+/// Loads the experiment and switches to the requested arithmetic, agreed by every MPI rank.
+/// Returns the exit code when the command ends here (bad input, or another rank's failure).
+std::optional<int> load_for_run(const RunRequest& request, UnitExecutor& executor,
+                                Experiment& experiment, std::ostream& err) {
+  try {
+    std::exception_ptr failure;
+    try {
+      experiment = load_experiment(request.file, request.sets);
+      if (!models::arithmetic_available(request.arithmetic)) {
+        throw ScenarioError(request.file, "",
+                            "--arithmetic " + request.arithmetic_text +
+                                " needs a CPU with AVX2 and FMA and a build for x86-64 (expected "
+                                "portable on this machine)");
+      }
+      use_arithmetic(experiment, request.arithmetic);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    executor.agree(failure);  // every MPI rank must have read the same scenario
+  } catch (const RankFailure&) {
+    return kOk;  // another rank's failure: the root reports it and exits with its code
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
+  }
+  return std::nullopt;
+}
+
+/// Refuses a run that cannot fit in memory and warns about a long one; false after an error.
+bool preflight(const Experiment& experiment, const RunRequest& request, std::ostream& err) {
+  const PreflightEstimate estimate = estimate_run(experiment, request.jobs);
+  if (const auto available = available_memory_bytes()) {
+    try {
+      check_memory(experiment, estimate, *available);
+    } catch (const ScenarioError& e) {
+      err << "error: " << e.what() << "\n";
+      return false;
+    }
+  }
+  if (!request.quiet && estimate.flops > 0) {
+    const double threads = static_cast<double>(request.jobs) * mpi_size();
+    const double wall_s = estimate.flops / (measured_flops_per_s() * threads);
+    if (wall_s > 60) {
+      err << "estimated wall time: " << describe_duration(wall_s) << " (" << estimate.flops
+          << " flops of node products on " << threads << " threads; memory about "
+          << estimate.memory_bytes / 1e9 << " GB)\n";
+    }
+  }
+  return true;
+}
+
+/// Runs the experiment with a progress bar, SIGINT/SIGTERM asking it to stop. Returns the exit
+/// code when the command ends here (a failure, or another rank's).
+std::optional<int> run_with_interrupts(const Experiment& experiment, const RunRequest& request,
+                                       RunOptions options, UnitExecutor& executor, RunOutput& run,
+                                       std::ostream& err) {
+  try {
+    const InterruptGuard interrupts;
+    options.executor = &executor;
+    std::atomic<std::uint64_t> iterations{0};
+    options.simulated_iterations = &iterations;
+    ProgressBar bar(err, !request.quiet && executor.is_root() && isatty(STDERR_FILENO) != 0,
+                    iterations, kProgressDelay_s);
+    options.on_progress = [&bar](const RunProgress& progress) { bar.update(progress); };
+    run = run_experiment(experiment, options);
+  } catch (const RankFailure&) {
+    // The root reports what went wrong and exits with its code; exiting 0 here lets it do so
+    // before the launcher tears the job down.
+    return kOk;
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    err << "error: " << request.file << ": the run failed: " << e.what() << "\n";
+    return kRuntimeFailure;
+  }
+  return std::nullopt;
+}
+
+/// Writes the fault logs and the results to `path` ("-": standard output) and the summary.
+int write_outputs(const Experiment& experiment, const RunOutput& run, const std::string& path,
+                  bool quiet, std::ostream& out, std::ostream& err) {
+  try {
+    for (const FaultLogOutput& log : run.fault_logs) write_fault_log_file(log.log, log.path);
+    if (path != "-") analysis::write_json_atomically(run.results, path);
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return kRuntimeFailure;
+  }
+  if (path == "-") out << analysis::json_text(run.results) << std::flush;
+  const bool complete = run.results["complete"].get<bool>();
+  if (!complete) {
+    err << "interrupted: " << path << " holds the replicas that finished (\"complete\": false)\n";
+  }
+  if (!quiet) {
+    std::ostream& human = path == "-" ? err : out;
+    print_run_summary(experiment, run.results, human);
+    for (const FaultLogOutput& log : run.fault_logs) human << "fault log: " << log.path << "\n";
+    human << "results: " << (path == "-" ? std::string("standard output") : path) << "\n";
+  }
+  return complete ? kOk : kInterrupted;
+}
+
+int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description visible = run_options();
+  const auto line = parse_command("run", args, visible, err);
+  if (!line) return kBadInput;
+  if (line->values["help"].as<bool>()) {
+    out << visible
+        << "\nRuns replicas 0..N-1 of every sweep point of SCENARIO and writes one "
+           "results JSON.\n";
+    return kOk;
+  }
+  if (!check_one_scenario("run", *line, err)) return kBadInput;
+  const std::optional<RunRequest> request = run_request(*line, err);
+  if (!request) return kBadInput;
+
+  const std::unique_ptr<UnitExecutor> executor = make_default_executor();
+  Experiment experiment;
+  if (const auto code = load_for_run(*request, *executor, experiment, err)) return *code;
+  if (request->list_points) {
+    list_points(experiment, out);
+    return kOk;
+  }
+  const std::string path = request->output.empty()
+                               ? default_output_path(experiment.points.front().scenario.name)
+                               : request->output;
+  if (!preflight(experiment, *request, err)) return kBadInput;
+
+  // Ill-conditioned decoding systems: warned before the run, recorded in the results.
+  const DecodingGuard guard = guard_experiment(experiment);
+  if (!request->quiet && executor->is_root()) {
+    for (const std::string& warning : guard.warnings) err << warning << "\n";
+  }
+  RunOptions options;
+  options.jobs = request->jobs;
+  options.decoding_guard = &guard;
+  RunOutput run;
+  if (const auto code = run_with_interrupts(experiment, *request, options, *executor, run, err))
+    return *code;
+  if (!run.root) return kOk;  // another MPI rank: the root writes the results
+  return write_outputs(experiment, run, path, request->quiet, out, err);
+}
+
+int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description visible("codesim validate SCENARIO [options]");
+  visible.add_options()("resolved", po::bool_switch(),
+                        "print the scenario with every default filled in (JSON)");
+  add_scenario_options(visible);
+  const auto line = parse_command("validate", args, visible, err);
+  if (!line) return kBadInput;
+  if (line->values["help"].as<bool>()) {
+    out << visible << "\nChecks SCENARIO; prints what is wrong and exits with 2 if it is bad.\n";
+    return kOk;
+  }
+  if (!check_one_scenario("validate", *line, err)) return kBadInput;
+  const std::string& file = line->scenarios.front();
+  Experiment experiment;
+  try {
+    experiment = load_experiment(file, sets_of(line->values));
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
+  }
+  const Scenario& scenario = experiment.points.front().scenario;
+  if (line->values["resolved"].as<bool>()) {
+    out << analysis::json_text(experiment.scenario);
+  } else {
+    out << file << ": ok: scenario " << scenario.name << ", " << scenario.cluster.node_count()
+        << " nodes, " << scenario.replicas << " replicas, workload "
+        << kWorkloadKindNames[scenario.workload.index()];
+    if (experiment.points.size() > 1) out << ", " << experiment.points.size() << " sweep points";
+    out << "\n";
+  }
+  return kOk;
+}
+
+constexpr std::array<std::string_view, 5> kCommands = {"run", "validate", "codes", "plot",
+                                                       "theory"};
+
+}  // namespace
+
+std::string default_output_path(const std::string& scenario_name) {
+  return "results/" + scenario_name + ".json";
+}
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
+            std::ostream& err_stream) {
+  // Under MPI only rank 0 speaks; the other ranks run the same command silently.
+  std::ostream silent(nullptr);
+  std::ostream& out = mpi_rank() == 0 ? out_stream : silent;
+  std::ostream& err = mpi_rank() == 0 ? err_stream : silent;
+  try {
+    if (args.empty()) {
+      err << "error: no command given (expected run, validate, codes or plot; see codesim "
+             "--help)\n";
+      return kBadInput;
+    }
+    const std::string& command = args.front();
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (command == "--version") {
+      out << "codesim " << codesim_version() << "\n";
+      return kOk;
+    }
+    if (command == "--help" || command == "-h" || command == "help") {
+      out << kUsage;
+      return kOk;
+    }
+    if (command == "run") return run_command(rest, out, err);
+    if (command == "validate") return validate_command(rest, out, err);
+    if (command == "codes") return run_codes_command(rest, out, err);
+    if (command == "plot") return run_plot_command(rest, out, err);
+    if (command == "theory") return run_theory_command(rest, out, err);
+    const std::vector<std::string> names(kCommands.begin(), kCommands.end());
+    const std::string suggestion = closest_match(command, names);
+    err << "error: unknown command \"" << command << "\""
+        << (suggestion.empty() ? "" : ", did you mean \"" + suggestion + "\"?")
+        << " (expected run, validate, codes, plot, theory, --help or --version)\n";
+    return kBadInput;
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return kRuntimeFailure;
+  }
+}
+
+}  // namespace codesim::app

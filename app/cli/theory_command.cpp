@@ -1,0 +1,265 @@
+// `codesim theory`: parses and checks a scheme, an MLP and the checkpoint costs, then prints the
+// training-model report (theory_report.hpp); or the T1 / T3 tables (theory_tables.hpp).
+#include "app/cli/theory_command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <variant>
+
+#include <boost/program_options.hpp>
+
+#include "app/cli/scheme_options.hpp"
+#include "app/cli/theory_report.hpp"
+#include "app/cli/theory_tables.hpp"
+#include "sim/enum_names.hpp"
+
+namespace po = boost::program_options;
+
+namespace codesim::app {
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kBadInput = 2;
+
+// Defaults (the CodeNet experiment's MLP and error rate; costs in units of one iteration).
+const char* const kDefaultLayers = "784,10000,10000,10";
+constexpr double kDefaultIterationS = 1.0;
+constexpr double kDefaultCheckpointS = 2.0;  // a verification pass (~ an iteration) and a write
+constexpr double kDefaultRollbackS = 1.0;    // reloading every block
+
+// Options of the training model, which the tables do not take.
+const std::vector<std::string> kModelOptions = {
+    "scheme",     "layers", "eps",         "iteration-s",         "checkpoint-s",
+    "rollback-s", "tau",    "error-model", "first-layer-backward"};
+
+// A failed check: what is wrong, with "(expected ...)".
+struct Problem {
+  std::string message;
+};
+
+po::options_description theory_options() {
+  static const std::string caption =
+      "codesim theory --scheme KIND [scheme options] [model options]\n"
+      "codesim theory --table thresholds | --table tolerance --m M --n N [--orientation O]\n"
+      "  scheme options as codesim codes:\n" +
+      scheme_usage_lines("    ") + "options";
+  po::options_description options(caption);
+  add_scheme_options(options);
+  options.add_options()("layers", po::value<std::string>()->value_name("N0,N1,..."),
+                        "MLP sizes, W_l is N_{l+1} x N_l (default 784,10000,10000,10)")(
+      "eps", po::value<double>()->value_name("E"),
+      "strike probability per node per operation (default 3e-4)")(
+      "iteration-s", po::value<double>()->value_name("S"),
+      "T_it, seconds per iteration (default 1)")(
+      "checkpoint-s", po::value<double>()->value_name("S"),
+      "T_ck, seconds per checkpoint with its verification pass (default 2)")(
+      "rollback-s", po::value<double>()->value_name("S"), "T_rb, seconds per rollback (default 1)")(
+      "tau", po::value<int>()->value_name("N"),
+      "also evaluate this checkpoint interval (iterations)")(
+      "error-model", po::value<std::string>()->value_name("MODEL"),
+      "adversarial (default: t = floor((S-K)/2)) or random (t = S-K-1)")(
+      "first-layer-backward", po::bool_switch(),
+      "model a backward round in layer 0 too (the CodeNet experiment code; train_coded skips "
+      "it)")("table", po::value<std::string>()->value_name("NAME"),
+             "thresholds (T1) or tolerance (T3, with --m --n) instead of the training model")(
+      "json", po::bool_switch(), "print JSON")("help,h", po::bool_switch(), "show this help");
+  return options;
+}
+
+// Appends a generic expectation to messages that lack one.
+std::string expecting(std::string message, const std::string& expected) {
+  if (message.find("(expected") == std::string::npos) message += " (expected " + expected + ")";
+  return message;
+}
+
+std::optional<Problem> check_orientation(const po::variables_map& values) {
+  if (!values.count("orientation")) return std::nullopt;
+  const std::string orientation = values["orientation"].as<std::string>();
+  if (orientation == "default" || orientation == "mirrored") return std::nullopt;
+  return Problem{"unknown orientation '" + orientation + "' (expected default or mirrored)"};
+}
+
+bool mirrored(const po::variables_map& values) {
+  return values.count("orientation") && values["orientation"].as<std::string>() == "mirrored";
+}
+
+// "784,10000,10" -> sizes; nullopt when it is not a list of at least two positive integers.
+std::optional<std::vector<int>> parse_layers(const std::string& text) {
+  std::vector<int> sizes;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    if (item.empty() || item.size() > 9 ||
+        !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return std::nullopt;
+    }
+    sizes.push_back(std::stoi(item));
+    if (sizes.back() < 1) return std::nullopt;
+  }
+  if (sizes.size() < 2 || text.empty() || text.back() == ',') return std::nullopt;
+  return sizes;
+}
+
+// T_it, T_ck and T_rb, defaulted and checked.
+std::optional<Problem> read_costs(const po::variables_map& values,
+                                  analysis::CheckpointCosts& costs) {
+  costs.iteration_s =
+      values.count("iteration-s") ? values["iteration-s"].as<double>() : kDefaultIterationS;
+  costs.checkpoint_s =
+      values.count("checkpoint-s") ? values["checkpoint-s"].as<double>() : kDefaultCheckpointS;
+  costs.rollback_s =
+      values.count("rollback-s") ? values["rollback-s"].as<double>() : kDefaultRollbackS;
+  const auto seconds_problem = [](const char* name, double value, bool positive) {
+    std::ostringstream message;
+    message << "--" << name << " " << value << " is out of range (expected a finite number of "
+            << "seconds " << (positive ? "> 0" : ">= 0") << ")";
+    return Problem{message.str()};
+  };
+  if (!(costs.iteration_s > 0.0 && std::isfinite(costs.iteration_s))) {
+    return seconds_problem("iteration-s", costs.iteration_s, true);
+  }
+  if (!(costs.checkpoint_s >= 0.0 && std::isfinite(costs.checkpoint_s))) {
+    return seconds_problem("checkpoint-s", costs.checkpoint_s, false);
+  }
+  if (!(costs.rollback_s >= 0.0 && std::isfinite(costs.rollback_s))) {
+    return seconds_problem("rollback-s", costs.rollback_s, false);
+  }
+  return std::nullopt;
+}
+
+std::optional<Problem> read_model_inputs(const po::variables_map& values, TheoryInputs& in) {
+  if (!values.count("scheme")) {
+    return Problem{
+        "--scheme is required (expected uncoded, replication, mds, gpd or codenet_grid, or "
+        "--table)"};
+  }
+  std::variant<models::SchemeSpec, std::string> read = read_scheme_options(values);
+  if (read.index() == 1) return Problem{std::get<std::string>(read)};
+  in.spec = std::get<models::SchemeSpec>(read);
+  const std::string layers =
+      values.count("layers") ? values["layers"].as<std::string>() : kDefaultLayers;
+  const auto sizes = parse_layers(layers);
+  if (!sizes) {
+    return Problem{"--layers '" + layers +
+                   "' is not a list of sizes (expected at least two positive integers separated "
+                   "by commas, e.g. 784,10000,10000,10)"};
+  }
+  in.layers = *sizes;
+  if (values.count("eps")) in.eps = values["eps"].as<double>();
+  if (!(in.eps >= 0.0 && in.eps <= 1.0)) {
+    std::ostringstream message;
+    message << "--eps " << in.eps << " is out of range (expected a probability in [0, 1])";
+    return Problem{message.str()};
+  }
+  if (auto problem = read_costs(values, in.costs)) return problem;
+  if (values.count("tau")) {
+    in.tau = values["tau"].as<int>();
+    if (*in.tau < 1 || *in.tau > analysis::kMaxInterval) {
+      return Problem{"--tau " + std::to_string(*in.tau) +
+                     " is out of range (expected an interval in iterations in [1, " +
+                     std::to_string(analysis::kMaxInterval) + "])"};
+    }
+  }
+  if (values.count("error-model")) {
+    const std::string model = values["error-model"].as<std::string>();
+    const auto parsed = sim::parse_name<models::ErrorModel>(model, models::kErrorModelNames);
+    if (!parsed) {
+      return Problem{"unknown error model '" + model + "' (expected adversarial or random)"};
+    }
+    in.options.error_model = *parsed;
+  }
+  in.options.first_layer_backward = values["first-layer-backward"].as<bool>();
+  const std::string problem = models::validate_training_theory(in.spec, in.layers);
+  if (!problem.empty()) {
+    return Problem{expecting(problem, "a scheme whose m, n or k divide every layer's W")};
+  }
+  return std::nullopt;
+}
+
+// The tables take no training-model options and (tolerance) only --m, --n, --orientation.
+std::optional<Problem> check_table_options(const po::variables_map& values,
+                                           const std::string& table) {
+  if (table != "thresholds" && table != "tolerance") {
+    return Problem{"unknown table '" + table + "' (expected thresholds or tolerance)"};
+  }
+  std::vector<std::string> allowed;
+  if (table == "tolerance") allowed = {"m", "n", "orientation"};
+  std::vector<std::string> rejected = kModelOptions;
+  for (const std::string& name : scheme_option_names()) rejected.push_back(name);
+  for (const auto& name : rejected) {
+    if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
+    const bool given =
+        name == "first-layer-backward" ? values[name].as<bool>() : values.count(name) > 0;
+    if (given) {
+      return Problem{"--" + name + " does not apply to --table " + table + " (expected " +
+                     (table == "tolerance" ? "--m, --n and --orientation" : "only --json") + ")"};
+    }
+  }
+  if (table == "tolerance") {
+    if (!values.count("m") || !values.count("n")) {
+      return Problem{"--table tolerance needs --m and --n (expected two integers >= 1)"};
+    }
+    const int m = values["m"].as<int>();
+    const int n = values["n"].as<int>();
+    if (m < 1 || n < 1 || m * static_cast<long long>(n) > 1024) {
+      return Problem{"--m " + std::to_string(m) + " --n " + std::to_string(n) +
+                     " is out of range (expected m, n >= 1 with m n <= 1024)"};
+    }
+    if (auto problem = check_orientation(values)) return problem;
+  }
+  return std::nullopt;
+}
+
+// A report as JSON (--json) or text.
+template <typename Report>
+void print(const Report& report, bool json, std::ostream& out) {
+  if (json) {
+    out << to_json(report).dump(2) << "\n";
+  } else {
+    print_text(report, out);
+  }
+}
+
+}  // namespace
+
+int run_theory_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description options = theory_options();
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(args).options(options).run(), values);
+    po::notify(values);
+  } catch (const po::error& e) {
+    err << "error: codesim theory: " << e.what()
+        << " (expected the options of codesim theory --help)\n";
+    return kBadInput;
+  }
+  if (values["help"].as<bool>()) {
+    out << options << "\n";
+    return kOk;
+  }
+  const bool json = values["json"].as<bool>();
+  const auto fail = [&err](const Problem& problem) {
+    err << "error: codesim theory: " << problem.message << "\n";
+    return kBadInput;
+  };
+  if (values.count("table")) {
+    const std::string table = values["table"].as<std::string>();
+    if (auto problem = check_table_options(values, table)) return fail(*problem);
+    if (table == "thresholds") {
+      print(thresholds_table(), json, out);
+    } else {
+      print(tolerance_report(values["m"].as<int>(), values["n"].as<int>(), mirrored(values)), json,
+            out);
+    }
+    return kOk;
+  }
+  TheoryInputs inputs;
+  if (auto problem = read_model_inputs(values, inputs)) return fail(*problem);
+  print(theory_report(inputs), json, out);
+  return kOk;
+}
+
+}  // namespace codesim::app

@@ -1,0 +1,207 @@
+// The training-model report of `codesim theory`: computed from the scheme, the MLP and the
+// checkpoint costs, and written as JSON. The text form is in theory_report_text.cpp.
+#include "app/cli/theory_report.hpp"
+#include "sim/enum_names.hpp"
+
+#include <cmath>
+#include <set>
+
+namespace codesim::app {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::vector<TheoryDecode> steady_decodes(const models::TrainingTheory& theory, double eps) {
+  std::vector<TheoryDecode> decodes;
+  for (const models::DecodeExposure& d : theory.steady_decodes()) {
+    const models::DecodeProbabilities p = models::decode_probabilities(d, eps);
+    TheoryDecode decode{.layer = d.layer,
+                        .direction = d.direction,
+                        .symbols = d.symbol_count(),
+                        .codewords = d.codewords.size(),
+                        .correctable = d.correctable,
+                        .detects = d.detects,
+                        .strikes_per_symbol = {},
+                        .failure = p.failure,
+                        .corrected = p.corrected,
+                        .silent = p.silent};
+    for (const auto& codeword : d.codewords)
+      for (const auto& symbol : codeword) decode.strikes_per_symbol.push_back(symbol.strikes);
+    decodes.push_back(std::move(decode));
+  }
+  return decodes;
+}
+
+// The checkpoint model: the interval table and the optimal, Young and Daly intervals.
+void add_checkpoint_model(const models::TrainingTheory& theory, const TheoryInputs& in,
+                          TheoryReport& report) {
+  const double p = report.rollback_per_iteration;
+  const double p_first = report.rollback_first_iteration;
+  const analysis::CheckpointCosts& costs = in.costs;
+  const auto risk = [&](int tau) {
+    return analysis::IntervalRisk{p_first, p, theory.verification_failure_probability(in.eps, tau)};
+  };
+  std::set<int> taus(default_theory_taus().begin(), default_theory_taus().end());
+  if (in.tau) taus.insert(*in.tau);
+  for (int tau : taus) {
+    const analysis::IntervalExpectation protocol = analysis::expect_interval(risk(tau), tau, costs);
+    report.intervals.push_back(TheoryInterval{
+        .tau = tau,
+        .executions_per_iteration = analysis::expected_executions(p, tau) / tau,
+        .time_per_iteration_s = analysis::expected_time_per_iteration_s(p, tau, costs),
+        .verification_failure = risk(tau).verification,
+        .protocol_executions_per_iteration = protocol.executions / tau,
+        .protocol_time_per_iteration_s = protocol.time_per_iteration_s});
+  }
+  report.requested_tau = in.tau;
+  report.optimal = analysis::optimal_interval(risk, costs);
+  report.optimal_stationary = analysis::optimal_interval(p, costs);
+  report.classic = analysis::classic_intervals(p, costs);
+}
+
+// Infinite and NaN values become JSON null.
+Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+Json optimal_json(const analysis::OptimalInterval& best) {
+  return {{"tau", best.tau},
+          {"time_per_iteration_s", number(best.time_per_iteration_s)},
+          {"at_bound", best.at_bound}};
+}
+
+Json parameters_json(const std::vector<SchemeParameter>& parameters) {
+  Json json = Json::object();
+  for (const SchemeParameter& parameter : parameters) {
+    json[parameter.name] =
+        std::visit([](const auto& value) { return Json(value); }, parameter.value);
+  }
+  return json;
+}
+
+Json opportunities_json(const TheoryReport& r) {
+  Json per_layer = Json::array();
+  for (std::size_t l = 0; l < r.opportunities.size(); ++l) {
+    const models::LayerOpportunities& o = r.opportunities[l];
+    per_layer.push_back({{"layer", static_cast<int>(l)},
+                         {"forward", o.forward},
+                         {"backward", o.backward},
+                         {"update", o.update},
+                         {"total", o.total()}});
+  }
+  return {{"per_iteration", r.opportunities_per_iteration}, {"per_layer", per_layer}};
+}
+
+Json decodes_json(const std::vector<TheoryDecode>& decodes) {
+  Json json = Json::array();
+  for (const TheoryDecode& d : decodes) {
+    json.push_back(
+        {{"layer", d.layer},
+         {"direction", d.direction == models::Direction::forward ? "forward" : "backward"},
+         {"symbols", d.symbols},
+         {"codewords", d.codewords},
+         {"correctable", d.correctable},
+         {"detects", d.detects},
+         {"strikes_per_symbol", d.strikes_per_symbol},
+         {"failure", d.failure},
+         {"corrected", d.corrected},
+         {"silent", d.silent}});
+  }
+  return json;
+}
+
+Json intervals_json(const std::vector<TheoryInterval>& intervals) {
+  Json json = Json::array();
+  for (const TheoryInterval& i : intervals) {
+    json.push_back(
+        {{"tau", i.tau},
+         {"executions_per_iteration", number(i.executions_per_iteration)},
+         {"time_per_iteration_s", number(i.time_per_iteration_s)},
+         {"verification_failure", i.verification_failure},
+         {"protocol_executions_per_iteration", number(i.protocol_executions_per_iteration)},
+         {"protocol_time_per_iteration_s", number(i.protocol_time_per_iteration_s)}});
+  }
+  return json;
+}
+
+}  // namespace
+
+const std::vector<int>& default_theory_taus() {
+  static const std::vector<int> taus = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+  return taus;
+}
+
+std::vector<SchemeParameter> scheme_parameters(const models::SchemeSpec& spec) {
+  const models::SchemeDescriptor& descriptor = models::descriptor_of(spec);
+  const std::vector<int> field_values = descriptor.values(spec);
+  std::vector<SchemeParameter> parameters;
+  for (std::size_t i = 0; i < field_values.size(); ++i) {
+    const models::SchemeField& field = descriptor.fields[i];
+    SchemeParameter parameter{std::string(field.option), field_values[i]};
+    if (!field.choices.empty()) {
+      parameter.value = std::string(field.choices[static_cast<std::size_t>(field_values[i])]);
+    }
+    parameters.push_back(std::move(parameter));
+  }
+  return parameters;
+}
+
+TheoryReport theory_report(const TheoryInputs& in) {
+  const models::TrainingTheory theory(in.spec, in.layers, in.options);
+  const double eps = in.eps;
+  TheoryReport report;
+  report.scheme = std::string(models::scheme_name(in.spec));
+  report.parameters = scheme_parameters(in.spec);
+  report.nodes = theory.summary().nodes;
+  report.layers = in.layers;
+  report.eps = eps;
+  report.error_model = in.options.error_model;
+  report.first_layer_backward = in.options.first_layer_backward;
+  report.opportunities_per_iteration = theory.opportunities_per_iteration();
+  report.opportunities = theory.opportunities();
+  report.latent_blocks = theory.latent_blocks();
+  report.decodes = steady_decodes(theory, eps);
+  report.rollback_per_iteration = theory.rollback_probability(eps);
+  report.rollback_first_iteration = theory.first_rollback_probability(eps);
+  report.expected_strikes_per_iteration = theory.expected_strikes(eps);
+  report.expected_corrected_decodes_per_iteration = theory.expected_corrected_decodes(eps);
+  report.silent_probability_per_iteration = theory.silent_corruption_probability(eps);
+  const bool detects_nothing =
+      theory.summary().forward.detectable == 0 && theory.summary().backward.detectable == 0;
+  report.silent_expected_per_iteration = detects_nothing ? theory.expected_strikes(eps) : 0.0;
+  report.costs = in.costs;
+  add_checkpoint_model(theory, in, report);
+  return report;
+}
+
+Json to_json(const TheoryReport& r) {
+  Json json;
+  json["scheme"] = r.scheme;
+  json["parameters"] = parameters_json(r.parameters);
+  json["nodes"] = r.nodes;
+  json["layers"] = r.layers;
+  json["eps"] = r.eps;
+  json["error_model"] = std::string(sim::name_of(r.error_model, models::kErrorModelNames));
+  json["first_layer_backward"] = r.first_layer_backward;
+  json["opportunities"] = opportunities_json(r);
+  json["latent_blocks"] = r.latent_blocks;
+  json["decodes"] = decodes_json(r.decodes);
+  json["rollback_probability"] = {{"per_iteration", r.rollback_per_iteration},
+                                  {"first_iteration", r.rollback_first_iteration}};
+  json["expected_strikes_per_iteration"] = r.expected_strikes_per_iteration;
+  json["expected_corrected_decodes_per_iteration"] = r.expected_corrected_decodes_per_iteration;
+  json["silent_corruption"] = {{"probability_per_iteration", r.silent_probability_per_iteration},
+                               {"expected_per_iteration", r.silent_expected_per_iteration}};
+  json["costs"] = {{"iteration_s", r.costs.iteration_s},
+                   {"checkpoint_s", r.costs.checkpoint_s},
+                   {"rollback_s", r.costs.rollback_s}};
+  json["intervals"] = intervals_json(r.intervals);
+  if (r.requested_tau) json["requested_tau"] = *r.requested_tau;
+  json["optimal"] = optimal_json(r.optimal);
+  json["optimal_stationary"] = optimal_json(r.optimal_stationary);
+  json["classic"] = {{"mtbf_s", number(r.classic.mtbf_s)},
+                     {"young_iterations", number(r.classic.young_iterations)},
+                     {"daly_iterations", number(r.classic.daly_iterations)},
+                     {"daly_time_per_iteration_s", number(r.classic.daly_time_per_iteration_s)}};
+  return json;
+}
+
+}  // namespace codesim::app

@@ -1,0 +1,485 @@
+// Scenario loading: parses JSON, applies --set overrides and reads every section with ObjectReader.
+// Each section has one read_* function; a later section (strategy, training, sweep) adds another.
+#include "app/config/scenario_loader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+#include "app/config/json_pointer.hpp"
+#include "app/config/scenario_error.hpp"
+#include "app/config/training_sections.hpp"
+
+namespace codesim::app {
+
+namespace {
+
+constexpr std::int64_t kMaxNodes = 100000;
+constexpr std::int64_t kMaxFullyConnectedNodes = 2048;  // p (p - 1) / 2 links
+constexpr std::int64_t kMaxReplicas = 1000000;
+constexpr std::int64_t kMaxIterations = 1000000000;
+constexpr std::int64_t kMaxTasks = 10000000;
+
+/// Messages from the sim validators say what is wrong; make sure they also say what is expected.
+std::string with_expectation(const std::string& message, const std::string& expected) {
+  if (message.find("(expected") != std::string::npos) return message;
+  return message + " (expected " + expected + ")";
+}
+
+bool is_name_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
+}
+
+bool is_valid_name(const std::string& name) {
+  if (name.empty() || name.front() == '.') return false;
+  for (char c : name)
+    if (!is_name_character(c)) return false;
+  return true;
+}
+
+/// The file's stem made into a valid scenario name.
+std::string default_name(const std::string& file) {
+  std::string name = std::filesystem::path(file).stem().string();
+  for (char& c : name)
+    if (!is_name_character(c)) c = '_';
+  if (name.empty() || name.front() == '.') name = "scenario" + name;
+  return name;
+}
+
+// ---- cluster ----------------------------------------------------------------------------------
+
+sim::StragglerSpec read_straggler(ObjectReader& r, const sim::StragglerSpec& defaults) {
+  using sim::StragglerKind;
+  sim::StragglerSpec s;
+  s.kind = r.choice("kind", defaults.kind, sim::kStragglerKindNames);
+  r.set_unknown_key_note("for straggler kind " + in_quotes(sim::to_string(s.kind)));
+  switch (s.kind) {
+    case StragglerKind::none:
+      break;
+    case StragglerKind::shifted_exponential:
+      s.shift = r.number("shift", defaults.shift, at_least(0.0));
+      s.rate = r.number("rate", defaults.rate, above(0.0));
+      break;
+    case StragglerKind::pareto:
+      s.scale = r.number("scale", defaults.scale, above(0.0));
+      s.shape = r.number("shape", defaults.shape, above(0.0));
+      break;
+    case StragglerKind::bimodal:
+      s.probability_slow = r.number("probability_slow", defaults.probability_slow, between(0, 1));
+      s.slowdown = r.number("slowdown", defaults.slowdown, at_least(1.0));
+      break;
+    case StragglerKind::lognormal:
+      s.mu = r.number("mu", defaults.mu, any_number());
+      s.sigma = r.number("sigma", defaults.sigma, at_least(0.0));
+      break;
+  }
+  const std::string problem = sim::validate_straggler(s);
+  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid straggler law"));
+  return s;
+}
+
+sim::CrashSpec read_crashes(ObjectReader& r, const sim::CrashSpec& defaults) {
+  sim::CrashSpec c;
+  c.mtbf_s = r.number_or_infinity("mtbf_s", defaults.mtbf_s, above(0.0));
+  c.repair_s = r.number("repair_s", defaults.repair_s, at_least(0.0));
+  return c;
+}
+
+sim::SoftErrorSpec read_soft_errors(ObjectReader& r, const sim::SoftErrorSpec& defaults) {
+  sim::SoftErrorSpec s;
+  s.probability_per_operation =
+      r.number("probability_per_operation", defaults.probability_per_operation, between(0, 1));
+  s.rate_per_flop = r.number("rate_per_flop", defaults.rate_per_flop, at_least(0.0));
+  return s;
+}
+
+std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& network) {
+  std::vector<sim::EdgeSpec> edges;
+  const Json* raw = r.raw("edges");
+  if (raw == nullptr) r.fail("edges", "missing required key (expected an array of links)");
+  if (!raw->is_array()) {
+    r.fail("edges", "wrong type: got " + describe_json(*raw) +
+                        " (expected an array of {a, b, latency_s, bandwidth_Bps} links)");
+  }
+  Json resolved = Json::array();
+  for (std::size_t i = 0; i < raw->size(); ++i) {
+    ObjectReader e(&(*raw)[i], r.pointer_of("edges") + "/" + std::to_string(i), r.file());
+    sim::EdgeSpec edge;
+    edge.a = static_cast<int>(e.integer("a", std::nullopt, 0, network.nodes - 1));
+    edge.b = static_cast<int>(e.integer("b", std::nullopt, 0, network.nodes - 1));
+    if (edge.a == edge.b) {
+      e.fail("b", "a link from node " + std::to_string(edge.a) +
+                      " to itself (expected two different nodes)");
+    }
+    for (std::size_t j = 0; j < edges.size(); ++j) {
+      if (std::min(edges[j].a, edges[j].b) == std::min(edge.a, edge.b) &&
+          std::max(edges[j].a, edges[j].b) == std::max(edge.a, edge.b)) {
+        e.fail("b", "the link " + std::to_string(edge.a) + "-" + std::to_string(edge.b) +
+                        " is already edges/" + std::to_string(j) + " (expected one link per pair)");
+      }
+    }
+    edge.latency_s = e.number("latency_s", network.latency_s, at_least(0.0));
+    edge.bandwidth_Bps = e.number("bandwidth_Bps", network.bandwidth_Bps, above(0.0));
+    resolved.push_back(e.finish());
+    edges.push_back(edge);
+  }
+  r.record("edges", std::move(resolved));
+  return edges;
+}
+
+sim::TopologySpec read_network(ObjectReader& r, int nodes) {
+  using sim::TopologyShape;
+  sim::TopologySpec t;
+  t.nodes = nodes;
+  t.shape = r.choice("topology", t.shape, sim::kTopologyShapeNames);
+  r.set_unknown_key_note("for topology " + in_quotes(sim::to_string(t.shape)));
+  if (t.shape == TopologyShape::fully_connected && nodes > kMaxFullyConnectedNodes) {
+    r.fail("topology", "fully_connected with " + std::to_string(nodes) +
+                           " nodes is too many links (expected at most " +
+                           std::to_string(kMaxFullyConnectedNodes) +
+                           " nodes, or a star, ring, torus2d or fat_tree)");
+  }
+  t.latency_s = r.number("latency_s", t.latency_s, at_least(0.0));
+  t.bandwidth_Bps = r.number("bandwidth_Bps", t.bandwidth_Bps, above(0.0));
+  if (t.shape == TopologyShape::torus2d) {
+    t.torus_rows = static_cast<int>(r.integer("torus_rows", 0, 0, nodes));
+    t.torus_cols = static_cast<int>(r.integer("torus_cols", 0, 0, nodes));
+    const std::int64_t rows = t.torus_rows;
+    const std::int64_t cols = t.torus_cols;
+    if (rows > 0 && cols > 0 && rows * cols != nodes) {
+      r.fail("torus_cols", "torus_rows x torus_cols = " + std::to_string(rows) + " x " +
+                               std::to_string(cols) + " does not match " + std::to_string(nodes) +
+                               " nodes (expected rows x cols = nodes)");
+    }
+    if ((rows > 0 && cols == 0 && nodes % rows != 0) ||
+        (cols > 0 && rows == 0 && nodes % cols != 0)) {
+      r.fail(rows > 0 ? "torus_rows" : "torus_cols",
+             "value " + std::to_string(std::max(rows, cols)) + " does not divide " +
+                 std::to_string(nodes) + " nodes (expected a divisor of nodes, or 0 to choose)");
+    }
+  } else if (t.shape == TopologyShape::fat_tree) {
+    t.fat_tree_arity = static_cast<int>(r.integer("fat_tree_arity", t.fat_tree_arity, 2, 1024));
+  } else if (t.shape == TopologyShape::edge_list) {
+    t.edges = read_edges(r, t);
+  }
+  const std::string problem = sim::validate_topology(t);
+  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid network"));
+  return t;
+}
+
+void read_overrides(ObjectReader& r, sim::ClusterSpec& cluster, double speed,
+                    const sim::StragglerSpec& straggler, const sim::CrashSpec& crash,
+                    const sim::SoftErrorSpec& soft_error) {
+  const Json* raw = r.raw("overrides");
+  Json resolved = Json::array();
+  if (raw != nullptr && !raw->is_array()) {
+    r.fail("overrides", "wrong type: got " + describe_json(*raw) +
+                            " (expected an array of {nodes, speed_flops_per_s, stragglers, "
+                            "crashes, soft_errors} objects)");
+  }
+  const std::size_t count = raw == nullptr ? 0 : raw->size();
+  for (std::size_t i = 0; i < count; ++i) {
+    ObjectReader o(&(*raw)[i], r.pointer_of("overrides") + "/" + std::to_string(i), r.file());
+    const std::vector<int> ids = read_node_ids(o, "nodes", cluster.node_count());
+    // Missing keys leave the listed nodes as they are; a given section starts from the
+    // cluster-wide values, so {"crashes": {"mtbf_s": 100}} keeps the cluster's repair_s.
+    if (o.has("speed_flops_per_s")) {
+      const double s = o.number("speed_flops_per_s", speed, above(0.0));
+      for (int id : ids) cluster.speeds_flops_per_s[id] = s;
+    }
+    if (o.has("stragglers")) {
+      o.object("stragglers", [&](ObjectReader& section) {
+        const sim::StragglerSpec s = read_straggler(section, straggler);
+        for (int id : ids) cluster.stragglers[id] = s;
+      });
+    }
+    if (o.has("crashes")) {
+      o.object("crashes", [&](ObjectReader& section) {
+        const sim::CrashSpec c = read_crashes(section, crash);
+        for (int id : ids) cluster.crashes[id] = c;
+      });
+    }
+    if (o.has("soft_errors")) {
+      o.object("soft_errors", [&](ObjectReader& section) {
+        const sim::SoftErrorSpec s = read_soft_errors(section, soft_error);
+        for (int id : ids) cluster.soft_errors[id] = s;
+      });
+    }
+    resolved.push_back(o.finish());
+  }
+  r.record("overrides", std::move(resolved));
+}
+
+sim::ClusterSpec read_cluster(ObjectReader& r) {
+  const int nodes = static_cast<int>(r.integer("nodes", 4, 1, kMaxNodes));
+  const double speed = r.number("speed_flops_per_s", 1e9, above(0.0));
+  sim::ClusterSpec cluster;
+  r.object("network", [&](ObjectReader& n) { cluster.network = read_network(n, nodes); });
+  sim::StragglerSpec straggler;
+  r.object("stragglers", [&](ObjectReader& s) { straggler = read_straggler(s, straggler); });
+  sim::CrashSpec crash;
+  r.object("crashes", [&](ObjectReader& c) { crash = read_crashes(c, crash); });
+  sim::SoftErrorSpec soft_error;
+  r.object("soft_errors", [&](ObjectReader& s) { soft_error = read_soft_errors(s, soft_error); });
+  cluster.speeds_flops_per_s.assign(nodes, speed);
+  cluster.stragglers.assign(nodes, straggler);
+  cluster.crashes.assign(nodes, crash);
+  cluster.soft_errors.assign(nodes, soft_error);
+  read_overrides(r, cluster, speed, straggler, crash, soft_error);
+  return cluster;
+}
+
+// ---- checkpoint -------------------------------------------------------------------------------
+
+sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
+  using sim::CheckpointKind;
+  sim::CheckpointSpec c;
+  c.policy = r.choice("policy", c.policy, sim::kCheckpointKindNames);
+  r.set_unknown_key_note("for checkpoint policy " + in_quotes(sim::to_string(c.policy)));
+  const bool young_or_daly = c.policy == CheckpointKind::young || c.policy == CheckpointKind::daly;
+  switch (c.policy) {
+    case CheckpointKind::none:
+      break;
+    case CheckpointKind::every_iterations:
+      c.every_iterations =
+          static_cast<int>(r.integer("every_iterations", std::nullopt, 1, kMaxIterations));
+      break;
+    case CheckpointKind::every_seconds:
+      c.every_s = r.number("every_s", std::nullopt, above(0.0));
+      break;
+    case CheckpointKind::young:
+    case CheckpointKind::daly:
+      c.mtbf_s = r.number("mtbf_s", 0.0, at_least(0.0));
+      break;
+  }
+  if (c.policy != CheckpointKind::none) {
+    c.write_s = r.number("write_s", 0.0, at_least(0.0));
+    c.bytes = r.number("bytes", 0.0, at_least(0.0));
+    c.write_bandwidth_Bps = r.number("write_bandwidth_Bps", 0.0, at_least(0.0));
+    if (c.bytes > 0.0 && c.write_bandwidth_Bps == 0.0) {
+      r.fail("write_bandwidth_Bps",
+             "checkpoint bytes need a write bandwidth (expected a number > 0 when bytes > 0)");
+    }
+    if (young_or_daly && sim::checkpoint_write_cost_s(c) <= 0.0) {
+      r.fail("write_s", "policy " + in_quotes(sim::to_string(c.policy)) +
+                            " needs a positive checkpoint cost write_s + bytes / "
+                            "write_bandwidth_Bps (expected write_s > 0, or bytes > 0 with "
+                            "write_bandwidth_Bps > 0)");
+    }
+  }
+  c.restart_s = r.number("restart_s", 0.0, at_least(0.0));
+  const std::string problem = sim::validate_checkpoint(c);
+  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid checkpoint policy"));
+  return c;
+}
+
+// ---- workload ---------------------------------------------------------------------------------
+
+void read_iterative_job(ObjectReader& r, sim::IterativeJobSpec& job, int cluster_nodes) {
+  job.iterations = static_cast<int>(r.integer("iterations", job.iterations, 1, kMaxIterations));
+  job.tasks = static_cast<int>(r.integer("tasks", job.tasks, 0, kMaxTasks));
+  job.task_flops = r.number("task_flops", job.task_flops, above(0.0));
+  const int tasks = job.tasks == 0 ? cluster_nodes : job.tasks;
+  job.wait_for = static_cast<int>(r.integer("wait_for", job.wait_for, 0, tasks));
+  job.bytes_per_task = r.number("bytes_per_task", job.bytes_per_task, at_least(0.0));
+  job.exchange = r.choice("exchange", job.exchange, sim::kExchangeKindNames);
+  job.detect_soft_errors = r.boolean("detect_soft_errors", job.detect_soft_errors);
+  job.checkpoint_at_end = r.boolean("checkpoint_at_end", job.checkpoint_at_end);
+  job.time_limit_s = r.number("time_limit_s", job.time_limit_s, above(0.0));
+}
+
+WorkloadSpec read_workload(ObjectReader& r, const sim::ClusterSpec& cluster) {
+  const WorkloadKind kind = r.choice("kind", WorkloadKind::iterative_job, kWorkloadKindNames);
+  r.set_unknown_key_note("for workload kind " +
+                         in_quotes(kWorkloadKindNames[static_cast<std::size_t>(kind)]));
+  switch (kind) {
+    case WorkloadKind::training: {
+      TrainingWorkload training;
+      read_training_workload(r, training);
+      return training;
+    }
+    case WorkloadKind::iterative_job:
+      break;
+  }
+  sim::IterativeJobSpec job;
+  read_iterative_job(r, job, cluster.node_count());
+  return job;
+}
+
+/// Training reads its faults from `faults`; cluster.soft_errors only times iterative jobs.
+void reject_cluster_soft_errors(ObjectReader& root, const sim::ClusterSpec& cluster) {
+  for (const sim::SoftErrorSpec& s : cluster.soft_errors) {
+    if (s.probability_per_operation > 0.0 || s.rate_per_flop > 0.0) {
+      throw ScenarioError(root.file(), "/cluster/soft_errors",
+                          "cluster soft_errors are for workload kind \"iterative_job\"; a "
+                          "training run takes its soft errors from the faults section (expected "
+                          "no cluster soft_errors, and faults.targets instead)");
+    }
+  }
+}
+
+// Where nlohmann's "... at line L, column C: DETAIL" puts L, C and DETAIL.
+struct ParseErrorPosition {
+  std::string line;
+  std::string column;
+  std::size_t detail_start = 0;
+};
+
+// Reads `digits` at `at` (advancing it); empty when there are none.
+std::string read_digits(const std::string& text, std::size_t& at) {
+  const std::size_t start = at;
+  while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+  return text.substr(start, at - start);
+}
+
+std::optional<ParseErrorPosition> parse_error_position(const std::string& what) {
+  for (std::size_t at = what.find("line "); at != std::string::npos;
+       at = what.find("line ", at + 1)) {
+    std::size_t cursor = at + 5;
+    ParseErrorPosition p;
+    p.line = read_digits(what, cursor);
+    if (p.line.empty() || what.compare(cursor, 9, ", column ") != 0) continue;
+    cursor += 9;
+    p.column = read_digits(what, cursor);
+    if (p.column.empty() || what.compare(cursor, 2, ": ") != 0) continue;
+    p.detail_start = cursor + 2;
+    return p;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Json parse_scenario_text(const std::string& text, const std::string& file) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // nlohmann says "... parse error at line L, column C: DETAIL; expected X".
+    // Split by hand: std::regex recurses per character and overflowed the stack on the long
+    // messages of a fuzzed input (tests/fuzz/regressions/fault_log).
+    const std::string what = e.what();
+    std::string location;
+    std::string detail = what;
+    if (const auto position = parse_error_position(what)) {
+      location = " at line " + position->line + ", column " + position->column;
+      detail = what.substr(position->detail_start);
+    }
+    std::string expected = "valid JSON";
+    if (const auto semicolon = detail.find("; "); semicolon != std::string::npos) {
+      const std::string rest = detail.substr(semicolon + 2);
+      if (rest.starts_with("expected ")) expected = rest.substr(9);
+      detail.resize(semicolon);
+    }
+    throw ScenarioError(file, "",
+                        "invalid JSON" + location + ": " + detail + " (expected " + expected + ")");
+  } catch (const Json::exception& e) {
+    // Other parser failures (a number too large for a double) carry no position.
+    std::string detail = e.what();
+    if (const auto bracket = detail.find("] "); detail.starts_with("[json.exception")) {
+      detail = detail.substr(bracket + 2);
+    }
+    throw ScenarioError(file, "", "invalid JSON: " + detail + " (expected valid JSON)");
+  }
+}
+
+Json read_scenario_file(const std::string& path) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) {
+    throw ScenarioError(path, "", "no such file (expected a readable scenario JSON file)");
+  }
+  if (std::filesystem::is_directory(status)) {
+    throw ScenarioError(path, "", "is a directory (expected a readable scenario JSON file)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in || in.bad()) {
+    throw ScenarioError(path, "", "cannot read the file (expected a readable scenario JSON file)");
+  }
+  return parse_scenario_text(text.str(), path);
+}
+
+void apply_set(Json& document, const std::string& assignment, const std::string& file) {
+  const auto equals = assignment.find('=');
+  const std::string pointer = assignment.substr(0, equals);
+  const bool well_formed = [&] {
+    if (!pointer.starts_with('/')) return false;
+    try {
+      split_json_pointer(pointer, file, "");
+    } catch (const ScenarioError&) {
+      return false;
+    }
+    return true;
+  }();
+  if (!well_formed) {
+    throw ScenarioError(file, "",
+                        "--set " + in_quotes(assignment) +
+                            " is malformed (expected /json/pointer=VALUE, e.g. /cluster/nodes=32)");
+  }
+  if (equals == std::string::npos) {
+    throw ScenarioError(
+        file, pointer,
+        "--set " + in_quotes(assignment) + " has no value (expected " + pointer + "=VALUE)");
+  }
+  const std::string value_text = assignment.substr(equals + 1);
+  Json value;
+  try {
+    value = Json::parse(value_text);
+  } catch (const Json::exception&) {
+    value = value_text;  // not JSON: a plain string such as fat_tree
+  }
+  set_at_json_pointer(document, pointer, std::move(value), file, pointer);
+}
+
+Scenario load_scenario(const Json& document, const std::string& file) {
+  Scenario s;
+  ObjectReader root(&document, "", file);
+  s.name = root.string("name", default_name(file));
+  if (!is_valid_name(s.name)) {
+    root.fail("name", "invalid name " + in_quotes(s.name) +
+                          " (expected letters, digits, '_', '-' or '.', not starting with '.')");
+  }
+  s.description = root.string("description", "");
+  s.label = root.string("label", "");
+  s.seed = root.unsigned_integer("seed", 1);
+  s.replicas = static_cast<int>(root.integer("replicas", 10, 1, kMaxReplicas));
+  root.object("cluster", [&](ObjectReader& r) { s.cluster = read_cluster(r); });
+  root.object("checkpoint", [&](ObjectReader& r) { s.checkpoint = read_checkpoint(r); });
+  root.object("workload", [&](ObjectReader& r) { s.workload = read_workload(r, s.cluster); });
+  if (auto* training_workload = std::get_if<TrainingWorkload>(&s.workload)) {
+    reject_cluster_soft_errors(root, s.cluster);
+    TrainingWorkload& training = *training_workload;
+    root.object("strategy", [&](ObjectReader& r) {
+      training.spec.scheme = read_strategy(r, training.spec.mlp, s.cluster.node_count(), s.seed);
+    });
+    root.object("faults",
+                [&](ObjectReader& r) { read_faults(r, s.cluster.node_count(), training); });
+  } else {
+    for (const char* key : {"strategy", "faults"}) {
+      if (document.is_object() && document.contains(key)) {
+        root.fail(key, std::string("the ") + key +
+                           " section belongs to workload kind \"training\" (expected no " + key +
+                           " section for an iterative_job)");
+      }
+    }
+  }
+  root.has("sweep");  // expanded before loading (app/sweep.hpp); known here for messages
+  s.resolved = root.finish();
+  return s;
+}
+
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& sets) {
+  Json document = read_scenario_file(path);
+  for (const auto& assignment : sets) apply_set(document, assignment, path);
+  return load_scenario(document, path);
+}
+
+}  // namespace codesim::app

@@ -1,0 +1,392 @@
+// Readers of the training workload, `strategy` and `faults` sections; each error is a
+// ScenarioError at the offending key.
+#include "app/config/training_sections.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/config/scenario_error.hpp"
+#include "models/dnn/stochastic_training.hpp"
+
+namespace codesim::app {
+
+namespace {
+
+constexpr std::int64_t kMaxIterations = 1000000000;
+constexpr std::int64_t kMaxLayerSize = 1000000;
+constexpr std::int64_t kMaxBatch = 1000000;
+constexpr std::int64_t kMaxSamples = 100000000;
+
+constexpr std::array<std::string_view, 2> kActivations = {"relu", "sigmoid"};
+
+/// An array of integers in [min, max] at `key` (at least `min_count` of them); errors name the
+/// element. `what` names an element in messages.
+std::vector<int> read_integer_list(ObjectReader& r, std::string_view key,
+                                   std::optional<std::vector<int>> fallback, std::int64_t min,
+                                   std::int64_t max, std::size_t min_count,
+                                   const std::string& what) {
+  const std::string range = "in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  const std::string expected = "(expected an array of at least " + std::to_string(min_count) + " " +
+                               what + "s " + range + ")";
+  const Json* raw = r.raw(key);
+  std::vector<int> values;
+  if (raw == nullptr) {
+    if (!fallback) r.fail(key, "missing required key " + expected);
+    values = *fallback;
+  } else {
+    if (!raw->is_array()) r.fail(key, "wrong type: got " + describe_json(*raw) + " " + expected);
+    if (raw->size() < min_count) {
+      r.fail(key, "got " + std::to_string(raw->size()) + " " + what + "s " + expected);
+    }
+    for (std::size_t i = 0; i < raw->size(); ++i) {
+      const Json& item = (*raw)[i];
+      const bool whole =
+          item.is_number_integer() ||
+          (item.is_number_float() && item.get<double>() == std::floor(item.get<double>()));
+      if (!whole) {
+        throw ScenarioError(
+            r.file(), r.pointer_of(key) + "/" + std::to_string(i),
+            "wrong type: got " + describe_json(item) + " (expected a " + what + " " + range + ")");
+      }
+      const double value = item.get<double>();
+      if (value < static_cast<double>(min) || value > static_cast<double>(max)) {
+        throw ScenarioError(
+            r.file(), r.pointer_of(key) + "/" + std::to_string(i),
+            what + " " + item.dump() + " is out of range (expected a " + what + " " + range + ")");
+      }
+      values.push_back(static_cast<int>(value));
+    }
+  }
+  r.record(key, values);
+  return values;
+}
+
+// ---- workload ---------------------------------------------------------------------------------
+
+models::DatasetSource read_dataset(ObjectReader& r) {
+  using models::DatasetKind;
+  models::DatasetSource d;
+  d.kind = r.choice("kind", d.kind, models::kDatasetKindNames);
+  r.set_unknown_key_note("for dataset kind " + in_quotes(models::to_string(d.kind)));
+  if (d.kind == DatasetKind::mnist || d.kind == DatasetKind::fashion_mnist) {
+    d.directory = r.string("directory", "");
+  } else if (d.kind == DatasetKind::idx) {
+    d.images = r.string("images", std::nullopt);
+    d.labels = r.string("labels", std::nullopt);
+    d.test_images = r.string("test_images", "");
+    d.test_labels = r.string("test_labels", "");
+    if (d.test_images.empty() != d.test_labels.empty()) {
+      r.fail(d.test_images.empty() ? "test_images" : "test_labels",
+             "test_images and test_labels go together (expected both or neither)");
+    }
+    d.classes = static_cast<int>(r.integer("classes", d.classes, 1, 256));
+  } else {
+    models::SyntheticSpec& s = d.synthetic;
+    s.classes = static_cast<int>(r.integer("classes", s.classes, 2, 1000));
+    s.features = static_cast<int>(r.integer("features", s.features, 1, kMaxLayerSize));
+    s.samples = static_cast<int>(r.integer("samples", s.samples, 2, kMaxSamples));
+    s.separation = r.number("separation", s.separation, at_least(0.0));
+  }
+  const bool has_test_files = d.kind == DatasetKind::fashion_mnist || !d.test_images.empty();
+  if (!has_test_files) {
+    d.test_samples = static_cast<int>(r.integer("test_samples", d.test_samples, 1, kMaxSamples));
+  }
+  d.train_samples = static_cast<int>(r.integer("train_samples", 0, 0, kMaxSamples));
+  if (d.kind != DatasetKind::synthetic)
+    d.pixel_scale = r.number("pixel_scale", d.pixel_scale, above(0.0));
+  return d;
+}
+
+models::DecodeOptions read_decode(ObjectReader& r) {
+  models::DecodeOptions o;
+  o.error_model = r.choice("error_model", o.error_model, models::kErrorModelNames);
+  o.tolerance_factor = r.number("tolerance_factor", o.tolerance_factor, above(0.0));
+  o.absurd_ratio = r.number("absurd_ratio", o.absurd_ratio, above(1.0));
+  return o;
+}
+
+// ---- faults -----------------------------------------------------------------------------------
+
+models::ValueModelSpec read_value_model(ObjectReader& r, const models::ValueModelSpec& inherited) {
+  using models::ValueModelKind;
+  const std::string kind_name = r.choice("kind", std::string(models::to_string(inherited.kind)),
+                                         models::kValueModelKindNames);
+  const ValueModelKind kind = *models::parse_value_model_kind(kind_name);
+  r.set_unknown_key_note("for value model " + in_quotes(kind_name));
+  // Parameters start from the inherited model when the kind is the same, else from the kind's
+  // documented defaults.
+  const models::ValueModelSpec base =
+      kind == inherited.kind ? inherited : models::value_model_defaults(kind);
+  models::ValueModelSpec v = base;
+  v.entries = r.integer("entries", base.entries, 0, std::numeric_limits<std::int32_t>::max());
+  v.density = r.number("density", base.density, between(0.0, 1.0));
+  switch (kind) {
+    case ValueModelKind::bitflip: {
+      v.bits = static_cast<int>(r.integer("bits", base.bits, 1, 64));
+      const std::string field =
+          r.choice("field", std::string(models::to_string(base.field)), models::kBitFieldNames);
+      v.field = *models::parse_bit_field(field);
+      v.bit_list = read_integer_list(r, "bit_list", base.bit_list, 0, 63, 0, "bit");
+      if (!v.bit_list.empty() && v.field != models::BitField::any) {
+        r.fail("bit_list",
+               "give field or bit_list, not both (expected field \"any\" with a "
+               "bit_list)");
+      }
+      break;
+    }
+    case ValueModelKind::sparse_additive:
+      v.magnitude = r.number("magnitude", base.magnitude, between(0.0, 8.9e307));
+      break;
+    case ValueModelKind::random_value:
+      v.lo = r.number("lo", base.lo, any_number());
+      v.hi = r.number("hi", base.hi, any_number());
+      if (!(v.lo < v.hi)) r.fail("hi", "hi must exceed lo (expected lo < hi)");
+      break;
+    case ValueModelKind::gaussian:
+      v.sigma = r.number("sigma", base.sigma, at_least(0.0));
+      break;
+    case ValueModelKind::stuck_at_zero:
+      break;
+  }
+  const std::string problem = models::validate_value_model(v);
+  if (!problem.empty()) r.fail("", problem + " (expected a value model that changes something)");
+  return v;
+}
+
+sim::SoftErrorSpec read_rate(ObjectReader& r, const sim::SoftErrorSpec& inherited) {
+  sim::SoftErrorSpec rate;
+  rate.probability_per_operation =
+      r.number("probability_per_operation", inherited.probability_per_operation, between(0.0, 1.0));
+  rate.rate_per_flop = r.number("rate_per_flop", inherited.rate_per_flop, at_least(0.0));
+  return rate;
+}
+
+void read_fault_targets(ObjectReader& r, models::FaultConfig& config,
+                        const models::ValueModelSpec& section_model) {
+  for (int t = 0; t < models::kFaultTargetCount; ++t) {
+    const auto target = static_cast<models::FaultTarget>(t);
+    models::FaultTargetSpec& spec = config[target];
+    r.object(models::kFaultTargetNames[static_cast<std::size_t>(t)], [&](ObjectReader& section) {
+      spec.rate = read_rate(section, spec.rate);
+      spec.model = section_model;
+      section.object("value_model",
+                     [&](ObjectReader& m) { spec.model = read_value_model(m, section_model); });
+    });
+  }
+}
+
+void read_fault_overrides(ObjectReader& r, int cluster_nodes, models::FaultConfig& config) {
+  const Json* raw = r.raw("overrides");
+  if (raw != nullptr && !raw->is_array()) {
+    r.fail("overrides", "wrong type: got " + describe_json(*raw) +
+                            " (expected an array of {nodes, targets} objects)");
+  }
+  Json resolved = Json::array();
+  const std::size_t count = raw == nullptr ? 0 : raw->size();
+  for (std::size_t i = 0; i < count; ++i) {
+    ObjectReader o(&(*raw)[i], r.pointer_of("overrides") + "/" + std::to_string(i), r.file());
+    const std::vector<int> ids = read_node_ids(o, "nodes", cluster_nodes);
+    if (!o.has("targets")) {
+      o.fail("targets",
+             "missing required key (expected an object of target rates, e.g. "
+             "{\"weights\": {\"probability_per_operation\": 0.01}})");
+    }
+    o.object("targets", [&](ObjectReader& targets) {
+      for (int t = 0; t < models::kFaultTargetCount; ++t) {
+        const auto target = static_cast<models::FaultTarget>(t);
+        const std::string_view name = models::kFaultTargetNames[static_cast<std::size_t>(t)];
+        if (!targets.has(name)) continue;
+        targets.object(name, [&](ObjectReader& section) {
+          config.overrides.push_back({ids, target, read_rate(section, config[target].rate)});
+        });
+      }
+    });
+    resolved.push_back(o.finish());
+  }
+  r.record("overrides", std::move(resolved));
+}
+
+}  // namespace
+
+void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
+  models::TrainingSpec& spec = training.spec;
+  spec.mode = r.choice("mode", spec.mode, models::kTrainingModeNames);
+  // Stochastic mode reads no data: its dataset may be omitted (and is ignored when given).
+  if (spec.mode == models::TrainingMode::numeric || r.has("dataset")) {
+    r.object("dataset", [&](ObjectReader& d) { training.dataset = read_dataset(d); });
+  }
+  models::MlpSpec& mlp = spec.mlp;
+  mlp.layer_sizes =
+      read_integer_list(r, "layers", mlp.layer_sizes, 1, kMaxLayerSize, 2, "layer size");
+  const std::string activation = r.choice("hidden_activation", "relu", kActivations);
+  mlp.hidden_activation =
+      activation == "sigmoid" ? models::Activation::sigmoid : models::Activation::relu;
+  mlp.learning_rate = r.number("learning_rate", mlp.learning_rate, above(0.0));
+  mlp.batch_size = static_cast<int>(r.integer("batch", mlp.batch_size, 1, kMaxBatch));
+  spec.iterations = static_cast<int>(r.integer("iterations", 1000, 1, kMaxIterations));
+  spec.eval_every = static_cast<int>(r.integer("eval_every", spec.eval_every, 0, kMaxIterations));
+  spec.eval_samples =
+      static_cast<int>(r.integer("eval_samples", spec.eval_samples, 0, kMaxSamples));
+  spec.eval_cost_s = r.number("eval_cost_s", spec.eval_cost_s, at_least(0.0));
+  spec.wait_for = r.choice("wait_for", spec.wait_for, models::kWaitRuleNames);
+  spec.wait_errors = static_cast<int>(r.integer("wait_errors", spec.wait_errors, 0, 1000000));
+  spec.decentralized = r.boolean("decentralized", spec.decentralized);
+  spec.verify_before_checkpoint =
+      r.boolean("verify_before_checkpoint", spec.verify_before_checkpoint);
+  spec.audit = r.boolean("audit", spec.audit);
+  spec.audit_tolerance = r.number("audit_tolerance", spec.audit_tolerance, above(0.0));
+  spec.record_loss = r.boolean("record_loss", spec.record_loss);
+  spec.time_limit_s = r.number("time_limit_s", spec.time_limit_s, above(0.0));
+  r.object("decode", [&](ObjectReader& d) { spec.decode = read_decode(d); });
+}
+
+namespace {
+
+/// One scheme field of `strategy`, as its descriptor says (a field counting nodes defaults to and
+/// is bounded by the cluster's nodes).
+int read_field(ObjectReader& r, const models::SchemeField& field, int cluster_nodes) {
+  if (!field.choices.empty()) {
+    const std::vector<std::string_view> choices(field.choices.begin(), field.choices.end());
+    const std::string fallback(field.choices[static_cast<std::size_t>(*field.scenario_default)]);
+    const std::string chosen = r.choice(field.key, fallback, choices);
+    return static_cast<int>(std::find(choices.begin(), choices.end(), chosen) - choices.begin());
+  }
+  if (field.cluster_nodes) {
+    return static_cast<int>(
+        r.integer(field.key, cluster_nodes, field.min, std::min(field.max, cluster_nodes)));
+  }
+  const std::optional<std::int64_t> fallback =
+      field.scenario_default ? std::optional<std::int64_t>(*field.scenario_default) : std::nullopt;
+  return static_cast<int>(r.integer(field.key, fallback, field.min, field.max));
+}
+
+}  // namespace
+
+models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, int cluster_nodes,
+                                 std::uint64_t seed) {
+  std::vector<std::string_view> names;
+  for (const models::SchemeDescriptor& d : models::scheme_descriptors()) names.push_back(d.name);
+  const std::string name = r.choice("scheme", "uncoded", names);
+  const models::SchemeDescriptor& descriptor = *models::find_scheme(name);
+  r.set_unknown_key_note("for scheme " + in_quotes(name));
+  std::vector<int> values;
+  for (const models::SchemeField& field : descriptor.fields)
+    values.push_back(read_field(r, field, cluster_nodes));
+  models::SchemeSpec s = descriptor.make(values);
+  models::set_generator_seed(s, seed);
+  if (const models::SchemeProblem problem = models::validate_scheme(s); !problem.empty()) {
+    r.fail(problem.field, problem.message + " (expected a valid " + name + " configuration)");
+  }
+  const std::vector<int>& sizes = mlp.layer_sizes;
+  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
+    const std::string layer_problem = models::validate_scheme(s, sizes[l + 1], sizes[l]).message;
+    if (!layer_problem.empty()) {
+      r.fail("", "layer " + std::to_string(l) + " (" + std::to_string(sizes[l + 1]) + " x " +
+                     std::to_string(sizes[l]) + "): " + layer_problem +
+                     " (expected block counts that divide every layer of /workload/layers)");
+    }
+  }
+  const int needed = models::summarize_scheme(s).nodes;
+  if (needed > cluster_nodes) {
+    r.fail("", "the scheme needs " + std::to_string(needed) + " nodes but the cluster has " +
+                   std::to_string(cluster_nodes) +
+                   " (expected /cluster/nodes >= " + std::to_string(needed) + ")");
+  }
+  return s;
+}
+
+void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training) {
+  models::FaultConfig config = models::default_fault_config();
+  models::ValueModelSpec section_model = config[models::FaultTarget::weights].model;
+  r.object("value_model",
+           [&](ObjectReader& m) { section_model = read_value_model(m, section_model); });
+  r.object("targets", [&](ObjectReader& t) { read_fault_targets(t, config, section_model); });
+  read_fault_overrides(r, cluster_nodes, config);
+  training.replay_file = r.string("replay", "");
+  training.fault_log_file = r.string("log_file", "");
+  const std::string problem = models::validate_fault_config(config, cluster_nodes);
+  if (!problem.empty()) r.fail("", problem + " (expected a valid fault configuration)");
+  training.faults = std::move(config);
+}
+
+namespace {
+
+/// The resolved value at `path` (keys and array indices as strings), or null when missing.
+const Json* find_path(const Json& root, std::initializer_list<std::string> path) {
+  const Json* at = &root;
+  for (const std::string& key : path) {
+    if (!at->is_object() || !at->contains(key)) return nullptr;
+    at = &(*at)[key];
+  }
+  return at;
+}
+
+/// The pointer of the last of the resolved `overrides` that lists `node` and sets `path` (later
+/// overrides win), e.g. "/cluster/overrides/2"; "" when none does.
+std::string override_setting(const Json& resolved, const std::string& section, int node,
+                             std::initializer_list<std::string> path) {
+  const Json* overrides = find_path(resolved, {section, "overrides"});
+  if (overrides == nullptr) return "";
+  for (std::size_t i = overrides->size(); i-- > 0;) {
+    const Json& o = (*overrides)[i];
+    const Json* nodes = find_path(o, {"nodes"});
+    const bool lists =
+        nodes != nullptr && std::find(nodes->begin(), nodes->end(), node) != nodes->end();
+    if (lists && find_path(o, path) != nullptr)
+      return "/" + section + "/overrides/" + std::to_string(i);
+  }
+  return "";
+}
+
+/// The key that asks for `unmodelled`: for crashes and fault targets, the override that sets it
+/// for the first node asking for it, else the section's key; else the workload's key.
+std::string pointer_of(const models::UnmodelledSetting& unmodelled, const Json& resolved) {
+  const std::string& setting = unmodelled.setting;
+  if (setting == "crashes") {
+    const std::string at = override_setting(resolved, "cluster", unmodelled.node, {"crashes"});
+    return (at.empty() ? "/cluster" : at) + "/crashes/mtbf_s";
+  }
+  if (unmodelled.node >= 0) {  // a fault target
+    const std::string at =
+        override_setting(resolved, "faults", unmodelled.node, {"targets", setting});
+    return (at.empty() ? "/faults" : at) + "/targets/" + setting;
+  }
+  return "/workload/" + setting;
+}
+
+}  // namespace
+
+void check_training_mode(const Scenario& scenario, const std::string& file) {
+  if (training_of(scenario.workload) == nullptr) return;
+  const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
+  if (training.spec.mode != models::TrainingMode::stochastic) return;
+  const auto fail = [&](const std::string& pointer, const std::string& what,
+                        const std::string& expected) {
+    throw ScenarioError(file, pointer,
+                        what + " (expected " + expected + ", or workload.mode \"numeric\")");
+  };
+  const std::optional<models::UnmodelledSetting> unmodelled =
+      models::unmodelled_setting(scenario.cluster, training.spec, training.faults);
+  const auto fail_unmodelled = [&] {
+    fail(pointer_of(*unmodelled, scenario.resolved), unmodelled->message, unmodelled->expected);
+  };
+  // In the order of the scenario's sections: cluster and faults, then the workload's keys.
+  if (unmodelled && unmodelled->node >= 0) fail_unmodelled();
+  if (!training.replay_file.empty()) {
+    fail("/faults/replay", "stochastic mode cannot replay a fault log", "no replay");
+  }
+  if (!training.fault_log_file.empty()) {
+    fail("/faults/log_file", "stochastic mode writes no fault log", "no log_file");
+  }
+  if (unmodelled) fail_unmodelled();
+  const std::string problem =
+      models::validate_stochastic_training(scenario.cluster, training.spec, training.faults);
+  if (!problem.empty()) fail("/workload/mode", problem, "a scenario stochastic mode models");
+}
+
+}  // namespace codesim::app

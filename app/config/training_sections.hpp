@@ -1,0 +1,29 @@
+// Scenario sections of a coded training run: the training workload's keys, `strategy` (the coding
+// scheme) and `faults` (what soft errors do to the numbers, or a fault log to replay).
+#pragma once
+
+#include <cstdint>
+
+#include "app/config/object_reader.hpp"
+#include "app/config/scenario.hpp"
+
+namespace codesim::app {
+
+/// Reads the keys of a `workload` of kind "training" (after `kind`) into `training`.
+void read_training_workload(ObjectReader& r, TrainingWorkload& training);
+
+/// Reads `strategy` for a cluster of `cluster_nodes` nodes and checks the scheme against every
+/// layer of `mlp`; the CodeNet grid's generators are seeded from `seed`.
+models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, int cluster_nodes,
+                                 std::uint64_t seed);
+
+/// Reads `faults` for a cluster of `cluster_nodes` nodes into `training`.
+void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training);
+
+/// For a training scenario in stochastic mode, throws a ScenarioError (in `file`) at the key of
+/// the first thing it asks for that the mode does not model: crashes, the activation, decode and
+/// update fault targets, fault logs, replay, audit, record_loss, eval_cost_s. Else does nothing.
+/// The rules are models::unmodelled_setting's; only replay and log_file are the app's own.
+void check_training_mode(const Scenario& scenario, const std::string& file);
+
+}  // namespace codesim::app

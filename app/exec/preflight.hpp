@@ -1,0 +1,55 @@
+// Preflight: before a run starts, estimate its memory (stored blocks, datasets, shadows) and its
+// wall time from the arithmetic it must do, refuse runs that cannot fit in memory, and say how
+// long long runs will take.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "app/exec/runner.hpp"
+
+namespace codesim::app {
+
+struct PreflightEstimate {
+  double memory_bytes = 0;      ///< peak estimate of the whole run
+  double blocks_bytes = 0;      ///< stored blocks of one replica of the largest point
+  double dataset_bytes = 0;     ///< every distinct dataset, loaded once
+  int concurrent_replicas = 1;  ///< replicas in memory at once (threads, at most the units)
+  /// Node arithmetic of every replica of every point; stochastic-mode node operations count
+  /// kFlopsPerNodeOperation each (about their wall time at the measured rate).
+  double flops = 0;
+  double node_operations = 0;  ///< stochastic mode: tasks simulated (no rollbacks), all points
+  std::string largest_point;   ///< label (or index) of the point with the largest blocks
+};
+
+/// Flops of the measured matrix-vector rate that take about as long as one simulated task of
+/// stochastic mode (about 100 ns at 2 Gflop/s).
+inline constexpr double kFlopsPerNodeOperation = 200.0;
+
+/// The estimate for running `experiment` on `jobs` threads. Training: per replica its stored
+/// blocks (8 bytes per stored value, every copy and code symbol), twice that with `audit` (the
+/// shadow) plus the working copies of one layer; datasets at 8 bytes per feature; checkpoints are
+/// on disk. Iterative jobs need no notable memory. Flops: forward, backward and update products
+/// of every node and the input encodings, per iteration, times iterations and replicas.
+/// Stochastic mode stores no blocks and reads no data: per iteration its node operations are the
+/// participants of L forward and L - 1 backward rounds and every node's update (P each, an upper
+/// bound), plus a verification pass of 2L rounds per checkpoint.
+PreflightEstimate estimate_run(const Experiment& experiment, int jobs);
+
+/// MemAvailable of /proc/meminfo in bytes, if it can be read.
+std::optional<double> available_memory_bytes();
+
+/// Throws a ScenarioError at /workload/layers when `estimate` needs more than `available_bytes`,
+/// saying how much is needed and available and what to change.
+void check_memory(const Experiment& experiment, const PreflightEstimate& estimate,
+                  double available_bytes);
+
+/// Arithmetic throughput of one thread of this machine on a block product (measured by a short
+/// matrix-vector benchmark on a 32 MB matrix, about 50 ms), in flop/s.
+double measured_flops_per_s();
+
+/// "about 12 min" style text for a duration in seconds.
+std::string describe_duration(double seconds);
+
+}  // namespace codesim::app

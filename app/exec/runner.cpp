@@ -1,0 +1,429 @@
+// Experiment runner: sweep points validated up front, data loaded once per point, work units
+// (point, replica) run by a UnitExecutor and their outputs, encoded bit-exactly, stored by index.
+#include "app/exec/runner.hpp"
+
+#include <atomic>
+#include <bit>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "analysis/results_json.hpp"
+#include "app/config/fault_log_json.hpp"
+#include "app/config/scenario_error.hpp"
+#include "app/config/scenario_loader.hpp"
+#include "app/config/sweep.hpp"
+#include "app/config/training_sections.hpp"
+#include "app/exec/decoding_guard.hpp"
+#include "app/exec/unit_executor.hpp"
+#include "models/dnn/coded_training.hpp"
+#include "models/dnn/stochastic_training.hpp"
+#include "models/linalg/dense_kernels.hpp"
+#include "sim/check.hpp"
+#include "sim/iterative_job.hpp"
+
+#ifndef CODESIM_VERSION
+#define CODESIM_VERSION "unknown"
+#endif
+
+namespace codesim::app {
+
+std::string codesim_version() { return CODESIM_VERSION; }
+
+namespace {
+
+/// What the replicas of one point share: its data and the fault log it replays.
+struct PointInputs {
+  std::shared_ptr<const models::DatasetSplit> data;
+  std::optional<models::FaultLog> replay;
+  std::vector<std::uint64_t> replicas;  ///< replica numbers to run
+};
+
+struct ReplicaOutput {
+  sim::MetricSet metrics;
+  std::optional<models::FaultLog> fault_log;
+};
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return text;
+}
+
+/// faults.log_file with {name}, {point} and {replica} filled in.
+std::string fault_log_path(const Scenario& scenario, std::size_t point, std::uint64_t replica) {
+  std::string path = std::get<TrainingWorkload>(scenario.workload).fault_log_file;
+  path = replace_all(path, "{name}", scenario.name);
+  path = replace_all(path, "{point}", std::to_string(point));
+  return replace_all(path, "{replica}", std::to_string(replica));
+}
+
+/// Loads a point's dataset (shared with earlier points that use the same one) and checks it
+/// against the network.
+std::shared_ptr<const models::DatasetSplit> load_point_data(
+    const Scenario& scenario, const std::string& file,
+    std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
+  const Json& section = scenario.resolved["workload"]["dataset"];
+  const std::string key = section.dump() + "#" + std::to_string(scenario.seed);
+  auto& data = cache[key];
+  if (!data) {
+    try {
+      data = std::make_shared<models::DatasetSplit>(models::load_dataset(
+          std::get<TrainingWorkload>(scenario.workload).dataset, scenario.seed));
+    } catch (const models::DatasetError& e) {
+      throw ScenarioError(file, "/workload/dataset",
+                          std::string(e.what()) + " (expected a readable, well-formed dataset)");
+    }
+  }
+  const models::TrainingSpec& spec = std::get<TrainingWorkload>(scenario.workload).spec;
+  const std::string problem = models::validate_training(
+      spec, scenario.cluster.node_count(), data->train.features(), data->train.classes);
+  if (!problem.empty()) {
+    throw ScenarioError(
+        file, "/workload/layers",
+        problem + " (expected layers that fit the data: first = features, " + "last >= classes)");
+  }
+  return data;
+}
+
+PointInputs prepare_point(
+    const Scenario& scenario, const std::string& file,
+    std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
+  PointInputs inputs;
+  for (int r = 0; r < scenario.replicas; ++r) inputs.replicas.push_back(r);
+  if (training_of(scenario.workload) == nullptr) return inputs;
+  if (std::get<TrainingWorkload>(scenario.workload).spec.mode == models::TrainingMode::stochastic)
+    return inputs;  // reads no data
+  inputs.data = load_point_data(scenario, file, cache);
+  const std::string& replay = std::get<TrainingWorkload>(scenario.workload).replay_file;
+  if (!replay.empty()) {
+    models::FaultLog log = read_fault_log_file(replay);
+    if (log.seed && *log.seed != scenario.seed) {
+      throw ScenarioError(file, "/faults/replay",
+                          "the log was recorded with seed " + std::to_string(*log.seed) +
+                              " but the scenario's seed is " + std::to_string(scenario.seed) +
+                              " (expected --seed " + std::to_string(*log.seed) + ")");
+    }
+    // A replay reruns the one replica that recorded the log.
+    inputs.replicas = {log.replica.value_or(0)};
+    inputs.replay = std::move(log);
+  }
+  return inputs;
+}
+
+// Polled before every simulated iteration: counts it for progress and says whether the run was
+// interrupted (an interrupted run abandons running replicas too).
+std::function<bool()> stop_poll(std::atomic<std::uint64_t>* iterations) {
+  return [iterations] {
+    if (iterations != nullptr) iterations->fetch_add(1, std::memory_order_relaxed);
+    return stop_requested();
+  };
+}
+
+ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& inputs,
+                                   std::uint64_t replica, std::atomic<std::uint64_t>* iterations) {
+  const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
+  std::optional<models::FaultInjector> injector;
+  try {
+    if (inputs.replay) {
+      injector.emplace(*inputs.replay);
+    } else {
+      injector.emplace(training.faults, scenario.cluster.node_count(), scenario.seed, replica);
+    }
+    models::TrainingObserver observer;
+    observer.should_stop = stop_poll(iterations);
+    models::TrainingResult result = models::train_coded(
+        scenario.cluster, scenario.checkpoint, training.spec, *injector, inputs.data->train,
+        inputs.data->test, scenario.seed, replica, observer);
+    ReplicaOutput output{std::move(result.metrics), std::nullopt};
+    if (!training.fault_log_file.empty()) output.fault_log = std::move(result.faults);
+    return output;
+  } catch (const models::FaultLogError& e) {
+    throw to_scenario_error(e, training.replay_file);
+  }
+}
+
+ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::uint64_t replica,
+                      std::atomic<std::uint64_t>* iterations = nullptr) {
+  const TrainingWorkload* training = training_of(scenario.workload);
+  if (training == nullptr) {
+    return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint,
+                                   std::get<sim::IterativeJobSpec>(scenario.workload),
+                                   scenario.seed, replica),
+            std::nullopt};
+  }
+  switch (training->spec.mode) {
+    case models::TrainingMode::stochastic:
+      return {models::run_stochastic_training(scenario.cluster, scenario.checkpoint, training->spec,
+                                              training->faults, scenario.seed, replica,
+                                              stop_poll(iterations)),
+              std::nullopt};
+    case models::TrainingMode::numeric:
+      break;
+  }
+  return run_training_replica(scenario, inputs, replica, iterations);
+}
+
+std::string hex_bits(double value) { return models::hex_bits(std::bit_cast<std::uint64_t>(value)); }
+
+double from_hex_bits(const Json& text) {
+  return std::bit_cast<double>(
+      static_cast<std::uint64_t>(std::stoull(text.get<std::string>(), nullptr, 16)));
+}
+
+/// A replica's output as text, every double by its bits, so it crosses processes exactly.
+std::string encode_output(const ReplicaOutput& output) {
+  Json document = {{"scalars", Json::array()}, {"series", Json::array()}};
+  for (const auto& [name, value] : output.metrics.scalars())
+    document["scalars"].push_back({name, hex_bits(value)});
+  for (const sim::MetricSeries& series : output.metrics.all_series()) {
+    Json values = Json::array();
+    for (double value : series.values) values.push_back(hex_bits(value));
+    document["series"].push_back(
+        {{"name", series.name}, {"columns", series.columns}, {"values", std::move(values)}});
+  }
+  if (output.fault_log) document["fault_log"] = fault_log_to_json(*output.fault_log);
+  return document.dump();
+}
+
+ReplicaOutput decode_output(const std::string& text) {
+  const Json document = Json::parse(text);
+  ReplicaOutput output;
+  for (const Json& scalar : document["scalars"])
+    output.metrics.set(scalar[0].get<std::string>(), from_hex_bits(scalar[1]));
+  for (const Json& series : document["series"]) {
+    const std::string name = series["name"].get<std::string>();
+    const auto columns = series["columns"].get<std::vector<std::string>>();
+    output.metrics.add_series(name, columns);
+    std::vector<double> row;
+    for (const Json& value : series["values"]) {
+      row.push_back(from_hex_bits(value));
+      if (row.size() == columns.size()) {
+        output.metrics.append_row(name, row);
+        row.clear();
+      }
+    }
+  }
+  if (document.contains("fault_log"))
+    output.fault_log = fault_log_from_json(document["fault_log"], "(fault log of a replica)");
+  return output;
+}
+
+/// Fault-log patterns must not make two replicas (or points) write the same file.
+void check_fault_log_patterns(const Experiment& experiment) {
+  for (const ExperimentPoint& point : experiment.points) {
+    const Scenario& s = point.scenario;
+    const TrainingWorkload* training = training_of(s.workload);
+    if (training == nullptr || training->fault_log_file.empty()) continue;
+    const std::string& pattern = training->fault_log_file;
+    const bool many_replicas = s.replicas > 1 && training->replay_file.empty();
+    if (many_replicas && pattern.find("{replica}") == std::string::npos) {
+      throw ScenarioError(experiment.file, "/faults/log_file",
+                          "every replica would write the same file " + in_quotes(pattern) +
+                              " (expected {replica} in the pattern)");
+    }
+    if (experiment.points.size() > 1 && pattern.find("{point}") == std::string::npos) {
+      throw ScenarioError(experiment.file, "/faults/log_file",
+                          "every sweep point would write the same file " + in_quotes(pattern) +
+                              " (expected {point} in the pattern)");
+    }
+  }
+}
+
+/// One work unit: a replica of a point.
+struct Unit {
+  std::size_t point;
+  std::uint64_t replica;
+};
+
+/// Every point's inputs and the work units they make, in (point, replica) order.
+struct PreparedRun {
+  std::vector<PointInputs> inputs;
+  std::vector<Unit> units;
+};
+
+PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor) {
+  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
+  PreparedRun prepared;
+  std::exception_ptr failure;
+  try {
+    for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+      prepared.inputs.push_back(
+          prepare_point(experiment.points[p].scenario, experiment.file, data_cache));
+      for (std::uint64_t r : prepared.inputs.back().replicas) prepared.units.push_back({p, r});
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  executor.agree(failure);  // a rank that cannot read its data stops every rank
+  return prepared;
+}
+
+/// Runs every unit on `executor`, reporting progress; returns the encoded outputs by unit ("" for
+/// a unit that never ran).
+std::vector<std::string> run_units(const Experiment& experiment, const PreparedRun& prepared,
+                                   const RunOptions& options, UnitExecutor& executor) {
+  // Points whose every replica finished in this process; exact only when this process runs
+  // every unit (no MPI), else not reported.
+  const bool counts_points = mpi_size() == 1;
+  std::vector<std::atomic<std::size_t>> replicas_left(experiment.points.size());
+  for (std::size_t p = 0; p < prepared.inputs.size(); ++p)
+    replicas_left[p] = prepared.inputs[p].replicas.size();
+  std::atomic<std::size_t> points_done{0};
+  return executor.run(
+      prepared.units.size(), options.jobs,
+      [&](std::size_t i) {
+        const Unit& unit = prepared.units[i];
+        try {
+          std::string output = encode_output(run_one(experiment.points[unit.point].scenario,
+                                                     prepared.inputs[unit.point], unit.replica,
+                                                     options.simulated_iterations));
+          if (replicas_left[unit.point].fetch_sub(1) == 1) points_done.fetch_add(1);
+          return output;
+        } catch (const models::TrainingStopped&) {
+          return std::string();  // interrupted while running: the replica counts as not run
+        }
+      },
+      [&](std::size_t done, std::size_t total) {
+        if (!options.on_progress) return;
+        RunProgress progress{done, total};
+        if (counts_points) {
+          progress.points_done = points_done.load();
+          progress.points_total = experiment.points.size();
+        }
+        options.on_progress(progress);
+      });
+}
+
+/// The results document without its points.
+Json results_header(const Experiment& experiment, bool complete) {
+  Json results = Json::object();
+  results["schema_version"] = 1;
+  results["codesim_version"] = codesim_version();
+  results["complete"] = complete;
+  results["scenario"] = experiment.scenario;
+  results["seed"] = experiment.points.front().scenario.seed;
+  results["arithmetic"] = models::arithmetic_name(experiment.arithmetic);
+  results["points"] = Json::array();
+  return results;
+}
+
+/// Builds the results from the encoded unit outputs and collects the fault logs to write.
+RunOutput collect_results(const Experiment& experiment, const PreparedRun& prepared,
+                          const std::vector<std::string>& encoded, const RunOptions& options) {
+  // An empty output is a unit that never ran (the run was interrupted).
+  std::vector<std::optional<ReplicaOutput>> outputs;
+  outputs.reserve(encoded.size());
+  bool complete = true;
+  for (const std::string& text : encoded) {
+    complete = complete && !text.empty();
+    outputs.push_back(text.empty() ? std::nullopt : std::optional(decode_output(text)));
+  }
+  // Condition numbers of every point's decoding systems (cached per strategy: milliseconds).
+  std::optional<DecodingGuard> computed;
+  if (options.decoding_guard == nullptr) computed = guard_experiment(experiment);
+  const DecodingGuard& guard = computed ? *computed : *options.decoding_guard;
+  RunOutput output;
+  Json& results = output.results;
+  results = results_header(experiment, complete);
+  std::size_t next = 0;
+  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+    const ExperimentPoint& point = experiment.points[p];
+    std::vector<sim::MetricSet> replicas;
+    std::vector<std::uint64_t> numbers;
+    for (std::uint64_t r : prepared.inputs[p].replicas) {
+      std::optional<ReplicaOutput>& unit = outputs[next++];
+      if (!unit) continue;
+      replicas.push_back(std::move(unit->metrics));
+      numbers.push_back(r);
+      if (unit->fault_log) {
+        output.fault_logs.push_back(
+            {fault_log_path(point.scenario, p, r), std::move(*unit->fault_log)});
+      }
+    }
+    results["points"].push_back(analysis::point_json(point.params, point.label, replicas, numbers));
+    if (!guard.records[p].is_null()) results["points"].back()["decoding"] = guard.records[p];
+  }
+  return output;
+}
+
+}  // namespace
+
+Experiment make_experiment(const Json& document, const std::string& file) {
+  Experiment experiment;
+  experiment.file = file;
+  const std::vector<SweepPoint> points = expand_sweep(document, file);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    ExperimentPoint point;
+    point.params = points[i].params;
+    try {
+      point.scenario = load_scenario(points[i].document, file);
+      check_training_mode(point.scenario, file);
+    } catch (const ScenarioError& e) {
+      if (points.size() == 1) throw;
+      throw ScenarioError(
+          e.file(), e.pointer(),
+          "in sweep point " + std::to_string(i) + " (" + points[i].label + "): " + e.message());
+    }
+    point.label = point.scenario.label.empty() ? points[i].label : point.scenario.label;
+    experiment.points.push_back(std::move(point));
+  }
+  experiment.scenario = experiment.points.front().scenario.resolved;
+  if (document.is_object() && document.contains("sweep")) {
+    experiment.scenario["sweep"] = document["sweep"];
+  }
+  check_fault_log_patterns(experiment);
+  return experiment;
+}
+
+Experiment load_experiment(const std::string& path, const std::vector<std::string>& sets) {
+  Json document = read_scenario_file(path);
+  for (const auto& assignment : sets) apply_set(document, assignment, path);
+  return make_experiment(document, path);
+}
+
+void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic) {
+  experiment.arithmetic = arithmetic;
+  for (ExperimentPoint& point : experiment.points) {
+    if (auto* training = std::get_if<TrainingWorkload>(&point.scenario.workload)) {
+      training->spec.arithmetic = arithmetic;
+    }
+  }
+}
+
+RunOutput run_experiment(const Experiment& experiment, const RunOptions& options) {
+  std::unique_ptr<UnitExecutor> local;
+  UnitExecutor* executor = options.executor;
+  if (executor == nullptr) {
+    local = make_local_executor();
+    executor = local.get();
+  }
+  const PreparedRun prepared = prepare_run(experiment, *executor);
+  const std::vector<std::string> encoded = run_units(experiment, prepared, options, *executor);
+  if (!executor->is_root()) {
+    RunOutput output;
+    output.root = false;
+    return output;
+  }
+  return collect_results(experiment, prepared, encoded, options);
+}
+
+sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica) {
+  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> cache;
+  const PointInputs inputs = prepare_point(scenario, scenario.name, cache);
+  return run_one(scenario, inputs, replica).metrics;
+}
+
+Json run_scenario(const Scenario& scenario) {
+  Experiment experiment;
+  experiment.file = scenario.name;
+  experiment.scenario = scenario.resolved;
+  experiment.points.push_back({Json::object(), scenario.label, scenario});
+  return run_experiment(experiment).results;
+}
+
+}  // namespace codesim::app

@@ -1,0 +1,96 @@
+// Experiment runner: expands a scenario into its sweep points, runs every (point, replica) work
+// unit on a pool of threads and builds the one results document.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "app/config/object_reader.hpp"
+#include "app/config/scenario.hpp"
+#include "models/faults/fault_log.hpp"
+#include "models/linalg/dense_kernels.hpp"
+#include "sim/metric_set.hpp"
+
+namespace codesim::app {
+
+/// The version written in results and printed by --version, e.g. "0.1.0".
+std::string codesim_version();
+
+/// One validated sweep point.
+struct ExperimentPoint {
+  Json params;        ///< {pointer: value} of the sweep; {} without a sweep
+  std::string label;  ///< the scenario's `label`, else the sweep's label, else ""
+  Scenario scenario;
+};
+
+/// A scenario file with its overrides applied, expanded and every point validated.
+struct Experiment {
+  std::string file;  ///< as the user named it (labels errors)
+  Json scenario;     ///< point 0's resolved scenario, plus the `sweep` block as given
+  std::vector<ExperimentPoint> points;
+  /// The kernels every training point runs on (set with use_arithmetic; recorded in results).
+  models::Arithmetic arithmetic = models::Arithmetic::portable;
+};
+
+/// Runs every point of `experiment` on `arithmetic`'s kernels. Precondition: available.
+void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic);
+
+/// Reads `path`, applies each "/pointer=VALUE" of `sets`, expands the sweep and validates every
+/// point. Every problem is a ScenarioError.
+Experiment load_experiment(const std::string& path, const std::vector<std::string>& sets = {});
+/// The same for a document already in memory; `file` labels errors.
+Experiment make_experiment(const Json& document, const std::string& file);
+
+/// Progress of a run, reported after every finished work unit.
+struct RunProgress {
+  std::size_t units_done = 0;  ///< replicas finished, over all points
+  std::size_t units_total = 0;
+  std::size_t points_done = 0;   ///< points whose every replica finished
+  std::size_t points_total = 0;  ///< 0 when not known (an MPI run counts replicas only)
+};
+
+class UnitExecutor;
+struct DecodingGuard;
+
+struct RunOptions {
+  int jobs = 1;  ///< threads per process; the results do not depend on it
+  std::function<void(const RunProgress&)> on_progress;  ///< called under a lock; may be empty
+  /// When set, incremented (relaxed) as this process's training replicas start simulated
+  /// iterations (rolled-back ones included), for progress displays; never read by the run.
+  std::atomic<std::uint64_t>* simulated_iterations = nullptr;
+  /// The experiment's decoding guard when the caller already computed it (to warn before the
+  /// run); null = run_experiment computes it for the results' `decoding` records.
+  const DecodingGuard* decoding_guard = nullptr;
+  /// Where work units run (e.g. every rank of an MPI job); null = threads of this process.
+  UnitExecutor* executor = nullptr;
+};
+
+/// A fault log a replica asked to be written (faults.log_file).
+struct FaultLogOutput {
+  std::string path;
+  models::FaultLog log;
+};
+
+struct RunOutput {
+  /// False on the ranks of an MPI job other than the root: they hold no results.
+  bool root = true;
+  /// schema_version, codesim_version, scenario, seed, points (each with params, label, replicas
+  /// and aggregate). No wall-clock time and no path, so the same experiment gives the same bytes.
+  Json results;
+  std::vector<FaultLogOutput> fault_logs;  ///< in (point, replica) order
+};
+
+/// Runs every replica of every point. Bad data or a fault log that does not match the run is a
+/// ScenarioError; other failures are std::exceptions. Nothing is written here.
+RunOutput run_experiment(const Experiment& experiment, const RunOptions& options = {});
+
+/// Runs replica `replica` of a single scenario (loading its data), for tests and tools.
+sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica);
+
+/// run_experiment of a one-point experiment made of `scenario`; returns the results document.
+Json run_scenario(const Scenario& scenario);
+
+}  // namespace codesim::app

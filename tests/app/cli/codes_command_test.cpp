@@ -1,0 +1,145 @@
+// `codesim codes`: the report per scheme in text and JSON, and exit code 2 for bad combinations.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/codes_command.hpp"
+#include "support/cli_runner.hpp"
+
+namespace {
+
+using codesim::test::CliResult;
+
+CliResult codes(const std::vector<std::string>& args) {
+  return codesim::test::run_captured(codesim::app::run_codes_command, args);
+}
+
+nlohmann::json codes_json(std::vector<std::string> args) {
+  args.push_back("--json");
+  const CliResult outcome = codes(args);
+  REQUIRE(outcome.code == 0);
+  REQUIRE(outcome.err.empty());
+  return nlohmann::json::parse(outcome.out);
+}
+
+TEST_CASE("codes reports a GPD configuration in text") {
+  const CliResult o = codes({"--scheme", "gpd", "--m", "2", "--n", "2", "--nodes", "10"});
+  CHECK(o.code == 0);
+  CHECK(o.err.empty());
+  CHECK(o.out.find("scheme: gpd (m 2, n 2, nodes 10, orientation default)\n") == 0);
+  CHECK(o.out.find("nodes: 10\n") != std::string::npos);
+  CHECK(o.out.find("redundancy: 2.5\n") != std::string::npos);
+  CHECK(o.out.find("recovery_threshold                       5         6\n") != std::string::npos);
+  CHECK(o.out.find("errors_correctable.random                4         3\n") != std::string::npos);
+}
+
+TEST_CASE("codes reports the CodeNet paper grid in JSON with element counts") {
+  const auto j = codes_json({"--scheme", "codenet_grid", "--m", "5", "--n", "4", "--grid-rows", "7",
+                             "--grid-cols", "6", "--rows", "1000", "--cols", "800"});
+  CHECK(j["scheme"] == "codenet_grid");
+  CHECK(j["nodes"] == 38);
+  CHECK(j["redundancy"].get<double>() == doctest::Approx(1.9));
+  CHECK(j["storage_fraction_per_node"].get<double>() == doctest::Approx(0.05));
+  CHECK(j["recovery_threshold"]["forward"] == 5);
+  CHECK(j["recovery_threshold"]["backward"] == 4);
+  CHECK(j["errors_correctable"]["adversarial"]["forward"] == 1);
+  CHECK(j["errors_correctable"]["random"]["backward"] == 1);
+  CHECK(j["errors_detectable"]["forward"] == 2);
+  CHECK(j["erasures_tolerated"]["backward"] == 2);
+  CHECK(j["elements_sent_per_node"]["forward"].get<double>() == doctest::Approx(200));
+  CHECK(j["elements_received_per_node"]["backward"].get<double>() == doctest::Approx(1200));
+  CHECK(j["elements_unit"] == "elements (batch 1)");
+  CHECK(j["parameters"]["grid-rows"] == 7);
+}
+
+TEST_CASE("codes reports replication, MDS, uncoded and a mirrored GPD") {
+  const auto replication =
+      codes_json({"--scheme", "replication", "--m", "5", "--n", "4", "--copies", "2"});
+  CHECK(replication["nodes"] == 40);
+  CHECK(replication["errors_detectable"]["forward"] == 1);
+  CHECK(replication["errors_correctable"]["adversarial"]["forward"] == 0);
+  const auto mds = codes_json({"--scheme", "mds", "--k", "4", "--nodes", "8"});
+  CHECK(mds["storage_fraction_per_node"].get<double>() == doctest::Approx(0.5));
+  CHECK(mds["redundancy"].get<double>() == doctest::Approx(4.0));
+  const auto uncoded = codes_json({"--scheme", "uncoded", "--m", "5", "--n", "8"});
+  CHECK(uncoded["nodes"] == 40);
+  CHECK(uncoded["errors_detectable"]["backward"] == 0);
+  const auto mirrored = codes_json(
+      {"--scheme", "gpd", "--m", "3", "--n", "2", "--nodes", "12", "--orientation", "mirrored"});
+  CHECK(mirrored["recovery_threshold"]["forward"] == 9);
+  CHECK(mirrored["recovery_threshold"]["backward"] == 8);
+  CHECK(mirrored["parameters"]["orientation"] == "mirrored");
+}
+
+TEST_CASE("codes rejects bad combinations with exit code 2 and one error line") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--scheme", "gpd", "--m", "2", "--n", "2", "--nodes", "5"},
+       "error: codesim codes: nodes = 5 is below the recovery threshold 6 (forward 5, backward "
+       "6)\n"},
+      {{"--scheme", "gpd", "--m", "2", "--n", "2"},
+       "error: codesim codes: --scheme gpd needs --nodes (expected --nodes with an integer)\n"},
+      {{"--scheme", "gpd", "--m", "2", "--n", "2", "--nodes", "9", "--copies", "2"},
+       "error: codesim codes: --copies does not apply to --scheme gpd (expected only --m, --n, "
+       "--nodes, --orientation)\n"},
+      {{"--scheme", "mds", "--k", "4", "--nodes", "8", "--orientation", "mirrored"},
+       "error: codesim codes: --orientation does not apply to --scheme mds (expected only --nodes, "
+       "--k)\n"},
+      {{"--scheme", "gpd", "--m", "1", "--n", "1", "--nodes", "3", "--orientation", "sideways"},
+       "error: codesim codes: unknown orientation 'sideways' (expected default or mirrored)\n"},
+      {{"--scheme", "polydot"},
+       "error: codesim codes: unknown scheme 'polydot' (expected uncoded, replication, mds, gpd "
+       "or codenet_grid)\n"},
+      {{"--scheme", "uncoded", "--m", "3", "--n", "2", "--rows", "10", "--cols", "4"},
+       "error: codesim codes: m = 3 does not divide rows = 10\n"},
+      {{"--scheme", "uncoded", "--m", "3", "--n", "2", "--rows", "9"},
+       "error: codesim codes: --rows and --cols go together\n"},
+      {{"--scheme", "codenet_grid", "--m", "5", "--n", "4", "--grid-rows", "4", "--grid-cols", "6"},
+       "error: codesim codes: grid_rows = 4 must be in [5, 4096]\n"},
+      {{"--m", "2"},
+       "error: codesim codes: --scheme is required (expected uncoded, replication, mds, gpd or "
+       "codenet_grid)\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliResult o = codes(args);
+    CAPTURE(message);
+    CHECK(o.code == 2);
+    CHECK(o.out.empty());
+    CHECK(o.err == message);
+  }
+  const CliResult unknown = codes({"--scheme", "mds", "--k", "2", "--nodes", "4", "--bogus"});
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.starts_with("error: codesim codes: unrecognised option '--bogus'"));
+  CHECK(std::count(unknown.err.begin(), unknown.err.end(), '\n') == 1);
+  const CliResult not_a_number = codes({"--scheme", "mds", "--k", "two", "--nodes", "4"});
+  CHECK(not_a_number.code == 2);
+}
+
+TEST_CASE("codes --help lists every scheme's options") {
+  const CliResult o = codes({"--help"});
+  CHECK(o.code == 0);
+  for (const char* text : {"--grid-rows", "--copies", "--orientation", "codenet_grid:"}) {
+    CHECK(o.out.find(text) != std::string::npos);
+  }
+}
+
+TEST_CASE("codes --trials adds decode outcomes per number of erroneous symbols") {
+  const auto j =
+      codes_json({"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--trials", "5"});
+  const auto& trials = j["decode_trials"];
+  CHECK(trials["trials"] == 5);
+  // Forward K = 2 of 6 symbols: rows for e = 0 .. S - K + 1 = 5.
+  const auto& adversarial = trials["forward"]["by_model"]["adversarial"];
+  REQUIRE(adversarial.size() == 6);
+  CHECK(adversarial[2]["exact"] == 5);     // floor((6 - 2) / 2) = 2 corrected
+  CHECK(adversarial[3]["detected"] == 5);  // 3 errors: detected
+  const auto& random = trials["forward"]["by_model"]["random"];
+  CHECK(random[3]["exact"] == 5);  // P - K - 1 = 3 corrected under the random model
+  CHECK(random[4]["detected"] == 5);
+  const CliResult bad =
+      codes({"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--trials", "0"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--trials must be in 1..") != std::string::npos);
+}
+
+}  // namespace

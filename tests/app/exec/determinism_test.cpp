@@ -1,0 +1,68 @@
+// Determinism suite: every shipped scenario, shortened, gives byte-identical results when run
+// twice and when run on two threads.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/cli/cli.hpp"
+#include "support/temp_directory.hpp"
+
+using codesim::test::read_file;
+using codesim::test::TempDirectory;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Overrides that shorten a shipped scenario to a fraction of a second: few replicas, and for
+/// training a small network on synthetic data of the same input size (no dataset needed).
+std::vector<std::string> shortening(const std::string& text) {
+  std::vector<std::string> sets = {"--set", "/replicas=2"};
+  if (text.find("\"training\"") != std::string::npos) {
+    for (const char* set :
+         {"/workload/dataset={\"kind\": \"synthetic\", \"features\": 784, \"classes\": 10, "
+          "\"samples\": 300, \"test_samples\": 50}",
+          "/workload/layers=[784, 40, 40, 10]", "/workload/iterations=12", "/workload/eval_every=4",
+          "/workload/eval_samples=20"}) {
+      sets.push_back("--set");
+      sets.push_back(set);
+    }
+  }
+  return sets;
+}
+
+int run(std::vector<std::string> args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const int code = codesim::app::run_cli(args, out, err);
+  INFO(err.str());
+  return code;
+}
+
+}  // namespace
+
+TEST_CASE("every shipped scenario gives the same bytes twice and on two threads") {
+  int scenarios = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(CODESIM_SOURCE_DIR) / "scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    ++scenarios;
+    CAPTURE(entry.path().string());
+    TempDirectory dir;
+    const std::vector<std::string> sets = shortening(read_file(entry.path()));
+    std::vector<std::string> outputs;
+    for (const auto& extra : std::vector<std::vector<std::string>>{{}, {}, {"--jobs", "2"}}) {
+      const fs::path output = dir / ("run" + std::to_string(outputs.size()) + ".json");
+      std::vector<std::string> args = {"run", entry.path().string(), "-o", output.string(), "-q"};
+      args.insert(args.end(), sets.begin(), sets.end());
+      args.insert(args.end(), extra.begin(), extra.end());
+      REQUIRE(run(args) == 0);
+      outputs.push_back(read_file(output));
+    }
+    CHECK(!outputs[0].empty());
+    CHECK(outputs[0] == outputs[1]);
+    CHECK(outputs[0] == outputs[2]);
+  }
+  CHECK(scenarios >= 6);
+}

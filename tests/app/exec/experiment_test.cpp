@@ -1,0 +1,115 @@
+// The experiment runner: common random numbers across sweep points and replica numbering.
+#include <doctest/doctest.h>
+
+#include "app/config/scenario_error.hpp"
+#include "app/exec/preflight.hpp"
+#include "app/exec/runner.hpp"
+
+using codesim::app::Json;
+
+namespace {
+
+/// An iterative job with stragglers and soft errors but no crashes, so the repair time is
+/// irrelevant, and one relevant knob (the task size).
+Json job_with_sweep(const Json& sweep) {
+  Json document = Json::parse(R"({
+    "name": "crn", "seed": 11, "replicas": 3,
+    "cluster": {"nodes": 5, "stragglers": {"kind": "shifted_exponential", "shift": 1, "rate": 1},
+                "soft_errors": {"probability_per_operation": 0.05}},
+    "checkpoint": {"policy": "every_iterations", "every_iterations": 3, "write_s": 0.2},
+    "workload": {"iterations": 20, "wait_for": 4}
+  })");
+  document["sweep"] = sweep;
+  return document;
+}
+
+}  // namespace
+
+TEST_CASE("points differing only in a parameter that does not matter give identical replicas") {
+  const auto experiment = codesim::app::make_experiment(
+      job_with_sweep(Json::parse(R"({"grid": {"/cluster/crashes/repair_s": [1, 50]}})")), "t");
+  const Json results = codesim::app::run_experiment(experiment).results;
+  REQUIRE(results["points"].size() == 2);
+  CHECK(results["points"][0]["replicas"].dump() == results["points"][1]["replicas"].dump());
+  // ... while the replicas of one point differ from each other.
+  CHECK(results["points"][0]["replicas"][0]["completion_time_s"] !=
+        results["points"][0]["replicas"][1]["completion_time_s"]);
+}
+
+TEST_CASE("points differing in a parameter that matters share their random draws") {
+  // Doubling every task's flops doubles every task's duration under the same straggler draws,
+  // so compute time doubles exactly, replica by replica.
+  const auto experiment = codesim::app::make_experiment(
+      job_with_sweep(Json::parse(R"({"grid": {"/workload/task_flops": [1e9, 2e9]}})")), "t");
+  const Json results = codesim::app::run_experiment(experiment).results;
+  for (int r = 0; r < 3; ++r) {
+    CAPTURE(r);
+    const double one = results["points"][0]["replicas"][r]["time_compute_s"];
+    const double two = results["points"][1]["replicas"][r]["time_compute_s"];
+    CHECK(two == doctest::Approx(2 * one).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("an invalid value in one sweep point names the point") {
+  try {
+    codesim::app::make_experiment(
+        job_with_sweep(Json::parse(R"({"grid": {"/cluster/nodes": [4, -1]}})")), "t.json");
+    FAIL("expected an error");
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()).find(
+              "t.json: /cluster/nodes: in sweep point 1 (/cluster/nodes=-1)") == 0);
+  }
+}
+
+namespace {
+
+Json small_training() {
+  return Json::parse(R"({
+    "name": "pre", "seed": 1, "replicas": 4, "cluster": {"nodes": 6},
+    "workload": {"kind": "training",
+                 "dataset": {"kind": "synthetic", "features": 12, "classes": 3, "samples": 100,
+                             "test_samples": 20},
+                 "layers": [12, 8, 3], "iterations": 10},
+    "strategy": {"scheme": "replication", "m": 1, "n": 2, "copies": 3}
+  })");
+}
+
+}  // namespace
+
+TEST_CASE("preflight estimates stored blocks, data and flops from the scheme and layers") {
+  const auto experiment = codesim::app::make_experiment(small_training(), "t.json");
+  const auto estimate = codesim::app::estimate_run(experiment, 2);
+  // Three copies of 8 x 12 + 3 x 8 weights, 8 bytes each.
+  CHECK(estimate.blocks_bytes == doctest::Approx(3 * 120 * 8));
+  CHECK(estimate.dataset_bytes == doctest::Approx(100 * 12 * 8));
+  CHECK(estimate.concurrent_replicas == 2);
+  // Per replica: the blocks plus the largest layer's working copy.
+  CHECK(estimate.memory_bytes == doctest::Approx(100 * 12 * 8 + 2 * (3 * 120 * 8 + 96 * 8)));
+  // Forward, backward and update: 2 flops per stored value each, plus the input encodings of
+  // the 6 nodes (2 (N_out + N_in) per layer), for 10 iterations of 4 replicas.
+  const double per_iteration = 6.0 * 360 + 2.0 * 6 * (8 + 12) + 2.0 * 6 * (3 + 8);
+  CHECK(estimate.flops == doctest::Approx(per_iteration * 10 * 4));
+}
+
+TEST_CASE("preflight refuses a run that does not fit in the available memory") {
+  const auto experiment = codesim::app::make_experiment(small_training(), "t.json");
+  const auto estimate = codesim::app::estimate_run(experiment, 1);
+  CHECK_NOTHROW(codesim::app::check_memory(experiment, estimate, 1e9));
+  try {
+    codesim::app::check_memory(experiment, estimate, 1000);
+    FAIL("expected a refusal");
+  } catch (const codesim::app::ScenarioError& e) {
+    CHECK(e.pointer() == "/workload/layers");
+    CHECK(e.message().find("the run needs about") == 0);
+    CHECK(e.message().find("(expected fewer --jobs") != std::string::npos);
+  }
+}
+
+TEST_CASE("the machine's measured throughput is a plausible number") {
+  const double rate = codesim::app::measured_flops_per_s();
+  CHECK(rate > 1e7);
+  CHECK(rate < 1e12);
+  CHECK(codesim::app::describe_duration(90) == "about 90 s");
+  CHECK(codesim::app::describe_duration(600) == "about 10 min");
+  CHECK(codesim::app::describe_duration(3 * 3600) == "about 3 h");
+}
