@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The dependency rule, checked on every #include of the tree: app -> {models, analysis} -> sim;
+# models and analysis do not include each other; sim includes nothing of ours; inside app the
+# rooms point one way: cli -> exec -> config. Prints each offending line; exits 1 if any.
+set -u
+cd "$(dirname "$0")/.."
+status=0
+forbid() {  # folder, pattern of includes it must not have, why
+  local hits
+  hits=$(grep -rnE "#include \"($2)" "$1" --include='*.cpp' --include='*.hpp' --include='*.inc')
+  if [[ -n "$hits" ]]; then
+    echo "layering: $1 must not include $2 ($3):"
+    echo "$hits"
+    status=1
+  fi
+}
+forbid sim 'models/|analysis/|app/' "sim is the bottom layer"
+forbid models 'analysis/|app/' "models sits beside analysis, under app"
+forbid analysis 'models/|app/' "analysis sits beside models, under app"
+forbid app/config 'app/exec/|app/cli/' "config is app's bottom room"
+forbid app/exec 'app/cli/' "exec sits under cli"
+if [[ $status -eq 0 ]]; then echo "layering: every include points down"; fi
+exit $status
