@@ -189,13 +189,7 @@ std::optional<RowSlice> CodenetGridScheme::input_slice(int node, Direction dir) 
 
 Matrix CodenetGridScheme::multiply(int node, Direction dir,
                                    const Eigen::Ref<const Matrix>& encoded_input) const {
-  const Matrix& block = stored_.at(node);
-  if (dir == Direction::forward) {
-    CODESIM_CHECK(encoded_input.rows() == block.cols(), "input slice matches the block");
-    return kernels_.product(block, encoded_input);
-  }
-  CODESIM_CHECK(encoded_input.rows() == block.rows(), "input slice matches the block");
-  return kernels_.transposed_product(block, encoded_input);
+  return detail::block_product(kernels_, stored_.at(node), dir, encoded_input);
 }
 
 int CodenetGridScheme::symbol_count(Direction dir) const {

@@ -209,13 +209,7 @@ Matrix GpdScheme::encode_input(int node, Direction dir, const Matrix& input) con
 
 Matrix GpdScheme::multiply(int node, Direction dir,
                            const Eigen::Ref<const Matrix>& encoded_input) const {
-  const Matrix& block = stored_.at(node);
-  if (dir == Direction::forward) {
-    CODESIM_CHECK(encoded_input.rows() == block.cols(), "encoded input matches the block");
-    return kernels_.product(block, encoded_input);
-  }
-  CODESIM_CHECK(encoded_input.rows() == block.rows(), "encoded input matches the block");
-  return kernels_.transposed_product(block, encoded_input);
+  return detail::block_product(kernels_, stored_.at(node), dir, encoded_input);
 }
 
 ProductDecode GpdScheme::decode(Direction dir, std::span<const std::optional<Matrix>> symbols,

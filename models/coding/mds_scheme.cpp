@@ -122,14 +122,8 @@ Matrix MdsScheme::encode_input(int, Direction dir, const Matrix& input) const {
 
 Matrix MdsScheme::multiply(int node, Direction dir,
                            const Eigen::Ref<const Matrix>& encoded_input) const {
-  if (dir == Direction::forward) {
-    const Matrix& block = row_blocks_.at(node);
-    CODESIM_CHECK(encoded_input.rows() == block.cols(), "input matches the block");
-    return kernels_.product(block, encoded_input);
-  }
-  const Matrix& block = column_blocks_.at(node);
-  CODESIM_CHECK(encoded_input.rows() == block.rows(), "input matches the block");
-  return kernels_.transposed_product(block, encoded_input);
+  const Matrix& block = dir == Direction::forward ? row_blocks_.at(node) : column_blocks_.at(node);
+  return detail::block_product(kernels_, block, dir, encoded_input);
 }
 
 ProductDecode MdsScheme::decode(Direction dir, std::span<const std::optional<Matrix>> symbols,

@@ -9,6 +9,16 @@
 
 namespace codesim::models::detail {
 
+Matrix block_product(const DenseKernels& kernels, const Matrix& block, Direction dir,
+                     const Eigen::Ref<const Matrix>& input) {
+  if (dir == Direction::forward) {
+    CODESIM_CHECK(input.rows() == block.cols(), "the input matches the block");
+    return kernels.product(block, input);
+  }
+  CODESIM_CHECK(input.rows() == block.rows(), "the input matches the block");
+  return kernels.transposed_product(block, input);
+}
+
 Matrix row_block(const Matrix& matrix, int parts, int index) {
   const Eigen::Index height = matrix.rows() / parts;
   return matrix.middleRows(index * height, height);

@@ -133,9 +133,8 @@ double CodedTrainingRun::slowest_live_speed() const {
   return std::isfinite(slowest) ? slowest : cluster_.node(0).speed_flops_per_s();
 }
 
-const FaultRecord* CodedTrainingRun::offer(int node, const char* operation, int layer,
-                                           FaultTarget target, double flops,
-                                           Eigen::Ref<Eigen::MatrixXd> data) {
+FaultOpportunity CodedTrainingRun::opportunity(int node, const char* operation, int layer,
+                                               FaultTarget target, double flops) const {
   FaultOpportunity o;
   o.time_s = engine_.now();
   o.node = node;
@@ -143,20 +142,19 @@ const FaultRecord* CodedTrainingRun::offer(int node, const char* operation, int 
   o.layer = layer;
   o.target = target;
   o.flops = flops;
-  return injector_.inject(o, data);
+  return o;
+}
+
+const FaultRecord* CodedTrainingRun::offer(int node, const char* operation, int layer,
+                                           FaultTarget target, double flops,
+                                           Eigen::Ref<Eigen::MatrixXd> data) {
+  return injector_.inject(opportunity(node, operation, layer, target, flops), data);
 }
 
 // Offers `target` on node p's copy of `copies` (copied out only when struck).
 void CodedTrainingRun::offer_copy(NodeCopies& copies, int node, const char* operation, int layer,
                                   FaultTarget target, double flops) {
-  FaultOpportunity o;
-  o.time_s = engine_.now();
-  o.node = node;
-  o.operation = operation;
-  o.layer = layer;
-  o.target = target;
-  o.flops = flops;
-  if (!injector_.offer(o)) return;
+  if (!injector_.offer(opportunity(node, operation, layer, target, flops))) return;
   Matrix copy = copies.of(node);
   injector_.apply(copy);
   copies.set_own(node, std::move(copy), nodes_);

@@ -98,6 +98,9 @@ class CodedTrainingRun {
       if (attempt == attempt_) action();
     });
   }
+  /// A fault opportunity now, at `node`.
+  FaultOpportunity opportunity(int node, const char* operation, int layer, FaultTarget target,
+                               double flops) const;
   const FaultRecord* offer(int node, const char* operation, int layer, FaultTarget target,
                            double flops, Eigen::Ref<Eigen::MatrixXd> data);
   void offer_copy(NodeCopies& copies, int node, const char* operation, int layer,
