@@ -63,10 +63,8 @@ SchemeSummary summarize_spec(const CodenetGridSpec& spec, double out_length, dou
   // Worst case: each erroneous node spoils a different grid row (column).
   summary.forward = mds_capability(spec.grid_rows, spec.m);
   summary.backward = mds_capability(spec.grid_cols, spec.n);
-  summary.forward.elements_sent_per_node = out_length / spec.m;
-  summary.forward.elements_received_per_node = spec.grid_rows * out_length / spec.m;
-  summary.backward.elements_sent_per_node = in_length / spec.n;
-  summary.backward.elements_received_per_node = spec.grid_cols * in_length / spec.n;
+  set_traffic(summary.forward, out_length / spec.m, spec.grid_rows * out_length / spec.m);
+  set_traffic(summary.backward, in_length / spec.n, spec.grid_cols * in_length / spec.n);
   const int parts = spec.m * spec.n;  // each node stores one block of W's size / (m n)
   summary.storage_fraction_per_node = 1.0 / parts;
   summary.redundancy = static_cast<double>(summary.nodes) / parts;

@@ -24,6 +24,11 @@ DirectionCapability mds_capability(int symbols, int dimension) {
   return capability;
 }
 
+void set_traffic(DirectionCapability& capability, double sent, double received) {
+  capability.elements_sent_per_node = sent;
+  capability.elements_received_per_node = received;
+}
+
 SchemeProblem validate_scheme(const SchemeSpec& spec, int rows, int cols) {
   if (rows < 0 || cols < 0) return {"", "the matrix shape must not be negative"};
   const SchemeDescriptor& descriptor = descriptor_of(spec);

@@ -116,6 +116,8 @@ std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int 
 /// Capabilities of an (S, K) MDS code whose symbols are single nodes (or, worst case, whose
 /// erroneous nodes each spoil a different symbol).
 DirectionCapability mds_capability(int symbols, int dimension);
+/// Sets the elements a node sends and receives per product in one direction.
+void set_traffic(DirectionCapability& capability, double sent, double received);
 
 /// Node p's partial result from the input: its block times its encoding of the input, with the
 /// slice read in place (no copy) when the encoding is one.

@@ -115,10 +115,8 @@ SchemeSummary summarize_spec(const GpdSpec& spec, double out_length, double in_l
   summary.nodes = p;
   summary.forward = mds_capability(p, exponents.forward_threshold);
   summary.backward = mds_capability(p, exponents.backward_threshold);
-  summary.forward.elements_sent_per_node = out_length / spec.m;
-  summary.forward.elements_received_per_node = p * out_length / spec.m;
-  summary.backward.elements_sent_per_node = in_length / spec.n;
-  summary.backward.elements_received_per_node = p * in_length / spec.n;
+  set_traffic(summary.forward, out_length / spec.m, p * out_length / spec.m);
+  set_traffic(summary.backward, in_length / spec.n, p * in_length / spec.n);
   const int parts = spec.m * spec.n;  // each node stores one block of W's size / (m n)
   summary.storage_fraction_per_node = 1.0 / parts;
   summary.redundancy = static_cast<double>(summary.nodes) / parts;

@@ -46,10 +46,8 @@ SchemeSummary summarize_spec(const MdsSpec& spec, double out_length, double in_l
   summary.nodes = p;
   summary.forward = mds_capability(p, spec.k);
   summary.backward = mds_capability(p, spec.k);
-  summary.forward.elements_sent_per_node = out_length / spec.k;
-  summary.forward.elements_received_per_node = p * out_length / spec.k;
-  summary.backward.elements_sent_per_node = in_length / spec.k;
-  summary.backward.elements_received_per_node = p * in_length / spec.k;
+  set_traffic(summary.forward, out_length / spec.k, p * out_length / spec.k);
+  set_traffic(summary.backward, in_length / spec.k, p * in_length / spec.k);
   // Each node stores two blocks of W split into k parts: a row-split and a column-split one.
   summary.storage_fraction_per_node = 2.0 / spec.k;
   summary.redundancy = static_cast<double>(summary.nodes) * 2 / spec.k;

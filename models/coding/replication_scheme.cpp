@@ -47,10 +47,8 @@ SchemeSummary repetition_summary(int m, int n, int copies, double out_length, do
   }
   summary.forward.recovery_threshold = m;
   summary.backward.recovery_threshold = n;
-  summary.forward.elements_sent_per_node = out_length / m;
-  summary.forward.elements_received_per_node = copies * out_length;
-  summary.backward.elements_sent_per_node = in_length / n;
-  summary.backward.elements_received_per_node = copies * in_length;
+  set_traffic(summary.forward, out_length / m, copies * out_length);
+  set_traffic(summary.backward, in_length / n, copies * in_length);
   const int parts = m * n;  // each node stores one block of W split into m n parts
   summary.storage_fraction_per_node = 1.0 / parts;
   summary.redundancy = static_cast<double>(summary.nodes) / parts;
