@@ -65,9 +65,7 @@ SchemeSummary summarize_spec(const CodenetGridSpec& spec, double out_length, dou
   summary.backward = mds_capability(spec.grid_cols, spec.n);
   set_traffic(summary.forward, out_length / spec.m, spec.grid_rows * out_length / spec.m);
   set_traffic(summary.backward, in_length / spec.n, spec.grid_cols * in_length / spec.n);
-  const int parts = spec.m * spec.n;  // each node stores one block of W's size / (m n)
-  summary.storage_fraction_per_node = 1.0 / parts;
-  summary.redundancy = static_cast<double>(summary.nodes) / parts;
+  set_storage(summary, 1, spec.m * spec.n);  // one block of W split into m n parts
   return summary;
 }
 

@@ -24,6 +24,11 @@ DirectionCapability mds_capability(int symbols, int dimension) {
   return capability;
 }
 
+void set_storage(SchemeSummary& summary, int stored_blocks, int parts) {
+  summary.storage_fraction_per_node = static_cast<double>(stored_blocks) / parts;
+  summary.redundancy = static_cast<double>(summary.nodes) * stored_blocks / parts;
+}
+
 void set_traffic(DirectionCapability& capability, double sent, double received) {
   capability.elements_sent_per_node = sent;
   capability.elements_received_per_node = received;

@@ -116,6 +116,9 @@ std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int 
 /// Capabilities of an (S, K) MDS code whose symbols are single nodes (or, worst case, whose
 /// erroneous nodes each spoil a different symbol).
 DirectionCapability mds_capability(int symbols, int dimension);
+/// Sets the storage per node and the redundancy of `summary` (its nodes set) for nodes that
+/// each store `stored_blocks` blocks of W split into `parts`.
+void set_storage(SchemeSummary& summary, int stored_blocks, int parts);
 /// Sets the elements a node sends and receives per product in one direction.
 void set_traffic(DirectionCapability& capability, double sent, double received);
 

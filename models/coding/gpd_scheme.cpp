@@ -117,9 +117,7 @@ SchemeSummary summarize_spec(const GpdSpec& spec, double out_length, double in_l
   summary.backward = mds_capability(p, exponents.backward_threshold);
   set_traffic(summary.forward, out_length / spec.m, p * out_length / spec.m);
   set_traffic(summary.backward, in_length / spec.n, p * in_length / spec.n);
-  const int parts = spec.m * spec.n;  // each node stores one block of W's size / (m n)
-  summary.storage_fraction_per_node = 1.0 / parts;
-  summary.redundancy = static_cast<double>(summary.nodes) / parts;
+  set_storage(summary, 1, spec.m * spec.n);  // one block of W split into m n parts
   return summary;
 }
 
@@ -190,11 +188,7 @@ Matrix GpdScheme::decode_weights() const {
   return weights;
 }
 
-std::vector<int> GpdScheme::participants(Direction) const {
-  std::vector<int> all(nodes_);
-  for (int p = 0; p < nodes_; ++p) all[p] = p;
-  return all;
-}
+std::vector<int> GpdScheme::participants(Direction) const { return detail::all_nodes(nodes_); }
 
 Matrix GpdScheme::encode_input(int node, Direction dir, const Matrix& input) const {
   const bool forward = dir == Direction::forward;

@@ -48,9 +48,7 @@ SchemeSummary summarize_spec(const MdsSpec& spec, double out_length, double in_l
   summary.backward = mds_capability(p, spec.k);
   set_traffic(summary.forward, out_length / spec.k, p * out_length / spec.k);
   set_traffic(summary.backward, in_length / spec.k, p * in_length / spec.k);
-  // Each node stores two blocks of W split into k parts: a row-split and a column-split one.
-  summary.storage_fraction_per_node = 2.0 / spec.k;
-  summary.redundancy = static_cast<double>(summary.nodes) * 2 / spec.k;
+  set_storage(summary, 2, spec.k);  // a row-split and a column-split block of W in k parts
   return summary;
 }
 
@@ -106,11 +104,7 @@ Matrix MdsScheme::decode_weights() const {
   return weights;
 }
 
-std::vector<int> MdsScheme::participants(Direction) const {
-  std::vector<int> all(nodes_);
-  for (int p = 0; p < nodes_; ++p) all[p] = p;
-  return all;
-}
+std::vector<int> MdsScheme::participants(Direction) const { return detail::all_nodes(nodes_); }
 
 Matrix MdsScheme::encode_input(int, Direction dir, const Matrix& input) const {
   CODESIM_CHECK(input.rows() == (dir == Direction::forward ? cols_ : rows_),

@@ -49,9 +49,7 @@ SchemeSummary repetition_summary(int m, int n, int copies, double out_length, do
   summary.backward.recovery_threshold = n;
   set_traffic(summary.forward, out_length / m, copies * out_length);
   set_traffic(summary.backward, in_length / n, copies * in_length);
-  const int parts = m * n;  // each node stores one block of W split into m n parts
-  summary.storage_fraction_per_node = 1.0 / parts;
-  summary.redundancy = static_cast<double>(summary.nodes) / parts;
+  set_storage(summary, 1, m * n);  // one block of W split into m n parts
   return summary;
 }
 

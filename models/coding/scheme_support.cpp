@@ -136,6 +136,12 @@ std::vector<int> spread_selection(const std::vector<int>& candidates, int count)
   return chosen;
 }
 
+std::vector<int> all_nodes(int nodes) {
+  std::vector<int> all(static_cast<std::size_t>(nodes));
+  for (int p = 0; p < nodes; ++p) all[static_cast<std::size_t>(p)] = p;
+  return all;
+}
+
 DecodeStatus worse(DecodeStatus a, DecodeStatus b) {
   return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
 }

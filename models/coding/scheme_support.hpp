@@ -55,6 +55,8 @@ Matrix linear_combination(const Eigen::RowVectorXd& coefficients,
 /// `count` of the sorted `candidates`, spread evenly over the list (first and last included), so
 /// that evaluation points chosen from it stay well spread. Precondition: count <= size.
 std::vector<int> spread_selection(const std::vector<int>& candidates, int count);
+/// 0 .. nodes - 1: the participants of schemes where every node computes.
+std::vector<int> all_nodes(int nodes);
 /// The more severe of two statuses (clean < corrected < detected).
 DecodeStatus worse(DecodeStatus a, DecodeStatus b);
 /// Sorted copy without duplicates.
