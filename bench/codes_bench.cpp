@@ -109,6 +109,37 @@ struct CaseResult {
   std::string status;
 };
 
+// The partial results summed into the symbols of `dir` (member order).
+std::vector<std::optional<Matrix>> reduce_to_symbols(const models::CodingScheme& scheme,
+                                                     Direction dir,
+                                                     std::vector<std::optional<Matrix>>& partials) {
+  std::vector<std::optional<Matrix>> symbols(scheme.symbol_count(dir));
+  for (int s = 0; s < scheme.symbol_count(dir); ++s) {
+    for (int node : scheme.symbol_members(dir, s)) {
+      if (symbols[s]) {
+        *symbols[s] += *partials[node];
+      } else {
+        symbols[s] = std::move(partials[node]);
+      }
+    }
+  }
+  return symbols;
+}
+
+// The decode's status, condition number and error against the exact product.
+void record_decode(CaseResult& result, const models::ProductDecode& decoded, const Matrix& weights,
+                   const Matrix& input) {
+  result.condition = decoded.condition_number;
+  result.status = decoded.status == models::DecodeStatus::clean       ? "clean"
+                  : decoded.status == models::DecodeStatus::corrected ? "corrected"
+                                                                      : "detected";
+  if (decoded.status != models::DecodeStatus::detected) {
+    const Matrix exact = result.dir == Direction::forward ? Matrix(weights * input)
+                                                          : Matrix(weights.transpose() * input);
+    result.relative_error = (decoded.product - exact).norm() / exact.norm();
+  }
+}
+
 CaseResult run_case(const BenchConfig& config, models::CodingScheme& scheme, const Matrix& weights,
                     int batch, Direction dir, int repetitions) {
   CaseResult result;
@@ -165,16 +196,7 @@ CaseResult run_case(const BenchConfig& config, models::CodingScheme& scheme, con
     plain_times.push_back(seconds_since(start));
 
     start = Clock::now();
-    std::vector<std::optional<Matrix>> symbols(scheme.symbol_count(dir));
-    for (int s = 0; s < scheme.symbol_count(dir); ++s) {
-      for (int node : scheme.symbol_members(dir, s)) {
-        if (symbols[s]) {
-          *symbols[s] += *partials[node];
-        } else {
-          symbols[s] = std::move(partials[node]);
-        }
-      }
-    }
+    std::vector<std::optional<Matrix>> symbols = reduce_to_symbols(scheme, dir, partials);
     reduce_times.push_back(seconds_since(start));
 
     start = Clock::now();
@@ -186,15 +208,7 @@ CaseResult run_case(const BenchConfig& config, models::CodingScheme& scheme, con
   result.plain_s = median(plain_times);
   result.reduce_s = median(reduce_times);
   result.decode_s = median(decode_times);
-  result.condition = decoded.condition_number;
-  result.status = decoded.status == models::DecodeStatus::clean       ? "clean"
-                  : decoded.status == models::DecodeStatus::corrected ? "corrected"
-                                                                      : "detected";
-  if (decoded.status != models::DecodeStatus::detected) {
-    const Matrix exact =
-        dir == Direction::forward ? Matrix(weights * input) : Matrix(weights.transpose() * input);
-    result.relative_error = (decoded.product - exact).norm() / exact.norm();
-  }
+  record_decode(result, decoded, weights, input);
   return result;
 }
 
