@@ -20,4 +20,16 @@ inline std::optional<app::ScenarioError> experiment_error(const app::Json& docum
   return std::nullopt;
 }
 
+/// The message of experiment_error(document, file), or "" when the document is accepted.
+inline std::string experiment_error_message(const app::Json& document, const std::string& file) {
+  const auto error = experiment_error(document, file);
+  return error ? error->what() : "";
+}
+
+/// The JSON pointer of experiment_error(document, file), or "(no error)".
+inline std::string experiment_error_pointer(const app::Json& document, const std::string& file) {
+  const auto error = experiment_error(document, file);
+  return error ? error->pointer() : "(no error)";
+}
+
 }  // namespace codesim::test

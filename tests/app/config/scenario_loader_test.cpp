@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/config/scenario_error.hpp"
+#include "support/json_keys.hpp"
 
 using codesim::app::apply_set;
 using codesim::app::Json;
@@ -25,6 +26,8 @@ using codesim::app::parse_scenario_text;
 using codesim::app::read_scenario_file;
 using codesim::app::Scenario;
 using codesim::app::ScenarioError;
+
+using codesim::test::collect_keys;
 
 namespace {
 
@@ -362,22 +365,6 @@ TEST_CASE("a scenario file is read, overridden by sets and validated") {
   CHECK(s.resolved["replicas"] == 5);
   CHECK(s.resolved["seed"] == 99);
 }
-
-namespace {
-
-/// Adds every object key in `value` (recursively) to `keys`.
-void collect_keys(const Json& value, std::set<std::string>& keys) {
-  if (value.is_object()) {
-    for (const auto& [key, child] : value.items()) {
-      keys.insert(key);
-      collect_keys(child, keys);
-    }
-  } else if (value.is_array()) {
-    for (const auto& child : value) collect_keys(child, keys);
-  }
-}
-
-}  // namespace
 
 TEST_CASE("every scenario key of every kind is documented in scenarios/README.md") {
   std::ifstream in(std::string(CODESIM_SOURCE_DIR) + "/scenarios/README.md");

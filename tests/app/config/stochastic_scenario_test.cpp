@@ -51,8 +51,7 @@ std::string error_of(const Json& document) {
 }
 
 std::string pointer_of_error(const Json& document) {
-  const auto error = codesim::test::experiment_error(document, "s.json");
-  return error ? error->pointer() : "(no error)";
+  return codesim::test::experiment_error_pointer(document, "s.json");
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "app/exec/runner.hpp"
 #include "support/cli_runner.hpp"
 #include "support/experiment_error.hpp"
+#include "support/json_keys.hpp"
 #include "support/temp_directory.hpp"
 
 using codesim::app::Json;
@@ -23,6 +24,8 @@ using codesim::test::CliResult;
 using codesim::test::read_file;
 using codesim::test::TempDirectory;
 namespace fs = std::filesystem;
+
+using codesim::test::collect_keys;
 
 namespace {
 
@@ -45,13 +48,11 @@ Json training_scenario() {
 }
 
 std::string error_of(const Json& document) {
-  const auto error = codesim::test::experiment_error(document, "t.json");
-  return error ? error->what() : "";
+  return codesim::test::experiment_error_message(document, "t.json");
 }
 
 std::string pointer_of_error(const Json& document) {
-  const auto error = codesim::test::experiment_error(document, "t.json");
-  return error ? error->pointer() : "(no error)";
+  return codesim::test::experiment_error_pointer(document, "t.json");
 }
 
 Json with(const std::string& assignment, Json document = training_scenario()) {
@@ -62,18 +63,6 @@ Json with(const std::string& assignment, Json document = training_scenario()) {
 fs::path write_json(const fs::path& path, const Json& document) {
   std::ofstream(path) << document.dump(2);
   return path;
-}
-
-/// Every object key in `value`, recursively.
-void collect_keys(const Json& value, std::set<std::string>& keys) {
-  if (value.is_object()) {
-    for (const auto& [key, child] : value.items()) {
-      keys.insert(key);
-      collect_keys(child, keys);
-    }
-  } else if (value.is_array()) {
-    for (const auto& child : value) collect_keys(child, keys);
-  }
 }
 
 }  // namespace
