@@ -150,6 +150,18 @@ const Json* ObjectReader::find(std::string_view key) {
   return it == object_->end() ? nullptr : &*it;
 }
 
+const Json* ObjectReader::find_field(std::string_view key, bool has_fallback,
+                                     const std::string& expected) {
+  const Json* value = find(key);
+  if (value == nullptr && !has_fallback) fail(key, "missing required key " + expected);
+  return value;
+}
+
+void ObjectReader::fail_type(std::string_view key, const Json& value,
+                             const std::string& expected) const {
+  fail(key, "wrong type: got " + describe_json(value) + " " + expected);
+}
+
 bool ObjectReader::has(std::string_view key) { return find(key) != nullptr; }
 
 const Json* ObjectReader::raw(std::string_view key) { return find(key); }
@@ -164,13 +176,12 @@ double ObjectReader::number(std::string_view key, std::optional<double> fallback
   const bool unbounded = !std::isfinite(range.min) && !std::isfinite(range.max);
   const std::string expected =
       unbounded ? "(expected a finite number)" : "(expected a number " + range.describe() + ")";
-  const Json* value = find(key);
+  const Json* value = find_field(key, fallback.has_value(), expected);
   double number = 0.0;
   if (value == nullptr) {
-    if (!fallback) fail(key, "missing required key " + expected);
     number = *fallback;
   } else if (!value->is_number()) {
-    fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
+    fail_type(key, *value, expected);
   } else {
     number = value->get<double>();
     if (!std::isfinite(number) || !range.contains(number)) {
@@ -184,15 +195,14 @@ double ObjectReader::number(std::string_view key, std::optional<double> fallback
 double ObjectReader::number_or_infinity(std::string_view key, std::optional<double> fallback,
                                         const Range& range) {
   const std::string expected = "(expected a number " + range.describe() + ", or null for infinity)";
-  const Json* value = find(key);
+  const Json* value = find_field(key, fallback.has_value(), expected);
   double number = 0.0;
   if (value == nullptr) {
-    if (!fallback) fail(key, "missing required key " + expected);
     number = *fallback;
   } else if (value->is_null()) {
     number = std::numeric_limits<double>::infinity();
   } else if (!value->is_number()) {
-    fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
+    fail_type(key, *value, expected);
   } else {
     number = value->get<double>();
     if (!std::isfinite(number) || !range.contains(number)) {
@@ -206,10 +216,9 @@ double ObjectReader::number_or_infinity(std::string_view key, std::optional<doub
 std::int64_t ObjectReader::integer(std::string_view key, std::optional<std::int64_t> fallback,
                                    std::int64_t min, std::int64_t max) {
   const std::string expected = "(expected " + integer_expectation(min, max) + ")";
-  const Json* value = find(key);
+  const Json* value = find_field(key, fallback.has_value(), expected);
   std::int64_t integer = 0;
   if (value == nullptr) {
-    if (!fallback) fail(key, "missing required key " + expected);
     integer = *fallback;
   } else if (value->is_number_unsigned()) {
     const auto u = value->get<std::uint64_t>();
@@ -223,14 +232,14 @@ std::int64_t ObjectReader::integer(std::string_view key, std::optional<std::int6
     // 1e6 is a float in JSON; accept it when it is a whole number that fits.
     const double d = value->get<double>();
     if (d != std::floor(d) || !std::isfinite(d)) {
-      fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
+      fail_type(key, *value, expected);
     }
     if (d < static_cast<double>(min) || d > static_cast<double>(max)) {
       fail(key, "value " + format_number(d) + " is out of range " + expected);
     }
     integer = static_cast<std::int64_t>(d);
   } else {
-    fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
+    fail_type(key, *value, expected);
   }
   if (integer < min || integer > max) {
     fail(key, "value " + std::to_string(integer) + " is out of range " + expected);
@@ -242,10 +251,9 @@ std::int64_t ObjectReader::integer(std::string_view key, std::optional<std::int6
 std::uint64_t ObjectReader::unsigned_integer(std::string_view key,
                                              std::optional<std::uint64_t> fallback) {
   const std::string expected = "(expected an integer in [0, 18446744073709551615])";
-  const Json* value = find(key);
+  const Json* value = find_field(key, fallback.has_value(), expected);
   std::uint64_t integer = 0;
   if (value == nullptr) {
-    if (!fallback) fail(key, "missing required key " + expected);
     integer = *fallback;
   } else if (value->is_number_unsigned()) {
     integer = value->get<std::uint64_t>();
@@ -257,13 +265,13 @@ std::uint64_t ObjectReader::unsigned_integer(std::string_view key,
     integer = static_cast<std::uint64_t>(value->get<std::int64_t>());
   } else if (value->is_number_float() && whole_floats_) {
     const double d = value->get<double>();
-    if (d != std::floor(d)) fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
+    if (d != std::floor(d)) fail_type(key, *value, expected);
     if (d < 0.0 || d >= 18446744073709551616.0) {
       fail(key, "value " + format_number(d) + " is out of range " + expected);
     }
     integer = static_cast<std::uint64_t>(d);
   } else {
-    fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
+    fail_type(key, *value, expected);
   }
   record(key, integer);
   return integer;
@@ -271,13 +279,12 @@ std::uint64_t ObjectReader::unsigned_integer(std::string_view key,
 
 bool ObjectReader::boolean(std::string_view key, std::optional<bool> fallback) {
   const std::string expected = "(expected true or false)";
-  const Json* value = find(key);
+  const Json* value = find_field(key, fallback.has_value(), expected);
   bool flag = false;
   if (value == nullptr) {
-    if (!fallback) fail(key, "missing required key " + expected);
     flag = *fallback;
   } else if (!value->is_boolean()) {
-    fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
+    fail_type(key, *value, expected);
   } else {
     flag = value->get<bool>();
   }
@@ -288,12 +295,11 @@ bool ObjectReader::boolean(std::string_view key, std::optional<bool> fallback) {
 std::string ObjectReader::read_string(std::string_view key,
                                       const std::optional<std::string>& fallback,
                                       const std::string& expected) {
-  const Json* value = find(key);
+  const Json* value = find_field(key, fallback.has_value(), expected);
   if (value == nullptr) {
-    if (!fallback) fail(key, "missing required key " + expected);
     return *fallback;
   }
-  if (!value->is_string()) fail(key, "wrong type: got " + describe_json(*value) + " " + expected);
+  if (!value->is_string()) fail_type(key, *value, expected);
   return value->get<std::string>();
 }
 

@@ -100,6 +100,12 @@ class ObjectReader {
   [[noreturn]] void fail(std::string_view key, const std::string& message) const;
 
  private:
+  /// The value of `key` (marked known), or null when it is missing and has a fallback; fails
+  /// when it is missing without one.
+  const Json* find_field(std::string_view key, bool has_fallback, const std::string& expected);
+  /// Fails at `key`: `value` has the wrong type for `expected`.
+  [[noreturn]] void fail_type(std::string_view key, const Json& value,
+                              const std::string& expected) const;
   const Json* find(std::string_view key);
   /// The string at `key` (or the fallback), before any recording.
   std::string read_string(std::string_view key, const std::optional<std::string>& fallback,
