@@ -22,6 +22,9 @@ namespace codesim::app {
 
 using Json = nlohmann::ordered_json;
 
+/// `text` in double quotes, for messages.
+std::string in_quotes(std::string_view text);
+
 /// Allowed values of a number field; describe() says them the way error messages expect them.
 struct Range {
   double min = -std::numeric_limits<double>::infinity();
@@ -68,6 +71,17 @@ class ObjectReader {
     const std::string name = choice(key, std::string(names[static_cast<std::size_t>(fallback)]),
                                     std::span<const std::string_view>(names));
     return static_cast<Enum>(std::find(names.begin(), names.end(), name) - names.begin());
+  }
+  /// choice() of the field that selects this object's kind: later unknown-key messages name it
+  /// ("for checkpoint policy \"young\""), `what` being "checkpoint policy".
+  template <typename Enum, std::size_t N>
+  requires std::is_enum_v<Enum> Enum kind(std::string_view key, Enum fallback,
+                                          const std::array<std::string_view, N>& names,
+                                          std::string_view what) {
+    const Enum value = choice(key, fallback, names);
+    set_unknown_key_note("for " + std::string(what) + " " +
+                         in_quotes(names[static_cast<std::size_t>(value)]));
+    return value;
   }
   /// Reads the sub-object `key` (missing = every default) with `read`, checks its keys and
   /// records its resolved form.
@@ -126,8 +140,6 @@ class ObjectReader {
 /// the offending element.
 std::vector<int> read_node_ids(ObjectReader& r, std::string_view key, int nodes);
 
-/// `text` in double quotes, for messages.
-std::string in_quotes(std::string_view text);
 /// Escapes one JSON pointer token ("~" -> "~0", "/" -> "~1").
 std::string escape_pointer_token(std::string_view token);
 /// Short description of a JSON value for messages: `string "abc"`, `number 2.5`, `an array`...

@@ -58,8 +58,7 @@ std::string default_name(const std::string& file) {
 sim::StragglerSpec read_straggler(ObjectReader& r, const sim::StragglerSpec& defaults) {
   using sim::StragglerKind;
   sim::StragglerSpec s;
-  s.kind = r.choice("kind", defaults.kind, sim::kStragglerKindNames);
-  r.set_unknown_key_note("for straggler kind " + in_quotes(sim::to_string(s.kind)));
+  s.kind = r.kind("kind", defaults.kind, sim::kStragglerKindNames, "straggler kind");
   switch (s.kind) {
     case StragglerKind::none:
       break;
@@ -138,8 +137,7 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
   using sim::TopologyShape;
   sim::TopologySpec t;
   t.nodes = nodes;
-  t.shape = r.choice("topology", t.shape, sim::kTopologyShapeNames);
-  r.set_unknown_key_note("for topology " + in_quotes(sim::to_string(t.shape)));
+  t.shape = r.kind("topology", t.shape, sim::kTopologyShapeNames, "topology");
   if (t.shape == TopologyShape::fully_connected && nodes > kMaxFullyConnectedNodes) {
     r.fail("topology", "fully_connected with " + std::to_string(nodes) +
                            " nodes is too many links (expected at most " +
@@ -241,8 +239,7 @@ sim::ClusterSpec read_cluster(ObjectReader& r) {
 sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
   using sim::CheckpointKind;
   sim::CheckpointSpec c;
-  c.policy = r.choice("policy", c.policy, sim::kCheckpointKindNames);
-  r.set_unknown_key_note("for checkpoint policy " + in_quotes(sim::to_string(c.policy)));
+  c.policy = r.kind("policy", c.policy, sim::kCheckpointKindNames, "checkpoint policy");
   const bool young_or_daly = c.policy == CheckpointKind::young || c.policy == CheckpointKind::daly;
   switch (c.policy) {
     case CheckpointKind::none:
@@ -296,9 +293,8 @@ void read_iterative_job(ObjectReader& r, sim::IterativeJobSpec& job, int cluster
 }
 
 WorkloadSpec read_workload(ObjectReader& r, const sim::ClusterSpec& cluster) {
-  const WorkloadKind kind = r.choice("kind", WorkloadKind::iterative_job, kWorkloadKindNames);
-  r.set_unknown_key_note("for workload kind " +
-                         in_quotes(kWorkloadKindNames[static_cast<std::size_t>(kind)]));
+  const WorkloadKind kind =
+      r.kind("kind", WorkloadKind::iterative_job, kWorkloadKindNames, "workload kind");
   switch (kind) {
     case WorkloadKind::training: {
       TrainingWorkload training;

@@ -71,8 +71,7 @@ std::vector<int> read_integer_list(ObjectReader& r, std::string_view key,
 models::DatasetSource read_dataset(ObjectReader& r) {
   using models::DatasetKind;
   models::DatasetSource d;
-  d.kind = r.choice("kind", d.kind, models::kDatasetKindNames);
-  r.set_unknown_key_note("for dataset kind " + in_quotes(models::to_string(d.kind)));
+  d.kind = r.kind("kind", d.kind, models::kDatasetKindNames, "dataset kind");
   if (d.kind == DatasetKind::mnist || d.kind == DatasetKind::fashion_mnist) {
     d.directory = r.string("directory", "");
   } else if (d.kind == DatasetKind::idx) {
