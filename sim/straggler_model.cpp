@@ -89,10 +89,6 @@ class Lognormal final : public StragglerModel {
 
 std::string_view to_string(StragglerKind kind) { return name_of(kind, kStragglerKindNames); }
 
-std::optional<StragglerKind> parse_straggler_kind(std::string_view name) {
-  return parse_name<StragglerKind>(name, kStragglerKindNames);
-}
-
 std::string validate_straggler(const StragglerSpec& spec) {
   switch (spec.kind) {
     case StragglerKind::none:

@@ -3,7 +3,6 @@
 
 #include <array>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,7 +24,6 @@ enum class StragglerKind { none, shifted_exponential, pareto, bimodal, lognormal
 inline constexpr std::array<std::string_view, 5> kStragglerKindNames = {
     "none", "shifted_exponential", "pareto", "bimodal", "lognormal"};
 std::string_view to_string(StragglerKind kind);
-std::optional<StragglerKind> parse_straggler_kind(std::string_view name);
 
 /// Plain description of one straggler law. Which fields are read depends on `kind`.
 struct StragglerSpec {

@@ -27,17 +27,13 @@ def draw(results: common.Results, output: Path, step: bool = False,
     common.plot_mean_lines(results, ax, curves_by_point, step, show_replicas=show_replicas)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("test accuracy")
-    ax.set_title(common.band_title(results, curves_by_point), fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    common.save_figure(fig, output)
+    common.finish_figure(fig, ax, output, common.band_title(results, curves_by_point), legend={})
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--step", action="store_true",
                         help="hold each evaluation's accuracy until the next (default: linear)")
-    parser.add_argument("--show-replicas", action="store_true",
-                        help="also draw every replica's curve, faintly")
+    common.add_show_replicas_option(parser)
 
 
 def main(argv=None) -> int:

@@ -489,6 +489,23 @@ def save_figure(fig: Any, output: str | Path) -> Path:
     return path
 
 
+def finish_figure(fig: Any, ax: Any, output: str | Path, title: str, log_grid: bool = False,
+                  legend: dict[str, Any] | None = None) -> None:
+    """Titles the axes, draws the grid (minor lines too on a log axis) and the legend (`legend`
+    holds its extra arguments; None draws none), then saves the figure."""
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, alpha=0.3, which="both" if log_grid else "major")
+    if legend is not None:
+        ax.legend(fontsize=8, **legend)
+    save_figure(fig, output)
+
+
+def add_show_replicas_option(parser: argparse.ArgumentParser) -> None:
+    """--show-replicas: the curve scripts' option to draw every replica faintly."""
+    parser.add_argument("--show-replicas", action="store_true",
+                        help="also draw every replica's curve, faintly")
+
+
 def replica_count_text(counts: Sequence[int]) -> str:
     """'n = 20 replicas' or, when points differ, 'n = 3-20 replicas'."""
     counts = sorted(set(counts))

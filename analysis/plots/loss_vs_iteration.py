@@ -69,18 +69,16 @@ def draw(results: common.Results, output: Path, logy: bool = False,
         ax.set_yscale("log")
     ax.set_xlabel("iteration")
     ax.set_ylabel("training loss")
-    ax.set_title(common.band_title(results, curves_by_point), fontsize=9)
-    ax.grid(True, alpha=0.3, which="both" if logy else "major")
     has_counts = any(point.mean(metric) is not None
                      for point, _ in curves_by_point for metric, _ in COUNTS)
-    ax.legend(fontsize=8, title="mean counts per run" if has_counts else None, title_fontsize=8)
-    common.save_figure(fig, output)
+    common.finish_figure(
+        fig, ax, output, common.band_title(results, curves_by_point), log_grid=logy,
+        legend={"title": "mean counts per run" if has_counts else None, "title_fontsize": 8})
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--logy", action="store_true", help="logarithmic loss axis")
-    parser.add_argument("--show-replicas", action="store_true",
-                        help="also draw every replica's curve, faintly")
+    common.add_show_replicas_option(parser)
 
 
 def main(argv=None) -> int:

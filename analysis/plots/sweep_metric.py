@@ -73,11 +73,10 @@ def draw(results: common.Results, output: Path, x: str | None = None, y: str | N
         ax.set_yscale("log")
     ax.set_xlabel(common.quantity_label(x))
     ax.set_ylabel(common.quantity_label(y))
-    ax.set_title(f"{results.name}: mean, {common.replica_count_text(counts)}, 95% CI", fontsize=9)
-    ax.grid(True, alpha=0.3, which="both" if (logx or logy) else "major")
-    if any(name for name, _ in lines):
-        ax.legend(fontsize=8)
-    common.save_figure(fig, output)
+    common.finish_figure(fig, ax, output,
+                         f"{results.name}: mean, {common.replica_count_text(counts)}, 95% CI",
+                         log_grid=logx or logy,
+                         legend={} if any(name for name, _ in lines) else None)
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:

@@ -170,24 +170,27 @@ void ObjectReader::record(std::string_view key, Json value) {
   resolved_[std::string(key)] = std::move(value);
 }
 
+double ObjectReader::read_number(std::string_view key, std::optional<double> fallback,
+                                 const Range& range, const std::string& expected,
+                                 bool null_is_infinity) {
+  const Json* value = find_field(key, fallback.has_value(), expected);
+  if (value == nullptr) return *fallback;
+  if (null_is_infinity && value->is_null()) return std::numeric_limits<double>::infinity();
+  if (!value->is_number()) fail_type(key, *value, expected);
+  const double number = value->get<double>();
+  if (!std::isfinite(number) || !range.contains(number)) {
+    fail(key, "value " + format_number(number) + " is out of range " + expected);
+  }
+  return number;
+}
+
 double ObjectReader::number(std::string_view key, std::optional<double> fallback,
                             const Range& range) {
   // An unbounded range asks for any number JSON can hold: a finite one.
   const bool unbounded = !std::isfinite(range.min) && !std::isfinite(range.max);
   const std::string expected =
       unbounded ? "(expected a finite number)" : "(expected a number " + range.describe() + ")";
-  const Json* value = find_field(key, fallback.has_value(), expected);
-  double number = 0.0;
-  if (value == nullptr) {
-    number = *fallback;
-  } else if (!value->is_number()) {
-    fail_type(key, *value, expected);
-  } else {
-    number = value->get<double>();
-    if (!std::isfinite(number) || !range.contains(number)) {
-      fail(key, "value " + format_number(number) + " is out of range " + expected);
-    }
-  }
+  const double number = read_number(key, fallback, range, expected, false);
   record(key, number);
   return number;
 }
@@ -195,20 +198,7 @@ double ObjectReader::number(std::string_view key, std::optional<double> fallback
 double ObjectReader::number_or_infinity(std::string_view key, std::optional<double> fallback,
                                         const Range& range) {
   const std::string expected = "(expected a number " + range.describe() + ", or null for infinity)";
-  const Json* value = find_field(key, fallback.has_value(), expected);
-  double number = 0.0;
-  if (value == nullptr) {
-    number = *fallback;
-  } else if (value->is_null()) {
-    number = std::numeric_limits<double>::infinity();
-  } else if (!value->is_number()) {
-    fail_type(key, *value, expected);
-  } else {
-    number = value->get<double>();
-    if (!std::isfinite(number) || !range.contains(number)) {
-      fail(key, "value " + format_number(number) + " is out of range " + expected);
-    }
-  }
+  const double number = read_number(key, fallback, range, expected, true);
   record(key, std::isinf(number) ? Json(nullptr) : Json(number));
   return number;
 }
@@ -280,14 +270,8 @@ std::uint64_t ObjectReader::unsigned_integer(std::string_view key,
 bool ObjectReader::boolean(std::string_view key, std::optional<bool> fallback) {
   const std::string expected = "(expected true or false)";
   const Json* value = find_field(key, fallback.has_value(), expected);
-  bool flag = false;
-  if (value == nullptr) {
-    flag = *fallback;
-  } else if (!value->is_boolean()) {
-    fail_type(key, *value, expected);
-  } else {
-    flag = value->get<bool>();
-  }
+  if (value != nullptr && !value->is_boolean()) fail_type(key, *value, expected);
+  const bool flag = value == nullptr ? *fallback : value->get<bool>();
   record(key, flag);
   return flag;
 }

@@ -114,6 +114,9 @@ class ObjectReader {
   [[noreturn]] void fail(std::string_view key, const std::string& message) const;
 
  private:
+  /// The number at `key` (or the fallback) in `range`; null reads as infinity when allowed.
+  double read_number(std::string_view key, std::optional<double> fallback, const Range& range,
+                     const std::string& expected, bool null_is_infinity);
   /// The value of `key` (marked known), or null when it is missing and has a fallback; fails
   /// when it is missing without one.
   const Json* find_field(std::string_view key, bool has_fallback, const std::string& expected);

@@ -25,12 +25,10 @@ const SchemeDescriptor& codenet_grid_descriptor() {
       .doc =
           "the CodeNet systematic grid: m x n blocks coded onto grid_rows x grid_cols nodes "
           "without the corner",
-      .fields = {integer_field("m", "m", "row blocks of W", 1, kMaxSchemeSplit, 1),
-                 integer_field("n", "n", "column blocks of W", 1, kMaxSchemeSplit, 1),
-                 integer_field("grid_rows", "grid-rows", "grid rows (>= m)", 1, kMaxSchemeSplit,
-                               std::nullopt),
-                 integer_field("grid_cols", "grid-cols", "grid columns (>= n)", 1, kMaxSchemeSplit,
-                               std::nullopt)},
+      .fields = block_split_fields({integer_field("grid_rows", "grid-rows", "grid rows (>= m)", 1,
+                                                  kMaxSchemeSplit, std::nullopt),
+                                    integer_field("grid_cols", "grid-cols", "grid columns (>= n)",
+                                                  1, kMaxSchemeSplit, std::nullopt)}),
       .make = [](std::span<const int> v) -> SchemeSpec {
         return codenet_grid_spec(v[0], v[1], v[2], v[3]);
       },

@@ -72,11 +72,10 @@ const SchemeDescriptor& gpd_descriptor() {
       .kind = SchemeKind::gpd,
       .name = "gpd",
       .doc = "Generalized PolyDot: one polynomial-coded block per node, any K results decode",
-      .fields = {integer_field("m", "m", "row blocks of W", 1, kMaxSchemeSplit, 1),
-                 integer_field("n", "n", "column blocks of W", 1, kMaxSchemeSplit, 1),
-                 node_count_field("nodes", "nodes P"),
-                 choice_field("orientation", "default (u = v^n) or mirrored (v = u^m)",
-                              {"default", "mirrored"})},
+      .fields =
+          block_split_fields({node_count_field("nodes", "nodes P"),
+                              choice_field("orientation", "default (u = v^n) or mirrored (v = u^m)",
+                                           {"default", "mirrored"})}),
       .make = [](std::span<const int> v) -> SchemeSpec {
         return gpd_spec(v[0], v[1], v[2], v[3] == 1);
       },

@@ -14,9 +14,8 @@ const SchemeDescriptor& replication_descriptor() {
       .kind = SchemeKind::replication,
       .name = "replication",
       .doc = "copies of the m x n block grid; 2 copies detect, 3 or more correct by majority",
-      .fields = {integer_field("m", "m", "row blocks of W", 1, kMaxSchemeSplit, 1),
-                 integer_field("n", "n", "column blocks of W", 1, kMaxSchemeSplit, 1),
-                 integer_field("copies", "copies", "copies of the grid", 2, kMaxSchemeSplit, 2)},
+      .fields = block_split_fields(
+          {integer_field("copies", "copies", "copies of the grid", 2, kMaxSchemeSplit, 2)}),
       .make = [](std::span<const int> v) -> SchemeSpec {
         return replication_spec(v[0], v[1], v[2]);
       },

@@ -25,14 +25,14 @@ const std::array<SchemeDescriptor, std::variant_size_v<SchemeSpec>>& all_descrip
 
 SchemeField integer_field(std::string_view key, std::string_view option, std::string_view doc,
                           int min, int max, std::optional<int> scenario_default) {
-  SchemeField field;
-  field.key = key;
-  field.option = option;
-  field.doc = doc;
-  field.min = min;
-  field.max = max;
-  field.scenario_default = scenario_default;
-  return field;
+  return {.key = key,
+          .option = option,
+          .doc = doc,
+          .min = min,
+          .max = max,
+          .scenario_default = scenario_default,
+          .cluster_nodes = false,
+          .choices = {}};
 }
 
 SchemeField node_count_field(std::string_view key, std::string_view doc) {
@@ -43,13 +43,22 @@ SchemeField node_count_field(std::string_view key, std::string_view doc) {
 
 SchemeField choice_field(std::string_view key, std::string_view doc,
                          std::vector<std::string_view> choices) {
-  SchemeField field;
-  field.key = key;
-  field.option = key;
-  field.doc = doc;
-  field.scenario_default = 0;
-  field.choices = std::move(choices);
-  return field;
+  return {.key = key,
+          .option = key,
+          .doc = doc,
+          .min = 1,  // unused: a choice is checked against its entries
+          .max = 1,
+          .scenario_default = 0,
+          .cluster_nodes = false,
+          .choices = std::move(choices)};
+}
+
+std::vector<SchemeField> block_split_fields(std::initializer_list<SchemeField> more) {
+  std::vector<SchemeField> fields = {
+      integer_field("m", "m", "row blocks of W", 1, kMaxSchemeSplit, 1),
+      integer_field("n", "n", "column blocks of W", 1, kMaxSchemeSplit, 1)};
+  fields.insert(fields.end(), more);
+  return fields;
 }
 
 std::span<const SchemeDescriptor> scheme_descriptors() { return all_descriptors(); }

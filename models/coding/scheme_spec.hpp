@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -80,6 +81,9 @@ SchemeField node_count_field(std::string_view key, std::string_view doc);
 /// A named choice, defaulting to its first entry.
 SchemeField choice_field(std::string_view key, std::string_view doc,
                          std::vector<std::string_view> choices);
+
+/// The m and n fields of a block split (row and column blocks of W), then `more`.
+std::vector<SchemeField> block_split_fields(std::initializer_list<SchemeField> more = {});
 
 /// What a reader needs to know of a scheme kind.
 struct SchemeDescriptor {

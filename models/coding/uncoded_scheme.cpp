@@ -10,8 +10,7 @@ const SchemeDescriptor& uncoded_descriptor() {
       .kind = SchemeKind::uncoded,
       .name = "uncoded",
       .doc = "the m x n block grid, one node per block, no redundancy",
-      .fields = {integer_field("m", "m", "row blocks of W", 1, kMaxSchemeSplit, 1),
-                 integer_field("n", "n", "column blocks of W", 1, kMaxSchemeSplit, 1)},
+      .fields = block_split_fields(),
       .make = [](std::span<const int> v) -> SchemeSpec { return uncoded_spec(v[0], v[1]); },
       .values =
           [](const SchemeSpec& spec) {

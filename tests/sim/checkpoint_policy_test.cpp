@@ -1,6 +1,7 @@
 // Checkpoint policies: write cost, Young and Daly intervals and Daly's expected completion time
 // against hand-computed values, when each policy is due, and validation messages.
 #include "sim/checkpoint_policy.hpp"
+#include "sim/enum_names.hpp"
 
 #include <doctest/doctest.h>
 
@@ -149,8 +150,8 @@ TEST_CASE("valid checkpoint specs pass validation") {
 }
 
 TEST_CASE("invalid checkpoint specs are rejected saying what is wrong and expected") {
-  CHECK(parse_checkpoint_kind("sometimes") == std::nullopt);
-  CHECK(parse_checkpoint_kind("daly") == CheckpointKind::daly);
+  CHECK(parse_name<CheckpointKind>("sometimes", kCheckpointKindNames) == std::nullopt);
+  CHECK(parse_name<CheckpointKind>("daly", kCheckpointKindNames) == CheckpointKind::daly);
   CHECK(to_string(CheckpointKind::every_seconds) == "every_seconds");
 
   CheckpointSpec spec;

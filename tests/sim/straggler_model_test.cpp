@@ -1,6 +1,7 @@
 // Straggler laws: sample means match the closed forms, floors hold, draws are reproducible, and
 // bad specs are rejected with a message saying what is expected.
 #include "sim/straggler_model.hpp"
+#include "sim/enum_names.hpp"
 
 #include <doctest/doctest.h>
 
@@ -215,8 +216,8 @@ TEST_CASE("invalid straggler specs are rejected saying what is wrong and expecte
 TEST_CASE("straggler kinds have one name each and unknown names are rejected") {
   for (std::size_t i = 0; i < kStragglerKindNames.size(); ++i) {
     const auto kind = static_cast<StragglerKind>(i);
-    CHECK(parse_straggler_kind(to_string(kind)) == kind);
+    CHECK(parse_name<StragglerKind>(to_string(kind), kStragglerKindNames) == kind);
   }
   CHECK(to_string(StragglerKind::shifted_exponential) == "shifted_exponential");
-  CHECK(parse_straggler_kind("weibull") == std::nullopt);
+  CHECK(parse_name<StragglerKind>("weibull", kStragglerKindNames) == std::nullopt);
 }
