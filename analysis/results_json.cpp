@@ -34,6 +34,7 @@ nlohmann::ordered_json replica_json(std::uint64_t replica, const sim::MetricSet&
   nlohmann::ordered_json entry = nlohmann::ordered_json::object();
   entry["replica"] = replica;
   for (const auto& [name, value] : metrics.scalars()) entry[name] = finite_or_null(value);
+  for (const auto& [name, text] : metrics.notes()) entry[name] = text;
   // Series (e.g. accuracy versus time) go under their name as {columns, rows}.
   for (const sim::MetricSeries& series : metrics.all_series()) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();

@@ -23,10 +23,6 @@ bool finite_non_negative(double value) { return value >= 0.0 && std::isfinite(va
 
 std::string_view to_string(CheckpointKind kind) { return name_of(kind, kCheckpointKindNames); }
 
-std::optional<CheckpointKind> parse_checkpoint_kind(std::string_view name) {
-  return parse_name<CheckpointKind>(name, kCheckpointKindNames);
-}
-
 std::string validate_checkpoint(const CheckpointSpec& spec) {
   const CheckpointKind policy = spec.policy;
   if (static_cast<std::size_t>(policy) >= kCheckpointKindNames.size())
@@ -38,6 +34,8 @@ std::string validate_checkpoint(const CheckpointSpec& spec) {
     return problem("write_bandwidth_Bps must be finite and >= 0", spec.write_bandwidth_Bps);
   if (!finite_non_negative(spec.restart_s))
     return problem("restart_s must be finite and >= 0", spec.restart_s);
+  if (spec.max_stalled_rollbacks < 1)
+    return problem("max_stalled_rollbacks must be >= 1", spec.max_stalled_rollbacks);
   if (!(spec.mtbf_s >= 0.0)) return problem("mtbf_s must be > 0, or 0 to derive it", spec.mtbf_s);
   switch (policy) {
     case CheckpointKind::none:

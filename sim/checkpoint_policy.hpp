@@ -2,7 +2,6 @@
 #pragma once
 
 #include <array>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,7 +17,6 @@ enum class CheckpointKind { none, every_iterations, every_seconds, young, daly }
 inline constexpr std::array<std::string_view, 5> kCheckpointKindNames = {
     "none", "every_iterations", "every_seconds", "young", "daly"};
 std::string_view to_string(CheckpointKind kind);
-std::optional<CheckpointKind> parse_checkpoint_kind(std::string_view name);
 
 /// Plain description of checkpointing: the policy and its parameters.
 struct CheckpointSpec {
@@ -30,6 +28,9 @@ struct CheckpointSpec {
   double bytes = 0.0;        ///< bytes written per checkpoint (adds bytes / write_bandwidth)
   double write_bandwidth_Bps = 0.0;  ///< 0 = no bandwidth term
   double restart_s = 0.0;            ///< cost of restarting from the last checkpoint, seconds
+  /// Rollbacks in a row that get no further than the best attempt from the same checkpoint
+  /// before the job gives that checkpoint up (sim::ProgressWatchdog); >= 1.
+  int max_stalled_rollbacks = 1000;
 };
 
 /// Returns "" when `spec` is usable, else what is wrong and what is expected, e.g.

@@ -8,6 +8,7 @@
 #include "sim/check.hpp"
 #include "sim/collectives.hpp"
 #include "sim/enum_names.hpp"
+#include "sim/progress_watchdog.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -22,6 +23,7 @@ class IterativeJob {
         job_(job),
         task_count_(job.tasks > 0 ? job.tasks : cluster_.size()),
         policy_(checkpoint, job_mtbf_s()),
+        watchdog_(checkpoint.max_stalled_rollbacks),
         needed_(job.wait_for > 0 ? std::min(job.wait_for, task_count_) : task_count_),
         queues_(cluster_.size()) {
     CODESIM_CHECK(job.iterations >= 1, "iterative_job needs at least one iteration");
@@ -139,16 +141,26 @@ class IterativeJob {
     }
   }
 
-  void start_checkpoint() {
-    phase_ = Phase::checkpoint;
+  // Enters `phase` for duration_s; at its end, unless a crash moved on, adds the time spent to
+  // `spent_s` and calls `then`.
+  template <typename Then>
+  void start_phase(Phase phase, double duration_s, double& spent_s, Then then) {
+    phase_ = phase;
     phase_start_s_ = engine_.now();
     const std::uint64_t attempt = ++attempt_;
-    engine_.schedule_in(policy_.write_cost_s(), [this, attempt] {
+    engine_.schedule_in(duration_s, [this, attempt, &spent_s, then] {
       if (attempt != attempt_) return;
-      time_checkpoint_s_ += engine_.now() - phase_start_s_;
+      spent_s += engine_.now() - phase_start_s_;
+      then();
+    });
+  }
+
+  void start_checkpoint() {
+    start_phase(Phase::checkpoint, policy_.write_cost_s(), time_checkpoint_s_, [this] {
       commit_pending();
       ++checkpoints_;
       checkpointed_iterations_ = iterations_done_;
+      watchdog_.restart_record();
       iterations_since_checkpoint_ = 0;
       progress_since_checkpoint_s_ = 0.0;
       if (iterations_done_ == job_.iterations) {
@@ -161,6 +173,9 @@ class IterativeJob {
 
   void rollback() {
     ++rollbacks_;
+    // Crashes and soft errors are the job's only causes of rollback: always random events.
+    const bool stalled =
+        watchdog_.rolled_back(iterations_done_ - checkpointed_iterations_, /*random_events=*/true);
     // Everything since the last checkpoint is lost, including the interrupted phase.
     time_lost_s_ += time_pending_s_ + (engine_.now() - phase_start_s_);
     time_pending_s_ = compute_pending_s_ = communication_pending_s_ = 0.0;
@@ -169,18 +184,20 @@ class IterativeJob {
     iterations_since_checkpoint_ = 0;
     progress_since_checkpoint_s_ = 0.0;
     for (int node = 0; node < cluster_.size(); ++node) cluster_.node(node).cancel_task(engine_);
+    if (stalled) {
+      // The job holds one checkpoint and no data that could be poisoned: nothing older helps.
+      phase_ = Phase::done;
+      ++attempt_;
+      stop_reason_ = "no progress from the last checkpoint: " + watchdog_.why();
+      engine_.stop();
+      return;
+    }
     start_restart();
   }
 
   void start_restart() {
-    phase_ = Phase::restart;
-    phase_start_s_ = engine_.now();
-    const std::uint64_t attempt = ++attempt_;
-    engine_.schedule_in(policy_.restart_s(), [this, attempt] {
-      if (attempt != attempt_) return;
-      time_restart_s_ += engine_.now() - phase_start_s_;
-      start_iteration();
-    });
+    start_phase(Phase::restart, policy_.restart_s(), time_restart_s_,
+                [this] { start_iteration(); });
   }
 
   void wait_for_repairs() {
@@ -270,6 +287,7 @@ class IterativeJob {
     m.set("time_checkpoint_s", time_checkpoint_s_);
     m.set("time_restart_s", time_restart_s_);
     m.set("time_lost_s", time_lost_s_);
+    if (!stop_reason_.empty()) m.set_note("stop_reason", stop_reason_);
     return m;
   }
 
@@ -297,6 +315,7 @@ class IterativeJob {
   IterativeJobSpec job_;
   int task_count_;
   CheckpointPolicy policy_;
+  ProgressWatchdog watchdog_;
   int needed_;
 
   std::vector<std::deque<int>> queues_;  // unfinished tasks of this attempt, per node
@@ -313,6 +332,7 @@ class IterativeJob {
   int iterations_since_checkpoint_ = 0;
   double progress_since_checkpoint_s_ = 0.0;
   bool completed_ = false;
+  std::string stop_reason_;  // why the watchdog stopped the job
   double completion_time_s_ = 0.0;
 
   std::uint64_t iterations_redone_ = 0, checkpoints_ = 0, rollbacks_ = 0, crashes_ = 0;

@@ -27,6 +27,16 @@ std::vector<double> MetricSeries::column(std::string_view column_name) const {
   return out;
 }
 
+void MetricSet::set_note(std::string_view name, std::string text) {
+  for (auto& [key, value] : notes_) {
+    if (key == name) {
+      value = std::move(text);
+      return;
+    }
+  }
+  notes_.emplace_back(std::string(name), std::move(text));
+}
+
 double* MetricSet::find(std::string_view name) {
   for (auto& [key, value] : scalars_)
     if (key == name) return &value;

@@ -38,6 +38,11 @@ class MetricSet {
   bool contains(std::string_view name) const;
   const std::vector<std::pair<std::string, double>>& scalars() const { return scalars_; }
 
+  /// Sets the note `name` (a line of text such as why a run stopped), appending it when new.
+  /// Notes are not aggregated over replicas.
+  void set_note(std::string_view name, std::string text);
+  const std::vector<std::pair<std::string, std::string>>& notes() const { return notes_; }
+
   /// Starts an empty series `name` with `columns` (non-empty, distinct names); CODESIM_CHECK that
   /// no series of that name exists yet.
   void add_series(std::string_view name, std::vector<std::string> columns);
@@ -57,6 +62,7 @@ class MetricSet {
   double* find(std::string_view name);
   MetricSeries* find_series(std::string_view name);
   std::vector<std::pair<std::string, double>> scalars_;
+  std::vector<std::pair<std::string, std::string>> notes_;
   std::vector<MetricSeries> series_;
 };
 

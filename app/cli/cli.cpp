@@ -172,6 +172,7 @@ struct RunRequest {
   int jobs = 1;
   bool quiet = false;
   bool list_points = false;
+  bool force = false;  ///< run even when the expected time far exceeds the time limit
 };
 
 po::options_description run_options() {
@@ -184,6 +185,8 @@ po::options_description run_options() {
       "jobs,j", po::value<std::string>()->value_name("N"),
       "run replicas and sweep points on N threads (default 1; the results do not depend on N)")(
       "list-points", po::bool_switch(), "print the sweep points and exit without running")(
+      "force", po::bool_switch(),
+      "run even when the expected simulated time exceeds time_limit_s by orders of magnitude")(
       "arithmetic", po::value<std::string>()->value_name("KIND")->default_value("portable"),
       "portable (the same bits on every machine) or avx2_fma (about 2x faster products on CPUs "
       "with AVX2 and FMA, other last bits; recorded in the results)")("quiet,q", po::bool_switch(),
@@ -217,6 +220,7 @@ std::optional<RunRequest> run_request(const CommandLine& line, std::ostream& err
     request.sets.push_back("/replicas=" + values["replicas"].as<std::string>());
   request.quiet = values["quiet"].as<bool>();
   request.list_points = values["list-points"].as<bool>();
+  request.force = values["force"].as<bool>();
   if (values.count("output")) request.output = values["output"].as<std::string>();
   if (values.count("jobs")) {
     const std::optional<int> jobs = parse_jobs(values["jobs"].as<std::string>(), err);
@@ -265,14 +269,16 @@ std::optional<int> load_for_run(const RunRequest& request, UnitExecutor& executo
 
 /// Refuses a run that cannot fit in memory and warns about a long one; false after an error.
 bool preflight(const Experiment& experiment, const RunRequest& request, std::ostream& err) {
-  const PreflightEstimate estimate = estimate_run(experiment, request.jobs);
-  if (const auto available = available_memory_bytes()) {
-    try {
+  PreflightEstimate estimate;
+  try {
+    estimate = estimate_run(experiment, request.jobs);
+    if (const auto available = available_memory_bytes()) {
       check_memory(experiment, estimate, *available);
-    } catch (const ScenarioError& e) {
-      err << "error: " << e.what() << "\n";
-      return false;
     }
+    if (!request.force) check_expected_time(experiment);
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return false;
   }
   if (!request.quiet && estimate.flops > 0) {
     const double threads = static_cast<double>(request.jobs) * mpi_size();

@@ -91,14 +91,6 @@ sim::CrashSpec read_crashes(ObjectReader& r, const sim::CrashSpec& defaults) {
   return c;
 }
 
-sim::SoftErrorSpec read_soft_errors(ObjectReader& r, const sim::SoftErrorSpec& defaults) {
-  sim::SoftErrorSpec s;
-  s.probability_per_operation =
-      r.number("probability_per_operation", defaults.probability_per_operation, between(0, 1));
-  s.rate_per_flop = r.number("rate_per_flop", defaults.rate_per_flop, at_least(0.0));
-  return s;
-}
-
 std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& network) {
   std::vector<sim::EdgeSpec> edges;
   const Json* raw = r.raw("edges");
@@ -272,6 +264,8 @@ sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
     }
   }
   c.restart_s = r.number("restart_s", 0.0, at_least(0.0));
+  c.max_stalled_rollbacks = static_cast<int>(
+      r.integer("max_stalled_rollbacks", c.max_stalled_rollbacks, 1, 1'000'000'000));
   const std::string problem = sim::validate_checkpoint(c);
   if (!problem.empty()) r.fail("", with_expectation(problem, "a valid checkpoint policy"));
   return c;

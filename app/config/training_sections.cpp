@@ -157,21 +157,13 @@ models::ValueModelSpec read_value_model(ObjectReader& r, const models::ValueMode
   return v;
 }
 
-sim::SoftErrorSpec read_rate(ObjectReader& r, const sim::SoftErrorSpec& inherited) {
-  sim::SoftErrorSpec rate;
-  rate.probability_per_operation =
-      r.number("probability_per_operation", inherited.probability_per_operation, between(0.0, 1.0));
-  rate.rate_per_flop = r.number("rate_per_flop", inherited.rate_per_flop, at_least(0.0));
-  return rate;
-}
-
 void read_fault_targets(ObjectReader& r, models::FaultConfig& config,
                         const models::ValueModelSpec& section_model) {
   for (int t = 0; t < models::kFaultTargetCount; ++t) {
     const auto target = static_cast<models::FaultTarget>(t);
     models::FaultTargetSpec& spec = config[target];
     r.object(models::kFaultTargetNames[static_cast<std::size_t>(t)], [&](ObjectReader& section) {
-      spec.rate = read_rate(section, spec.rate);
+      spec.rate = read_soft_errors(section, spec.rate);
       spec.model = section_model;
       section.object("value_model",
                      [&](ObjectReader& m) { spec.model = read_value_model(m, section_model); });
@@ -201,7 +193,7 @@ void read_fault_overrides(ObjectReader& r, int cluster_nodes, models::FaultConfi
         const std::string_view name = models::kFaultTargetNames[static_cast<std::size_t>(t)];
         if (!targets.has(name)) continue;
         targets.object(name, [&](ObjectReader& section) {
-          config.overrides.push_back({ids, target, read_rate(section, config[target].rate)});
+          config.overrides.push_back({ids, target, read_soft_errors(section, config[target].rate)});
         });
       }
     });
@@ -386,6 +378,14 @@ void check_training_mode(const Scenario& scenario, const std::string& file) {
   const std::string problem =
       models::validate_stochastic_training(scenario.cluster, training.spec, training.faults);
   if (!problem.empty()) fail("/workload/mode", problem, "a scenario stochastic mode models");
+}
+
+sim::SoftErrorSpec read_soft_errors(ObjectReader& r, const sim::SoftErrorSpec& defaults) {
+  sim::SoftErrorSpec rate;
+  rate.probability_per_operation =
+      r.number("probability_per_operation", defaults.probability_per_operation, between(0.0, 1.0));
+  rate.rate_per_flop = r.number("rate_per_flop", defaults.rate_per_flop, at_least(0.0));
+  return rate;
 }
 
 }  // namespace codesim::app

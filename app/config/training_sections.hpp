@@ -9,6 +9,10 @@
 
 namespace codesim::app {
 
+/// A soft-error rate (per operation and per flop); absent keys keep `defaults`. Shared by the
+/// cluster's `soft_errors` and the training faults' per-target rates.
+sim::SoftErrorSpec read_soft_errors(ObjectReader& r, const sim::SoftErrorSpec& defaults);
+
 /// Reads the keys of a `workload` of kind "training" (after `kind`) into `training`.
 void read_training_workload(ObjectReader& r, TrainingWorkload& training);
 

@@ -7,13 +7,16 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <sstream>
 
 #include <Eigen/Dense>
+#include <fmt/format.h>
 
 #include "app/config/scenario_error.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/training_estimate.hpp"
+#include "sim/progress_estimate.hpp"
 
 namespace codesim::app {
 
@@ -52,13 +55,19 @@ PreflightEstimate estimate_run(const Experiment& experiment, int jobs) {
       continue;
     }
     estimate.blocks_bytes = std::max(estimate.blocks_bytes, replica.stored_bytes);
+    estimate.batch_bytes = std::max(estimate.batch_bytes, replica.batch_bytes);
     if (replica.working_bytes > largest_replica_bytes) {
       largest_replica_bytes = replica.working_bytes;
       estimate.largest_point = point.label.empty() ? "point " + std::to_string(p) : point.label;
     }
-    datasets[s.resolved["workload"]["dataset"].dump()] =
-        models::dataset_values(training->dataset, spec.mlp.layer_sizes.front()) *
-        models::kBytesPerValue;
+    try {
+      datasets[s.resolved["workload"]["dataset"].dump()] =
+          models::dataset_values(training->dataset, spec.mlp.layer_sizes.front()) *
+          models::kBytesPerValue;
+    } catch (const models::DatasetError& e) {
+      throw ScenarioError(experiment.file, "/workload/dataset",
+                          std::string(e.what()) + " (expected a readable, well-formed dataset)");
+    }
     estimate.flops += replica.flops_per_iteration * spec.iterations * static_cast<double>(replicas);
   }
   for (const auto& [key, bytes] : datasets) estimate.dataset_bytes += bytes;
@@ -83,14 +92,85 @@ std::optional<double> available_memory_bytes() {
 void check_memory(const Experiment& experiment, const PreflightEstimate& estimate,
                   double available_bytes) {
   if (estimate.memory_bytes <= available_bytes) return;
+  // Point at what dominates: the data, the batch buffers or the stored blocks.
+  const double largest =
+      std::max({estimate.dataset_bytes, estimate.batch_bytes, estimate.blocks_bytes});
+  const char* pointer = largest == estimate.dataset_bytes ? "/workload/dataset"
+                        : largest == estimate.batch_bytes ? "/workload/batch"
+                                                          : "/workload/layers";
   throw ScenarioError(
-      experiment.file, "/workload/layers",
+      experiment.file, pointer,
       "the run needs about " + gigabytes(estimate.memory_bytes) + " of memory (" +
           std::to_string(estimate.concurrent_replicas) + " concurrent replicas of up to " +
-          gigabytes(estimate.blocks_bytes) + " of stored blocks (" + estimate.largest_point +
-          ") and " + gigabytes(estimate.dataset_bytes) + " of data) but " +
+          gigabytes(estimate.blocks_bytes) + " of stored blocks and " +
+          gigabytes(estimate.batch_bytes) + " of batch buffers (" + estimate.largest_point +
+          "), and " + gigabytes(estimate.dataset_bytes) + " of data) but " +
           gigabytes(available_bytes) +
-          " is available (expected fewer --jobs, smaller layers or less redundancy)");
+          " is available (expected fewer --jobs, smaller layers, a smaller batch, a smaller "
+          "dataset or less redundancy)");
+}
+
+namespace {
+
+// The lower bound of check_expected_time for one point, with what it assumed; nullopt when the
+// point has no closed form to bound it.
+struct TimeBound {
+  double simulated_s = 0;
+  double rollback_probability = 0;
+  double interval = 0;
+  double iterations = 0;
+  double time_limit_s = 0;
+};
+
+std::optional<TimeBound> time_bound(const Scenario& s) {
+  const sim::ClusterSpec& cluster = s.cluster;
+  TimeBound bound;
+  double min_iteration_s = 0;
+  if (const TrainingWorkload* training = training_of(s.workload)) {
+    const models::TrainingSpec& spec = training->spec;
+    bound.rollback_probability = models::training_rollback_probability(spec, training->faults);
+    bound.iterations = spec.iterations;
+    bound.time_limit_s = spec.time_limit_s;
+    const double speed = std::accumulate(cluster.speeds_flops_per_s.begin(),
+                                         cluster.speeds_flops_per_s.end(), 0.0);
+    min_iteration_s = models::estimate_training(spec, s.checkpoint).flops_per_iteration / speed;
+  } else {
+    const auto& job = std::get<sim::IterativeJobSpec>(s.workload);
+    bound.rollback_probability = sim::iterative_job_rollback_probability(cluster, job);
+    bound.iterations = job.iterations;
+    bound.time_limit_s = job.time_limit_s;
+    min_iteration_s = sim::iterative_job_min_iteration_s(cluster, job);
+  }
+  if (bound.rollback_probability <= 0.0) return std::nullopt;
+  bound.interval =
+      sim::checkpoint_interval_iterations(s.checkpoint, static_cast<int>(bound.iterations));
+  bound.simulated_s = min_iteration_s * sim::expected_executed_iterations(
+                                            bound.rollback_probability, bound.iterations,
+                                            bound.interval);
+  return bound;
+}
+
+}  // namespace
+
+void check_expected_time(const Experiment& experiment) {
+  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+    const ExperimentPoint& point = experiment.points[p];
+    const std::optional<TimeBound> bound = time_bound(point.scenario);
+    if (!bound || !(bound->simulated_s > kHopelessTimeFactor * bound->time_limit_s)) continue;
+    const std::string where =
+        experiment.points.size() > 1
+            ? (point.label.empty() ? "point " + std::to_string(p) : point.label) + ": "
+            : "";
+    throw ScenarioError(
+        experiment.file, "/workload/time_limit_s",
+        fmt::format("{}the run cannot finish: its expected simulated time is at least {:.3g} s "
+                    "(rollback probability {:.3g} per iteration, {:g} iterations between "
+                    "checkpoints, {:g} iterations), over {:g} times time_limit_s = {:g} (expected "
+                    "lower fault rates, more frequent checkpoints or a larger time_limit_s; "
+                    "--force runs it anyway)",
+                    where, bound->simulated_s, bound->rollback_probability, bound->interval,
+                    bound->iterations, kHopelessTimeFactor, bound->time_limit_s));
+  }
 }
 
 double measured_flops_per_s() {

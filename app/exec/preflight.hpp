@@ -14,6 +14,7 @@ namespace codesim::app {
 struct PreflightEstimate {
   double memory_bytes = 0;      ///< peak estimate of the whole run
   double blocks_bytes = 0;      ///< stored blocks of one replica of the largest point
+  double batch_bytes = 0;       ///< batch-sized buffers of one replica, the largest of any point
   double dataset_bytes = 0;     ///< every distinct dataset, loaded once
   int concurrent_replicas = 1;  ///< replicas in memory at once (threads, at most the units)
   /// Node arithmetic of every replica of every point; stochastic-mode node operations count
@@ -27,9 +28,10 @@ struct PreflightEstimate {
 /// stochastic mode (about 100 ns at 2 Gflop/s).
 inline constexpr double kFlopsPerNodeOperation = 200.0;
 
-/// The estimate for running `experiment` on `jobs` threads. Training: per replica its stored
-/// blocks (8 bytes per stored value, every copy and code symbol), twice that with `audit` (the
-/// shadow) plus the working copies of one layer; datasets at 8 bytes per feature; checkpoints are
+/// The estimate for running `experiment` on `jobs` threads (a ScenarioError at /workload/dataset
+/// when an IDX file's header cannot be read). Training: per replica its stored
+/// blocks (8 bytes per stored value, every copy and code symbol), the audit's shadow, the working
+/// copy of one layer and the buffers of a batch; datasets at 8 bytes per feature; checkpoints are
 /// on disk. Iterative jobs need no notable memory. Flops: forward, backward and update products
 /// of every node and the input encodings, per iteration, times iterations and replicas.
 /// Stochastic mode stores no blocks and reads no data: per iteration its node operations are the
@@ -44,6 +46,15 @@ std::optional<double> available_memory_bytes();
 /// saying how much is needed and available and what to change.
 void check_memory(const Experiment& experiment, const PreflightEstimate& estimate,
                   double available_bytes);
+
+/// How far beyond its time limit a run's expected simulated time may lie before preflight refuses
+/// it (a lower bound on that time is compared, so a refused run cannot finish in time).
+inline constexpr double kHopelessTimeFactor = 100.0;
+
+/// Throws a ScenarioError at the first point whose expected simulated time (a lower bound from
+/// the closed forms: rollback probability per iteration, checkpoint interval, the arithmetic
+/// spread over every node) exceeds kHopelessTimeFactor times its time_limit_s, with the estimate.
+void check_expected_time(const Experiment& experiment);
 
 /// Arithmetic throughput of one thread of this machine on a block product (measured by a short
 /// matrix-vector benchmark on a 32 MB matrix, about 50 ms), in flop/s.

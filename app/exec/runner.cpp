@@ -177,9 +177,10 @@ double from_hex_bits(const Json& text) {
 
 /// A replica's output as text, every double by its bits, so it crosses processes exactly.
 std::string encode_output(const ReplicaOutput& output) {
-  Json document = {{"scalars", Json::array()}, {"series", Json::array()}};
+  Json document = {{"scalars", Json::array()}, {"notes", Json::array()}, {"series", Json::array()}};
   for (const auto& [name, value] : output.metrics.scalars())
     document["scalars"].push_back({name, hex_bits(value)});
+  for (const auto& [name, text] : output.metrics.notes()) document["notes"].push_back({name, text});
   for (const sim::MetricSeries& series : output.metrics.all_series()) {
     Json values = Json::array();
     for (double value : series.values) values.push_back(hex_bits(value));
@@ -195,6 +196,8 @@ ReplicaOutput decode_output(const std::string& text) {
   ReplicaOutput output;
   for (const Json& scalar : document["scalars"])
     output.metrics.set(scalar[0].get<std::string>(), from_hex_bits(scalar[1]));
+  for (const Json& note : document["notes"])
+    output.metrics.set_note(note[0].get<std::string>(), note[1].get<std::string>());
   for (const Json& series : document["series"]) {
     const std::string name = series["name"].get<std::string>();
     const auto columns = series["columns"].get<std::vector<std::string>>();

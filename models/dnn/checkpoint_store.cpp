@@ -21,7 +21,19 @@ void CheckpointStore::write(const CheckpointContents& contents) {
     for (const Vector& b : contents.shadow->biases) file.write_matrix(b);
   }
   file.flush();
-  std::swap(current_, spare_);
+  // The file just written becomes the last checkpoint, the last one the previous, and the
+  // previous one the spare for the next write.
+  std::unique_ptr<ScratchFile> written = std::move(spare_);
+  spare_ = std::move(previous_);
+  previous_ = std::move(current_);
+  current_ = std::move(written);
+  if (spare_) spare_->clear();  // the oldest checkpoint: not kept on disk
+}
+
+void CheckpointStore::drop_last() {
+  CODESIM_CHECK(current_ != nullptr, "a checkpoint is held");
+  if (!spare_) spare_ = std::move(current_);
+  current_ = std::move(previous_);
 }
 
 void CheckpointStore::restore(const CheckpointContents& contents) {

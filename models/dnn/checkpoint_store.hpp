@@ -21,12 +21,15 @@ struct CheckpointContents {
   MlpParameters* shadow = nullptr;
 };
 
-/// The last written checkpoint. Checkpoint 0 (the initial state) is not stored: the run rebuilds
-/// it from the seed, so a fresh store is empty.
+/// The last two written checkpoints (the older one for a fall-back when the last one stalls).
+/// Checkpoint 0 (the initial state) is not stored: the run rebuilds it from the seed, so a fresh
+/// store is empty.
 class CheckpointStore {
  public:
-  /// Whether no checkpoint was written yet.
+  /// Whether no checkpoint is held.
   bool empty() const { return current_ == nullptr; }
+  /// Gives the last checkpoint up: the one before it (if held) becomes the last.
+  void drop_last();
   /// Writes `contents` as the new checkpoint: to a spare file that replaces the current one once
   /// complete (a failed write throws and leaves the last checkpoint in place).
   void write(const CheckpointContents& contents);
@@ -36,6 +39,7 @@ class CheckpointStore {
 
  private:
   std::unique_ptr<ScratchFile> current_;
+  std::unique_ptr<ScratchFile> previous_;
   std::unique_ptr<ScratchFile> spare_;
 };
 

@@ -92,32 +92,39 @@ double CodedTrainingRun::nominal_round_s(int layer, Direction dir) const {
                               decoder_speed, batch_, spec_.decentralized);
 }
 
-// The all-ones verification pass (no faults): corrected errors are regenerated; a detected
-// error or an impossible regeneration fails it.
+// One decode of the verification pass: the all-ones input through (layer, dir), counted, its
+// nominal time added to t_s.
+ProductDecode CodedTrainingRun::verification_decode(int layer, Direction dir, double& t_s) {
+  const LayerGeometry& g = geometry_[static_cast<std::size_t>(layer)];
+  const Matrix ones = Matrix::Ones(dir == Direction::forward ? g.cols : g.rows, 1);
+  const ProductDecode d =
+      compute_and_decode(*schemes_[static_cast<std::size_t>(layer)], dir, ones, spec_.decode,
+                         [this](int p, Matrix&) { return usable(p); });
+  ++progress_.counts.decodes;
+  t_s += nominal_round_s(layer, dir);
+  return d;
+}
+
+// The all-ones verification pass (no faults), by verification_passes' rule; regenerations add
+// their time.
 CodedTrainingRun::Verification CodedTrainingRun::verify() {
   double t = 0.0;
-  for (int l = 0; l < layers_; ++l) {
-    CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
-    const LayerGeometry& g = geometry_[static_cast<std::size_t>(l)];
-    for (Direction dir : {Direction::forward, Direction::backward}) {
-      const Matrix ones = Matrix::Ones(dir == Direction::forward ? g.cols : g.rows, 1);
-      const ProductDecode d = compute_and_decode(scheme, dir, ones, spec_.decode,
-                                                 [this](int p, Matrix&) { return usable(p); });
-      ++progress_.counts.decodes;
-      t += nominal_round_s(l, dir);
-      if (d.status == DecodeStatus::detected) {
-        ++progress_.counts.detected;
-        return {false, t};
-      }
-      if (d.status == DecodeStatus::corrected) {
-        ++progress_.counts.corrected;
-        const std::optional<double> r = regenerate_blamed(l, d.blamed_nodes);
-        if (!r) return {false, t};
-        t += *r;
-      }
-    }
-  }
-  return {true, t};
+  std::vector<int> blamed;
+  const bool passed = verification_passes(
+      layers_,
+      [&](int l, int d) {
+        const ProductDecode decoded =
+            verification_decode(l, d == 0 ? Direction::forward : Direction::backward, t);
+        blamed = decoded.blamed_nodes;
+        return decoded.status;
+      },
+      [&](int l, int) {
+        const std::optional<double> r = regenerate_blamed(l, blamed);
+        if (r) t += *r;
+        return r.has_value();
+      },
+      progress_.counts);
+  return {passed, t};
 }
 
 double CodedTrainingRun::write_cost_s() const {
@@ -143,6 +150,7 @@ void CodedTrainingRun::start_checkpoint() {
   t += write_cost_s();
   after(t, [this, t] {
     progress_.checkpoint_written(t);
+    events_at_attempt_start_ = random_events();
     take_snapshot();
     if (observer_.on_checkpoint) observer_.on_checkpoint(progress_.done(), decoded_parameters());
     start_iteration();
@@ -150,9 +158,17 @@ void CodedTrainingRun::start_checkpoint() {
 }
 
 void CodedTrainingRun::rollback() {
-  progress_.roll_back();
+  const RollbackTarget target = progress_.roll_back(random_events() != events_at_attempt_start_);
+  events_at_attempt_start_ = random_events();
   ++attempt_;
   for (int p = 0; p < nodes_; ++p) cluster_.node(p).cancel_task(engine_);
+  if (target == RollbackTarget::stop) {
+    // Every checkpoint, then the initial state, stalled: stop rather than loop (completed = 0).
+    phase_ = Phase::done;
+    engine_.stop();
+    return;
+  }
+  if (target != RollbackTarget::last_checkpoint) checkpoints_.drop_last();
   restore_snapshot();
   if (observer_.on_rollback) observer_.on_rollback(progress_.done(), decoded_parameters());
   phase_ = Phase::restart;

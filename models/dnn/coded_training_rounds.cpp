@@ -77,21 +77,26 @@ void CodedTrainingRun::start_round(int layer, Direction dir) {
       codewords_[static_cast<std::size_t>(layer)][static_cast<std::size_t>(dir_index(dir))], wait_);
   pending_tasks_ = 0;
   const double flops = g.task_flops_per_column * batch_;
-  const std::uint32_t attempt = attempt_;
   for (int p : g.participants) {
     if (!usable(p)) {
       task_state_[static_cast<std::size_t>(p)] = TaskState::lost;
       continue;
     }
-    sim::Node& node = cluster_.node(p);
-    CODESIM_CHECK(!node.is_busy(), "a node starts a round idle");
-    task_state_[static_cast<std::size_t>(p)] = TaskState::pending;
-    ++pending_tasks_;
-    node.run_task(engine_, flops, [this, p, attempt] {
-      if (attempt == attempt_ && phase_ == Phase::round) on_partial(p);
-    });
+    start_task(p, flops, &CodedTrainingRun::on_partial);
   }
   if (pending_tasks_ == 0) finish_round();
+}
+
+void CodedTrainingRun::start_task(int p, double flops, void (CodedTrainingRun::*done)(int)) {
+  sim::Node& node = cluster_.node(p);
+  CODESIM_CHECK(!node.is_busy(), "a node starts its task idle");
+  task_state_[static_cast<std::size_t>(p)] = TaskState::pending;
+  ++pending_tasks_;
+  const std::uint32_t attempt = attempt_;
+  const Phase phase = phase_;
+  node.run_task(engine_, flops, [this, p, attempt, phase, done] {
+    if (attempt == attempt_ && phase_ == phase) (this->*done)(p);
+  });
 }
 
 void CodedTrainingRun::on_partial(int p) {
@@ -308,7 +313,6 @@ void CodedTrainingRun::start_update() {
   phase_ = Phase::update;
   round_start_s_ = engine_.now();
   pending_tasks_ = 0;
-  const std::uint32_t attempt = attempt_;
   const double flops = update_flops();
   for (int p = 0; p < nodes_; ++p) {
     task_state_[static_cast<std::size_t>(p)] = TaskState::none;
@@ -316,13 +320,7 @@ void CodedTrainingRun::start_update() {
       stale_[static_cast<std::size_t>(p)] = true;  // misses this update
       continue;
     }
-    sim::Node& node = cluster_.node(p);
-    CODESIM_CHECK(!node.is_busy(), "a node starts its update idle");
-    task_state_[static_cast<std::size_t>(p)] = TaskState::pending;
-    ++pending_tasks_;
-    node.run_task(engine_, flops, [this, p, attempt] {
-      if (attempt == attempt_ && phase_ == Phase::update) on_update_done(p);
-    });
+    start_task(p, flops, &CodedTrainingRun::on_update_done);
   }
   if (pending_tasks_ == 0) finish_update();
 }

@@ -32,7 +32,7 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
       observer_(observer),
       layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
       batch_(spec.mlp.batch_size),
-      progress_(spec.iterations) {
+      progress_(spec.iterations, checkpoint.max_stalled_rollbacks) {
   const std::string problem =
       validate_training(spec, cluster_.size(), train.features(), train.classes);
   CODESIM_CHECK(problem.empty(), problem.c_str());
@@ -135,14 +135,12 @@ double CodedTrainingRun::slowest_live_speed() const {
 
 FaultOpportunity CodedTrainingRun::opportunity(int node, const char* operation, int layer,
                                                FaultTarget target, double flops) const {
-  FaultOpportunity o;
-  o.time_s = engine_.now();
-  o.node = node;
-  o.operation = operation;
-  o.layer = layer;
-  o.target = target;
-  o.flops = flops;
-  return o;
+  return {.time_s = engine_.now(),
+          .node = node,
+          .operation = operation,
+          .layer = layer,
+          .target = target,
+          .flops = flops};
 }
 
 const FaultRecord* CodedTrainingRun::offer(int node, const char* operation, int layer,

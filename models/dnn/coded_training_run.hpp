@@ -122,6 +122,8 @@ class CodedTrainingRun {
   bool regenerate_repaired_nodes(double& regeneration_s);
   void start_round(int layer, Direction dir);
   void on_partial(int p);
+  /// Runs `flops` on idle node p; `done(p)` follows unless the phase or the attempt moved on.
+  void start_task(int p, double flops, void (CodedTrainingRun::*done)(int));
   void check_round_done();
   void finish_round();
   std::vector<std::optional<Matrix>> gather_symbols(const DirectionGeometry& g, int& present);
@@ -150,6 +152,9 @@ class CodedTrainingRun {
   void restore_snapshot();
   double nominal_round_s(int layer, Direction dir) const;
   Verification verify();
+  /// Faults injected and crashes so far: the random events a rollback may be blamed on.
+  std::uint64_t random_events() const { return injector_.log().records.size() + crashes_; }
+  ProductDecode verification_decode(int layer, Direction dir, double& t_s);
   double write_cost_s() const;
   void start_checkpoint();
   void rollback();
@@ -214,6 +219,7 @@ class CodedTrainingRun {
   double final_accuracy_ = 0.0;
   double final_loss_ = 0.0;
   std::uint64_t crashes_ = 0, silent_corruptions_ = 0;
+  std::uint64_t events_at_attempt_start_ = 0;  // random_events() at the last checkpoint or restore
   TrainingProgress progress_;
 };
 

@@ -60,20 +60,23 @@ std::size_t read_some(gzFile_s* gz, const std::filesystem::path& file, std::uint
   return done;
 }
 
-}  // namespace
-
-IdxArray read_idx(const std::filesystem::path& file) {
+// Opens `file` (plain or gzip) for reading; throws when it is missing or cannot be opened.
+GzHandle open_idx(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) fail(file, "not found (or not a regular file)");
   GzHandle gz(gzopen(file.c_str(), "rb"));
   if (!gz) fail(file, "cannot be opened");
   gzbuffer(gz.get(), static_cast<unsigned>(kChunkBytes));
+  return gz;
+}
 
+// Reads and checks the magic number and the dimensions; returns the dimensions.
+std::vector<std::uint32_t> read_header(gzFile_s* gz, const std::filesystem::path& file) {
   std::uint8_t magic[4] = {};
-  const std::size_t magic_read = read_some(gz.get(), file, magic, 4);
+  const std::size_t magic_read = read_some(gz, file, magic, 4);
   if (magic_read < 4)
-    fail(file, "too short for an IDX header (" + std::to_string(magic_read) + " bytes)" +
-                   zlib_note(gz.get()));
+    fail(file,
+         "too short for an IDX header (" + std::to_string(magic_read) + " bytes)" + zlib_note(gz));
   if (magic[0] != 0 || magic[1] != 0)
     fail(file, "bad magic number " + hex(magic, 4) +
                    ": not an IDX file (it must start with two zero bytes)");
@@ -83,25 +86,40 @@ IdxArray read_idx(const std::filesystem::path& file) {
   const unsigned rank = magic[3];
   if (rank == 0) fail(file, "bad magic number " + hex(magic, 4) + ": zero dimensions");
 
-  IdxArray array;
+  std::vector<std::uint32_t> dimensions;
   std::vector<std::uint8_t> header(4 * std::size_t{rank});
-  const std::size_t header_read = read_some(gz.get(), file, header.data(), header.size());
+  const std::size_t header_read = read_some(gz, file, header.data(), header.size());
   if (header_read < header.size())
     fail(file, "truncated header: " + std::to_string(rank) + " dimensions need " +
                    std::to_string(header.size()) + " bytes but only " +
-                   std::to_string(header_read) + " follow" + zlib_note(gz.get()));
+                   std::to_string(header_read) + " follow" + zlib_note(gz));
   std::uint64_t expected = 1;
   for (unsigned d = 0; d < rank; ++d) {
     const std::uint8_t* b = &header[4 * std::size_t{d}];
     const std::uint32_t size = (std::uint32_t{b[0]} << 24) | (std::uint32_t{b[1]} << 16) |
                                (std::uint32_t{b[2]} << 8) | std::uint32_t{b[3]};
-    array.dimensions.push_back(size);
+    dimensions.push_back(size);
     if (size != 0 && expected > kMaxValues / size)
-      fail(file, "dimensions " + join_dimensions(array.dimensions) + "... are implausibly large");
+      fail(file, "dimensions " + join_dimensions(dimensions) + "... are implausibly large");
     expected *= size;
   }
-  if (expected == 0)
-    fail(file, "dimensions " + join_dimensions(array.dimensions) + " include a zero");
+  if (expected == 0) fail(file, "dimensions " + join_dimensions(dimensions) + " include a zero");
+  return dimensions;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> read_idx_dimensions(const std::filesystem::path& file) {
+  GzHandle gz = open_idx(file);
+  return read_header(gz.get(), file);
+}
+
+IdxArray read_idx(const std::filesystem::path& file) {
+  GzHandle gz = open_idx(file);
+  IdxArray array;
+  array.dimensions = read_header(gz.get(), file);
+  std::uint64_t expected = 1;
+  for (std::uint32_t size : array.dimensions) expected *= size;
 
   // Grow in chunks so a header that lies about its size cannot allocate more than the data.
   array.values.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(expected, 1u << 26)));

@@ -22,6 +22,10 @@ struct IdxArray {
 /// type, has a zero dimension, is truncated or corrupt, or has bytes after the data.
 IdxArray read_idx(const std::filesystem::path& file);
 
+/// The dimensions in the header of an IDX file (checked as read_idx checks them), without reading
+/// its data: what a preflight needs to size a dataset before loading it.
+std::vector<std::uint32_t> read_idx_dimensions(const std::filesystem::path& file);
+
 /// Writes `array` as an IDX file, gzip-compressed when `gzip`. Throws DatasetError when the
 /// dimensions do not match the value count or the file cannot be written.
 void write_idx(const std::filesystem::path& file, const IdxArray& array, bool gzip);

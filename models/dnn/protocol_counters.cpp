@@ -10,6 +10,7 @@ void ProtocolCounters::add_to(sim::MetricSet& metrics) const {
   metrics.set("detected", static_cast<double>(detected));
   metrics.set("rollbacks", static_cast<double>(rollbacks));
   metrics.set("checkpoints", static_cast<double>(checkpoints));
+  metrics.set("checkpoint_fallbacks", static_cast<double>(checkpoint_fallbacks));
 }
 
 }  // namespace codesim::models

@@ -14,8 +14,11 @@ struct ProtocolCounters {
   std::uint64_t detected = 0;       ///< decodes that detected uncorrectable errors
   std::uint64_t rollbacks = 0;
   std::uint64_t checkpoints = 0;
+  /// Checkpoints given up after max_stalled_rollbacks rollbacks without progress.
+  std::uint64_t checkpoint_fallbacks = 0;
 
-  /// Sets decodes, corrected, regenerations, detected, rollbacks and checkpoints, in that order.
+  /// Sets decodes, corrected, regenerations, detected, rollbacks, checkpoints and
+  /// checkpoint_fallbacks, in that order.
   void add_to(sim::MetricSet& metrics) const;
 };
 

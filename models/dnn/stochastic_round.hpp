@@ -48,7 +48,8 @@ struct Round {
   RoundTiming timing;
 };
 
-enum class Status { clean, corrected, detected };
+/// A decode's status, as the numeric mode's decoders report it.
+using Status = DecodeStatus;
 
 /// A decode's outcome.
 struct Outcome {

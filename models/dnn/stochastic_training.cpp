@@ -77,7 +77,7 @@ class StochasticRun {
         should_stop_(should_stop),
         layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
         batch_(spec.mlp.batch_size),
-        progress_(spec.iterations) {
+        progress_(spec.iterations, checkpoint.max_stalled_rollbacks) {
     CODESIM_CHECK(validate_stochastic_training(cluster, spec, faults).empty(),
                   "the stochastic mode needs a spec it models");
     wait_ = wait_policy(spec);
@@ -103,7 +103,7 @@ class StochasticRun {
         finish();
         break;
       }
-      if (now_s_ > spec_.time_limit_s) break;
+      if (now_s_ > spec_.time_limit_s || stopped_) break;
       const double iteration_start_s = now_s_;
       bool rolled_back = false;
       for (Round* r : iteration_) {
@@ -417,39 +417,38 @@ class StochasticRun {
     double time_s = 0.0;
   };
 
-  // The all-ones verification pass: every layer forward then backward, no strikes.
+  // The all-ones verification pass, by verification_passes' rule (as the numeric mode).
   Verification verify() {
     double t = 0.0;
-    for (int l = 0; l < layers_; ++l) {
-      for (int d : {kForward, kBackward}) {
-        const Round& r = round(l, d);
-        node_operations_ += r.participants.size();
-        verification_timing_.done.assign(r.participants.size(), 1);
-        verification_timing_.present.assign(r.member_count.size(), 1);
-        verification_timing_.tally.reset(r.codewords, wait_);
-        for (int s = 0; s < r.codewords.symbols; ++s) verification_timing_.tally.add(s);
-        verification_timing_.decodable = verification_timing_.tally.decodable();
-        errors_.next_mark();
-        for (std::size_t i = 0; i < r.participants.size(); ++i) {
-          if (wrong_[static_cast<std::size_t>(r.block[i])])
-            errors_.mark_symbols(r, i, verification_timing_);
-        }
-        const Outcome outcome = errors_.decode(r, verification_timing_, spec_.decode.error_model);
-        ++progress_.counts.decodes;
-        t += r.nominal_s;
-        if (outcome.status == Status::detected) {
-          ++progress_.counts.detected;
-          return {false, t};
-        }
-        if (outcome.status == Status::corrected) {
-          ++progress_.counts.corrected;
-          const std::optional<double> regeneration_s = regenerate(r);
-          if (!regeneration_s) return {false, t};
-          t += *regeneration_s;
-        }
-      }
+    const bool passed = verification_passes(
+        layers_, [&](int l, int d) { return verification_decode(round(l, d), t).status; },
+        [&](int l, int d) {
+          const std::optional<double> regeneration_s = regenerate(round(l, d));
+          if (regeneration_s) t += *regeneration_s;
+          return regeneration_s.has_value();
+        },
+        progress_.counts);
+    return {passed, t};
+  }
+
+  // One decode of the verification pass: every symbol present, the unrepaired strikes wrong;
+  // counted, its nominal time added to t_s.
+  Outcome verification_decode(const Round& r, double& t_s) {
+    node_operations_ += r.participants.size();
+    verification_timing_.done.assign(r.participants.size(), 1);
+    verification_timing_.present.assign(r.member_count.size(), 1);
+    verification_timing_.tally.reset(r.codewords, wait_);
+    for (int s = 0; s < r.codewords.symbols; ++s) verification_timing_.tally.add(s);
+    verification_timing_.decodable = verification_timing_.tally.decodable();
+    errors_.next_mark();
+    for (std::size_t i = 0; i < r.participants.size(); ++i) {
+      if (wrong_[static_cast<std::size_t>(r.block[i])])
+        errors_.mark_symbols(r, i, verification_timing_);
     }
-    return {true, t};
+    const Outcome outcome = errors_.decode(r, verification_timing_, spec_.decode.error_model);
+    ++progress_.counts.decodes;
+    t_s += r.nominal_s;
+    return outcome;
   }
 
   void checkpoint() {
@@ -467,11 +466,27 @@ class StochasticRun {
     t += write_s_;
     now_s_ += t;
     progress_.checkpoint_written(t);
+    faults_at_attempt_start_ = faults_;
+    previous_wrong_ = std::move(checkpoint_wrong_);
     checkpoint_wrong_ = wrong_;
   }
 
   void rollback() {
-    progress_.roll_back();
+    const bool random_events = faults_ != faults_at_attempt_start_;
+    faults_at_attempt_start_ = faults_;
+    switch (progress_.roll_back(random_events)) {
+      case RollbackTarget::last_checkpoint:
+        break;
+      case RollbackTarget::previous_checkpoint:
+        checkpoint_wrong_ = previous_wrong_;
+        break;
+      case RollbackTarget::initial_state:
+        std::fill(checkpoint_wrong_.begin(), checkpoint_wrong_.end(), 0);
+        break;
+      case RollbackTarget::stop:
+        stopped_ = true;  // every checkpoint, then the initial state, stalled (completed = 0)
+        return;
+    }
     wrong_ = checkpoint_wrong_;
     const double restart_s = policy_.restart_s();
     now_s_ += restart_s;
@@ -482,7 +497,7 @@ class StochasticRun {
 
   sim::MetricSet metrics() const {
     sim::MetricSet m;
-    progress_.add_to(m, spec_.time_limit_s);
+    progress_.add_to(m, stopped_ ? now_s_ : spec_.time_limit_s);
     m.set("faults_injected", static_cast<double>(faults_));
     progress_.counts.add_to(m);
     m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
@@ -531,6 +546,9 @@ class StochasticRun {
   // --- state --------------------------------------------------------------------------------
   std::vector<char> wrong_;  // per block: holds a strike not yet repaired
   std::vector<char> checkpoint_wrong_;
+  std::vector<char> previous_wrong_;           // at the checkpoint before the last
+  bool stopped_ = false;                       // the watchdog stopped the run
+  std::uint64_t faults_at_attempt_start_ = 0;  // faults_ at the last checkpoint or rollback
   std::map<std::vector<int>, Regeneration> regenerations_cache_;
 
   // --- scratch ------------------------------------------------------------------------------

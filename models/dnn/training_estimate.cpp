@@ -4,14 +4,18 @@
 #include <algorithm>
 #include <vector>
 
+#include "models/dnn/idx_loader.hpp"
 #include "models/dnn/round_costs.hpp"
+#include "models/theory/training_theory.hpp"
 
 namespace codesim::models {
 namespace {
 
-TrainingEstimate stochastic_estimate(const TrainingSpec& spec,
-                                     const sim::CheckpointSpec& checkpoint) {
-  TrainingEstimate estimate;
+// The stochastic mode's node operations; it stores no blocks and reads no data, but simulates
+// the numeric mode's arithmetic (flops_per_iteration is kept).
+void make_stochastic(TrainingEstimate& estimate, const TrainingSpec& spec,
+                     const sim::CheckpointSpec& checkpoint) {
+  estimate.stored_bytes = estimate.batch_bytes = estimate.working_bytes = 0;
   const double nodes = summarize_scheme(spec.scheme).nodes;
   const double layers = static_cast<double>(spec.mlp.layer_sizes.size()) - 1;
   double per_iteration = nodes * (2 * layers - 1 + 1);
@@ -19,14 +23,19 @@ TrainingEstimate stochastic_estimate(const TrainingSpec& spec,
     per_iteration += nodes * 2 * layers / checkpoint.every_iterations;
   }
   estimate.node_operations_per_iteration = per_iteration;
-  return estimate;
+}
+
+// Values of the IDX file `file` (the product of its header's dimensions).
+double idx_values(const std::string& file) {
+  double values = 1;
+  for (std::uint32_t size : read_idx_dimensions(file)) values *= size;
+  return values;
 }
 
 }  // namespace
 
 TrainingEstimate estimate_training(const TrainingSpec& spec,
                                    const sim::CheckpointSpec& checkpoint) {
-  if (spec.mode == TrainingMode::stochastic) return stochastic_estimate(spec, checkpoint);
   const std::vector<int>& sizes = spec.mlp.layer_sizes;
   double stored_values = 0;
   double weights = 0;
@@ -43,12 +52,27 @@ TrainingEstimate estimate_training(const TrainingSpec& spec,
     largest_layer = std::max(largest_layer, rows * cols);
     estimate.flops_per_iteration +=
         3 * 2 * layer_stored * batch + 2 * summary.nodes * (rows + cols) * batch;
+    // Per batch column: the layer's input, pre-activation and delta, and (an upper bound) every
+    // node's encoded input and partial result at once.
+    estimate.batch_bytes += (3 + summary.nodes) * (rows + cols) * batch * kBytesPerValue;
   }
   estimate.stored_bytes = stored_values * kBytesPerValue;
   estimate.working_bytes = estimate.stored_bytes;
-  estimate.working_bytes += largest_layer * kBytesPerValue;
+  estimate.working_bytes += largest_layer * kBytesPerValue + estimate.batch_bytes;
   if (spec.audit) estimate.working_bytes += weights * kBytesPerValue;
+  if (spec.mode == TrainingMode::stochastic) make_stochastic(estimate, spec, checkpoint);
   return estimate;
+}
+
+double training_rollback_probability(const TrainingSpec& spec, const FaultConfig& faults) {
+  const double eps = faults[FaultTarget::weights].rate.probability_per_operation;
+  if (eps <= 0.0 || !faults.overrides.empty() ||
+      !validate_training_theory(spec.scheme, spec.mlp.layer_sizes).empty()) {
+    return 0.0;
+  }
+  TrainingTheoryOptions options;
+  options.error_model = spec.decode.error_model;
+  return TrainingTheory(spec.scheme, spec.mlp.layer_sizes, options).rollback_probability(eps);
 }
 
 double dataset_values(const DatasetSource& source, int features) {
@@ -64,8 +88,9 @@ double dataset_values(const DatasetSource& source, int features) {
       samples = source.synthetic.samples;
       break;
     case DatasetKind::idx:
-      samples = 70000;  // unknown before reading: MNIST-sized
-      break;
+      // From the files' headers, before any data is read.
+      return idx_values(source.images) +
+             (source.test_images.empty() ? 0.0 : idx_values(source.test_images));
   }
   return samples * features;
 }

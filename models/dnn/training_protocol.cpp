@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include <fmt/format.h>
+
 #include "sim/check.hpp"
 
 namespace codesim::models {
@@ -60,6 +62,30 @@ bool iteration_decodable(std::span<const LayerShape> shapes,
   return true;
 }
 
+bool verification_passes(int layers, const std::function<DecodeStatus(int, int)>& decode,
+                         const std::function<bool(int, int)>& regenerate,
+                         ProtocolCounters& counts) {
+  constexpr int kPasses = 2;
+  for (int l = 0; l < layers; ++l) {
+    bool clean = false;
+    for (int pass = 0; pass < kPasses && !clean; ++pass) {
+      clean = true;
+      for (int d : {0, 1}) {
+        const DecodeStatus status = decode(l, d);
+        if (status == DecodeStatus::clean) continue;
+        if (status == DecodeStatus::detected) {
+          ++counts.detected;
+          return false;
+        }
+        ++counts.corrected;
+        if (pass + 1 == kPasses || !regenerate(l, d)) return false;
+        clean = false;
+      }
+    }
+  }
+  return true;
+}
+
 void TrainingProgress::iteration_done(double seconds) {
   ++done_;
   ++executed_;
@@ -75,17 +101,39 @@ void TrainingProgress::checkpoint_written(double cost_s) {
   time.committed.checkpoint_s += cost_s;
   time.commit();
   ++counts.checkpoints;
+  previous_done_ = checkpoint_done_;
   checkpoint_done_ = done_;
+  checkpoints_held_ = std::min(checkpoints_held_ + 1, 2);
+  watchdog_.restart_record();
   since_checkpoint_ = 0;
   progress_since_checkpoint_s_ = 0.0;
 }
 
-void TrainingProgress::roll_back() {
+RollbackTarget TrainingProgress::roll_back(bool random_events) {
   ++counts.rollbacks;
   time.discard();
+  RollbackTarget target = RollbackTarget::last_checkpoint;
+  if (watchdog_.rolled_back(done_ - checkpoint_done_, random_events)) {
+    const std::string why = watchdog_.why();
+    watchdog_.restart_record();
+    if (checkpoints_held_ == 0) {
+      target = RollbackTarget::stop;
+      stop_reason_ = fmt::format(
+          "no progress from the initial state, after {} checkpoints were "
+          "given up: {}",
+          counts.checkpoint_fallbacks, why);
+    } else {
+      ++counts.checkpoint_fallbacks;
+      --checkpoints_held_;
+      target = checkpoints_held_ == 1 ? RollbackTarget::previous_checkpoint
+                                      : RollbackTarget::initial_state;
+      checkpoint_done_ = checkpoints_held_ == 1 ? previous_done_ : 0;
+    }
+  }
   done_ = checkpoint_done_;
   since_checkpoint_ = 0;
   progress_since_checkpoint_s_ = 0.0;
+  return target;
 }
 
 void TrainingProgress::complete(double now_s) {
@@ -99,6 +147,7 @@ void TrainingProgress::add_to(sim::MetricSet& metrics, double end_s) const {
   metrics.set("completion_time_s", completed_ ? completion_time_s_ : end_s);
   metrics.set("iterations", done_);
   metrics.set("iterations_executed", static_cast<double>(executed_));
+  if (!stop_reason_.empty()) metrics.set_note("stop_reason", stop_reason_);
 }
 
 }  // namespace codesim::models

@@ -21,6 +21,7 @@
 #include "models/dnn/time_breakdown.hpp"
 #include "sim/checkpoint_policy.hpp"
 #include "sim/metric_set.hpp"
+#include "sim/progress_watchdog.hpp"
 
 namespace codesim::models {
 
@@ -104,14 +105,32 @@ bool iteration_decodable(std::span<const LayerShape> shapes,
                          std::span<const std::array<RoundCodewords, 2>> codewords,
                          const std::function<bool(int)>& usable);
 
+/// The all-ones verification pass before a checkpoint, one rule for both modes: the layers in
+/// order, each decoded forward then backward. A layer passes when both directions decode clean in
+/// one pass. A corrected decode has the blocks it blamed regenerated and the layer is checked
+/// again, so that a checkpoint never holds a block the code still disagrees with (or one a wrong
+/// blame rebuilt from bad sources); a detected error, an impossible regeneration or a second
+/// corrected pass fails it. `decode(layer, direction index)` runs one decode (and counts it and
+/// its time); `regenerate(layer, direction index)` repairs what the last decode blamed, false
+/// when it cannot. Corrected and detected decodes are counted in `counts`.
+bool verification_passes(int layers, const std::function<DecodeStatus(int, int)>& decode,
+                         const std::function<bool(int, int)>& regenerate, ProtocolCounters& counts);
+
+/// Where a rollback returns to. A checkpoint from which max_stalled_rollbacks rollbacks in a row
+/// make no progress (sim::ProgressWatchdog) is given up: the run falls back to the checkpoint
+/// before it, then to the initial state; when that stalls too, the run stops.
+enum class RollbackTarget { last_checkpoint, previous_checkpoint, initial_state, stop };
+
 /// A training run's progress in useful iterations and the bookkeeping of its checkpoints and
 /// rollbacks: a checkpoint commits the pending time and remembers the iteration; a rollback
 /// discards the pending time as lost work and returns to that iteration. The initial state is
-/// checkpoint 0.
+/// checkpoint 0; the last two written checkpoints are held.
 class TrainingProgress {
  public:
-  /// A run of `iterations` useful iterations, >= 1.
-  explicit TrainingProgress(int iterations) : target_(iterations) {}
+  /// A run of `iterations` useful iterations (>= 1) that gives a checkpoint up after
+  /// `max_stalled_rollbacks` (>= 1) rollbacks without progress.
+  TrainingProgress(int iterations, int max_stalled_rollbacks)
+      : target_(iterations), watchdog_(max_stalled_rollbacks) {}
 
   int done() const { return done_; }  ///< useful iterations, rolled-back ones not counted
   std::uint64_t executed() const { return executed_; }  ///< every iteration run to its end
@@ -125,9 +144,14 @@ class TrainingProgress {
   /// A checkpoint was written at done() iterations; `cost_s` (verification and write) and the
   /// pending time are committed.
   void checkpoint_written(double cost_s);
-  /// A rollback to the last checkpoint: counted, the pending time lost, done() back to the
-  /// checkpoint's iterations.
-  void roll_back();
+  /// A rollback: counted, the pending time lost, done() back to the iterations of the checkpoint
+  /// it returns to (the last one, or an older one when the last stalled). After `stop` the run
+  /// must end: stop_reason() says why.
+  /// `random_events`: whether any fault or crash happened since the state was restored (see
+  /// sim::ProgressWatchdog).
+  RollbackTarget roll_back(bool random_events);
+  /// Why the run stopped before completing; empty while it may go on.
+  const std::string& stop_reason() const { return stop_reason_; }
   /// `seconds` spent restarting after a rollback or waiting for repairs.
   void restart(double seconds) { time.restart_s += seconds; }
   /// The run completed every iteration at `now_s`; the pending time is committed.
@@ -144,7 +168,11 @@ class TrainingProgress {
  private:
   int target_;
   int done_ = 0;
-  int checkpoint_done_ = 0;  // done_ at the last checkpoint
+  int checkpoint_done_ = 0;   // done_ at the last checkpoint
+  int previous_done_ = 0;     // done_ at the checkpoint before it
+  int checkpoints_held_ = 0;  // written checkpoints still held: 0, 1 or 2
+  sim::ProgressWatchdog watchdog_;
+  std::string stop_reason_;
   std::uint64_t executed_ = 0;
   int since_checkpoint_ = 0;
   double progress_since_checkpoint_s_ = 0.0;

@@ -108,9 +108,31 @@ TEST_CASE("a replica that cannot finish stops at the time limit and says so") {
   IterativeJobSpec job;
   job.iterations = 100;
   job.time_limit_s = 1000.0;
-  const MetricSet m = run_iterative_job(cluster, {}, job, 1, 0);
+  CheckpointSpec patient;
+  patient.max_stalled_rollbacks = 1'000'000'000;
+  const MetricSet m = run_iterative_job(cluster, patient, job, 1, 0);
   CHECK(m.get("completed") == 0.0);
   CHECK(m.get("completion_time_s") == doctest::Approx(1000.0));
+  CHECK(m.notes().empty());
+}
+
+TEST_CASE("a job whose attempts never get further stops early with a reason") {
+  // Every iteration's one task is struck and detected: no attempt completes an iteration.
+  ClusterSpec cluster = uniform_cluster(1, 1e9);
+  cluster.soft_errors[0].probability_per_operation = 1.0;
+  IterativeJobSpec job;
+  job.iterations = 10;
+  job.time_limit_s = 1000.0;
+  CheckpointSpec checkpoint;
+  checkpoint.max_stalled_rollbacks = 5;
+  const MetricSet m = run_iterative_job(cluster, checkpoint, job, 1, 0);
+  CHECK(m.get("completed") == 0.0);
+  CHECK(m.get("rollbacks") == 5);
+  CHECK(m.get("completion_time_s") == doctest::Approx(5.0));
+  REQUIRE(m.notes().size() == 1);
+  CHECK(m.notes()[0].first == "stop_reason");
+  CHECK(m.notes()[0].second.find("no progress from the last checkpoint: 5 rollbacks in a row") ==
+        0);
 }
 
 TEST_CASE("mean completion time matches Daly's model within its 95% confidence interval") {

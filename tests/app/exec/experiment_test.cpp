@@ -83,8 +83,11 @@ TEST_CASE("preflight estimates stored blocks, data and flops from the scheme and
   CHECK(estimate.blocks_bytes == doctest::Approx(3 * 120 * 8));
   CHECK(estimate.dataset_bytes == doctest::Approx(100 * 12 * 8));
   CHECK(estimate.concurrent_replicas == 2);
-  // Per replica: the blocks plus the largest layer's working copy.
-  CHECK(estimate.memory_bytes == doctest::Approx(100 * 12 * 8 + 2 * (3 * 120 * 8 + 96 * 8)));
+  // Per replica: the blocks, the largest layer's working copy and the buffers of a batch of 1
+  // ((3 + 6 nodes) (rows + cols) per layer).
+  CHECK(estimate.batch_bytes == doctest::Approx(9 * ((8 + 12) + (3 + 8)) * 8));
+  CHECK(estimate.memory_bytes ==
+        doctest::Approx(100 * 12 * 8 + 2 * (3 * 120 * 8 + 96 * 8 + 9 * 31 * 8)));
   // Forward, backward and update: 2 flops per stored value each, plus the input encodings of
   // the 6 nodes (2 (N_out + N_in) per layer), for 10 iterations of 4 replicas.
   const double per_iteration = 6.0 * 360 + 2.0 * 6 * (8 + 12) + 2.0 * 6 * (3 + 8);
@@ -99,10 +102,44 @@ TEST_CASE("preflight refuses a run that does not fit in the available memory") {
     codesim::app::check_memory(experiment, estimate, 1000);
     FAIL("expected a refusal");
   } catch (const codesim::app::ScenarioError& e) {
-    CHECK(e.pointer() == "/workload/layers");
+    CHECK(e.pointer() == "/workload/dataset");  // the largest part here
     CHECK(e.message().find("the run needs about") == 0);
     CHECK(e.message().find("(expected fewer --jobs") != std::string::npos);
   }
+}
+
+TEST_CASE("preflight counts the batch and points at it when its buffers dominate") {
+  Json scenario = small_training();
+  scenario["workload"]["batch"] = 100000;
+  const auto experiment = codesim::app::make_experiment(scenario, "t.json");
+  const auto estimate = codesim::app::estimate_run(experiment, 1);
+  CHECK(estimate.batch_bytes == doctest::Approx(9 * 31 * 8 * 1e5));
+  try {
+    codesim::app::check_memory(experiment, estimate, 1e8);
+    FAIL("expected a refusal");
+  } catch (const codesim::app::ScenarioError& e) {
+    CHECK(e.pointer() == "/workload/batch");
+    CHECK(e.message().find("of batch buffers") != std::string::npos);
+  }
+}
+
+TEST_CASE("preflight refuses a run whose expected time is far beyond its time limit") {
+  Json scenario = Json::parse(R"({
+    "name": "never", "seed": 1, "replicas": 1,
+    "cluster": {"nodes": 4, "soft_errors": {"probability_per_operation": 1e-3}},
+    "workload": {"iterations": 10, "tasks": 10000000}
+  })");
+  const auto hopeless = codesim::app::make_experiment(scenario, "t.json");
+  try {
+    codesim::app::check_expected_time(hopeless);
+    FAIL("expected a refusal");
+  } catch (const codesim::app::ScenarioError& e) {
+    CHECK(e.pointer() == "/workload/time_limit_s");
+    CHECK(e.message().find("the run cannot finish") == 0);
+    CHECK(e.message().find("--force") != std::string::npos);
+  }
+  scenario["workload"]["tasks"] = 100;  // an iteration is clean with probability 0.9
+  CHECK_NOTHROW(codesim::app::check_expected_time(codesim::app::make_experiment(scenario, "t")));
 }
 
 TEST_CASE("the machine's measured throughput is a plausible number") {

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -182,7 +183,7 @@ TEST_CASE("an iteration can start when every needed round decodes from the usabl
 }
 
 TEST_CASE("a rollback returns to the last checkpoint and loses the work since it") {
-  TrainingProgress progress(10);
+  TrainingProgress progress(10, 20);
   for (int i = 0; i < 3; ++i) progress.iteration_done(1.0);
   progress.time.pending.compute_s += 3.0;
   progress.checkpoint_written(0.5);
@@ -193,7 +194,7 @@ TEST_CASE("a rollback returns to the last checkpoint and loses the work since it
   progress.iteration_done(1.0);
   progress.time.pending.compute_s += 2.0;
   CHECK(progress.done() == 5);
-  progress.roll_back();
+  progress.roll_back(true);
   CHECK(progress.done() == 3);
   CHECK(progress.executed() == 5);
   CHECK(progress.counts.rollbacks == 1);
@@ -203,17 +204,17 @@ TEST_CASE("a rollback returns to the last checkpoint and loses the work since it
 }
 
 TEST_CASE("a rollback before any checkpoint returns to iteration 0") {
-  TrainingProgress progress(10);
+  TrainingProgress progress(10, 20);
   progress.iteration_done(1.0);
   progress.iteration_done(1.0);
-  progress.roll_back();
+  progress.roll_back(true);
   CHECK(progress.done() == 0);
   CHECK(progress.executed() == 2);
 }
 
 TEST_CASE("a checkpoint is due by the iterations since the last checkpoint or rollback") {
   const sim::CheckpointPolicy policy(every_iterations(2), 0.0);
-  TrainingProgress progress(10);
+  TrainingProgress progress(10, 20);
   progress.iteration_done(1.0);
   CHECK_FALSE(progress.checkpoint_due(policy));
   progress.iteration_done(1.0);
@@ -221,13 +222,13 @@ TEST_CASE("a checkpoint is due by the iterations since the last checkpoint or ro
   progress.checkpoint_written(0.0);
   CHECK_FALSE(progress.checkpoint_due(policy));
   progress.iteration_done(1.0);
-  progress.roll_back();
+  progress.roll_back(true);
   progress.iteration_done(1.0);
   CHECK_FALSE(progress.checkpoint_due(policy));
 }
 
 TEST_CASE("an unfinished run reports the given end time and a completed one its own") {
-  TrainingProgress progress(2);
+  TrainingProgress progress(2, 20);
   progress.iteration_done(1.0);
   CHECK_FALSE(progress.all_done());
   sim::MetricSet unfinished;
@@ -243,4 +244,98 @@ TEST_CASE("an unfinished run reports the given end time and a completed one its 
   CHECK(finished.get("completed") == 1.0);
   CHECK(finished.get("completion_time_s") == 7.0);
   CHECK(finished.get("iterations_executed") == 2.0);
+}
+
+TEST_CASE(
+    "rollbacks that repeat without any fault fall back to the previous checkpoint, then "
+    "the initial state, then stop the run with a reason") {
+  TrainingProgress progress(100, 1000);
+  for (int checkpoint = 1; checkpoint <= 3; ++checkpoint) {
+    for (int i = 0; i < 2; ++i) progress.iteration_done(1.0);
+    progress.checkpoint_written(0.0);  // at iterations 2, 4 and 6
+  }
+  // Each attempt from iteration 6 fails before one iteration, with no fault or crash: the
+  // third such attempt gives the checkpoint up.
+  CHECK(progress.roll_back(false) == RollbackTarget::last_checkpoint);
+  CHECK(progress.roll_back(true) == RollbackTarget::last_checkpoint);  // a random failure
+  CHECK(progress.roll_back(false) == RollbackTarget::last_checkpoint);
+  CHECK(progress.roll_back(false) == RollbackTarget::previous_checkpoint);
+  CHECK(progress.done() == 4);
+  CHECK(progress.counts.checkpoint_fallbacks == 1);
+  for (int i = 0; i < 2; ++i) CHECK(progress.roll_back(false) == RollbackTarget::last_checkpoint);
+  CHECK(progress.roll_back(false) == RollbackTarget::initial_state);
+  CHECK(progress.done() == 0);
+  for (int i = 0; i < 2; ++i) CHECK(progress.roll_back(false) == RollbackTarget::last_checkpoint);
+  CHECK(progress.stop_reason().empty());
+  CHECK(progress.roll_back(false) == RollbackTarget::stop);
+  CHECK(progress.stop_reason().find("no progress from the initial state") == 0);
+  CHECK(progress.stop_reason().find("without any fault or crash") != std::string::npos);
+  sim::MetricSet metrics;
+  progress.add_to(metrics, 9.0);
+  CHECK(metrics.get("completed") == 0.0);
+  REQUIRE(metrics.notes().size() == 1);
+  CHECK(metrics.notes()[0].first == "stop_reason");
+}
+
+TEST_CASE(
+    "max_stalled_rollbacks failed attempts in a row give a checkpoint up whatever failed "
+    "them") {
+  TrainingProgress progress(100, 3);
+  progress.iteration_done(1.0);
+  progress.checkpoint_written(0.0);
+  CHECK(progress.roll_back(true) == RollbackTarget::last_checkpoint);
+  CHECK(progress.roll_back(true) == RollbackTarget::last_checkpoint);
+  CHECK(progress.roll_back(true) == RollbackTarget::initial_state);
+  CHECK(progress.counts.checkpoint_fallbacks == 1);
+  for (int i = 0; i < 2; ++i) CHECK(progress.roll_back(true) == RollbackTarget::last_checkpoint);
+  CHECK(progress.roll_back(true) == RollbackTarget::stop);
+  CHECK(progress.stop_reason().find("3 rollbacks in a row") != std::string::npos);
+}
+
+TEST_CASE("attempts that get further each time, or a new checkpoint, keep the watchdog quiet") {
+  TrainingProgress progress(100, 2);
+  for (int attempt = 1; attempt <= 10; ++attempt) {
+    for (int i = 0; i < attempt; ++i) progress.iteration_done(1.0);
+    CHECK(progress.roll_back(false) == RollbackTarget::last_checkpoint);
+  }
+  progress.iteration_done(1.0);
+  progress.checkpoint_written(0.0);
+  CHECK(progress.roll_back(true) == RollbackTarget::last_checkpoint);
+  progress.iteration_done(1.0);
+  progress.checkpoint_written(0.0);  // a new checkpoint restarts the count
+  CHECK(progress.roll_back(true) == RollbackTarget::last_checkpoint);
+  CHECK(progress.counts.checkpoint_fallbacks == 0);
+}
+
+TEST_CASE("the verification pass re-checks a layer after regenerating what a decode blamed") {
+  // Layer 1's forward decode corrects once; after its regeneration it must decode clean.
+  std::vector<std::pair<int, int>> decoded;
+  int regenerated = 0;
+  auto decode_with = [&](int corrected_times) {
+    return [&decoded, corrected_times](int l, int d) {
+      decoded.emplace_back(l, d);
+      const auto earlier = std::count(decoded.begin(), decoded.end(), std::pair{1, 0});
+      return l == 1 && d == 0 && earlier <= corrected_times ? DecodeStatus::corrected
+                                                            : DecodeStatus::clean;
+    };
+  };
+  auto regenerate = [&](int, int) { return ++regenerated, true; };
+  ProtocolCounters counts;
+  CHECK(verification_passes(2, decode_with(1), regenerate, counts));
+  CHECK(regenerated == 1);
+  CHECK(counts.corrected == 1);
+  // Layer 0 once, layer 1 twice (the second pass clean).
+  CHECK(decoded ==
+        std::vector<std::pair<int, int>>{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {1, 0}, {1, 1}});
+
+  // Still corrected after the regeneration: the pass fails rather than checkpoint that state.
+  decoded.clear();
+  regenerated = 0;
+  CHECK_FALSE(verification_passes(2, decode_with(2), regenerate, counts));
+  CHECK(regenerated == 1);
+  // A detected error, or a regeneration that cannot be done, fails it at once.
+  CHECK_FALSE(verification_passes(
+      2, [](int, int) { return DecodeStatus::detected; }, regenerate, counts));
+  CHECK_FALSE(verification_passes(
+      2, [](int, int) { return DecodeStatus::corrected; }, [](int, int) { return false; }, counts));
 }

@@ -1,0 +1,64 @@
+// Recognizes a job that rolls back without making progress, so that a run whose checkpoint (or
+// whose every attempt) is doomed stops instead of looping until its time limit.
+#pragma once
+
+#include <string>
+
+namespace codesim::sim {
+
+/// Watches the attempts since the last checkpoint. An attempt stalls when it rolls back no
+/// further than the best attempt before it. Attempts that fail at random points soon set a new
+/// best; a run stalls when
+///  - `limit` attempts in a row stall (whatever failed them: even a legitimate run whose
+///    iterations roll back with probability 0.99 sets a new best more often), or
+///  - kRepeatLimit of the stalled attempts saw no random event at all (no fault, no crash) since
+///    their restore: the same state then fails the same way every time (a corrupted checkpoint,
+///    a diverging learning rate), so waiting for `limit` would only burn time.
+class ProgressWatchdog {
+ public:
+  static constexpr int kRepeatLimit = 3;
+
+  /// `limit` >= 1.
+  explicit ProgressWatchdog(int limit) : limit_(limit) {}
+
+  /// A checkpoint was written or restored from further back: the record starts again.
+  void restart_record() {
+    best_ = 0;
+    stalled_ = 0;
+    repeated_ = 0;
+  }
+  /// An attempt rolled back after `progress` useful iterations past its checkpoint;
+  /// `random_events` says whether any fault or crash happened since its restore. Returns whether
+  /// the run is now stalled.
+  bool rolled_back(int progress, bool random_events) {
+    if (progress > best_) {
+      best_ = progress;
+      stalled_ = 0;
+      repeated_ = 0;
+      return false;
+    }
+    ++stalled_;
+    if (!random_events) ++repeated_;
+    return stalled_ >= limit_ || repeated_ >= kRepeatLimit;
+  }
+  int limit() const { return limit_; }
+  /// Why the run stalled (after rolled_back returned true, before restart_record).
+  std::string why() const {
+    if (repeated_ >= kRepeatLimit) {
+      return std::to_string(repeated_) +
+             " rollbacks without any fault or crash got no further than the best attempt before "
+             "them: the same state fails the same way every time";
+    }
+    return std::to_string(stalled_) +
+           " rollbacks in a row got no further than the best attempt before them "
+           "(checkpoint.max_stalled_rollbacks)";
+  }
+
+ private:
+  int limit_;
+  int best_ = 0;      // most useful iterations an attempt reached past the checkpoint
+  int stalled_ = 0;   // attempts in a row that got no further than best_
+  int repeated_ = 0;  // of those, the ones without any random event
+};
+
+}  // namespace codesim::sim
