@@ -108,6 +108,7 @@ std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& 
                         " (expected an array of {a, b, latency_s, bandwidth_Bps} links)");
   }
   Json resolved = Json::array();
+  std::map<std::pair<int, int>, std::size_t> seen;  // pair -> its first index: n log n, not n^2
   for (std::size_t i = 0; i < raw->size(); ++i) {
     ObjectReader e(&(*raw)[i], r.pointer_of("edges") + "/" + std::to_string(i), r.file());
     sim::EdgeSpec edge;
@@ -117,12 +118,11 @@ std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& 
       e.fail("b", "a link from node " + std::to_string(edge.a) +
                       " to itself (expected two different nodes)");
     }
-    for (std::size_t j = 0; j < edges.size(); ++j) {
-      if (std::min(edges[j].a, edges[j].b) == std::min(edge.a, edge.b) &&
-          std::max(edges[j].a, edges[j].b) == std::max(edge.a, edge.b)) {
-        e.fail("b", "the link " + std::to_string(edge.a) + "-" + std::to_string(edge.b) +
-                        " is already edges/" + std::to_string(j) + " (expected one link per pair)");
-      }
+    const auto [first, added] = seen.emplace(std::minmax(edge.a, edge.b), edges.size());
+    if (!added) {
+      e.fail("b", "the link " + std::to_string(edge.a) + "-" + std::to_string(edge.b) +
+                      " is already edges/" + std::to_string(first->second) +
+                      " (expected one link per pair)");
     }
     edge.latency_s = e.number("latency_s", network.latency_s, at_least(0.0));
     edge.bandwidth_Bps = e.number("bandwidth_Bps", network.bandwidth_Bps, above(0.0));
