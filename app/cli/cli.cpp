@@ -95,8 +95,8 @@ std::optional<CommandLine> parse_command(const std::string& command,
               line.values);
     po::notify(line.values);
   } catch (const po::error& e) {
-    err << "error: codesim " << command << ": " << e.what() << " (expected the options of codesim "
-        << command << " --help)\n";
+    err << "error: codesim " << command << ": " << printable(e.what())
+        << " (expected the options of codesim " << command << " --help)\n";
     return std::nullopt;
   }
   if (line.values.count("scenario"))
@@ -308,7 +308,8 @@ std::optional<int> run_with_interrupts(const Experiment& experiment, const RunRe
     err << "error: " << e.what() << "\n";
     return kBadInput;
   } catch (const std::exception& e) {
-    err << "error: " << request.file << ": the run failed: " << e.what() << "\n";
+    err << "error: " << printable(request.file) << ": the run failed: " << printable(e.what())
+        << "\n";
     return kRuntimeFailure;
   }
   return std::nullopt;
@@ -403,9 +404,9 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   if (line->values["resolved"].as<bool>()) {
     out << analysis::json_text(experiment.scenario);
   } else {
-    out << file << ": ok: scenario " << scenario.name << ", " << scenario.cluster.node_count()
-        << " nodes, " << scenario.replicas << " replicas, workload "
-        << kWorkloadKindNames[scenario.workload.index()];
+    out << printable(file) << ": ok: scenario " << scenario.name << ", "
+        << scenario.cluster.node_count() << " nodes, " << scenario.replicas
+        << " replicas, workload " << kWorkloadKindNames[scenario.workload.index()];
     if (experiment.points.size() > 1) out << ", " << experiment.points.size() << " sweep points";
     out << "\n";
   }
@@ -450,7 +451,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
     if (command == "theory") return run_theory_command(rest, out, err);
     const std::vector<std::string> names(kCommands.begin(), kCommands.end());
     const std::string suggestion = closest_match(command, names);
-    err << "error: unknown command \"" << command << "\""
+    err << "error: unknown command \"" << printable(command) << "\""
         << (suggestion.empty() ? "" : ", did you mean \"" + suggestion + "\"?")
         << " (expected run, validate, codes, plot, theory, --help or --version)\n";
     return kBadInput;
@@ -458,7 +459,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
     err << "error: " << e.what() << "\n";
     return kBadInput;
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << printable(e.what()) << "\n";
     return kRuntimeFailure;
   }
 }

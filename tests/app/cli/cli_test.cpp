@@ -301,6 +301,20 @@ TEST_CASE("an output path that cannot be written is a runtime failure") {
   CHECK(count_lines(r.err) == 1);
 }
 
+TEST_CASE("an error line shows control characters of keys and file names escaped") {
+  TempDirectory dir;
+  const fs::path scenario = dir / "bad\x1b[2J.json";
+  std::ofstream(scenario) << "{\"seed\": 1, \"\\u001b[31mnodes\\u0000x\": 3}";
+  const CliResult r = cli({"validate", scenario.string()});
+  CHECK(r.code == 2);
+  CHECK(r.err.find('\x1b') == std::string::npos);
+  CHECK(r.err.starts_with("error: " + (dir / "bad\\u001b[2J.json").string() +
+                          ": /\\u001b[31mnodes\\u0000x: unknown key \"\\u001b[31mnodes\\u0000x\""));
+  CHECK(count_lines(r.err) == 1);
+  const CliResult command = cli({"r\x1bun"});
+  CHECK(command.err.starts_with("error: unknown command \"r\\u001bun\""));
+}
+
 TEST_CASE("the default output goes to results/<scenario name>.json") {
   CHECK(default_output_path("quickstart") == "results/quickstart.json");
 }
