@@ -46,22 +46,6 @@ struct ReplicaOutput {
   std::optional<models::FaultLog> fault_log;
 };
 
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
-    text.replace(at, from.size(), to);
-    at += to.size();
-  }
-  return text;
-}
-
-/// faults.log_file with {name}, {point} and {replica} filled in.
-std::string fault_log_path(const Scenario& scenario, std::size_t point, std::uint64_t replica) {
-  std::string path = std::get<TrainingWorkload>(scenario.workload).fault_log_file;
-  path = replace_all(path, "{name}", scenario.name);
-  path = replace_all(path, "{point}", std::to_string(point));
-  return replace_all(path, "{replica}", std::to_string(replica));
-}
-
 /// Loads a point's dataset (shared with earlier points that use the same one) and checks it
 /// against the network.
 std::shared_ptr<const models::DatasetSplit> load_point_data(
@@ -342,7 +326,9 @@ RunOutput collect_results(const Experiment& experiment, const PreparedRun& prepa
       numbers.push_back(r);
       if (unit->fault_log) {
         output.fault_logs.push_back(
-            {fault_log_path(point.scenario, p, r), std::move(*unit->fault_log)});
+            {fault_log_path(std::get<TrainingWorkload>(point.scenario.workload).fault_log_file,
+                            point.scenario.name, p, r),
+             std::move(*unit->fault_log)});
       }
     }
     results["points"].push_back(analysis::point_json(point.params, point.label, replicas, numbers));
