@@ -293,11 +293,13 @@ models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, in
   }
   const std::vector<int>& sizes = mlp.layer_sizes;
   for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-    const std::string layer_problem = models::validate_scheme(s, sizes[l + 1], sizes[l]).message;
+    const models::SchemeProblem layer_problem = models::validate_scheme(s, sizes[l + 1], sizes[l]);
     if (!layer_problem.empty()) {
-      r.fail("", "layer " + std::to_string(l) + " (" + std::to_string(sizes[l + 1]) + " x " +
-                     std::to_string(sizes[l]) + "): " + layer_problem +
-                     " (expected block counts that divide every layer of /workload/layers)");
+      // At the field that does not divide the layer (m, n, k), so a sweep can name its value.
+      r.fail(layer_problem.field,
+             "layer " + std::to_string(l) + " (" + std::to_string(sizes[l + 1]) + " x " +
+                 std::to_string(sizes[l]) + "): " + layer_problem.message +
+                 " (expected block counts that divide every layer of /workload/layers)");
     }
   }
   const int needed = models::summarize_scheme(s).nodes;

@@ -346,14 +346,12 @@ Experiment make_experiment(const Json& document, const std::string& file) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     ExperimentPoint point;
     point.params = points[i].params;
+    point.sources = points[i].sources;
     try {
       point.scenario = load_scenario(points[i].document, file);
       check_training_mode(point.scenario, file);
     } catch (const ScenarioError& e) {
-      if (points.size() == 1) throw;
-      throw ScenarioError(
-          e.file(), e.pointer(),
-          "in sweep point " + std::to_string(i) + " (" + points[i].label + "): " + e.message());
+      throw in_sweep_point(e, i, points[i].label, point.sources);
     }
     point.label = point.scenario.label.empty() ? points[i].label : point.scenario.label;
     experiment.points.push_back(std::move(point));

@@ -10,6 +10,7 @@
 
 #include "app/config/object_reader.hpp"
 #include "app/config/scenario.hpp"
+#include "app/config/sweep.hpp"
 #include "models/faults/fault_log.hpp"
 #include "models/linalg/dense_kernels.hpp"
 #include "sim/metric_set.hpp"
@@ -24,6 +25,7 @@ struct ExperimentPoint {
   Json params;        ///< {pointer: value} of the sweep; {} without a sweep
   std::string label;  ///< the scenario's `label`, else the sweep's label, else ""
   Scenario scenario;
+  std::vector<SweepSource> sources = {};  ///< where its swept values are in the file (messages)
 };
 
 /// A scenario file with its overrides applied, expanded and every point validated.

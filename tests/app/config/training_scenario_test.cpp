@@ -116,7 +116,7 @@ TEST_CASE("a target's value model and a per-node override are read") {
 }
 
 TEST_CASE("bad training scenarios are errors at the right pointer") {
-  CHECK(pointer_of_error(with("/strategy/m=3")) == "/strategy");
+  CHECK(pointer_of_error(with("/strategy/m=3")) == "/strategy/m");
   CHECK(error_of(with("/strategy/m=3")).find("layer 0 (8 x 12)") != std::string::npos);
   CHECK(error_of(with("/strategy/copies=5")).find("needs 10 nodes but the cluster has 8") !=
         std::string::npos);
