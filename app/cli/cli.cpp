@@ -29,6 +29,7 @@
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
 #include "app/exec/decoding_guard.hpp"
+#include "app/exec/output_check.hpp"
 #include "app/exec/preflight.hpp"
 #include "app/exec/runner.hpp"
 #include "app/exec/unit_executor.hpp"
@@ -286,11 +287,40 @@ bool preflight(const Experiment& experiment, const RunRequest& request, std::ost
   return true;
 }
 
-/// Runs the experiment with a progress bar, SIGINT/SIGTERM asking it to stop. Returns the exit
-/// code when the command ends here (a failure, or another rank's).
-std::optional<int> run_with_interrupts(const Experiment& experiment, const RunRequest& request,
-                                       RunOptions options, UnitExecutor& executor, RunOutput& run,
-                                       std::ostream& err) {
+/// Every check a run makes before its units start: memory (preflight), the data and replay logs
+/// (loaded into `prepared`) and the outputs (the results at `results_path`, "" for none, and the
+/// fault logs). Returns the exit code when the command ends here.
+std::optional<int> check_before_run(const Experiment& experiment, const RunRequest& request,
+                                    const std::string& results_path, UnitExecutor& executor,
+                                    PreparedRun& prepared, std::ostream& err) {
+  if (!preflight(experiment, request, err)) return kBadInput;
+  try {
+    prepared = prepare_run(experiment, executor);
+    std::exception_ptr failure;
+    try {
+      if (executor.is_root()) check_outputs(experiment, prepared, results_path);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    executor.agree(failure);  // only the root writes; every rank stops when it cannot
+  } catch (const RankFailure&) {
+    return kOk;  // another rank's failure: the root reports it and exits with its code
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    err << "error: " << printable(request.file) << ": " << printable(e.what()) << "\n";
+    return kRuntimeFailure;
+  }
+  return std::nullopt;
+}
+
+/// Runs the prepared units with a progress bar, SIGINT/SIGTERM asking them to stop (only while
+/// units run: before and after, a signal ends the process as usual). Returns the exit code when
+/// the command ends here (a failure, or another rank's).
+std::optional<int> run_with_interrupts(const Experiment& experiment, const PreparedRun& prepared,
+                                       const RunRequest& request, RunOptions options,
+                                       UnitExecutor& executor, RunOutput& run, std::ostream& err) {
   try {
     const InterruptGuard interrupts;
     options.executor = &executor;
@@ -299,7 +329,7 @@ std::optional<int> run_with_interrupts(const Experiment& experiment, const RunRe
     ProgressBar bar(err, !request.quiet && executor.is_root() && isatty(STDERR_FILENO) != 0,
                     iterations, kProgressDelay_s);
     options.on_progress = [&bar](const RunProgress& progress) { bar.update(progress); };
-    run = run_experiment(experiment, options);
+    run = run_prepared(experiment, prepared, options);
   } catch (const RankFailure&) {
     // The root reports what went wrong and exits with its code; exiting 0 here lets it do so
     // before the launcher tears the job down.
@@ -363,7 +393,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   const std::string path = request->output.empty()
                                ? default_output_path(experiment.points.front().scenario.name)
                                : request->output;
-  if (!preflight(experiment, *request, err)) return kBadInput;
+  PreparedRun prepared;
+  if (const auto code = check_before_run(experiment, *request, path, *executor, prepared, err))
+    return *code;
 
   // Ill-conditioned decoding systems: warned before the run, recorded in the results.
   const DecodingGuard guard = guard_experiment(experiment);
@@ -374,7 +406,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   options.jobs = request->jobs;
   options.decoding_guard = &guard;
   RunOutput run;
-  if (const auto code = run_with_interrupts(experiment, *request, options, *executor, run, err))
+  if (const auto code =
+          run_with_interrupts(experiment, prepared, *request, options, *executor, run, err))
     return *code;
   if (!run.root) return kOk;  // another MPI rank: the root writes the results
   return write_outputs(experiment, run, path, request->quiet, out, err);
@@ -388,7 +421,10 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   const auto line = parse_command("validate", args, visible, err);
   if (!line) return kBadInput;
   if (line->values["help"].as<bool>()) {
-    out << visible << "\nChecks SCENARIO; prints what is wrong and exits with 2 if it is bad.\n";
+    out << visible
+        << "\nChecks SCENARIO as `codesim run` does before it starts (the values, the data, fault "
+           "logs to replay, memory, where fault logs go); prints what is wrong and exits with 2 "
+           "if it is bad.\n";
     return kOk;
   }
   if (!check_one_scenario("validate", *line, err)) return kBadInput;
@@ -400,6 +436,15 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     err << "error: " << e.what() << "\n";
     return kBadInput;
   }
+  // Every check `run` makes before its units start, as a run on one thread without -o.
+  RunRequest request;
+  request.file = file;
+  request.quiet = true;
+  const std::unique_ptr<UnitExecutor> executor = make_local_executor();
+  PreparedRun prepared;
+  if (const auto code = check_before_run(experiment, request, "", *executor, prepared, err))
+    return *code;
+  for (const std::string& warning : guard_experiment(experiment).warnings) err << warning << "\n";
   const Scenario& scenario = experiment.points.front().scenario;
   if (line->values["resolved"].as<bool>()) {
     out << analysis::json_text(experiment.scenario);

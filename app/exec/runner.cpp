@@ -34,13 +34,6 @@ std::string codesim_version() { return CODESIM_VERSION; }
 
 namespace {
 
-/// What the replicas of one point share: its data and the fault log it replays.
-struct PointInputs {
-  std::shared_ptr<const models::DatasetSplit> data;
-  std::optional<models::FaultLog> replay;
-  std::vector<std::uint64_t> replicas;  ///< replica numbers to run
-};
-
 struct ReplicaOutput {
   sim::MetricSet metrics;
   std::optional<models::FaultLog> fault_log;
@@ -218,35 +211,6 @@ void check_fault_log_patterns(const Experiment& experiment) {
   }
 }
 
-/// One work unit: a replica of a point.
-struct Unit {
-  std::size_t point;
-  std::uint64_t replica;
-};
-
-/// Every point's inputs and the work units they make, in (point, replica) order.
-struct PreparedRun {
-  std::vector<PointInputs> inputs;
-  std::vector<Unit> units;
-};
-
-PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor) {
-  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
-  PreparedRun prepared;
-  std::exception_ptr failure;
-  try {
-    for (std::size_t p = 0; p < experiment.points.size(); ++p) {
-      prepared.inputs.push_back(
-          prepare_point(experiment.points[p].scenario, experiment.file, data_cache));
-      for (std::uint64_t r : prepared.inputs.back().replicas) prepared.units.push_back({p, r});
-    }
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  executor.agree(failure);  // a rank that cannot read its data stops every rank
-  return prepared;
-}
-
 /// Runs every unit on `executor`, reporting progress; returns the encoded outputs by unit ("" for
 /// a unit that never ran).
 std::vector<std::string> run_units(const Experiment& experiment, const PreparedRun& prepared,
@@ -379,14 +343,48 @@ void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic) {
   }
 }
 
-RunOutput run_experiment(const Experiment& experiment, const RunOptions& options) {
+PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor) {
+  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
+  PreparedRun prepared;
+  std::exception_ptr failure;
+  try {
+    for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+      const ExperimentPoint& point = experiment.points[p];
+      try {
+        prepared.inputs.push_back(prepare_point(point.scenario, experiment.file, data_cache));
+      } catch (const ScenarioError& e) {
+        throw in_sweep_point(e, p, point.label, point.sources);
+      }
+      for (std::uint64_t r : prepared.inputs.back().replicas) prepared.units.push_back({p, r});
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  executor.agree(failure);  // a rank that cannot read its data stops every rank
+  return prepared;
+}
+
+std::vector<std::string> fault_log_paths(const Experiment& experiment,
+                                         const PreparedRun& prepared) {
+  std::vector<std::string> paths;
+  for (const Unit& unit : prepared.units) {
+    const Scenario& scenario = experiment.points[unit.point].scenario;
+    const TrainingWorkload* training = training_of(scenario.workload);
+    if (training == nullptr || training->fault_log_file.empty()) continue;
+    paths.push_back(
+        fault_log_path(training->fault_log_file, scenario.name, unit.point, unit.replica));
+  }
+  return paths;
+}
+
+RunOutput run_prepared(const Experiment& experiment, const PreparedRun& prepared,
+                       const RunOptions& options) {
   std::unique_ptr<UnitExecutor> local;
   UnitExecutor* executor = options.executor;
   if (executor == nullptr) {
     local = make_local_executor();
     executor = local.get();
   }
-  const PreparedRun prepared = prepare_run(experiment, *executor);
   const std::vector<std::string> encoded = run_units(experiment, prepared, options, *executor);
   if (!executor->is_root()) {
     RunOutput output;
@@ -394,6 +392,13 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
     return output;
   }
   return collect_results(experiment, prepared, encoded, options);
+}
+
+RunOutput run_experiment(const Experiment& experiment, const RunOptions& options) {
+  const std::unique_ptr<UnitExecutor> local = options.executor ? nullptr : make_local_executor();
+  RunOptions resolved = options;
+  if (resolved.executor == nullptr) resolved.executor = local.get();
+  return run_prepared(experiment, prepare_run(experiment, *resolved.executor), resolved);
 }
 
 sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica) {
