@@ -10,6 +10,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdint>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -345,9 +346,23 @@ std::optional<int> run_with_interrupts(const Experiment& experiment, const Prepa
   return std::nullopt;
 }
 
+/// True when the run was interrupted before any replica of any point finished.
+bool nothing_finished(const Json& results) {
+  if (results["complete"].get<bool>()) return false;
+  for (const Json& point : results["points"])
+    if (!point["replicas"].empty()) return false;
+  return true;
+}
+
 /// Writes the fault logs and the results to `path` ("-": standard output) and the summary.
 int write_outputs(const Experiment& experiment, const RunOutput& run, const std::string& path,
                   bool quiet, std::ostream& out, std::ostream& err) {
+  if (path != "-" && nothing_finished(run.results) && std::filesystem::exists(path)) {
+    // An empty incomplete file would replace results that may have cost hours.
+    err << "interrupted before any replica finished: " << path
+        << " is kept as it was (nothing written)\n";
+    return kInterrupted;
+  }
   try {
     for (const FaultLogOutput& log : run.fault_logs) write_fault_log_file(log.log, log.path);
     if (path != "-") analysis::write_json_atomically(run.results, path);

@@ -56,6 +56,20 @@ int wait_for_exit(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/// A training scenario whose replica runs for hours.
+fs::path write_endless_training(const fs::path& directory) {
+  const fs::path scenario = directory / "train.json";
+  std::ofstream(scenario) << R"({
+    "name": "train", "seed": 2, "replicas": 1, "cluster": {"nodes": 4},
+    "workload": {"kind": "training",
+                 "dataset": {"kind": "synthetic", "features": 64, "classes": 4, "samples": 500,
+                             "test_samples": 50},
+                 "layers": [64, 64, 4], "iterations": 100000000},
+    "strategy": {"scheme": "uncoded", "m": 2, "n": 2}
+  })";
+  return scenario;
+}
+
 }  // namespace
 
 TEST_CASE("an interrupted run writes the finished replicas, marked incomplete, and exits 130") {
@@ -88,15 +102,7 @@ TEST_CASE("an interrupted run writes the finished replicas, marked incomplete, a
 TEST_CASE("an interrupt abandons a training replica that is still running") {
   REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
   TempDirectory dir;
-  const fs::path scenario = dir / "train.json";
-  std::ofstream(scenario) << R"({
-    "name": "train", "seed": 2, "replicas": 1, "cluster": {"nodes": 4},
-    "workload": {"kind": "training",
-                 "dataset": {"kind": "synthetic", "features": 64, "classes": 4, "samples": 500,
-                             "test_samples": 50},
-                 "layers": [64, 64, 4], "iterations": 100000000},
-    "strategy": {"scheme": "uncoded", "m": 2, "n": 2}
-  })";
+  const fs::path scenario = write_endless_training(dir.path());
   const fs::path output = dir / "r.json";
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = start_codesim({"run", scenario.string(), "-o", output.string()}, dir.path());
@@ -117,4 +123,21 @@ TEST_CASE("a completed run is marked complete") {
       {"run", scenario.string(), "-o", (dir / "r.json").string(), "--replicas", "3"}, dir.path());
   CHECK(wait_for_exit(pid) == 0);
   CHECK(nlohmann::ordered_json::parse(read_file(dir / "r.json"))["complete"] == true);
+}
+
+TEST_CASE("an interrupted run where no replica finished keeps an earlier results file") {
+  REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
+  TempDirectory dir;
+  const fs::path scenario = write_endless_training(dir.path());
+  const fs::path output = dir / "r.json";
+  const std::string earlier = R"({"complete": true, "points": ["hours of work"]})";
+  codesim::test::write_text(output, earlier);
+  const pid_t pid = start_codesim({"run", scenario.string(), "-o", output.string()}, dir.path());
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  kill(pid, SIGINT);
+  CHECK(wait_for_exit(pid) == 130);
+  CHECK(read_file(output) == earlier);
+  CHECK(read_file(dir / "stderr.txt")
+            .find("interrupted before any replica finished: " + output.string() +
+                  " is kept as it was (nothing written)") != std::string::npos);
 }
