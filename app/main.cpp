@@ -1,5 +1,6 @@
 // The codesim command-line entry point: starts MPI when launched by mpirun, runs the CLI and turns
 // any escaped exception into exit 1.
+#include <csignal>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -9,6 +10,10 @@
 #include "app/exec/unit_executor.hpp"
 
 int main(int argc, char** argv) {
+  // SIGINT and SIGTERM end codesim at any point (a run catches them while its units run), even
+  // when it was started ignoring them, as a shell does for commands run in the background.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   codesim::app::mpi_init(&argc, &argv);  // a no-op unless launched by mpirun
   int code = 1;
   try {

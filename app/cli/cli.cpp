@@ -10,6 +10,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdint>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -29,6 +30,7 @@
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
 #include "app/exec/decoding_guard.hpp"
+#include "app/exec/output_check.hpp"
 #include "app/exec/preflight.hpp"
 #include "app/exec/runner.hpp"
 #include "app/exec/unit_executor.hpp"
@@ -95,8 +97,8 @@ std::optional<CommandLine> parse_command(const std::string& command,
               line.values);
     po::notify(line.values);
   } catch (const po::error& e) {
-    err << "error: codesim " << command << ": " << e.what() << " (expected the options of codesim "
-        << command << " --help)\n";
+    err << "error: codesim " << command << ": " << printable(e.what())
+        << " (expected the options of codesim " << command << " --help)\n";
     return std::nullopt;
   }
   if (line.values.count("scenario"))
@@ -292,11 +294,40 @@ bool preflight(const Experiment& experiment, const RunRequest& request, std::ost
   return true;
 }
 
-/// Runs the experiment with a progress bar, SIGINT/SIGTERM asking it to stop. Returns the exit
-/// code when the command ends here (a failure, or another rank's).
-std::optional<int> run_with_interrupts(const Experiment& experiment, const RunRequest& request,
-                                       RunOptions options, UnitExecutor& executor, RunOutput& run,
-                                       std::ostream& err) {
+/// Every check a run makes before its units start: memory (preflight), the data and replay logs
+/// (loaded into `prepared`) and the outputs (the results at `results_path`, "" for none, and the
+/// fault logs). Returns the exit code when the command ends here.
+std::optional<int> check_before_run(const Experiment& experiment, const RunRequest& request,
+                                    const std::string& results_path, UnitExecutor& executor,
+                                    PreparedRun& prepared, std::ostream& err) {
+  if (!preflight(experiment, request, err)) return kBadInput;
+  try {
+    prepared = prepare_run(experiment, executor);
+    std::exception_ptr failure;
+    try {
+      if (executor.is_root()) check_outputs(experiment, prepared, results_path);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    executor.agree(failure);  // only the root writes; every rank stops when it cannot
+  } catch (const RankFailure&) {
+    return kOk;  // another rank's failure: the root reports it and exits with its code
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    err << "error: " << printable(request.file) << ": " << printable(e.what()) << "\n";
+    return kRuntimeFailure;
+  }
+  return std::nullopt;
+}
+
+/// Runs the prepared units with a progress bar, SIGINT/SIGTERM asking them to stop (only while
+/// units run: before and after, a signal ends the process as usual). Returns the exit code when
+/// the command ends here (a failure, or another rank's).
+std::optional<int> run_with_interrupts(const Experiment& experiment, const PreparedRun& prepared,
+                                       const RunRequest& request, RunOptions options,
+                                       UnitExecutor& executor, RunOutput& run, std::ostream& err) {
   try {
     const InterruptGuard interrupts;
     options.executor = &executor;
@@ -305,7 +336,7 @@ std::optional<int> run_with_interrupts(const Experiment& experiment, const RunRe
     ProgressBar bar(err, !request.quiet && executor.is_root() && isatty(STDERR_FILENO) != 0,
                     iterations, kProgressDelay_s);
     options.on_progress = [&bar](const RunProgress& progress) { bar.update(progress); };
-    run = run_experiment(experiment, options);
+    run = run_prepared(experiment, prepared, options);
   } catch (const RankFailure&) {
     // The root reports what went wrong and exits with its code; exiting 0 here lets it do so
     // before the launcher tears the job down.
@@ -314,15 +345,30 @@ std::optional<int> run_with_interrupts(const Experiment& experiment, const RunRe
     err << "error: " << e.what() << "\n";
     return kBadInput;
   } catch (const std::exception& e) {
-    err << "error: " << request.file << ": the run failed: " << e.what() << "\n";
+    err << "error: " << printable(request.file) << ": the run failed: " << printable(e.what())
+        << "\n";
     return kRuntimeFailure;
   }
   return std::nullopt;
 }
 
+/// True when the run was interrupted before any replica of any point finished.
+bool nothing_finished(const Json& results) {
+  if (results["complete"].get<bool>()) return false;
+  for (const Json& point : results["points"])
+    if (!point["replicas"].empty()) return false;
+  return true;
+}
+
 /// Writes the fault logs and the results to `path` ("-": standard output) and the summary.
 int write_outputs(const Experiment& experiment, const RunOutput& run, const std::string& path,
                   bool quiet, std::ostream& out, std::ostream& err) {
+  if (path != "-" && nothing_finished(run.results) && std::filesystem::exists(path)) {
+    // An empty incomplete file would replace results that may have cost hours.
+    err << "interrupted before any replica finished: " << path
+        << " is kept as it was (nothing written)\n";
+    return kInterrupted;
+  }
   try {
     for (const FaultLogOutput& log : run.fault_logs) write_fault_log_file(log.log, log.path);
     if (path != "-") analysis::write_json_atomically(run.results, path);
@@ -368,7 +414,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   const std::string path = request->output.empty()
                                ? default_output_path(experiment.points.front().scenario.name)
                                : request->output;
-  if (!preflight(experiment, *request, err)) return kBadInput;
+  PreparedRun prepared;
+  if (const auto code = check_before_run(experiment, *request, path, *executor, prepared, err))
+    return *code;
 
   // Ill-conditioned decoding systems: warned before the run, recorded in the results.
   const DecodingGuard guard = guard_experiment(experiment);
@@ -379,7 +427,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   options.jobs = request->jobs;
   options.decoding_guard = &guard;
   RunOutput run;
-  if (const auto code = run_with_interrupts(experiment, *request, options, *executor, run, err))
+  if (const auto code =
+          run_with_interrupts(experiment, prepared, *request, options, *executor, run, err))
     return *code;
   if (!run.root) return kOk;  // another MPI rank: the root writes the results
   return write_outputs(experiment, run, path, request->quiet, out, err);
@@ -393,7 +442,10 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   const auto line = parse_command("validate", args, visible, err);
   if (!line) return kBadInput;
   if (line->values["help"].as<bool>()) {
-    out << visible << "\nChecks SCENARIO; prints what is wrong and exits with 2 if it is bad.\n";
+    out << visible
+        << "\nChecks SCENARIO as `codesim run` does before it starts (the values, the data, fault "
+           "logs to replay, memory, where fault logs go); prints what is wrong and exits with 2 "
+           "if it is bad.\n";
     return kOk;
   }
   if (!check_one_scenario("validate", *line, err)) return kBadInput;
@@ -405,13 +457,22 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     err << "error: " << e.what() << "\n";
     return kBadInput;
   }
+  // Every check `run` makes before its units start, as a run on one thread without -o.
+  RunRequest request;
+  request.file = file;
+  request.quiet = true;
+  const std::unique_ptr<UnitExecutor> executor = make_local_executor();
+  PreparedRun prepared;
+  if (const auto code = check_before_run(experiment, request, "", *executor, prepared, err))
+    return *code;
+  for (const std::string& warning : guard_experiment(experiment).warnings) err << warning << "\n";
   const Scenario& scenario = experiment.points.front().scenario;
   if (line->values["resolved"].as<bool>()) {
     out << analysis::json_text(experiment.scenario);
   } else {
-    out << file << ": ok: scenario " << scenario.name << ", " << scenario.cluster.node_count()
-        << " nodes, " << scenario.replicas << " replicas, workload "
-        << kWorkloadKindNames[scenario.workload.index()];
+    out << printable(file) << ": ok: scenario " << scenario.name << ", "
+        << scenario.cluster.node_count() << " nodes, " << scenario.replicas
+        << " replicas, workload " << kWorkloadKindNames[scenario.workload.index()];
     if (experiment.points.size() > 1) out << ", " << experiment.points.size() << " sweep points";
     out << "\n";
   }
@@ -456,7 +517,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
     if (command == "theory") return run_theory_command(rest, out, err);
     const std::vector<std::string> names(kCommands.begin(), kCommands.end());
     const std::string suggestion = closest_match(command, names);
-    err << "error: unknown command \"" << command << "\""
+    err << "error: unknown command \"" << printable(command) << "\""
         << (suggestion.empty() ? "" : ", did you mean \"" + suggestion + "\"?")
         << " (expected run, validate, codes, plot, theory, --help or --version)\n";
     return kBadInput;
@@ -464,7 +525,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
     err << "error: " << e.what() << "\n";
     return kBadInput;
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << printable(e.what()) << "\n";
     return kRuntimeFailure;
   }
 }

@@ -4,16 +4,13 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
 #include "analysis/results_json.hpp"
-#include "app/config/scenario_loader.hpp"
+#include "app/config/json_input.hpp"
 
 namespace codesim::app {
 
@@ -277,18 +274,7 @@ void write_fault_log_file(const FaultLog& log, const std::string& path) {
 }
 
 models::FaultLog read_fault_log_file(const std::string& path) {
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status) || std::filesystem::is_directory(status)) {
-    throw ScenarioError(path, "", "no such file (expected a readable fault log JSON file)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in || in.bad()) {
-    throw ScenarioError(path, "", "cannot read the file (expected a readable fault log JSON file)");
-  }
-  return fault_log_from_json(parse_scenario_text(text.str(), path), path);
+  return fault_log_from_json(read_json_file(path, "a readable fault log JSON file"), path);
 }
 
 ScenarioError to_scenario_error(const models::FaultLogError& error, const std::string& file) {

@@ -80,7 +80,11 @@ std::string describe_json(const Json& value) {
       return std::string("boolean ") + (value.get<bool>() ? "true" : "false");
     case Json::value_t::string: {
       std::string text = value.get<std::string>();
-      if (text.size() > 40) text = text.substr(0, 37) + "...";
+      if (text.size() > 40) {
+        std::size_t cut = 37;  // not inside a UTF-8 sequence
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+        text = text.substr(0, cut) + "...";
+      }
       return "string " + in_quotes(text);
     }
     case Json::value_t::object:

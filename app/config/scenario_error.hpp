@@ -4,11 +4,17 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace codesim::app {
 
-/// Bad input. what() is "FILE: /json/pointer: what is wrong (expected ...)"; the CLI prints it
-/// after "error: " and exits with code 2. An empty pointer (the whole document) is shown as "/".
+/// `text` safe to print on one line of a terminal: control characters (C0, DEL, C1) as \u00XX
+/// and bytes that are not UTF-8 as \xXX; everything else unchanged.
+std::string printable(std::string_view text);
+
+/// Bad input. what() is "FILE: /json/pointer: what is wrong (expected ...)" made printable(); the
+/// CLI prints it after "error: " and exits with code 2. An empty pointer (the whole document) is
+/// shown as "/". file(), pointer() and message() are as given.
 class ScenarioError : public std::runtime_error {
  public:
   /// `file` as the user named it, `pointer` an RFC 6901 JSON pointer ("" for the document),

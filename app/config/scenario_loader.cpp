@@ -6,12 +6,12 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <system_error>
+#include <utility>
 
+#include "app/config/json_input.hpp"
 #include "app/config/json_pointer.hpp"
 #include "app/config/scenario_error.hpp"
 #include "app/config/training_sections.hpp"
@@ -100,6 +100,7 @@ std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& 
                         " (expected an array of {a, b, latency_s, bandwidth_Bps} links)");
   }
   Json resolved = Json::array();
+  std::map<std::pair<int, int>, std::size_t> seen;  // pair -> its first index: n log n, not n^2
   for (std::size_t i = 0; i < raw->size(); ++i) {
     ObjectReader e(&(*raw)[i], r.pointer_of("edges") + "/" + std::to_string(i), r.file());
     sim::EdgeSpec edge;
@@ -109,12 +110,11 @@ std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& 
       e.fail("b", "a link from node " + std::to_string(edge.a) +
                       " to itself (expected two different nodes)");
     }
-    for (std::size_t j = 0; j < edges.size(); ++j) {
-      if (std::min(edges[j].a, edges[j].b) == std::min(edge.a, edge.b) &&
-          std::max(edges[j].a, edges[j].b) == std::max(edge.a, edge.b)) {
-        e.fail("b", "the link " + std::to_string(edge.a) + "-" + std::to_string(edge.b) +
-                        " is already edges/" + std::to_string(j) + " (expected one link per pair)");
-      }
+    const auto [first, added] = seen.emplace(std::minmax(edge.a, edge.b), edges.size());
+    if (!added) {
+      e.fail("b", "the link " + std::to_string(edge.a) + "-" + std::to_string(edge.b) +
+                      " is already edges/" + std::to_string(first->second) +
+                      " (expected one link per pair)");
     }
     edge.latency_s = e.number("latency_s", network.latency_s, at_least(0.0));
     edge.bandwidth_Bps = e.number("bandwidth_Bps", network.bandwidth_Bps, above(0.0));
@@ -315,86 +315,14 @@ void reject_cluster_soft_errors(ObjectReader& root, const sim::ClusterSpec& clus
   }
 }
 
-// Where nlohmann's "... at line L, column C: DETAIL" puts L, C and DETAIL.
-struct ParseErrorPosition {
-  std::string line;
-  std::string column;
-  std::size_t detail_start = 0;
-};
-
-// Reads `digits` at `at` (advancing it); empty when there are none.
-std::string read_digits(const std::string& text, std::size_t& at) {
-  const std::size_t start = at;
-  while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
-  return text.substr(start, at - start);
-}
-
-std::optional<ParseErrorPosition> parse_error_position(const std::string& what) {
-  for (std::size_t at = what.find("line "); at != std::string::npos;
-       at = what.find("line ", at + 1)) {
-    std::size_t cursor = at + 5;
-    ParseErrorPosition p;
-    p.line = read_digits(what, cursor);
-    if (p.line.empty() || what.compare(cursor, 9, ", column ") != 0) continue;
-    cursor += 9;
-    p.column = read_digits(what, cursor);
-    if (p.column.empty() || what.compare(cursor, 2, ": ") != 0) continue;
-    p.detail_start = cursor + 2;
-    return p;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 Json parse_scenario_text(const std::string& text, const std::string& file) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    // nlohmann says "... parse error at line L, column C: DETAIL; expected X".
-    // Split by hand: std::regex recurses per character and overflowed the stack on the long
-    // messages of a fuzzed input (tests/fuzz/regressions/fault_log).
-    const std::string what = e.what();
-    std::string location;
-    std::string detail = what;
-    if (const auto position = parse_error_position(what)) {
-      location = " at line " + position->line + ", column " + position->column;
-      detail = what.substr(position->detail_start);
-    }
-    std::string expected = "valid JSON";
-    if (const auto semicolon = detail.find("; "); semicolon != std::string::npos) {
-      const std::string rest = detail.substr(semicolon + 2);
-      if (rest.starts_with("expected ")) expected = rest.substr(9);
-      detail.resize(semicolon);
-    }
-    throw ScenarioError(file, "",
-                        "invalid JSON" + location + ": " + detail + " (expected " + expected + ")");
-  } catch (const Json::exception& e) {
-    // Other parser failures (a number too large for a double) carry no position.
-    std::string detail = e.what();
-    if (const auto bracket = detail.find("] "); detail.starts_with("[json.exception")) {
-      detail = detail.substr(bracket + 2);
-    }
-    throw ScenarioError(file, "", "invalid JSON: " + detail + " (expected valid JSON)");
-  }
+  return parse_json_text(text, file);
 }
 
 Json read_scenario_file(const std::string& path) {
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) {
-    throw ScenarioError(path, "", "no such file (expected a readable scenario JSON file)");
-  }
-  if (std::filesystem::is_directory(status)) {
-    throw ScenarioError(path, "", "is a directory (expected a readable scenario JSON file)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in || in.bad()) {
-    throw ScenarioError(path, "", "cannot read the file (expected a readable scenario JSON file)");
-  }
-  return parse_scenario_text(text.str(), path);
+  return read_json_file(path, "a readable scenario JSON file");
 }
 
 void apply_set(Json& document, const std::string& assignment, const std::string& file) {
@@ -420,12 +348,15 @@ void apply_set(Json& document, const std::string& assignment, const std::string&
         "--set " + in_quotes(assignment) + " has no value (expected " + pointer + "=VALUE)");
   }
   const std::string value_text = assignment.substr(equals + 1);
-  Json value;
-  try {
-    value = Json::parse(value_text);
-  } catch (const Json::exception&) {
-    value = value_text;  // not JSON: a plain string such as fat_tree
+  if (split_json_pointer(pointer, file, "").size() > static_cast<std::size_t>(kMaxJsonDepth)) {
+    throw ScenarioError(file, "",
+                        "--set " + in_quotes(pointer) + " is nested deeper than " +
+                            std::to_string(kMaxJsonDepth) + " levels (expected at most " +
+                            std::to_string(kMaxJsonDepth) + ")");
   }
+  // Not JSON: a plain string such as fat_tree. JSON: checked like a scenario file's values.
+  Json value =
+      Json::accept(value_text) ? parse_json_text(value_text, file, pointer) : Json(value_text);
   set_at_json_pointer(document, pointer, std::move(value), file, pointer);
 }
 

@@ -196,13 +196,14 @@ std::vector<SweepPoint> expand_sweep(const Json& document, const std::string& fi
   points.reserve(total);
   std::vector<std::size_t> digits(axes.size(), 0);  // the value index of each axis
   for (std::size_t n = 0; n < total; ++n) {
-    SweepPoint point{Json::object(), base, ""};
+    SweepPoint point{Json::object(), base, "", {}};
     for (std::size_t a = 0; a < axes.size(); ++a) {
       for (const AxisEntry& entry : axes[a].entries) {
         const Json& value = (*entry.values)[digits[a]];
+        const std::string where = entry.where + "/" + std::to_string(digits[a]);
         point.params[entry.pointer] = value;
-        set_at_json_pointer(point.document, entry.pointer, value, file,
-                            entry.where + "/" + std::to_string(digits[a]));
+        set_at_json_pointer(point.document, entry.pointer, value, file, where);
+        point.sources.push_back({entry.pointer, where});
       }
     }
     point.label = label_of(point.params);
@@ -214,6 +215,27 @@ std::vector<SweepPoint> expand_sweep(const Json& document, const std::string& fi
     }
   }
   return points;
+}
+
+ScenarioError in_sweep_point(const ScenarioError& error, std::size_t index,
+                             const std::string& label, const std::vector<SweepSource>& sources) {
+  if (sources.empty()) return error;
+  const std::string& pointer = error.pointer();
+  std::string locations;
+  for (const SweepSource& source : sources) {
+    std::string location;
+    if (pointer == source.pointer || pointer.starts_with(source.pointer + "/")) {
+      location = source.where + pointer.substr(source.pointer.size());  // inside the value
+    } else if (!pointer.empty() && source.pointer.starts_with(pointer + "/")) {
+      location = source.where;  // a value inside what the error is about
+    } else {
+      continue;
+    }
+    locations += (locations.empty() ? "" : ", ") + location;
+  }
+  std::string where = "in sweep point " + std::to_string(index) + " (" + label + ")";
+  if (!locations.empty()) where += ", swept at " + locations;
+  return ScenarioError(error.file(), pointer, where + ": " + error.message());
 }
 
 }  // namespace codesim::app

@@ -92,7 +92,17 @@ models::DatasetSource read_dataset(ObjectReader& r) {
     s.separation = r.number("separation", s.separation, at_least(0.0));
   }
   const bool has_test_files = d.kind == DatasetKind::fashion_mnist || !d.test_images.empty();
-  if (!has_test_files) {
+  if (d.kind == DatasetKind::synthetic) {
+    // A fifth of the generated samples by default: a fixed count would not fit every size.
+    const int samples = d.synthetic.samples;
+    d.test_samples =
+        static_cast<int>(r.integer("test_samples", std::max(1, samples / 5), 1, kMaxSamples));
+    if (d.test_samples >= samples) {
+      r.fail("test_samples", "value " + std::to_string(d.test_samples) + " leaves no training " +
+                                 "sample of the " + std::to_string(samples) +
+                                 " generated (expected fewer than samples)");
+    }
+  } else if (!has_test_files) {
     d.test_samples = static_cast<int>(r.integer("test_samples", d.test_samples, 1, kMaxSamples));
   }
   d.train_samples = static_cast<int>(r.integer("train_samples", 0, 0, kMaxSamples));
@@ -275,11 +285,13 @@ models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, in
   }
   const std::vector<int>& sizes = mlp.layer_sizes;
   for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-    const std::string layer_problem = models::validate_scheme(s, sizes[l + 1], sizes[l]).message;
+    const models::SchemeProblem layer_problem = models::validate_scheme(s, sizes[l + 1], sizes[l]);
     if (!layer_problem.empty()) {
-      r.fail("", "layer " + std::to_string(l) + " (" + std::to_string(sizes[l + 1]) + " x " +
-                     std::to_string(sizes[l]) + "): " + layer_problem +
-                     " (expected block counts that divide every layer of /workload/layers)");
+      // At the field that does not divide the layer (m, n, k), so a sweep can name its value.
+      r.fail(layer_problem.field,
+             "layer " + std::to_string(l) + " (" + std::to_string(sizes[l + 1]) + " x " +
+                 std::to_string(sizes[l]) + "): " + layer_problem.message +
+                 " (expected block counts that divide every layer of /workload/layers)");
     }
   }
   const int needed = models::summarize_scheme(s).nodes;
@@ -291,6 +303,28 @@ models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, in
   return s;
 }
 
+namespace {
+
+/// The placeholders of a log_file pattern, in the order messages list them.
+constexpr std::array<std::string_view, 3> kLogFilePlaceholders = {"{name}", "{point}", "{replica}"};
+
+/// Fails at `log_file` at the first "{" that does not start a known placeholder.
+void check_log_file_pattern(ObjectReader& r, const std::string& pattern) {
+  for (std::size_t at = pattern.find('{'); at != std::string::npos;
+       at = pattern.find('{', at + 1)) {
+    const std::size_t close = pattern.find('}', at);
+    const std::string_view word =
+        std::string_view(pattern).substr(at, close == std::string::npos ? 1 : close - at + 1);
+    if (std::find(kLogFilePlaceholders.begin(), kLogFilePlaceholders.end(), word) !=
+        kLogFilePlaceholders.end())
+      continue;
+    r.fail("log_file", "unknown placeholder " + in_quotes(word) + " in " + in_quotes(pattern) +
+                           " (expected only {name}, {point} and {replica})");
+  }
+}
+
+}  // namespace
+
 void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training) {
   models::FaultConfig config = models::default_fault_config();
   models::ValueModelSpec section_model = config[models::FaultTarget::weights].model;
@@ -300,6 +334,7 @@ void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training)
   read_fault_overrides(r, cluster_nodes, config);
   training.replay_file = r.string("replay", "");
   training.fault_log_file = r.string("log_file", "");
+  check_log_file_pattern(r, training.fault_log_file);
   const std::string problem = models::validate_fault_config(config, cluster_nodes);
   if (!problem.empty()) r.fail("", problem + " (expected a valid fault configuration)");
   training.faults = std::move(config);
@@ -351,6 +386,24 @@ std::string pointer_of(const models::UnmodelledSetting& unmodelled, const Json& 
 }
 
 }  // namespace
+
+std::string fault_log_path(const std::string& pattern, const std::string& name, std::size_t point,
+                           std::uint64_t replica) {
+  const std::array<std::string, 3> values = {name, std::to_string(point), std::to_string(replica)};
+  std::string path;
+  for (std::size_t at = 0; at < pattern.size();) {
+    const auto known =
+        std::find_if(kLogFilePlaceholders.begin(), kLogFilePlaceholders.end(),
+                     [&](std::string_view p) { return pattern.compare(at, p.size(), p) == 0; });
+    if (known == kLogFilePlaceholders.end()) {
+      path += pattern[at++];
+      continue;
+    }
+    path += values[static_cast<std::size_t>(known - kLogFilePlaceholders.begin())];
+    at += known->size();
+  }
+  return path;
+}
 
 void check_training_mode(const Scenario& scenario, const std::string& file) {
   if (training_of(scenario.workload) == nullptr) return;

@@ -2,7 +2,9 @@
 // scheme) and `faults` (what soft errors do to the numbers, or a fault log to replay).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "app/config/object_reader.hpp"
 #include "app/config/scenario.hpp"
@@ -21,8 +23,14 @@ void read_training_workload(ObjectReader& r, TrainingWorkload& training);
 models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, int cluster_nodes,
                                  std::uint64_t seed);
 
-/// Reads `faults` for a cluster of `cluster_nodes` nodes into `training`.
+/// Reads `faults` for a cluster of `cluster_nodes` nodes into `training`. A `log_file` pattern
+/// may hold only the placeholders {name}, {point} and {replica}.
 void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training);
+
+/// The fault log of replica `replica` of sweep point `point` of scenario `name`: the `log_file`
+/// `pattern` with its placeholders filled in.
+std::string fault_log_path(const std::string& pattern, const std::string& name, std::size_t point,
+                           std::uint64_t replica);
 
 /// For a training scenario in stochastic mode, throws a ScenarioError (in `file`) at the key of
 /// the first thing it asks for that the mode does not model: crashes, the activation, decode and

@@ -34,33 +34,10 @@ std::string codesim_version() { return CODESIM_VERSION; }
 
 namespace {
 
-/// What the replicas of one point share: its data and the fault log it replays.
-struct PointInputs {
-  std::shared_ptr<const models::DatasetSplit> data;
-  std::optional<models::FaultLog> replay;
-  std::vector<std::uint64_t> replicas;  ///< replica numbers to run
-};
-
 struct ReplicaOutput {
   sim::MetricSet metrics;
   std::optional<models::FaultLog> fault_log;
 };
-
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
-    text.replace(at, from.size(), to);
-    at += to.size();
-  }
-  return text;
-}
-
-/// faults.log_file with {name}, {point} and {replica} filled in.
-std::string fault_log_path(const Scenario& scenario, std::size_t point, std::uint64_t replica) {
-  std::string path = std::get<TrainingWorkload>(scenario.workload).fault_log_file;
-  path = replace_all(path, "{name}", scenario.name);
-  path = replace_all(path, "{point}", std::to_string(point));
-  return replace_all(path, "{replica}", std::to_string(replica));
-}
 
 /// Loads a point's dataset (shared with earlier points that use the same one) and checks it
 /// against the network.
@@ -237,35 +214,6 @@ void check_fault_log_patterns(const Experiment& experiment) {
   }
 }
 
-/// One work unit: a replica of a point.
-struct Unit {
-  std::size_t point;
-  std::uint64_t replica;
-};
-
-/// Every point's inputs and the work units they make, in (point, replica) order.
-struct PreparedRun {
-  std::vector<PointInputs> inputs;
-  std::vector<Unit> units;
-};
-
-PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor) {
-  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
-  PreparedRun prepared;
-  std::exception_ptr failure;
-  try {
-    for (std::size_t p = 0; p < experiment.points.size(); ++p) {
-      prepared.inputs.push_back(
-          prepare_point(experiment.points[p].scenario, experiment.file, data_cache));
-      for (std::uint64_t r : prepared.inputs.back().replicas) prepared.units.push_back({p, r});
-    }
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  executor.agree(failure);  // a rank that cannot read its data stops every rank
-  return prepared;
-}
-
 /// Runs every unit on `executor`, reporting progress; returns the encoded outputs by unit ("" for
 /// a unit that never ran).
 std::vector<std::string> run_units(const Experiment& experiment, const PreparedRun& prepared,
@@ -345,7 +293,9 @@ RunOutput collect_results(const Experiment& experiment, const PreparedRun& prepa
       numbers.push_back(r);
       if (unit->fault_log) {
         output.fault_logs.push_back(
-            {fault_log_path(point.scenario, p, r), std::move(*unit->fault_log)});
+            {fault_log_path(std::get<TrainingWorkload>(point.scenario.workload).fault_log_file,
+                            point.scenario.name, p, r),
+             std::move(*unit->fault_log)});
       }
     }
     results["points"].push_back(analysis::point_json(point.params, point.label, replicas, numbers));
@@ -363,14 +313,12 @@ Experiment make_experiment(const Json& document, const std::string& file) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     ExperimentPoint point;
     point.params = points[i].params;
+    point.sources = points[i].sources;
     try {
       point.scenario = load_scenario(points[i].document, file);
       check_training_mode(point.scenario, file);
     } catch (const ScenarioError& e) {
-      if (points.size() == 1) throw;
-      throw ScenarioError(
-          e.file(), e.pointer(),
-          "in sweep point " + std::to_string(i) + " (" + points[i].label + "): " + e.message());
+      throw in_sweep_point(e, i, points[i].label, point.sources);
     }
     point.label = point.scenario.label.empty() ? points[i].label : point.scenario.label;
     experiment.points.push_back(std::move(point));
@@ -398,14 +346,48 @@ void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic) {
   }
 }
 
-RunOutput run_experiment(const Experiment& experiment, const RunOptions& options) {
+PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor) {
+  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
+  PreparedRun prepared;
+  std::exception_ptr failure;
+  try {
+    for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+      const ExperimentPoint& point = experiment.points[p];
+      try {
+        prepared.inputs.push_back(prepare_point(point.scenario, experiment.file, data_cache));
+      } catch (const ScenarioError& e) {
+        throw in_sweep_point(e, p, point.label, point.sources);
+      }
+      for (std::uint64_t r : prepared.inputs.back().replicas) prepared.units.push_back({p, r});
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  executor.agree(failure);  // a rank that cannot read its data stops every rank
+  return prepared;
+}
+
+std::vector<std::string> fault_log_paths(const Experiment& experiment,
+                                         const PreparedRun& prepared) {
+  std::vector<std::string> paths;
+  for (const Unit& unit : prepared.units) {
+    const Scenario& scenario = experiment.points[unit.point].scenario;
+    const TrainingWorkload* training = training_of(scenario.workload);
+    if (training == nullptr || training->fault_log_file.empty()) continue;
+    paths.push_back(
+        fault_log_path(training->fault_log_file, scenario.name, unit.point, unit.replica));
+  }
+  return paths;
+}
+
+RunOutput run_prepared(const Experiment& experiment, const PreparedRun& prepared,
+                       const RunOptions& options) {
   std::unique_ptr<UnitExecutor> local;
   UnitExecutor* executor = options.executor;
   if (executor == nullptr) {
     local = make_local_executor();
     executor = local.get();
   }
-  const PreparedRun prepared = prepare_run(experiment, *executor);
   const std::vector<std::string> encoded = run_units(experiment, prepared, options, *executor);
   if (!executor->is_root()) {
     RunOutput output;
@@ -413,6 +395,13 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
     return output;
   }
   return collect_results(experiment, prepared, encoded, options);
+}
+
+RunOutput run_experiment(const Experiment& experiment, const RunOptions& options) {
+  const std::unique_ptr<UnitExecutor> local = options.executor ? nullptr : make_local_executor();
+  RunOptions resolved = options;
+  if (resolved.executor == nullptr) resolved.executor = local.get();
+  return run_prepared(experiment, prepare_run(experiment, *resolved.executor), resolved);
 }
 
 sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica) {

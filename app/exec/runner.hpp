@@ -5,11 +5,14 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/config/object_reader.hpp"
 #include "app/config/scenario.hpp"
+#include "app/config/sweep.hpp"
 #include "models/faults/fault_log.hpp"
 #include "models/linalg/dense_kernels.hpp"
 #include "sim/metric_set.hpp"
@@ -24,6 +27,7 @@ struct ExperimentPoint {
   Json params;        ///< {pointer: value} of the sweep; {} without a sweep
   std::string label;  ///< the scenario's `label`, else the sweep's label, else ""
   Scenario scenario;
+  std::vector<SweepSource> sources = {};  ///< where its swept values are in the file (messages)
 };
 
 /// A scenario file with its overrides applied, expanded and every point validated.
@@ -83,8 +87,40 @@ struct RunOutput {
   std::vector<FaultLogOutput> fault_logs;  ///< in (point, replica) order
 };
 
-/// Runs every replica of every point. Bad data or a fault log that does not match the run is a
-/// ScenarioError; other failures are std::exceptions. Nothing is written here.
+/// What the replicas of one point share: its data and the fault log it replays.
+struct PointInputs {
+  std::shared_ptr<const models::DatasetSplit> data;
+  std::optional<models::FaultLog> replay;
+  std::vector<std::uint64_t> replicas;  ///< replica numbers to run
+};
+
+/// One work unit: a replica of a point.
+struct Unit {
+  std::size_t point;
+  std::uint64_t replica;
+};
+
+/// Every point's inputs and the work units they make, in (point, replica) order.
+struct PreparedRun {
+  std::vector<PointInputs> inputs;
+  std::vector<Unit> units;
+};
+
+/// Loads every point's data and replay log and checks them against the point: everything a run
+/// checks before its units start but the outputs. A problem is a ScenarioError naming its sweep
+/// point; `executor` makes every rank agree (a rank that cannot read its data stops them all).
+PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor);
+
+/// The fault logs the units of `prepared` write (faults.log_file), in (point, replica) order.
+std::vector<std::string> fault_log_paths(const Experiment& experiment, const PreparedRun& prepared);
+
+/// Runs the units of `prepared` (from prepare_run on the same executor) and collects the results.
+/// A fault log that does not match the run is a ScenarioError; other failures are
+/// std::exceptions. Nothing is written here.
+RunOutput run_prepared(const Experiment& experiment, const PreparedRun& prepared,
+                       const RunOptions& options = {});
+
+/// prepare_run, then run_prepared: runs every replica of every point.
 RunOutput run_experiment(const Experiment& experiment, const RunOptions& options = {});
 
 /// Runs replica `replica` of a single scenario (loading its data), for tests and tools.

@@ -1,4 +1,4 @@
-// Test helper for the app suites: the ScenarioError that building an experiment raises, if any.
+// Test helpers for the app suites: the ScenarioError an action or building an experiment raises.
 #pragma once
 
 #include <optional>
@@ -6,8 +6,20 @@
 
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
+#include "app/exec/runner.hpp"
 
 namespace codesim::test {
+
+/// The message of the ScenarioError `action` throws, or "" when it throws none.
+template <typename Action>
+std::string scenario_error_message(Action action) {
+  try {
+    action();
+  } catch (const app::ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 /// The error make_experiment(document, file) throws, or nullopt when the document is accepted.
 inline std::optional<app::ScenarioError> experiment_error(const app::Json& document,

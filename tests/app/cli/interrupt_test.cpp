@@ -2,13 +2,17 @@
 // "complete": false, the exit code is 130 and no temporary file is left.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -34,10 +38,17 @@ fs::path write_long_scenario(const fs::path& directory) {
   return path;
 }
 
-/// Starts codesim with `args` (stdout and stderr to files in `directory`); returns its pid.
-pid_t start_codesim(const std::vector<std::string>& args, const fs::path& directory) {
+/// Starts codesim with `args` (stdout and stderr to files in `directory`); returns its pid once
+/// the child runs codesim (signals sent earlier would reach this test's own handlers). With
+/// `ignoring_sigint` it starts with SIGINT ignored, as a shell starts commands in the background.
+pid_t start_codesim(const std::vector<std::string>& args, const fs::path& directory,
+                    bool ignoring_sigint = false) {
+  int started[2];  // closed by the exec (close-on-exec): the parent reads end of file then
+  REQUIRE(pipe2(started, O_CLOEXEC) == 0);
   const pid_t pid = fork();
   if (pid == 0) {
+    close(started[0]);
+    if (ignoring_sigint) signal(SIGINT, SIG_IGN);
     const std::string out = (directory / "stdout.txt").string();
     const std::string err = (directory / "stderr.txt").string();
     if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(99);
@@ -47,6 +58,11 @@ pid_t start_codesim(const std::vector<std::string>& args, const fs::path& direct
     execv(CODESIM_BINARY, argv.data());
     _exit(98);
   }
+  close(started[1]);
+  char byte = 0;
+  while (read(started[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+  close(started[0]);
   return pid;
 }
 
@@ -54,6 +70,41 @@ int wait_for_exit(pid_t pid) {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// The exit code (128 + signal when killed) when `pid` ends within `limit`, else nullopt.
+std::optional<int> wait_for_exit_within(pid_t pid, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// wait_for_exit_within, killing `pid` when it does not end in time.
+std::optional<int> end_within(pid_t pid, std::chrono::milliseconds limit) {
+  const std::optional<int> code = wait_for_exit_within(pid, limit);
+  if (!code) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  return code;
+}
+
+/// A training scenario whose replica runs for hours.
+fs::path write_endless_training(const fs::path& directory) {
+  const fs::path scenario = directory / "train.json";
+  std::ofstream(scenario) << R"({
+    "name": "train", "seed": 2, "replicas": 1, "cluster": {"nodes": 4},
+    "workload": {"kind": "training",
+                 "dataset": {"kind": "synthetic", "features": 64, "classes": 4, "samples": 500,
+                             "test_samples": 50},
+                 "layers": [64, 64, 4], "iterations": 100000000},
+    "strategy": {"scheme": "uncoded", "m": 2, "n": 2}
+  })";
+  return scenario;
 }
 
 }  // namespace
@@ -88,15 +139,7 @@ TEST_CASE("an interrupted run writes the finished replicas, marked incomplete, a
 TEST_CASE("an interrupt abandons a training replica that is still running") {
   REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
   TempDirectory dir;
-  const fs::path scenario = dir / "train.json";
-  std::ofstream(scenario) << R"({
-    "name": "train", "seed": 2, "replicas": 1, "cluster": {"nodes": 4},
-    "workload": {"kind": "training",
-                 "dataset": {"kind": "synthetic", "features": 64, "classes": 4, "samples": 500,
-                             "test_samples": 50},
-                 "layers": [64, 64, 4], "iterations": 100000000},
-    "strategy": {"scheme": "uncoded", "m": 2, "n": 2}
-  })";
+  const fs::path scenario = write_endless_training(dir.path());
   const fs::path output = dir / "r.json";
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = start_codesim({"run", scenario.string(), "-o", output.string()}, dir.path());
@@ -117,4 +160,62 @@ TEST_CASE("a completed run is marked complete") {
       {"run", scenario.string(), "-o", (dir / "r.json").string(), "--replicas", "3"}, dir.path());
   CHECK(wait_for_exit(pid) == 0);
   CHECK(nlohmann::ordered_json::parse(read_file(dir / "r.json"))["complete"] == true);
+}
+
+TEST_CASE("an interrupted run where no replica finished keeps an earlier results file") {
+  REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
+  TempDirectory dir;
+  const fs::path scenario = write_endless_training(dir.path());
+  const fs::path output = dir / "r.json";
+  const std::string earlier = R"({"complete": true, "points": ["hours of work"]})";
+  codesim::test::write_text(output, earlier);
+  const pid_t pid = start_codesim({"run", scenario.string(), "-o", output.string()}, dir.path());
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  kill(pid, SIGINT);
+  CHECK(wait_for_exit(pid) == 130);
+  CHECK(read_file(output) == earlier);
+  CHECK(read_file(dir / "stderr.txt")
+            .find("interrupted before any replica finished: " + output.string() +
+                  " is kept as it was (nothing written)") != std::string::npos);
+}
+
+TEST_CASE("SIGINT ends codesim while it reads its input, even when started ignoring SIGINT") {
+  REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
+  TempDirectory dir;
+  // 48 MB of JSON under an unknown key: seconds of reading and parsing, then an error (exit 2).
+  const fs::path scenario = dir / "big.json";
+  {
+    std::string text = "{\"x\": [0";
+    text.reserve(48u << 20);
+    while (text.size() < (48u << 20)) text += ",0";
+    codesim::test::write_text(scenario, text + "]}");
+  }
+  for (const std::string command : {"run", "validate"}) {
+    CAPTURE(command);
+    const pid_t pid =
+        start_codesim({command, scenario.string()}, dir.path(), /*ignoring_sigint=*/true);
+    // Interrupt until it ends (the first signals may come before main() takes SIGINT back).
+    std::optional<int> code;
+    for (int attempt = 0; attempt < 500 && !code; ++attempt) {
+      kill(pid, SIGINT);
+      code = wait_for_exit_within(pid, std::chrono::milliseconds(40));
+    }
+    if (!code) code = end_within(pid, std::chrono::seconds(1));
+    CHECK(code == std::optional<int>(128 + SIGINT));
+  }
+}
+
+TEST_CASE("a scenario that is a FIFO is refused at once instead of waiting for a writer") {
+  REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
+  TempDirectory dir;
+  const fs::path fifo = dir / "fifo.json";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string command : {"run", "validate"}) {
+    CAPTURE(command);
+    const pid_t pid = start_codesim({command, fifo.string()}, dir.path());
+    CHECK(end_within(pid, std::chrono::seconds(10)) == std::optional<int>(2));
+    CHECK(read_file(dir / "stderr.txt") ==
+          "error: " + fifo.string() +
+              ": /: is a FIFO, not a regular file (expected a readable scenario JSON file)\n");
+  }
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/config/scenario_error.hpp"
+#include "support/experiment_error.hpp"
 
 using codesim::app::above;
 using codesim::app::at_least;
@@ -16,22 +17,8 @@ using codesim::app::closest_match;
 using codesim::app::edit_distance;
 using codesim::app::Json;
 using codesim::app::ObjectReader;
-using codesim::app::ScenarioError;
 
-namespace {
-
-/// The message of the ScenarioError `read` throws, or "" when it throws none.
-template <class Read>
-std::string error_of(Read read) {
-  try {
-    read();
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using codesim::test::scenario_error_message;
 
 TEST_CASE("edit distance counts insertions, deletions and substitutions") {
   CHECK(edit_distance("nodes", "nodes") == 0);
@@ -78,7 +65,7 @@ TEST_CASE("a missing section reads as all defaults") {
 TEST_CASE("a required field without a value is an error at its pointer") {
   const Json object = Json::object();
   ObjectReader reader(&object, "/x", "f.json");
-  CHECK(error_of([&] { reader.number("n", std::nullopt, above(0)); }) ==
+  CHECK(scenario_error_message([&] { reader.number("n", std::nullopt, above(0)); }) ==
         "f.json: /x/n: missing required key (expected a number > 0)");
 }
 
@@ -86,7 +73,7 @@ TEST_CASE("whole floats are accepted as integers but fractions are not") {
   const Json object = {{"a", 1e6}, {"b", 2.5}};
   ObjectReader reader(&object, "", "f.json");
   CHECK(reader.integer("a", 0, 0, 10000000) == 1000000);
-  CHECK(error_of([&] { reader.integer("b", 0, 0, 10); }) ==
+  CHECK(scenario_error_message([&] { reader.integer("b", 0, 0, 10); }) ==
         "f.json: /b: wrong type: got number 2.5 (expected an integer in [0, 10])");
 }
 
@@ -104,7 +91,7 @@ TEST_CASE("unknown keys are rejected after reading, with the known keys listed")
   reader.integer("alpha", 0, 0, 5);
   reader.integer("beta", 0, 0, 5);
   reader.set_unknown_key_note("for kind \"k\"");
-  CHECK(error_of([&] { reader.finish(); }) ==
+  CHECK(scenario_error_message([&] { reader.finish(); }) ==
         "f.json: /s/betta: unknown key \"betta\" for kind \"k\", did you mean \"beta\"? "
         "(expected one of: alpha, beta)");
 }
@@ -113,7 +100,7 @@ TEST_CASE("expect_keys rejects unknown keys before any read, listing the declare
   const Json object = {{"alpha", "not a number"}, {"betta", 2}};
   ObjectReader reader(&object, "/s", "f.json");
   reader.set_unknown_key_note("in a thing");
-  CHECK(error_of([&] {
+  CHECK(scenario_error_message([&] {
           reader.expect_keys({"alpha", "beta"});
         }) ==
         "f.json: /s/betta: unknown key \"betta\" in a thing, did you mean \"beta\"? "
@@ -124,9 +111,9 @@ TEST_CASE("a reader can refuse whole floats as integers") {
   const Json object = {{"a", 2.0}, {"b", 3.0}};
   ObjectReader reader(&object, "", "f.json");
   reader.accept_whole_floats(false);
-  CHECK(error_of([&] { reader.integer("a", 0, 0, 10); }) ==
+  CHECK(scenario_error_message([&] { reader.integer("a", 0, 0, 10); }) ==
         "f.json: /a: wrong type: got number 2.0 (expected an integer in [0, 10])");
-  CHECK(error_of([&] { reader.unsigned_integer("b", 0); }) ==
+  CHECK(scenario_error_message([&] { reader.unsigned_integer("b", 0); }) ==
         "f.json: /b: wrong type: got number 3.0 (expected an integer in [0, "
         "18446744073709551615])");
 }
@@ -134,19 +121,21 @@ TEST_CASE("a reader can refuse whole floats as integers") {
 TEST_CASE("an unbounded number asks for a finite number") {
   const Json object = {{"x", "y"}};
   ObjectReader reader(&object, "", "f.json");
-  CHECK(error_of([&] { reader.number("x", 0.0, codesim::app::any_number()); }) ==
+  CHECK(scenario_error_message([&] { reader.number("x", 0.0, codesim::app::any_number()); }) ==
         "f.json: /x: wrong type: got string \"y\" (expected a finite number)");
 }
 
 TEST_CASE("keys with slashes and tildes are escaped in pointers") {
   const Json object = {{"a/b~c", 1}};
   ObjectReader reader(&object, "", "f.json");
-  CHECK(error_of([&] { reader.finish(); }).starts_with("f.json: /a~1b~0c: unknown key"));
+  CHECK(scenario_error_message([&] {
+          reader.finish();
+        }).starts_with("f.json: /a~1b~0c: unknown key"));
 }
 
 TEST_CASE("a section that is not an object is a wrong type") {
   const Json value = {1, 2};
-  CHECK(error_of([&] { ObjectReader reader(&value, "/cluster", "f.json"); }) ==
+  CHECK(scenario_error_message([&] { ObjectReader reader(&value, "/cluster", "f.json"); }) ==
         "f.json: /cluster: wrong type: got an array (expected an object)");
 }
 
@@ -154,7 +143,7 @@ TEST_CASE("an unsigned integer built in code as a signed JSON number is read whe
   const Json object = {{"seed", 3}, {"bad", -3}};
   ObjectReader r(&object, "", "f.json");
   CHECK(r.unsigned_integer("seed", std::nullopt) == 3);
-  CHECK(error_of([&] { r.unsigned_integer("bad", std::nullopt); }) ==
+  CHECK(scenario_error_message([&] { r.unsigned_integer("bad", std::nullopt); }) ==
         "f.json: /bad: value -3 is out of range (expected an integer in [0, "
         "18446744073709551615])");
 }

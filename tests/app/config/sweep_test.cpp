@@ -261,3 +261,40 @@ TEST_CASE("a set that cannot be made is an error at the sweep value that asked f
     CHECK(contains(error.message(), "no array element /list/3"));
   }
 }
+
+TEST_CASE("an error in a sweep point names the point and where its swept values are in the file") {
+  using codesim::app::in_sweep_point;
+  using codesim::app::SweepSource;
+  const std::vector<SweepSource> sources = {{"/strategy", "/sweep/zip/0/~1strategy/1"},
+                                            {"/cluster/nodes", "/sweep/grid/~1cluster~1nodes/0"}};
+  const auto message = [&](const std::string& pointer) {
+    return in_sweep_point(ScenarioError("s.json", pointer, "bad (expected good)"), 3, "L", sources)
+        .what();
+  };
+  CHECK(std::string(message("/strategy/m")) ==
+        "s.json: /strategy/m: in sweep point 3 (L), swept at /sweep/zip/0/~1strategy/1/m: bad "
+        "(expected good)");
+  CHECK(std::string(message("/strategy")) ==
+        "s.json: /strategy: in sweep point 3 (L), swept at /sweep/zip/0/~1strategy/1: bad "
+        "(expected good)");
+  CHECK(std::string(message("/cluster")) ==
+        "s.json: /cluster: in sweep point 3 (L), swept at /sweep/grid/~1cluster~1nodes/0: bad "
+        "(expected good)");
+  CHECK(std::string(message("/strategyx")) ==
+        "s.json: /strategyx: in sweep point 3 (L): bad (expected good)");
+  // Without swept values (no sweep) the error is unchanged.
+  CHECK(std::string(in_sweep_point(ScenarioError("s.json", "/a", "bad"), 0, "", {}).what()) ==
+        "s.json: /a: bad");
+}
+
+TEST_CASE("every point records where its swept values are in the file") {
+  const auto points = expand_sweep(with_sweep(Json::parse(R"({"grid": {"/cluster/nodes": [16, 32]},
+                                 "zip": [{"/strategy": [{"m": 1}, {"m": 2}]}]})")),
+                                   "s.json");
+  REQUIRE(points.size() == 4);
+  REQUIRE(points[3].sources.size() == 2);
+  CHECK(points[3].sources[0].pointer == "/cluster/nodes");
+  CHECK(points[3].sources[0].where == "/sweep/grid/~1cluster~1nodes/1");
+  CHECK(points[3].sources[1].pointer == "/strategy");
+  CHECK(points[3].sources[1].where == "/sweep/zip/0/~1strategy/1");
+}

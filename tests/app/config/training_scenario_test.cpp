@@ -10,6 +10,7 @@
 
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
+#include "app/config/training_sections.hpp"
 #include "app/exec/runner.hpp"
 #include "support/cli_runner.hpp"
 #include "support/experiment_error.hpp"
@@ -115,7 +116,7 @@ TEST_CASE("a target's value model and a per-node override are read") {
 }
 
 TEST_CASE("bad training scenarios are errors at the right pointer") {
-  CHECK(pointer_of_error(with("/strategy/m=3")) == "/strategy");
+  CHECK(pointer_of_error(with("/strategy/m=3")) == "/strategy/m");
   CHECK(error_of(with("/strategy/m=3")).find("layer 0 (8 x 12)") != std::string::npos);
   CHECK(error_of(with("/strategy/copies=5")).find("needs 10 nodes but the cluster has 8") !=
         std::string::npos);
@@ -141,6 +142,37 @@ TEST_CASE("bad training scenarios are errors at the right pointer") {
   CHECK(pointer_of_error(with("/cluster/soft_errors/probability_per_operation=0.1")) ==
         "/cluster/soft_errors");
   CHECK(pointer_of_error(with("/faults/log_file=f.json")) == "/faults/log_file");
+}
+
+TEST_CASE("an unknown placeholder in faults.log_file is an error listing the known ones") {
+  CHECK(error_of(with("/faults/log_file=log.{run}.{replica}.json")) ==
+        "t.json: /faults/log_file: unknown placeholder \"{run}\" in \"log.{run}.{replica}.json\" "
+        "(expected only {name}, {point} and {replica})");
+  CHECK(error_of(with("/faults/log_file=log.{replica.json")).find("unknown placeholder \"{\"") !=
+        std::string::npos);
+  CHECK(error_of(with("/faults/log_file={name}/{point}.{replica}.json")).empty());
+  CHECK(codesim::app::fault_log_path("{name}/p{point}/r{replica}.{replica}.json", "run", 2, 7) ==
+        "run/p2/r7.7.json");
+}
+
+TEST_CASE(
+    "the synthetic dataset's defaults fit together and test_samples must leave training data") {
+  Json document = training_scenario();
+  document["workload"]["dataset"] = {{"kind", "synthetic"}, {"features", 12}, {"classes", 3}};
+  const Scenario defaults = load_scenario(document, "t.json");
+  const auto& dataset = std::get<codesim::app::TrainingWorkload>(defaults.workload).dataset;
+  CHECK(dataset.synthetic.samples == 1000);
+  CHECK(dataset.test_samples == 200);  // a fifth of the samples
+  CHECK(defaults.resolved["workload"]["dataset"]["test_samples"] == 200);
+  // validate runs what run runs before simulating: the defaults load.
+  TempDirectory dir;
+  const fs::path scenario = write_json(dir / "defaults.json", document);
+  const CliResult r = cli({"validate", scenario.string()});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(error_of(with("/workload/dataset/test_samples=300")) ==
+        "t.json: /workload/dataset/test_samples: value 300 leaves no training sample of the 300 "
+        "generated (expected fewer than samples)");
 }
 
 TEST_CASE("strategy and faults belong to training workloads only") {

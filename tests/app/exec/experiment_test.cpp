@@ -1,6 +1,8 @@
 // The experiment runner: common random numbers across sweep points and replica numbering.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "app/config/scenario_error.hpp"
 #include "app/exec/preflight.hpp"
 #include "app/exec/runner.hpp"
@@ -59,6 +61,31 @@ TEST_CASE("an invalid value in one sweep point names the point") {
     CHECK(std::string(e.what()).find(
               "t.json: /cluster/nodes: in sweep point 1 (/cluster/nodes=-1)") == 0);
   }
+}
+
+TEST_CASE("an error inside a swept value names where the value is in the file") {
+  const auto message = [](const char* sweep) {
+    try {
+      codesim::app::make_experiment(job_with_sweep(Json::parse(sweep)), "t.json");
+    } catch (const codesim::app::ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(message(R"({"zip": [{"/label": ["a", "b"],
+                             "/checkpoint": [{"policy": "none"},
+                                             {"policy": "every_iterations", "every_iterations": 0}]}]})") ==
+        "t.json: /checkpoint/every_iterations: in sweep point 1 (b), swept at "
+        "/sweep/zip/0/~1checkpoint/1/every_iterations: value 0 is out of range (expected an "
+        "integer in [1, 1000000000])");
+  CHECK(message(R"({"grid": {"/cluster/nodes": [4, -1]}})") ==
+        "t.json: /cluster/nodes: in sweep point 1 (/cluster/nodes=-1), swept at "
+        "/sweep/grid/~1cluster~1nodes/1: value -1 is out of range (expected an integer in [1, "
+        "100000])");
+  // An error elsewhere than the swept values names the point only.
+  CHECK(message(R"({"grid": {"/checkpoint/bytes": [0, 1]}})")
+            .starts_with("t.json: /checkpoint/write_bandwidth_Bps: in sweep point 1 "
+                         "(/checkpoint/bytes=1): checkpoint bytes need a write bandwidth"));
 }
 
 namespace {
@@ -149,4 +176,21 @@ TEST_CASE("the machine's measured throughput is a plausible number") {
   CHECK(codesim::app::describe_duration(90) == "about 90 s");
   CHECK(codesim::app::describe_duration(600) == "about 10 min");
   CHECK(codesim::app::describe_duration(3 * 3600) == "about 3 h");
+}
+
+TEST_CASE("a scheme field in a swept strategy that does not fit a layer is located in the sweep") {
+  Json document = small_training();
+  document["sweep"] = Json::parse(R"({"zip": [{"/strategy": [
+      {"scheme": "replication", "m": 1, "n": 2, "copies": 3},
+      {"scheme": "uncoded", "m": 5, "n": 1}]}]})");
+  try {
+    codesim::app::make_experiment(document, "t.json");
+    FAIL("expected an error");
+  } catch (const codesim::app::ScenarioError& e) {
+    CHECK(e.pointer() == "/strategy/m");
+    CHECK(std::string(e.what()).starts_with(
+        "t.json: /strategy/m: in sweep point 1 "
+        "(/strategy={\"scheme\":\"uncoded\",\"m\":5,\"n\":1}), "
+        "swept at /sweep/zip/0/~1strategy/1/m: layer 0 (8 x 12): m = 5 does not divide rows = 8"));
+  }
 }

@@ -1,0 +1,34 @@
+// JSON input with limits: regular files of bounded size only, and documents whose keys are unique
+// and whose nesting is bounded, checked while parsing (before any recursive pass over them).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "app/config/object_reader.hpp"
+
+namespace codesim::app {
+
+/// The largest JSON input file read (scenarios, fault logs to replay): 64 MiB.
+inline constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t{64} << 20;
+/// The deepest nesting of arrays and objects accepted in any JSON input (a scenario needs 6).
+inline constexpr int kMaxJsonDepth = 64;
+
+/// "a directory", "a FIFO", "a character device", ... for messages about a file of `type`.
+std::string describe_file_type(std::filesystem::file_type type);
+
+/// Parses `text`. Invalid JSON (with line and column), a key given twice in one object and
+/// nesting deeper than kMaxJsonDepth levels are ScenarioErrors in `file`; the last two at their
+/// pointer. `at` is where the text goes in a larger document (a --set value): its tokens count
+/// towards the depth and prefix the pointers.
+Json parse_json_text(std::string_view text, const std::string& file, std::string_view at = "");
+
+/// Reads the file at `path` and parses it with parse_json_text. Anything but a regular file of at
+/// most kMaxJsonFileBytes (a directory, a device, a FIFO) is a ScenarioError saying so; the file
+/// is not opened when it is not a regular file. `expected` says what the file should be, e.g. "a
+/// readable scenario JSON file".
+Json read_json_file(const std::string& path, const std::string& expected);
+
+}  // namespace codesim::app

@@ -1,0 +1,143 @@
+// Output checks: each target's kind and identity (std::filesystem), and one probe file per
+// directory, so a run that cannot write its outputs stops before it starts, not after.
+#include "app/exec/output_check.hpp"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "app/config/json_input.hpp"
+#include "app/config/scenario_error.hpp"
+
+namespace codesim::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// One file the run writes, and how messages name it.
+struct Target {
+  std::string path;
+  std::string pointer;   ///< the key naming it; "" for -o
+  std::string name;      ///< e.g. `the results file "out.json"`
+  std::string expected;  ///< what would be right, for "(expected ...)"
+  std::string writable;  ///< the same when the directory cannot be written
+};
+
+/// A file the run reads, and how messages name it.
+struct Input {
+  std::string path;
+  std::string name;
+};
+
+std::vector<Target> targets_of(const Experiment& experiment, const PreparedRun& prepared,
+                               const std::string& results_path) {
+  std::vector<Target> targets;
+  if (!results_path.empty() && results_path != "-") {
+    targets.push_back({results_path, "", "the results file " + in_quotes(results_path),
+                       "-o naming a regular file or a new one, or - for standard output",
+                       "-o in a directory where files can be created"});
+  }
+  for (const std::string& path : fault_log_paths(experiment, prepared)) {
+    targets.push_back({path, "/faults/log_file", "the fault log " + in_quotes(path),
+                       "a log_file pattern naming regular files or new ones",
+                       "a log_file pattern in directories where files can be created"});
+  }
+  return targets;
+}
+
+std::vector<Input> inputs_of(const Experiment& experiment) {
+  std::vector<Input> inputs = {{experiment.file, "the scenario file"}};
+  for (const ExperimentPoint& point : experiment.points) {
+    const TrainingWorkload* training = training_of(point.scenario.workload);
+    if (training == nullptr) continue;
+    if (!training->replay_file.empty())
+      inputs.push_back({training->replay_file, "the fault log replayed (/faults/replay)"});
+    const models::DatasetSource& data = training->dataset;
+    if (data.kind != models::DatasetKind::idx) continue;
+    for (const std::string* file :
+         {&data.images, &data.labels, &data.test_images, &data.test_labels})
+      if (!file->empty()) inputs.push_back({*file, "a dataset file (/workload/dataset)"});
+  }
+  return inputs;
+}
+
+[[noreturn]] void fail(const Experiment& experiment, const Target& target,
+                       const std::string& problem, const std::string& expected) {
+  throw ScenarioError(experiment.file, target.pointer,
+                      target.name + " " + problem + " (expected " + expected + ")");
+}
+
+/// Refuses a target that exists as anything but a regular file, or that is an input.
+void check_target(const Experiment& experiment, const Target& target,
+                  const std::vector<Input>& inputs) {
+  const fs::path path(target.path);
+  if (!path.has_filename()) fail(experiment, target, "names a directory", target.expected);
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status)) return;
+  if (!fs::is_regular_file(status)) {
+    fail(experiment, target, "is " + describe_file_type(status.type()) + ", not a regular file",
+         target.expected);
+  }
+  for (const Input& input : inputs) {
+    if (fs::equivalent(path, input.path, error) && !error) {
+      fail(experiment, target, "is " + input.name + " " + in_quotes(input.path), target.expected);
+    }
+  }
+}
+
+/// The directory `path` goes to, or its nearest existing parent when it does not exist yet.
+fs::path existing_directory(const fs::path& path) {
+  fs::path directory = path.parent_path();
+  std::error_code error;
+  while (!directory.empty() && !fs::exists(directory, error)) directory = directory.parent_path();
+  return directory.empty() ? fs::path(".") : directory;
+}
+
+/// Creates and removes a probe file in `directory`; returns what failed, "" when it worked.
+std::string probe(const fs::path& directory) {
+  std::error_code error;
+  if (!fs::is_directory(directory, error))
+    return in_quotes(directory.string()) + " is not a directory";
+  std::string name = (directory / ".codesim-probe-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) {
+    return "cannot create a file in " + in_quotes(directory.string()) + ": " + std::strerror(errno);
+  }
+  ::close(fd);
+  ::unlink(name.c_str());
+  return "";
+}
+
+}  // namespace
+
+void check_outputs(const Experiment& experiment, const PreparedRun& prepared,
+                   const std::string& results_path) {
+  const std::vector<Target> targets = targets_of(experiment, prepared, results_path);
+  const std::vector<Input> inputs = inputs_of(experiment);
+  std::set<fs::path> files;
+  std::set<fs::path> probed;
+  for (const Target& target : targets) {
+    check_target(experiment, target, inputs);
+    std::error_code error;
+    const fs::path file = fs::weakly_canonical(fs::absolute(target.path), error);
+    if (!error && !files.insert(file).second) {
+      fail(experiment, target, "is written twice (by -o and faults.log_file)", target.expected);
+    }
+    const fs::path directory = existing_directory(target.path);
+    if (!probed.insert(directory).second) continue;
+    if (const std::string problem = probe(directory); !problem.empty()) {
+      fail(experiment, target, "cannot be written: " + problem, target.writable);
+    }
+  }
+}
+
+}  // namespace codesim::app
