@@ -47,6 +47,9 @@ struct Scenario {
   std::string label;        ///< names this run in tables and legends ("" = from the sweep)
   std::uint64_t seed = 1;   ///< root of every random stream
   int replicas = 10;        ///< independent runs of the scenario, numbered 0..replicas-1
+  /// Run points that preflight expects not to finish within their time limit (they end there
+  /// with completed = 0): for experiments that chart where a strategy stops making progress.
+  bool allow_unfinished = false;
   sim::ClusterSpec cluster;
   sim::CheckpointSpec checkpoint;
   WorkloadSpec workload;

@@ -372,6 +372,7 @@ Scenario load_scenario(const Json& document, const std::string& file) {
   s.label = root.string("label", "");
   s.seed = root.unsigned_integer("seed", 1);
   s.replicas = static_cast<int>(root.integer("replicas", 10, 1, kMaxReplicas));
+  s.allow_unfinished = root.boolean("allow_unfinished", false);
   root.object("cluster", [&](ObjectReader& r) { s.cluster = read_cluster(r); });
   root.object("checkpoint", [&](ObjectReader& r) { s.checkpoint = read_checkpoint(r); });
   root.object("workload", [&](ObjectReader& r) { s.workload = read_workload(r, s.cluster); });

@@ -155,6 +155,7 @@ std::optional<TimeBound> time_bound(const Scenario& s) {
 void check_expected_time(const Experiment& experiment) {
   for (std::size_t p = 0; p < experiment.points.size(); ++p) {
     const ExperimentPoint& point = experiment.points[p];
+    if (point.scenario.allow_unfinished) continue;
     const std::optional<TimeBound> bound = time_bound(point.scenario);
     if (!bound || !(bound->simulated_s > kHopelessTimeFactor * bound->time_limit_s)) continue;
     const std::string where =
@@ -167,7 +168,7 @@ void check_expected_time(const Experiment& experiment) {
                     "(rollback probability {:.3g} per iteration, {:g} iterations between "
                     "checkpoints, {:g} iterations), over {:g} times time_limit_s = {:g} (expected "
                     "lower fault rates, more frequent checkpoints or a larger time_limit_s; "
-                    "--force runs it anyway)",
+                    "--force or allow_unfinished runs it anyway)",
                     where, bound->simulated_s, bound->rollback_probability, bound->interval,
                     bound->iterations, kHopelessTimeFactor, bound->time_limit_s));
   }

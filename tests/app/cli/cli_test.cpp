@@ -141,11 +141,12 @@ TEST_CASE("a bad scenario exits with 2, prints one error line and writes no outp
   const CliResult r = cli({"run", scenario.string(), "-o", output.string()});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
-  CHECK(r.err ==
-        "error: " + scenario.string() +
-            ": /replica: unknown key \"replica\", did you mean \"replicas\"? (expected "
-            "one of: name, description, label, seed, replicas, cluster, checkpoint, workload, "
-            "sweep)\n");
+  CHECK(r.err == "error: " + scenario.string() +
+                     ": /replica: unknown key \"replica\", did you mean \"replicas\"? (expected "
+                     "one of: name, description, label, seed, replicas, allow_unfinished, cluster, "
+                     "checkpoint, "
+                     "workload, "
+                     "sweep)\n");
   CHECK_FALSE(fs::exists(output));
   CHECK_FALSE(fs::exists(output.parent_path()));
 }

@@ -165,6 +165,9 @@ TEST_CASE("preflight refuses a run whose expected time is far beyond its time li
     CHECK(e.message().find("the run cannot finish") == 0);
     CHECK(e.message().find("--force") != std::string::npos);
   }
+  scenario["allow_unfinished"] = true;
+  CHECK_NOTHROW(codesim::app::check_expected_time(codesim::app::make_experiment(scenario, "t")));
+  scenario["allow_unfinished"] = false;
   scenario["workload"]["tasks"] = 100;  // an iteration is clean with probability 0.9
   CHECK_NOTHROW(codesim::app::check_expected_time(codesim::app::make_experiment(scenario, "t")));
 }
