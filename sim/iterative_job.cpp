@@ -287,7 +287,8 @@ class IterativeJob {
         busy_s[node] += job_.task_flops / cluster_.node(node).speed_flops_per_s();
         slowest_node_s = std::max(slowest_node_s, busy_s[node]);
       }
-      rate_per_s += strikes_per_iteration / slowest_node_s;
+      // Tasks of no time (flops / speed underflowed) with strikes: rollbacks at an infinite rate.
+      if (strikes_per_iteration > 0.0) rate_per_s += strikes_per_iteration / slowest_node_s;
     }
     return rate_per_s > 0.0 ? 1.0 / rate_per_s : INFINITY;
   }
