@@ -34,6 +34,7 @@ class IterativeJob {
     cluster_.crashes().start();
     engine_.schedule_at(0.0, [this] { start_iteration(); });
     engine_.run_until(job_.time_limit_s);
+    if (!completed_) stop_at_limit();
     return metrics();
   }
 
@@ -195,6 +196,29 @@ class IterativeJob {
     completion_time_s_ = engine_.now();
     commit_pending();
     engine_.stop();
+  }
+
+  // The replica gave up at the time limit: the phase it was in is charged up to now, and the
+  // work since the last checkpoint is kept (not lost), so the breakdown adds up to now.
+  void stop_at_limit() {
+    switch (phase_) {
+      case Phase::compute:
+        close_phase(compute_pending_s_);
+        break;
+      case Phase::exchange:
+        close_phase(communication_pending_s_);
+        break;
+      case Phase::checkpoint:
+        time_checkpoint_s_ += engine_.now() - phase_start_s_;
+        break;
+      case Phase::restart:
+      case Phase::waiting:
+        time_restart_s_ += engine_.now() - phase_start_s_;
+        break;
+      case Phase::done:
+        break;
+    }
+    commit_pending();
   }
 
   void commit_pending() {

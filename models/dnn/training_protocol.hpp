@@ -128,12 +128,20 @@ class TrainingProgress {
   /// A rollback to the last checkpoint: counted, the pending time lost, done() back to the
   /// checkpoint's iterations.
   void roll_back();
-  /// `seconds` spent restarting after a rollback or waiting for repairs.
-  void restart(double seconds) { time.restart_s += seconds; }
+  /// `seconds` spent restarting after a rollback or waiting for repairs (charged when they
+  /// end: settles the step).
+  void restart(double seconds) {
+    time.restart_s += seconds;
+    time.settle();
+  }
   /// The run completed every iteration at `now_s`; the pending time is committed.
   void complete(double now_s);
-  /// Commits the pending time (a run that gave up at the time limit keeps its work).
-  void commit_pending() { time.commit(); }
+  /// The run gave up at its time limit `end_s`: the step in progress is cut there and the
+  /// pending time committed (the run keeps its work), so the breakdown adds up to `end_s`.
+  void stop_at(double end_s) {
+    time.cut(end_s);
+    time.commit();
+  }
   /// Sets completed, completion_time_s (`end_s` when the run did not complete), iterations and
   /// iterations_executed, in that order.
   void add_to(sim::MetricSet& metrics, double end_s) const;
