@@ -20,6 +20,12 @@ int ring_distance(int a, int b, int n) {
 
 TorusRoutes::TorusRoutes(int rows, int cols, double link_latency_s) : rows_(rows), cols_(cols) {
   CODESIM_CHECK(rows >= 1 && cols >= 1, "a torus needs at least one row and one column");
+  row_.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+  col_.resize(row_.size());
+  for (std::size_t v = 0; v < row_.size(); ++v) {
+    row_[v] = static_cast<int>(v) / cols;
+    col_[v] = static_cast<int>(v) % cols;
+  }
   const int diameter = rows / 2 + cols / 2;
   latency_after_.assign(static_cast<std::size_t>(diameter) + 1, 0.0);
   for (std::size_t h = 1; h < latency_after_.size(); ++h)
@@ -27,12 +33,14 @@ TorusRoutes::TorusRoutes(int rows, int cols, double link_latency_s) : rows_(rows
 }
 
 int TorusRoutes::hops(int a, int b) const {
-  return ring_distance(a / cols_, b / cols_, rows_) + ring_distance(a % cols_, b % cols_, cols_);
+  const auto i = static_cast<std::size_t>(a);
+  const auto j = static_cast<std::size_t>(b);
+  return ring_distance(row_[i], row_[j], rows_) + ring_distance(col_[i], col_[j], cols_);
 }
 
 int TorusRoutes::predecessor(int src, int v) const {
-  const int r = v / cols_;
-  const int c = v % cols_;
+  const int r = row_[static_cast<std::size_t>(v)];
+  const int c = col_[static_cast<std::size_t>(v)];
   // The up to four neighbours (fewer when a dimension has one or two positions).
   const std::array<int, 4> neighbours = {
       ((r + rows_ - 1) % rows_) * cols_ + c, ((r + 1) % rows_) * cols_ + c,

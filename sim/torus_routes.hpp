@@ -26,6 +26,8 @@ class TorusRoutes {
  private:
   int rows_;
   int cols_;
+  std::vector<int> row_;  // per node: its row and column (lookups rather than divisions)
+  std::vector<int> col_;
   std::vector<double> latency_after_;  // index: hops, up to the diameter
 };
 
