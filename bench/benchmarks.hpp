@@ -21,5 +21,8 @@ int run_training_bench(const std::vector<std::string>& args, models::Arithmetic 
 /// `codesim-bench stochastic [--case paper|large] [--iterations N] [--runs R] [--json]`: node
 /// operations per second of the stochastic training mode on one core.
 int run_stochastic_bench(const std::vector<std::string>& args, std::ostream& out);
+/// `codesim-bench topology [--shapes ...] [--nodes ...] [--iterations N] [--runs R] [--json]`:
+/// wall time of a short all-gathering iterative job per topology shape and size.
+int run_topology_bench(const std::vector<std::string>& args, std::ostream& out);
 
 }  // namespace codesim::bench

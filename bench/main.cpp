@@ -12,6 +12,8 @@ constexpr const char* kUsage =
     "       codesim-bench codes [--json] [--quick]\n"
     "       codesim-bench training [--overhead | --memory] [options] (see training --help)\n"
     "       codesim-bench stochastic [--case paper|large] [--iterations N] [--runs R] [--json]\n"
+    "       codesim-bench topology [--shapes LIST] [--nodes LIST] [--iterations N] [--runs R] "
+    "[--json]\n"
     "Every benchmark also takes --arithmetic portable|avx2_fma (default portable): the build of\n"
     "the dense kernels, as `codesim run --arithmetic`.\n";
 
@@ -48,12 +50,13 @@ int main(int argc, char** argv) {
   if (name == "codes") return codesim::bench::run_codes_bench(args, arithmetic, std::cout);
   if (name == "training") return codesim::bench::run_training_bench(args, arithmetic, std::cout);
   if (name == "stochastic") return codesim::bench::run_stochastic_bench(args, std::cout);
+  if (name == "topology") return codesim::bench::run_topology_bench(args, std::cout);
   if (name == "--help" || name == "-h") {
     std::cout << kUsage;
     return 0;
   }
   std::cerr << "error: unknown benchmark '" << name
-            << "' (expected engine, codes, training or stochastic)\n"
+            << "' (expected engine, codes, training, stochastic or topology)\n"
             << kUsage;
   return 2;
 }

@@ -67,12 +67,13 @@ double checkpoint_write_cost_s(const CheckpointSpec& spec) {
 }
 
 double young_interval_s(double write_cost_s, double mtbf_s) {
-  CODESIM_CHECK(write_cost_s >= 0.0 && mtbf_s > 0.0, "Young needs delta >= 0 and M > 0");
+  CODESIM_CHECK(write_cost_s >= 0.0 && mtbf_s >= 0.0, "Young needs delta >= 0 and M >= 0");
+  if (mtbf_s == 0.0) return 0.0;  // even with an infinite delta: failures never let work wait
   return std::sqrt(2.0 * write_cost_s * mtbf_s);
 }
 
 double daly_interval_s(double write_cost_s, double mtbf_s) {
-  CODESIM_CHECK(write_cost_s >= 0.0 && mtbf_s > 0.0, "Daly needs delta >= 0 and M > 0");
+  CODESIM_CHECK(write_cost_s >= 0.0 && mtbf_s >= 0.0, "Daly needs delta >= 0 and M >= 0");
   const double delta = write_cost_s;
   const double m = mtbf_s;
   if (std::isinf(m)) return INFINITY;
@@ -114,7 +115,8 @@ CheckpointPolicy::CheckpointPolicy(const CheckpointSpec& spec, double mtbf_s)
     case CheckpointKind::young:
     case CheckpointKind::daly: {
       const double m = spec.mtbf_s > 0.0 ? spec.mtbf_s : mtbf_s;
-      CODESIM_CHECK(m > 0.0, "young/daly need a positive MTBF");
+      // M = 0 (failures at an infinite rate): an interval of 0, a checkpoint every iteration.
+      CODESIM_CHECK(m >= 0.0, "young/daly need an MTBF >= 0");
       interval_s_ = spec.policy == CheckpointKind::young ? young_interval_s(write_cost_s_, m)
                                                          : daly_interval_s(write_cost_s_, m);
       // A job that never fails never needs a checkpoint.

@@ -40,10 +40,10 @@ std::string validate_checkpoint(const CheckpointSpec& spec);
 /// Total cost of writing one checkpoint: write_s + bytes / write_bandwidth_Bps.
 double checkpoint_write_cost_s(const CheckpointSpec& spec);
 
-/// Young (1974): tau = sqrt(2 delta M).
+/// Young (1974): tau = sqrt(2 delta M); 0 when M = 0.
 double young_interval_s(double write_cost_s, double mtbf_s);
 /// Daly (2006): tau = sqrt(2 delta M) (1 + sqrt(delta / (2M)) / 3 + delta / (18 M)) - delta
-/// for delta < 2M, else tau = M.
+/// for delta < 2M, else tau = M (so 0 when M = 0).
 double daly_interval_s(double write_cost_s, double mtbf_s);
 /// Daly (2006) expected wall time to finish `work_s` of failure-free work with checkpoints every
 /// tau seconds of work, write cost delta, restart R and exponential failures of mean M:

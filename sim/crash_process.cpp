@@ -1,6 +1,8 @@
 // CrashProcess: draws each node's next failure while it is up, crashes it, repairs it, repeats.
 #include "sim/crash_process.hpp"
 
+#include <cmath>
+
 #include "sim/check.hpp"
 
 namespace codesim::sim {
@@ -10,6 +12,7 @@ CrashProcess::CrashProcess(Engine& engine, std::vector<Node>& nodes, std::vector
     : engine_(engine), nodes_(nodes), specs_(std::move(specs)) {
   CODESIM_CHECK(specs_.size() == nodes_.size(), "one crash spec per node");
   streams_.reserve(nodes_.size());
+  last_crash_s_.assign(nodes_.size(), std::nan(""));
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     CODESIM_CHECK(specs_[i].mtbf_s > 0.0, "crash mtbf_s must be > 0");
     CODESIM_CHECK(specs_[i].repair_s >= 0.0 && std::isfinite(specs_[i].repair_s),
@@ -37,7 +40,10 @@ void CrashProcess::schedule_failure(int node_index) {
     }
     const bool task_lost = node.crash(engine_);
     ++crashes_;
+    const bool again_at_once = last_crash_s_[node_index] == engine_.now();
+    last_crash_s_[node_index] = engine_.now();
     if (on_crash_) on_crash_(node.id(), task_lost);
+    if (again_at_once) return;  // down for good (see the class comment)
     // Scheduled after the listener ran, so with repair_s == 0 whatever it scheduled for now
     // still sees the node down.
     engine_.schedule_in(specs_[node_index].repair_s, [this, node_index] {

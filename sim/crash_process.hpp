@@ -18,7 +18,10 @@ struct CrashSpec {
 };
 
 /// Drives crashes of a set of nodes on an engine. Times between failures are drawn from
-/// stream (seed, replica, "crash", node id). A node cannot fail while it is down.
+/// stream (seed, replica, "crash", node id). A node cannot fail while it is down. A node that
+/// crashes twice at one instant (its repair and its time to failure both too short for the clock
+/// to advance, e.g. mtbf_s 5e-324 with repair_s 0) stays down: it would never be up for any time,
+/// and repairing it again would crash it again forever without time passing.
 class CrashProcess {
  public:
   /// Called right after node `node_id` went down; `task_lost` tells whether a running task was
@@ -44,6 +47,7 @@ class CrashProcess {
   std::vector<Node>& nodes_;
   std::vector<CrashSpec> specs_;
   std::vector<RandomStream> streams_;
+  std::vector<double> last_crash_s_;  // per node; NaN before its first crash
   CrashListener on_crash_;
   RepairListener on_repair_;
   std::uint64_t crashes_ = 0;

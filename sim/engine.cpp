@@ -1,6 +1,7 @@
 // Engine: a 4-ary min-heap of (time, sequence) entries pointing into reusable closure slots.
 #include "sim/engine.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -28,6 +29,9 @@ bool runs_before(const Entry& a, const Entry& b) {
 template <class Entry>
 constexpr Entry kSentinel{~std::uint64_t{0}, ~std::uint64_t{0}, 0, 0};
 
+// Cancelled entries may outnumber the pending ones by this many before the heap is compacted.
+constexpr std::size_t kStaleSlack = 64;
+
 // Moves the hole at `hole` up until `entry` fits there.
 template <class Entry>
 void sift_up(std::vector<Entry>& heap, std::size_t hole, const Entry& entry) {
@@ -49,6 +53,20 @@ std::size_t earliest_child(const std::vector<Entry>& heap, std::size_t first) {
   return low ^ ((low ^ high) & (std::size_t{0} - pick_high));  // a select GCC keeps branch-free
 }
 
+// Moves heap[hole] down until it runs before its children, in a heap of `size` entries followed
+// by sentinels.
+template <class Entry>
+void sift_down(std::vector<Entry>& heap, std::size_t hole, std::size_t size) {
+  const Entry entry = heap[hole];
+  for (std::size_t first = kArity * hole + 1; first < size; first = kArity * hole + 1) {
+    const std::size_t child = earliest_child(heap, first);
+    if (!runs_before(heap[child], entry)) break;
+    heap[hole] = heap[child];
+    hole = child;
+  }
+  heap[hole] = entry;
+}
+
 // Removes heap[0] from a heap of `size` > 0 entries. Floyd's method: the hole sinks to a leaf
 // along the earliest children, then the last entry rises from there, usually by a step or none.
 template <class Entry>
@@ -68,8 +86,8 @@ void pop_front(std::vector<Entry>& heap, std::size_t size) {
 }  // namespace
 
 EventId Engine::schedule_at(SimTime time_s, Action action) {
-  CODESIM_CHECK(std::isfinite(time_s), "event time must be finite");
-  CODESIM_CHECK(time_s >= now_, "cannot schedule an event in the past");
+  CODESIM_CHECK(time_s >= now_, "cannot schedule an event in the past");  // NaN fails too
+  if (time_s == INFINITY) return {};  // never runs: not queued, and the handle matches nothing
   std::uint32_t index;
   if (!free_slots_.empty()) {
     index = free_slots_.back();
@@ -101,7 +119,24 @@ bool Engine::cancel(EventId id) {
   slot.action = nullptr;
   release(slot, id.slot);  // the heap entry stays and is skipped when popped
   --pending_;
+  // Far-future entries may never reach the top: drop them once they dominate the heap, so
+  // memory follows the pending events, not the cancellations (amortized O(1) per cancel).
+  if (heap_size_ - pending_ > pending_ + kStaleSlack) compact();
   return true;
+}
+
+void Engine::compact() {
+  std::size_t live = 0;
+  for (std::size_t i = 0; i < heap_size_; ++i) {
+    const QueueEntry& entry = heap_[i];
+    if (slots_[entry.slot].generation == entry.generation) heap_[live++] = entry;
+  }
+  heap_.resize(live + 1 + kArity);
+  std::fill(heap_.begin() + static_cast<std::ptrdiff_t>(live), heap_.end(), kSentinel<QueueEntry>);
+  heap_size_ = live;
+  // Floyd's heap construction; (time, sequence) keys are unique, so the order of the events
+  // that run does not depend on the heap's layout.
+  for (std::size_t i = live / kArity + 1; i-- > 0;) sift_down(heap_, i, live);
 }
 
 void Engine::release(Slot& slot, std::uint32_t index) {

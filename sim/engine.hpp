@@ -22,9 +22,11 @@ class Engine {
  public:
   using Action = std::function<void()>;
 
-  /// Schedules `action` at absolute time `time_s` (>= now()).
+  /// Schedules `action` at absolute time `time_s` (>= now()). At +infinity (a delay that
+  /// overflowed, a process that never fires) the event never runs: it is dropped and its
+  /// handle cancels nothing.
   EventId schedule_at(SimTime time_s, Action action);
-  /// Schedules `action` `delay_s` (>= 0) seconds after now().
+  /// Schedules `action` `delay_s` (>= 0, may be +infinity) seconds after now().
   EventId schedule_in(SimTime delay_s, Action action) {
     return schedule_at(now_ + delay_s, std::move(action));
   }
@@ -41,6 +43,9 @@ class Engine {
   bool empty() const { return pending_ == 0; }
   std::size_t pending_events() const { return pending_; }
   std::uint64_t events_run() const { return events_run_; }
+  /// Entries in the queue, cancelled ones not yet dropped included: at most about twice
+  /// pending_events(), whatever the number of cancellations (the queue's memory follows it).
+  std::size_t queue_entries() const { return heap_size_; }
 
  private:
   // Times are >= 0, so their IEEE-754 bit patterns order like the values and compare as integers.
@@ -58,6 +63,8 @@ class Engine {
   };
   bool pop_and_run_next(SimTime end_s);
   void release(Slot& slot, std::uint32_t index);
+  // Drops the cancelled entries from the heap and rebuilds it.
+  void compact();
 
   // heap_[0, heap_size_) is a 4-ary min-heap; the entries after it are sentinels that run after
   // everything, so a group of four children can always be read whole.

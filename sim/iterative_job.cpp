@@ -36,6 +36,7 @@ class IterativeJob {
     cluster_.crashes().start();
     engine_.schedule_at(0.0, [this] { start_iteration(); });
     engine_.run_until(job_.time_limit_s);
+    if (!completed_) stop_at_limit();
     return metrics();
   }
 
@@ -214,6 +215,29 @@ class IterativeJob {
     engine_.stop();
   }
 
+  // The replica gave up at the time limit: the phase it was in is charged up to now, and the
+  // work since the last checkpoint is kept (not lost), so the breakdown adds up to now.
+  void stop_at_limit() {
+    switch (phase_) {
+      case Phase::compute:
+        close_phase(compute_pending_s_);
+        break;
+      case Phase::exchange:
+        close_phase(communication_pending_s_);
+        break;
+      case Phase::checkpoint:
+        time_checkpoint_s_ += engine_.now() - phase_start_s_;
+        break;
+      case Phase::restart:
+      case Phase::waiting:
+        time_restart_s_ += engine_.now() - phase_start_s_;
+        break;
+      case Phase::done:
+        break;
+    }
+    commit_pending();
+  }
+
   void commit_pending() {
     time_compute_s_ += compute_pending_s_;
     time_communication_s_ += communication_pending_s_;
@@ -305,7 +329,8 @@ class IterativeJob {
         busy_s[node] += job_.task_flops / cluster_.node(node).speed_flops_per_s();
         slowest_node_s = std::max(slowest_node_s, busy_s[node]);
       }
-      rate_per_s += strikes_per_iteration / slowest_node_s;
+      // Tasks of no time (flops / speed underflowed) with strikes: rollbacks at an infinite rate.
+      if (strikes_per_iteration > 0.0) rate_per_s += strikes_per_iteration / slowest_node_s;
     }
     return rate_per_s > 0.0 ? 1.0 / rate_per_s : INFINITY;
   }

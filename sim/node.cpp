@@ -1,6 +1,8 @@
 // Node: task timing and loss of the running task on a crash.
 #include "sim/node.hpp"
 
+#include <cmath>
+
 #include "sim/check.hpp"
 
 namespace codesim::sim {
@@ -16,7 +18,12 @@ Node::Node(int id, double speed_flops_per_s, std::shared_ptr<const StragglerMode
 }
 
 double Node::draw_task_duration_s(double flops) {
-  return flops / speed_flops_per_s_ * straggler_->sample_factor(straggler_stream_);
+  const double nominal_s = flops / speed_flops_per_s_;
+  const double factor = straggler_->sample_factor(straggler_stream_);
+  // A time or factor that overflowed makes a task that never ends, even times a factor (or a
+  // time) that underflowed to 0, whose product would be NaN.
+  if (std::isinf(nominal_s) || std::isinf(factor)) return INFINITY;
+  return nominal_s * factor;
 }
 
 double Node::run_task(Engine& engine, double flops, std::function<void()> on_done) {
@@ -39,7 +46,8 @@ double Node::run_task(Engine& engine, double flops, std::function<void()> on_don
 
 bool Node::crash(Engine& engine) {
   state_ = NodeState::down;
-  const bool lost = busy_ && engine.cancel(running_);
+  const bool lost = busy_;  // a task that never ends is lost too, though it holds no event
+  if (busy_) engine.cancel(running_);
   busy_ = false;
   on_done_ = nullptr;
   return lost;

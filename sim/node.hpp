@@ -24,7 +24,8 @@ class Node {
   bool is_up() const { return state_ == NodeState::up; }
   bool is_busy() const { return busy_; }
 
-  /// Duration of a task of `flops`: flops / speed times a freshly drawn straggler factor.
+  /// Duration of a task of `flops`: flops / speed times a freshly drawn straggler factor;
+  /// +infinity (never ends) when either overflowed.
   double draw_task_duration_s(double flops);
   /// Starts a task of `flops`; `on_done` runs at completion unless the node crashes first.
   /// Returns the task's duration in seconds. Precondition: up and not busy.

@@ -19,6 +19,7 @@
 
 #include "sim/check.hpp"
 #include "sim/enum_names.hpp"
+#include "sim/torus_routes.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -253,15 +254,18 @@ struct PathCost {
 
 }  // namespace
 
-// Three routing strategies, chosen by structure, all giving the shortest-latency route:
+// Four routing strategies, chosen by structure, all giving the shortest-latency route:
 //  - fully_connected keeps its P(P-1)/2 links implicit (the graph holds only the vertices): the
 //    direct link is the unique route with the fewest hops and no longer latency, so routes are
 //    answered analytically in O(1) and the topology builds in O(P);
 //  - a graph that is a tree (star, fat_tree, and any other shape with links == vertices - 1) has
 //    one simple path per pair: it is rooted once at its highest-id vertex by BFS, and a route
 //    climbs from both ends to their common ancestor in O(depth), with no per-source work;
-//  - anything else (ring, torus2d, edge_list) runs Dijkstra lazily per source, with a bounded
-//    FIFO cache of shortest-path trees.
+//  - ring and torus2d, whose links are all alike, answer in closed form (TorusRoutes): O(1) per
+//    cost and per hop of a route, with no per-source state (a bounded cache of per-source trees
+//    thrashed once the nodes outnumbered the trees it could hold);
+//  - anything else (edge_list) runs Dijkstra lazily per source, with a bounded FIFO cache of
+//    shortest-path trees.
 struct Topology::Impl {
   Shape shape = Shape::fully_connected;
   int nodes = 0;
@@ -273,6 +277,8 @@ struct Topology::Impl {
   std::vector<int> parent;  // tree only: parent vertex (root: itself), depth, link to parent
   std::vector<int> depth;
   std::vector<Link> up_link;
+
+  std::optional<detail::TorusRoutes> torus;  // ring and torus2d
 
   std::size_t cache_capacity = 1;
   mutable std::vector<int> cache_slot;  // per source node: index into trees, or -1
@@ -348,6 +354,7 @@ struct Topology::Impl {
     if (shape == Shape::fully_connected)
       return {default_link.latency_s, default_link.bandwidth_Bps};
     if (is_tree) return tree_path(src, dst, nullptr);
+    if (torus) return {torus->latency_s(torus->hops(src, dst)), default_link.bandwidth_Bps};
     const RouteTree& tree = tree_from(src);
     return {tree.latency_s[dst], tree.bandwidth_Bps[dst]};
   }
@@ -373,6 +380,11 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
     m.is_tree = boost::num_edges(m.graph) + 1 == vertices;
   }
   if (m.is_tree) m.root_tree();
+  if (m.shape == Shape::ring) m.torus.emplace(1, spec.nodes, spec.latency_s);
+  if (m.shape == Shape::torus2d) {
+    const TorusDims dims = torus_dims(spec);
+    m.torus.emplace(dims.rows, dims.cols, spec.latency_s);
+  }
   m.cache_capacity = std::clamp<std::size_t>(kRouteCacheEntries / vertices, 1, spec.nodes);
   m.cache_slot.assign(spec.nodes, -1);
 }
@@ -396,8 +408,12 @@ std::vector<int> Topology::route(int src, int dst) const {
     m.tree_path(src, dst, &vertices);
     return vertices;
   }
-  const RouteTree& tree = m.tree_from(src);
-  for (int v = dst; v != src; v = tree.pred[v]) vertices.push_back(v);
+  if (m.torus) {
+    for (int v = dst; v != src; v = m.torus->predecessor(src, v)) vertices.push_back(v);
+  } else {
+    const RouteTree& tree = m.tree_from(src);
+    for (int v = dst; v != src; v = tree.pred[v]) vertices.push_back(v);
+  }
   vertices.push_back(src);
   std::reverse(vertices.begin(), vertices.end());
   return vertices;

@@ -56,8 +56,10 @@ struct TopologySpec {
 /// A route minimises total latency, then hop count; remaining ties take, at each vertex, the
 /// lowest-id predecessor. A transfer of b bytes along a route takes the sum of its link latencies
 /// plus b divided by the route's bottleneck bandwidth (cut-through, no contention).
-/// Routes are filled in lazily (one shortest-path tree per source, a bounded cache), so a
-/// Topology must not be queried from several threads at once; give each replica its own.
+/// Routes are closed forms on fully_connected, ring and torus2d, tree walks on trees (star,
+/// fat_tree); on edge lists they are filled in lazily (one shortest-path tree per source, a
+/// bounded cache), so a Topology must not be queried from several threads at once; give each
+/// replica its own.
 class Topology {
  public:
   /// Precondition: the spec is valid (CODESIM_CHECK otherwise).

@@ -141,13 +141,13 @@ void CodedTrainingRun::start_checkpoint() {
     const Verification verified = verify();
     if (!verified.passed) {
       // The verification time is spent, then the rollback counts it as lost.
-      progress_.time.pending.checkpoint_s += verified.time_s;
-      after(verified.time_s, [this] { rollback(); });
+      spend(TimeKind::checkpoint, verified.time_s, [this] { rollback(); });
       return;
     }
     t += verified.time_s;
   }
   t += write_cost_s();
+  progress_.time.charge_later(engine_.now(), TimeKind::checkpoint);
   after(t, [this, t] {
     progress_.checkpoint_written(t);
     events_at_attempt_start_ = random_events();
@@ -173,6 +173,7 @@ void CodedTrainingRun::rollback() {
   if (observer_.on_rollback) observer_.on_rollback(progress_.done(), decoded_parameters());
   phase_ = Phase::restart;
   const double restart_s = policy_.restart_s();
+  progress_.time.charge_later(engine_.now(), TimeKind::restart);
   after(restart_s, [this, restart_s] {
     progress_.restart(restart_s);
     start_iteration();
@@ -185,6 +186,7 @@ void CodedTrainingRun::wait_for_repairs() {
   CODESIM_CHECK(any_down, "an iteration can always start when every node is up and fresh");
   phase_ = Phase::waiting;
   wait_start_s_ = engine_.now();
+  progress_.time.charge_later(wait_start_s_, TimeKind::restart);
   ++attempt_;
 }
 

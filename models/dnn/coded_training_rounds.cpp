@@ -27,12 +27,11 @@ void CodedTrainingRun::start_iteration() {
     rollback();
     return;
   }
-  progress_.time.pending.communication_s += regeneration_s;
   if (!decodable_with_usable_nodes()) {
     wait_for_repairs();
     return;
   }
-  after(regeneration_s, [this] {
+  spend(TimeKind::communication, regeneration_s, [this] {
     load_batch(progress_.done());
     z_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
     x_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
@@ -67,6 +66,7 @@ void CodedTrainingRun::start_round(int layer, Direction dir) {
   round_layer_ = layer;
   round_dir_ = dir;
   round_start_s_ = engine_.now();
+  progress_.time.charge_later(round_start_s_, TimeKind::compute);
   const DirectionGeometry& g =
       geometry_[static_cast<std::size_t>(layer)].dir[static_cast<std::size_t>(dir_index(dir))];
   std::fill(task_state_.begin(), task_state_.end(), TaskState::none);
@@ -156,8 +156,8 @@ void CodedTrainingRun::finish_round() {
   const double decode_s =
       decode_flops(present, g.partial_rows, batch_, round_decode_.status == DecodeStatus::clean) /
       decoder_speed;
-  progress_.time.pending.communication_s += communication_s;
-  progress_.time.pending.decode_s += decode_s;
+  progress_.time.charge_ahead(
+      engine_.now(), {{TimeKind::communication, communication_s}, {TimeKind::decode, decode_s}});
   after(communication_s + decode_s, [this] { after_decode(); });
 }
 
@@ -215,9 +215,8 @@ void CodedTrainingRun::after_decode() {
   } else {
     apply_backward(l);
   }
-  progress_.time.pending.communication_s += regeneration_s;
   if (regeneration_s > 0.0) {
-    after(regeneration_s, [this, l, dir] { start_next_round(l, dir); });
+    spend(TimeKind::communication, regeneration_s, [this, l, dir] { start_next_round(l, dir); });
   } else {
     start_next_round(l, dir);
   }
@@ -312,6 +311,7 @@ double CodedTrainingRun::update_flops() const {
 void CodedTrainingRun::start_update() {
   phase_ = Phase::update;
   round_start_s_ = engine_.now();
+  progress_.time.charge_later(round_start_s_, TimeKind::compute);
   pending_tasks_ = 0;
   const double flops = update_flops();
   for (int p = 0; p < nodes_; ++p) {
@@ -396,7 +396,6 @@ void CodedTrainingRun::end_iteration() {
     final_accuracy_ = accuracy;
     final_loss_ = mean_loss;
     eval_s = spec_.eval_cost_s;
-    progress_.time.eval_s += eval_s;
   }
   const auto next = [this, last] {
     if (last) {
@@ -408,7 +407,7 @@ void CodedTrainingRun::end_iteration() {
     }
   };
   if (eval_s > 0.0) {
-    after(eval_s, next);
+    spend(TimeKind::eval, eval_s, next);
   } else {
     next();
   }

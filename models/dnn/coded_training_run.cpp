@@ -91,7 +91,7 @@ TrainingResult CodedTrainingRun::run() {
   engine_.schedule_at(0.0, [this] { start_iteration(); });
   engine_.run_until(spec_.time_limit_s);
   if (!progress_.completed()) {
-    progress_.commit_pending();
+    progress_.stop_at(engine_.now());
     final_accuracy_ = evaluate_accuracy();
   }
   repair_before_read_out();

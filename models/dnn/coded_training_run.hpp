@@ -98,6 +98,13 @@ class CodedTrainingRun {
       if (attempt == attempt_) action();
     });
   }
+  // Charges `seconds` of `kind` now and runs `action` when they have elapsed (a run that hits
+  // its time limit first keeps only the part that did).
+  template <typename Action>
+  void spend(TimeKind kind, double seconds, Action action) {
+    progress_.time.charge_ahead(engine_.now(), {{kind, seconds}});
+    after(seconds, std::move(action));
+  }
   /// A fault opportunity now, at `node`.
   FaultOpportunity opportunity(int node, const char* operation, int layer, FaultTarget target,
                                double flops) const;

@@ -59,6 +59,9 @@ class StrikeRates {
   std::vector<NodeFaultRates> resolved_;
 };
 
+// Thrown when the clock passes the time limit: the run stops there, in the middle of its step.
+struct OutOfTime {};
+
 struct Regeneration {
   bool possible = true;
   std::vector<int> nodes;      // regenerated, ascending
@@ -97,6 +100,18 @@ class StochasticRun {
   }
 
   sim::MetricSet run() {
+    try {
+      run_iterations();
+    } catch (const OutOfTime&) {
+      // The step in progress is cut at the limit below, as train_coded's engine stops there.
+    }
+    if (!progress_.completed()) progress_.stop_at(stopped_ ? now_s_ : spec_.time_limit_s);
+    verify();  // untimed, as train_coded's read-out
+    return metrics();
+  }
+
+ private:
+  void run_iterations() {
     while (true) {
       if (should_stop_ && should_stop_()) throw TrainingStopped("training stopped on request");
       if (progress_.all_done()) {
@@ -121,12 +136,13 @@ class StochasticRun {
       }
       if (progress_.checkpoint_due(policy_)) checkpoint();
     }
-    if (!progress_.completed()) progress_.commit_pending();
-    verify();  // untimed, as train_coded's read-out
-    return metrics();
   }
 
- private:
+  // Every step advances the clock through here: past the time limit the run stops.
+  void check_time() const {
+    if (!(now_s_ <= spec_.time_limit_s)) throw OutOfTime{};
+  }
+
   // The scheme's structure on the smallest W with the same blocks (layer shapes scale its block
   // sizes), the layer shapes and the block numbering.
   void init_structure() {
@@ -350,8 +366,9 @@ class StochasticRun {
       }
       if (wrong) errors_.mark_symbols(r, i, t);
     }
-    progress_.time.pending.compute_s += end_s - now_s_;
+    progress_.time.charge_ahead(now_s_, {{TimeKind::compute, end_s - now_s_}});
     now_s_ = end_s;
+    check_time();
     const Outcome outcome = errors_.decode(r, t, spec_.decode.error_model);
     ++progress_.counts.decodes;
     const double communication_s =
@@ -362,9 +379,10 @@ class StochasticRun {
     const double decode_s = decode_flops(t.tally.present_total(), r.shape->partial_rows, batch_,
                                          outcome.status == Status::clean) /
                             decoder_speed_;
-    progress_.time.pending.communication_s += communication_s;
-    progress_.time.pending.decode_s += decode_s;
+    progress_.time.charge_ahead(
+        now_s_, {{TimeKind::communication, communication_s}, {TimeKind::decode, decode_s}});
     now_s_ += communication_s + decode_s;
+    check_time();
     if (outcome.silent) ++silent_corruptions_;
     if (outcome.status == Status::detected) {
       ++progress_.counts.detected;
@@ -378,8 +396,9 @@ class StochasticRun {
         rollback();
         return false;
       }
-      progress_.time.pending.communication_s += *regeneration_s;
+      progress_.time.charge_ahead(now_s_, {{TimeKind::communication, *regeneration_s}});
       if (*regeneration_s > 0.0) now_s_ += *regeneration_s;
+      check_time();
     }
     return true;
   }
@@ -408,8 +427,9 @@ class StochasticRun {
       }
       weight_budget_[index] = budget;
     }
-    progress_.time.pending.compute_s += end_s - now_s_;
+    progress_.time.charge_ahead(now_s_, {{TimeKind::compute, end_s - now_s_}});
     now_s_ = end_s;
+    check_time();
   }
 
   struct Verification {
@@ -456,15 +476,18 @@ class StochasticRun {
     if (spec_.verify_before_checkpoint) {
       const Verification verified = verify();
       if (!verified.passed) {
-        progress_.time.pending.checkpoint_s += verified.time_s;
+        progress_.time.charge_ahead(now_s_, {{TimeKind::checkpoint, verified.time_s}});
         now_s_ += verified.time_s;
+        check_time();
         rollback();
         return;
       }
       t += verified.time_s;
     }
     t += write_s_;
+    progress_.time.charge_later(now_s_, TimeKind::checkpoint);
     now_s_ += t;
+    check_time();
     progress_.checkpoint_written(t);
     faults_at_attempt_start_ = faults_;
     previous_wrong_ = std::move(checkpoint_wrong_);
@@ -489,7 +512,9 @@ class StochasticRun {
     }
     wrong_ = checkpoint_wrong_;
     const double restart_s = policy_.restart_s();
+    progress_.time.charge_later(now_s_, TimeKind::restart);
     now_s_ += restart_s;
+    check_time();
     progress_.restart(restart_s);
   }
 

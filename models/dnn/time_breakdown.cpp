@@ -1,7 +1,30 @@
-// Committing and discarding pending work; the breakdown's metrics.
+// Committing and discarding pending work, charging steps ahead or later and cutting the current
+// one at the time limit; the breakdown's metrics.
 #include "models/dnn/time_breakdown.hpp"
 
+#include <algorithm>
+
+#include "sim/check.hpp"
+
 namespace codesim::models {
+
+double& TimeBreakdown::of(TimeKind kind) {
+  switch (kind) {
+    case TimeKind::compute:
+      return pending.compute_s;
+    case TimeKind::communication:
+      return pending.communication_s;
+    case TimeKind::decode:
+      return pending.decode_s;
+    case TimeKind::checkpoint:
+      return pending.checkpoint_s;
+    case TimeKind::restart:
+      return restart_s;
+    case TimeKind::eval:
+      break;
+  }
+  return eval_s;
+}
 
 void TimeBreakdown::commit() {
   committed.compute_s += pending.compute_s;
@@ -9,11 +32,45 @@ void TimeBreakdown::commit() {
   committed.decode_s += pending.decode_s;
   committed.checkpoint_s += pending.checkpoint_s;
   pending = {};
+  settle();
 }
 
 void TimeBreakdown::discard() {
   lost_s += pending.compute_s + pending.communication_s + pending.decode_s + pending.checkpoint_s;
   pending = {};
+  settle();
+}
+
+void TimeBreakdown::charge_ahead(double start_s, std::initializer_list<TimeCharge> charges) {
+  CODESIM_CHECK(charges.size() <= step_.charges.size(), "a step charges at most two kinds");
+  step_ = Step{start_s, true, 0, {}, {}};
+  for (const TimeCharge& charge : charges) {
+    double& seconds = of(charge.kind);
+    step_.before[step_.count] = seconds;
+    step_.charges[step_.count++] = charge;
+    seconds += charge.seconds;
+  }
+}
+
+void TimeBreakdown::charge_later(double start_s, TimeKind kind) {
+  step_ = Step{start_s, false, 1, {TimeCharge{kind, 0.0}}, {}};
+}
+
+void TimeBreakdown::cut(double end_s) {
+  double elapsed_s = std::max(0.0, end_s - step_.start_s);
+  for (std::size_t i = 0; i < step_.count; ++i) {
+    double& seconds = of(step_.charges[i].kind);
+    if (!step_.ahead) {
+      seconds += elapsed_s;
+      continue;
+    }
+    // Restored from before the charge rather than reduced by what did not elapse, which would
+    // cancel catastrophically after a huge charge (an eval_cost_s of 1e308).
+    const double kept_s = std::min(elapsed_s, step_.charges[i].seconds);
+    seconds = step_.before[i] + kept_s;
+    elapsed_s -= kept_s;
+  }
+  settle();
 }
 
 void TimeBreakdown::add_to(sim::MetricSet& metrics) const {

@@ -146,18 +146,25 @@ class TrainingProgress {
   void checkpoint_written(double cost_s);
   /// A rollback: counted, the pending time lost, done() back to the iterations of the checkpoint
   /// it returns to (the last one, or an older one when the last stalled). After `stop` the run
-  /// must end: stop_reason() says why.
-  /// `random_events`: whether any fault or crash happened since the state was restored (see
-  /// sim::ProgressWatchdog).
+  /// must end: stop_reason() says why. `random_events`: whether any fault or crash happened
+  /// since the state was restored (see sim::ProgressWatchdog).
   RollbackTarget roll_back(bool random_events);
   /// Why the run stopped before completing; empty while it may go on.
   const std::string& stop_reason() const { return stop_reason_; }
-  /// `seconds` spent restarting after a rollback or waiting for repairs.
-  void restart(double seconds) { time.restart_s += seconds; }
+  /// `seconds` spent restarting after a rollback or waiting for repairs (charged when they
+  /// end: settles the step).
+  void restart(double seconds) {
+    time.restart_s += seconds;
+    time.settle();
+  }
   /// The run completed every iteration at `now_s`; the pending time is committed.
   void complete(double now_s);
-  /// Commits the pending time (a run that gave up at the time limit keeps its work).
-  void commit_pending() { time.commit(); }
+  /// The run gave up at its time limit `end_s`: the step in progress is cut there and the
+  /// pending time committed (the run keeps its work), so the breakdown adds up to `end_s`.
+  void stop_at(double end_s) {
+    time.cut(end_s);
+    time.commit();
+  }
   /// Sets completed, completion_time_s (`end_s` when the run did not complete), iterations and
   /// iterations_executed, in that order.
   void add_to(sim::MetricSet& metrics, double end_s) const;

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -209,4 +210,21 @@ TEST_CASE("the process runs without listeners") {
   process.start();
   engine.run_until(1000.0);
   CHECK(process.crashes() > 100);
+}
+
+TEST_CASE("a node that fails again at the instant it was repaired stays down instead of looping") {
+  // mtbf_s 5e-324: a rate of infinity, so every time to failure is 0; with repair_s 0 the node
+  // would crash and come back forever without the clock moving.
+  Engine engine;
+  std::vector<Node> nodes = make_nodes(2);
+  CrashProcess process(engine, nodes, {CrashSpec{5e-324, 0.0}, CrashSpec{5e-324, 1.0}}, 1, 0);
+  std::vector<std::pair<int, double>> crashes;
+  process.on_crash([&](int id, bool) { crashes.emplace_back(id, engine.now()); });
+  process.start();
+  engine.run_until(10.5);
+  // Node 0 crashes twice at time 0 and stays down; node 1 crashes whenever it is repaired.
+  CHECK(std::count(crashes.begin(), crashes.end(), std::pair<int, double>{0, 0.0}) == 2);
+  CHECK_FALSE(nodes[0].is_up());
+  CHECK(process.crashes() == 2 + 11);
+  CHECK(crashes.back() == std::pair<int, double>{1, 10.0});
 }

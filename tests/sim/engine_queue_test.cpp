@@ -5,7 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "sim/random_stream.hpp"
@@ -105,4 +108,90 @@ TEST_CASE("a default-constructed handle cancels nothing") {
   CHECK_FALSE(engine.cancel(EventId{}));
   engine.run();
   CHECK(ran);
+}
+
+TEST_CASE("cancelling millions of far-future events keeps the queue as small as the pending ones") {
+  // A task that would end in 1e299 s, cancelled by every crash and rollback, never reaches the
+  // top of the heap; its entry must still go when it is cancelled.
+  Engine engine;
+  std::vector<int> ran;
+  for (int i = 0; i < 10; ++i) engine.schedule_at(1.0 + i, [&ran, i] { ran.push_back(i); });
+  std::size_t largest = 0;
+  int cancelled = 0;
+  for (int i = 0; i < 3000000; ++i) {
+    const EventId far = engine.schedule_at(1e299 + i * 1e284, [] { FAIL("cancelled event ran"); });
+    cancelled += engine.cancel(far) ? 1 : 0;
+    largest = std::max(largest, engine.queue_entries());
+  }
+  CHECK(cancelled == 3000000);
+  CHECK(engine.pending_events() == 10);
+  CHECK(largest <= 2 * 10 + 64 + 1);
+  engine.run();
+  CHECK(ran == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+}
+
+TEST_CASE("events cancelled from inside events while others run keep the queue bounded") {
+  // The pattern of crashes and rollbacks: every step cancels the far-future event the previous
+  // step scheduled and schedules a new one, a million times.
+  Engine engine;
+  EventId far;
+  std::size_t largest = 0;
+  int steps = 0;
+  std::function<void()> step = [&] {
+    engine.cancel(far);
+    far = engine.schedule_in(1e300, [] { FAIL("cancelled event ran"); });
+    largest = std::max(largest, engine.queue_entries());
+    if (++steps < 1000000) engine.schedule_in(1.0, step);
+  };
+  engine.schedule_at(0.0, step);
+  engine.run_until(2e6);
+  CHECK(steps == 1000000);
+  CHECK(engine.pending_events() == 1);
+  CHECK(largest <= 2 * 2 + 64 + 1);
+}
+
+TEST_CASE("cancelling most of many random events still runs the others in exact order") {
+  // Enough cancellations that the queue drops its cancelled entries several times.
+  Engine engine;
+  RandomStream stream({14, 0, "engine_queue_test", 0});
+  std::vector<Scheduled> expected;
+  std::vector<int> ran;
+  for (int round = 0; round < 5; ++round) {
+    std::vector<std::pair<EventId, Scheduled>> batch;
+    for (int i = 0; i < 4000; ++i) {
+      const int order = round * 4000 + i;
+      // Times on a coarse grid so that many are equal.
+      const double time_s = static_cast<double>(stream.uniform_int(0, 300)) * 0.25;
+      batch.push_back(
+          {engine.schedule_at(time_s, [&ran, order] { ran.push_back(order); }), {time_s, order}});
+    }
+    for (const auto& [id, scheduled] : batch) {
+      if (stream.bernoulli(0.9)) {
+        CHECK(engine.cancel(id));
+      } else {
+        expected.push_back(scheduled);
+      }
+    }
+    CHECK(engine.queue_entries() <= 2 * engine.pending_events() + 64 + 1);
+  }
+  CHECK(engine.pending_events() == expected.size());
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const Scheduled& a, const Scheduled& b) { return a.time_s < b.time_s; });
+  engine.run();
+  REQUIRE(ran.size() == expected.size());
+  for (std::size_t k = 0; k < ran.size(); ++k) CHECK(ran[k] == expected[k].order);
+}
+
+TEST_CASE("an event at infinity never runs, is not pending and its handle cancels nothing") {
+  Engine engine;
+  bool ran = false;
+  const EventId never = engine.schedule_at(INFINITY, [&] { ran = true; });
+  CHECK(engine.pending_events() == 0);
+  CHECK_FALSE(engine.cancel(never));
+  // A delay whose sum with now() overflows is at infinity too.
+  engine.schedule_at(1e308, [&] { engine.schedule_in(1e308, [&] { ran = true; }); });
+  engine.run();
+  CHECK_FALSE(ran);
+  CHECK(engine.now() == 1e308);
+  CHECK(engine.empty());
 }

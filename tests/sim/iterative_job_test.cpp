@@ -190,3 +190,44 @@ TEST_CASE("Daly checkpointing counts detected soft errors, so a crash-free job s
   // about sqrt(2 x 0.5 x 25) = 5 s, so redone work stays a small fraction.
   CHECK(m.get("iterations_redone") < 0.3 * 2000);
 }
+
+TEST_CASE("a job stopped by its time limit in any phase has a breakdown that adds up to it") {
+  // Crashes with repairs, detected soft errors, checkpoints and an exchange: limits spread over
+  // the run stop it in compute, exchange, checkpoint, restart and waiting phases. Before, the
+  // phase in progress and the work since the last checkpoint were left out.
+  ClusterSpec cluster = uniform_cluster(4, 1e9);
+  for (CrashSpec& c : cluster.crashes) c = {40.0, 5.0};
+  for (SoftErrorSpec& s : cluster.soft_errors) s.probability_per_operation = 0.05;
+  CheckpointSpec checkpoint;
+  checkpoint.policy = CheckpointKind::every_iterations;
+  checkpoint.every_iterations = 3;
+  checkpoint.write_s = 0.5;
+  checkpoint.restart_s = 0.7;
+  IterativeJobSpec job;
+  job.iterations = 30;
+  job.bytes_per_task = 1e8;
+  const MetricSet full = run_iterative_job(cluster, checkpoint, job, 5, 0);
+  REQUIRE(full.get("completed") == 1.0);
+  REQUIRE(full.get("rollbacks") > 0.0);
+  for (int k = 1; k < 300; ++k) {
+    job.time_limit_s = full.get("completion_time_s") * k / 300.0;
+    CAPTURE(job.time_limit_s);
+    const MetricSet m = run_iterative_job(cluster, checkpoint, job, 5, 0);
+    CHECK(m.get("completed") == 0.0);
+    CHECK(m.get("completion_time_s") == job.time_limit_s);
+    CHECK(total_breakdown_s(m) == doctest::Approx(job.time_limit_s).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("a job with tasks that never end stops at its time limit instead of aborting") {
+  // 1e308 flops at 5e-324 flop/s: an infinite task time, whose event is never queued.
+  ClusterSpec cluster = uniform_cluster(2, 5e-324);
+  for (CrashSpec& c : cluster.crashes) c = {10.0, 1.0};
+  IterativeJobSpec job;
+  job.task_flops = 1e308;
+  job.time_limit_s = 1000.0;
+  const MetricSet m = run_iterative_job(cluster, {}, job, 1, 0);
+  CHECK(m.get("completed") == 0.0);
+  CHECK(m.get("crashes") > 50.0);
+  CHECK(total_breakdown_s(m) == doctest::Approx(1000.0).epsilon(1e-12));
+}

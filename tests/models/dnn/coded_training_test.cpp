@@ -492,3 +492,43 @@ TEST_CASE("each run uses its own arithmetic: a portable run is unchanged by an a
   }
   CHECK(max_difference(train(portable, no_faults()).parameters, before.parameters) == 0.0);
 }
+
+TEST_CASE("a run stopped by its time limit during a huge evaluation keeps only the elapsed part") {
+  // eval_cost_s 1e308: the first evaluation after iteration 2 would end long after the limit.
+  TrainingSpec spec = training("codenet_grid", 6);
+  spec.eval_every = 2;
+  spec.eval_cost_s = 1e308;
+  spec.time_limit_s = 1.0;
+  const TrainingResult r = train(spec, no_faults());
+  CHECK(r.metrics.get("completed") == 0.0);
+  CHECK(r.metrics.get("iterations") == 2.0);
+  CHECK(r.metrics.get("completion_time_s") == 1.0);
+  CHECK(r.metrics.get("time_eval_s") > 0.9);
+  CHECK(r.metrics.get("time_eval_s") < 1.0);
+  CHECK(breakdown_s(r.metrics) == doctest::Approx(1.0).epsilon(1e-12));
+}
+
+TEST_CASE("a run stopped by its time limit at any step has a breakdown that adds up to it") {
+  // Checkpoints with verification passes, a rollback (replication detects the strike) and
+  // evaluations: limits spread over the run stop it in every kind of step.
+  TrainingSpec spec = training("replication", 6);
+  spec.eval_every = 1;
+  spec.eval_cost_s = 1e-4;
+  sim::CheckpointSpec checkpoint = every(2);
+  checkpoint.write_s = 2e-4;
+  checkpoint.restart_s = 3e-4;
+  FaultConfig faults = no_faults();
+  faults[FaultTarget::weights].rate.probability_per_operation = 0.01;
+  const sim::MetricSet full = train(spec, faults, checkpoint).metrics;
+  REQUIRE(full.get("rollbacks") >= 1.0);
+  REQUIRE(full.get("checkpoints") >= 1.0);
+  const double full_s = full.get("completion_time_s");
+  for (int k = 1; k < 200; ++k) {
+    spec.time_limit_s = full_s * k / 200.0;
+    CAPTURE(spec.time_limit_s);
+    const TrainingResult r = train(spec, faults, checkpoint);
+    CHECK(r.metrics.get("completed") == 0.0);
+    CHECK(r.metrics.get("completion_time_s") == spec.time_limit_s);
+    CHECK(breakdown_s(r.metrics) == doctest::Approx(spec.time_limit_s).epsilon(1e-12));
+  }
+}

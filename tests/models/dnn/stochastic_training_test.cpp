@@ -345,3 +345,23 @@ TEST_CASE("what the stochastic mode does not model is refused") {
   CHECK(!validate_stochastic_training(cluster(), too_big, weights_at(1e-3)).empty());
   CHECK(!validate_stochastic_training(cluster(20), spec, weights_at(1e-3)).empty());
 }
+
+TEST_CASE("a run stops at its time limit in the middle of an iteration with a breakdown to match") {
+  // Before, the limit was checked between iterations only: the last one ran past it and the
+  // breakdown added up to more than the completion time (the limit).
+  const TrainingSpec full_spec = training(replication(), 40);
+  const sim::MetricSet full =
+      run_stochastic_training(cluster(), every(4), full_spec, weights_at(5e-3), 2, 0);
+  REQUIRE(full.get("rollbacks") > 0.0);
+  for (int k = 1; k < 200; ++k) {
+    TrainingSpec spec = full_spec;
+    spec.time_limit_s = full.get("completion_time_s") * k / 200.0;
+    CAPTURE(spec.time_limit_s);
+    const sim::MetricSet m =
+        run_stochastic_training(cluster(), every(4), spec, weights_at(5e-3), 2, 0);
+    CHECK(m.get("completed") == 0.0);
+    CHECK(m.get("completion_time_s") == spec.time_limit_s);
+    CHECK(breakdown_s(m) == doctest::Approx(spec.time_limit_s).epsilon(1e-12));
+    CHECK(m.get("iterations") <= full.get("iterations"));
+  }
+}
