@@ -129,9 +129,14 @@ void FlowNetwork::handle_batch(double t_s, std::vector<FlowId>& finished_out) {
       live.push_back(id);
     }
   }
+  std::vector<double> old_rates_Bps(live.size());
+  for (std::size_t i = 0; i < live.size(); ++i) old_rates_Bps[i] = flows_[live[i]].rate_Bps;
   solve_rates(live);
-  for (FlowId id : live) {
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    const FlowId id = live[i];
     Flow& flow = flows_[id];
+    // Same rate, same predicted end: keeping the entry saves most of the work in large components.
+    if (flow.rate_Bps == old_rates_Bps[i]) continue;
     pending_finishes_.erase({flow.finish_s, id});
     flow.finish_s = t_s + flow.remaining_bytes / flow.rate_Bps;
     pending_finishes_.emplace(flow.finish_s, id);

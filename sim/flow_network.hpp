@@ -34,7 +34,8 @@ using FlowId = std::size_t;
 ///
 /// Work per event: when flows start moving or finish at time t, only the connected component of
 /// the links on their routes (links joined by the moving flows that cross them) is re-solved;
-/// the rates of all other flows cannot change, so their completion times stay as they were.
+/// the rates of all other flows cannot change, so their completion times stay as they were, as do
+/// those of flows in the component whose rate came out the same.
 /// Events less than 1e-12 apart (relative; absolute below 1 s) are one batch, so rounding cannot
 /// split an instant into several rate changes; ties resolve by flow id, so runs are deterministic.
 /// A flow whose remaining bytes fall below 1e-9 of its size finishes at the current event.
