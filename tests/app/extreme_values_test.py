@@ -14,7 +14,8 @@ then set, one at a time, to 0, the smallest denormal, 1, 1e308, the largest doub
 smallest denormal, and the ends of the range the validator states when it rejects one of those
 (`expected a number in [0, 8.9e+307]`; sizes that scale memory only up to LARGEST_SIZE). A null
 (an infinite mtbf_s) is probed the same way. Variants add the straggler laws, checkpoint
-policies and topologies the shipped scenarios do not use, and probe their sections' keys too.
+policies and topologies the shipped scenarios do not use (straggler laws in every scenario, the
+rest in the iterative job), and probe their sections' keys too.
 """
 
 from __future__ import annotations
@@ -120,12 +121,12 @@ def variants(base: dict) -> list[tuple[str, str, dict]]:
     """(label, section probed, scenario): sections the shipped scenarios leave at one kind, at
     their other kinds' defaults."""
     out = []
-    if base["workload"]["kind"] != "iterative_job":
-        return out
     for law in ["bimodal", "lognormal", "pareto", "shifted_exponential"]:
         v = copy.deepcopy(base)
         v["cluster"]["stragglers"] = {"kind": law}
         out.append((f"stragglers {law}", "/cluster/stragglers/", v))
+    if base["workload"]["kind"] != "iterative_job":
+        return out  # training reads the same checkpoint and network code: probed once is enough
     for policy, extra in [("every_iterations", {"every_iterations": 1}),
                           ("every_seconds", {"every_s": 1.0}), ("young", {"write_s": 1.0})]:
         v = copy.deepcopy(base)
@@ -246,7 +247,16 @@ def dataset_present(dataset: dict) -> bool:
             default[dataset["kind"]]).exists()
 
 
-def cases(resolved: dict, name: str, dataset_keys: bool) -> list[tuple[str, dict, str, object]]:
+def resolve(codesim: str, scenario: dict, workdir: Path) -> dict:
+    """`codesim validate --resolved` of a scenario: every default filled in."""
+    path = workdir / "resolve.json"
+    path.write_text(json.dumps(scenario))
+    return json.loads(subprocess.run([codesim, "validate", str(path), "--resolved"], cwd=ROOT,
+                                     check=True, capture_output=True, text=True).stdout)
+
+
+def cases(resolved: dict, name: str, dataset_keys: bool,
+          resolver) -> list[tuple[str, dict, str, object]]:
     """(tag, base, pointer, original value) of every key to probe in one scenario: the dataset's
     keys or all the others. Key i runs at the i-th of the sweep points that have it (mod their
     count), so that every strategy of a sweep meets extreme values."""
@@ -260,7 +270,8 @@ def cases(resolved: dict, name: str, dataset_keys: bool) -> list[tuple[str, dict
     for base in bases:
         for pointer, value in numeric_leaves(base):
             keyed.setdefault(pointer, []).append((base, value))
-    for label, section, variant in variants(bases[0]):
+    for label, section, variant in variants(bases[0]) if not dataset_keys else []:
+        variant = resolver(variant)  # the kind's parameters at their defaults
         for pointer, value in numeric_leaves(variant):
             if pointer.startswith(section) and not re.match(r"/cluster/network/edges/[1-9]", pointer):
                 keyed.setdefault(f"{label}:{pointer}", []).append((variant, value))
@@ -292,7 +303,8 @@ def main() -> int:
                 [args.codesim, "validate", str(path), "--resolved"], cwd=ROOT, check=True,
                 capture_output=True, text=True).stdout)
             for dataset_keys in (False, True):
-                work += cases(resolved, path.stem, dataset_keys)
+                work += cases(resolved, path.stem, dataset_keys,
+                              lambda s: resolve(args.codesim, s, Path(tmp)))
         # Every base must run as it is, or the probes would test nothing.
         bases = {id(base): (tag, base) for tag, base, _, _ in work}
         for i, (tag, base) in enumerate(bases.values()):

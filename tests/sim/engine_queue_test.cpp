@@ -22,6 +22,17 @@ struct Scheduled {
   double time_s;
   int order;  // scheduling order, the tie-breaker
 };
+
+// Runs `engine`, whose events append their order to `ran`, and checks they ran as `expected`
+// sorted stably by time: in (time, scheduling) order.
+void run_and_check_order(Engine& engine, std::vector<Scheduled> expected,
+                         const std::vector<int>& ran) {
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const Scheduled& a, const Scheduled& b) { return a.time_s < b.time_s; });
+  engine.run();
+  REQUIRE(ran.size() == expected.size());
+  for (std::size_t k = 0; k < ran.size(); ++k) CHECK(ran[k] == expected[k].order);
+}
 }  // namespace
 
 TEST_CASE("thousands of events with random times and many ties run in (time, scheduling) order") {
@@ -35,11 +46,7 @@ TEST_CASE("thousands of events with random times and many ties run in (time, sch
     expected.push_back({time_s, i});
     engine.schedule_at(time_s, [&ran, i] { ran.push_back(i); });
   }
-  std::stable_sort(expected.begin(), expected.end(),
-                   [](const Scheduled& a, const Scheduled& b) { return a.time_s < b.time_s; });
-  engine.run();
-  REQUIRE(ran.size() == expected.size());
-  for (std::size_t k = 0; k < ran.size(); ++k) CHECK(ran[k] == expected[k].order);
+  run_and_check_order(engine, expected, ran);
 }
 
 TEST_CASE("cancelling a random half of many events runs exactly the others, in order") {
@@ -62,11 +69,7 @@ TEST_CASE("cancelling a random half of many events runs exactly the others, in o
     }
   }
   CHECK(engine.pending_events() == expected.size());
-  std::stable_sort(expected.begin(), expected.end(),
-                   [](const Scheduled& a, const Scheduled& b) { return a.time_s < b.time_s; });
-  engine.run();
-  REQUIRE(ran.size() == expected.size());
-  for (std::size_t k = 0; k < ran.size(); ++k) CHECK(ran[k] == expected[k].order);
+  run_and_check_order(engine, expected, ran);
   CHECK(engine.empty());
 }
 
@@ -175,11 +178,7 @@ TEST_CASE("cancelling most of many random events still runs the others in exact 
     CHECK(engine.queue_entries() <= 2 * engine.pending_events() + 64 + 1);
   }
   CHECK(engine.pending_events() == expected.size());
-  std::stable_sort(expected.begin(), expected.end(),
-                   [](const Scheduled& a, const Scheduled& b) { return a.time_s < b.time_s; });
-  engine.run();
-  REQUIRE(ran.size() == expected.size());
-  for (std::size_t k = 0; k < ran.size(); ++k) CHECK(ran[k] == expected[k].order);
+  run_and_check_order(engine, expected, ran);
 }
 
 TEST_CASE("an event at infinity never runs, is not pending and its handle cancels nothing") {
