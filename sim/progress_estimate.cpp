@@ -47,8 +47,8 @@ double iterative_job_rollback_probability(const ClusterSpec& cluster, const Iter
 }
 
 double iterative_job_min_iteration_s(const ClusterSpec& cluster, const IterativeJobSpec& job) {
-  const double speed = std::accumulate(cluster.speeds_flops_per_s.begin(),
-                                       cluster.speeds_flops_per_s.end(), 0.0);
+  const double speed =
+      std::accumulate(cluster.speeds_flops_per_s.begin(), cluster.speeds_flops_per_s.end(), 0.0);
   const double tasks = job.tasks > 0 ? job.tasks : cluster.node_count();
   return tasks * job.task_flops / speed;
 }

@@ -10,8 +10,8 @@
 #include <numeric>
 #include <sstream>
 
-#include <Eigen/Dense>
 #include <fmt/format.h>
+#include <Eigen/Dense>
 
 #include "app/config/scenario_error.hpp"
 #include "models/dnn/round_costs.hpp"
@@ -131,8 +131,8 @@ std::optional<TimeBound> time_bound(const Scenario& s) {
     bound.rollback_probability = models::training_rollback_probability(spec, training->faults);
     bound.iterations = spec.iterations;
     bound.time_limit_s = spec.time_limit_s;
-    const double speed = std::accumulate(cluster.speeds_flops_per_s.begin(),
-                                         cluster.speeds_flops_per_s.end(), 0.0);
+    const double speed =
+        std::accumulate(cluster.speeds_flops_per_s.begin(), cluster.speeds_flops_per_s.end(), 0.0);
     min_iteration_s = models::estimate_training(spec, s.checkpoint).flops_per_iteration / speed;
   } else {
     const auto& job = std::get<sim::IterativeJobSpec>(s.workload);
@@ -144,9 +144,9 @@ std::optional<TimeBound> time_bound(const Scenario& s) {
   if (bound.rollback_probability <= 0.0) return std::nullopt;
   bound.interval =
       sim::checkpoint_interval_iterations(s.checkpoint, static_cast<int>(bound.iterations));
-  bound.simulated_s = min_iteration_s * sim::expected_executed_iterations(
-                                            bound.rollback_probability, bound.iterations,
-                                            bound.interval);
+  bound.simulated_s =
+      min_iteration_s * sim::expected_executed_iterations(bound.rollback_probability,
+                                                          bound.iterations, bound.interval);
   return bound;
 }
 

@@ -146,7 +146,6 @@ class StochasticRun {
   // The scheme's structure on the smallest W with the same blocks (layer shapes scale its block
   // sizes), the layer shapes and the block numbering.
   void init_structure() {
-    // The structure on the smallest W with the same blocks; layer shapes scale its block sizes.
     const auto [small_rows, small_cols] = block_grid(spec_.scheme);
     structure_ = make_scheme(spec_.scheme, small_rows, small_cols);
     structure_->encode(Matrix::Zero(small_rows, small_cols));
@@ -497,18 +496,14 @@ class StochasticRun {
   void rollback() {
     const bool random_events = faults_ != faults_at_attempt_start_;
     faults_at_attempt_start_ = faults_;
-    switch (progress_.roll_back(random_events)) {
-      case RollbackTarget::last_checkpoint:
-        break;
-      case RollbackTarget::previous_checkpoint:
-        checkpoint_wrong_ = previous_wrong_;
-        break;
-      case RollbackTarget::initial_state:
-        std::fill(checkpoint_wrong_.begin(), checkpoint_wrong_.end(), 0);
-        break;
-      case RollbackTarget::stop:
-        stopped_ = true;  // every checkpoint, then the initial state, stalled (completed = 0)
-        return;
+    const RollbackTarget target = progress_.roll_back(random_events);
+    if (target == RollbackTarget::stop) {
+      stopped_ = true;  // every checkpoint, then the initial state, stalled (completed = 0)
+      return;
+    }
+    if (target == RollbackTarget::previous_checkpoint) checkpoint_wrong_ = previous_wrong_;
+    if (target == RollbackTarget::initial_state) {
+      std::fill(checkpoint_wrong_.begin(), checkpoint_wrong_.end(), 0);
     }
     wrong_ = checkpoint_wrong_;
     const double restart_s = policy_.restart_s();
