@@ -9,6 +9,7 @@
 #include "sim/collectives.hpp"
 #include "sim/enum_names.hpp"
 #include "sim/progress_watchdog.hpp"
+#include "sim/run_stopped.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -18,8 +19,10 @@ enum class Phase { compute, exchange, checkpoint, restart, waiting, done };
 class IterativeJob {
  public:
   IterativeJob(const ClusterSpec& cluster_spec, const CheckpointSpec& checkpoint,
-               const IterativeJobSpec& job, std::uint64_t seed, std::uint64_t replica)
-      : cluster_(engine_, cluster_spec, seed, replica),
+               const IterativeJobSpec& job, std::uint64_t seed, std::uint64_t replica,
+               const std::function<bool()>& should_stop)
+      : should_stop_(should_stop),
+        cluster_(engine_, cluster_spec, seed, replica),
         job_(job),
         task_count_(job.tasks > 0 ? job.tasks : cluster_.size()),
         policy_(checkpoint, job_mtbf_s()),
@@ -43,6 +46,7 @@ class IterativeJob {
  private:
   // --- phases -------------------------------------------------------------------------------
   void start_iteration() {
+    if (should_stop_ && should_stop_()) throw RunStopped("iterative job stopped on request");
     ++attempt_;
     phase_ = Phase::compute;
     phase_start_s_ = iteration_start_s_ = engine_.now();
@@ -335,6 +339,7 @@ class IterativeJob {
     return rate_per_s > 0.0 ? 1.0 / rate_per_s : INFINITY;
   }
 
+  const std::function<bool()>& should_stop_;
   Engine engine_;
   Cluster cluster_;
   IterativeJobSpec job_;
@@ -370,9 +375,9 @@ class IterativeJob {
 }  // namespace
 
 MetricSet run_iterative_job(const ClusterSpec& cluster, const CheckpointSpec& checkpoint,
-                            const IterativeJobSpec& job, std::uint64_t seed,
-                            std::uint64_t replica) {
-  IterativeJob state(cluster, checkpoint, job, seed, replica);
+                            const IterativeJobSpec& job, std::uint64_t seed, std::uint64_t replica,
+                            const std::function<bool()>& should_stop) {
+  IterativeJob state(cluster, checkpoint, job, seed, replica, should_stop);
   return state.run();
 }
 

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,7 +53,9 @@ struct IterativeJobSpec {
 /// detect_soft_errors is set. Young and Daly intervals use the job's mean time between
 /// rollbacks: crashes of any node plus detected soft errors at their expected rate per second of
 /// straggler-free iteration time (unless the checkpoint spec gives mtbf_s).
+/// `should_stop`, when set, is polled before every iteration; true throws RunStopped.
 MetricSet run_iterative_job(const ClusterSpec& cluster, const CheckpointSpec& checkpoint,
-                            const IterativeJobSpec& job, std::uint64_t seed, std::uint64_t replica);
+                            const IterativeJobSpec& job, std::uint64_t seed, std::uint64_t replica,
+                            const std::function<bool()>& should_stop = {});
 
 }  // namespace codesim::sim

@@ -130,7 +130,7 @@ ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::
   if (training == nullptr) {
     return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint,
                                    std::get<sim::IterativeJobSpec>(scenario.workload),
-                                   scenario.seed, replica),
+                                   scenario.seed, replica, stop_poll(nullptr)),
             std::nullopt};
   }
   switch (training->spec.mode) {
@@ -235,7 +235,7 @@ std::vector<std::string> run_units(const Experiment& experiment, const PreparedR
                                                      options.simulated_iterations));
           if (replicas_left[unit.point].fetch_sub(1) == 1) points_done.fetch_add(1);
           return output;
-        } catch (const models::TrainingStopped&) {
+        } catch (const sim::RunStopped&) {
           return std::string();  // interrupted while running: the replica counts as not run
         }
       },

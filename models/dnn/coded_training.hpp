@@ -16,6 +16,7 @@
 #include "sim/checkpoint_policy.hpp"
 #include "sim/cluster.hpp"
 #include "sim/metric_set.hpp"
+#include "sim/run_stopped.hpp"
 
 namespace codesim::models {
 
@@ -69,9 +70,9 @@ std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int f
                               int classes);
 
 /// Thrown by train_coded when TrainingObserver::should_stop asked it to stop.
-class TrainingStopped : public std::runtime_error {
+class TrainingStopped : public sim::RunStopped {
  public:
-  using std::runtime_error::runtime_error;
+  using sim::RunStopped::RunStopped;
 };
 
 /// Optional callbacks for tests and tools; parameters are decoded with decode_weights().

@@ -1,5 +1,6 @@
 // The iterative_job workload: timing, rollbacks, determinism, and Daly's completion-time model.
 #include "sim/iterative_job.hpp"
+#include "sim/run_stopped.hpp"
 
 #include <doctest/doctest.h>
 
@@ -230,4 +231,15 @@ TEST_CASE("a job with tasks that never end stops at its time limit instead of ab
   CHECK(m.get("completed") == 0.0);
   CHECK(m.get("crashes") > 50.0);
   CHECK(total_breakdown_s(m) == doctest::Approx(1000.0).epsilon(1e-12));
+}
+
+TEST_CASE("a job asked to stop abandons its replica before the next iteration") {
+  ClusterSpec cluster = uniform_cluster(2, 1e9);
+  IterativeJobSpec job;
+  job.iterations = 1000;
+  int polls = 0;
+  CHECK_THROWS_AS(run_iterative_job(cluster, {}, job, 1, 0, [&polls] { return ++polls == 3; }),
+                  RunStopped);
+  CHECK(polls == 3);
+  CHECK(run_iterative_job(cluster, {}, job, 1, 0, [] { return false; }).get("completed") == 1.0);
 }
