@@ -2,9 +2,12 @@
 #include "sim/collectives.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 #include "sim/check.hpp"
+#include "sim/collective_schedules.hpp"
+#include "sim/transfer_schedule.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -30,10 +33,31 @@ double binomial_tree_time_s(const Topology& topology, std::span<const int> parti
   return total_s;
 }
 
+// Full schedules of the ring and Bruck collectives have p^2 and p log2 p transfers; above this many
+// they are run in lockstep instead: each step's transfers as one flow schedule, steps one after
+// another (the same time when links are uniform, and memory linear in p).
+constexpr double kMaxScheduleTransfers = 1 << 21;
+
+bool lockstep(std::size_t p, double steps_per_participant) {
+  return static_cast<double>(p) * steps_per_participant > kMaxScheduleTransfers;
+}
+
+// One step in which every participant i sends `bytes` to participant (i + offset) mod p.
+double shifted_step_time_s(const Topology& topology, std::span<const int> participants,
+                           std::size_t offset, double bytes) {
+  const std::size_t p = participants.size();
+  TransferSchedule schedule;
+  for (std::size_t i = 0; i < p; ++i)
+    schedule.add(participants[i], participants[(i + offset) % p], bytes);
+  return run_schedule(topology, schedule).makespan_s;
+}
+
 // One ring step: every participant i sends `bytes` to i + 1 (mod p); the slowest sets the pace.
 double ring_step_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
   CODESIM_CHECK(bytes >= 0.0, "collective size must be >= 0 bytes");
   const std::size_t p = participants.size();
+  if (topology.network_model() == NetworkModel::flow)
+    return shifted_step_time_s(topology, participants, 1, bytes);
   double step_s = 0.0;
   for (std::size_t i = 0; i < p; ++i)
     step_s = std::max(step_s,
@@ -41,18 +65,40 @@ double ring_step_time_s(const Topology& topology, std::span<const int> participa
   return step_s;
 }
 
+using AddCollective = TransferId (*)(TransferSchedule&, std::span<const int>, double,
+                                     ScheduleStart);
+
+// Under the flow model a collective costs its transfer schedule run alone on the network.
+bool use_flows(const Topology& topology, std::span<const int> participants) {
+  return topology.network_model() == NetworkModel::flow && participants.size() > 1;
+}
+
+double flow_time_s(const Topology& topology, AddCollective add, std::span<const int> participants,
+                   double bytes) {
+  CODESIM_CHECK(bytes >= 0.0, "collective size must be >= 0 bytes");
+  TransferSchedule schedule;
+  add(schedule, participants, bytes, std::nullopt);
+  return run_schedule(topology, schedule).makespan_s;
+}
+
 }  // namespace
 
 double broadcast_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
+  if (use_flows(topology, participants))
+    return flow_time_s(topology, add_broadcast, participants, bytes);
   return binomial_tree_time_s(topology, participants, bytes, false);
 }
 
 double reduce_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
+  if (use_flows(topology, participants))
+    return flow_time_s(topology, add_reduce, participants, bytes);
   return binomial_tree_time_s(topology, participants, bytes, true);
 }
 
 double all_gather_time_s(const Topology& topology, std::span<const int> participants,
                          double bytes_each) {
+  if (use_flows(topology, participants) && !lockstep(participants.size(), participants.size()))
+    return flow_time_s(topology, add_ring_all_gather, participants, bytes_each);
   if (participants.size() <= 1) return 0.0;
   const double steps = static_cast<double>(participants.size() - 1);
   return steps * ring_step_time_s(topology, participants, bytes_each);
@@ -60,11 +106,18 @@ double all_gather_time_s(const Topology& topology, std::span<const int> particip
 
 double bruck_all_gather_time_s(const Topology& topology, std::span<const int> participants,
                                double bytes_each) {
-  CODESIM_CHECK(bytes_each >= 0.0, "collective size must be >= 0 bytes");
   const std::size_t p = participants.size();
+  const bool flows = use_flows(topology, participants);
+  if (flows && !lockstep(p, std::ceil(std::log2(static_cast<double>(p)))))
+    return flow_time_s(topology, add_bruck_all_gather, participants, bytes_each);
+  CODESIM_CHECK(bytes_each >= 0.0, "collective size must be >= 0 bytes");
   double total_s = 0.0;
   for (std::size_t stride = 1; stride < p; stride *= 2) {
     const double bytes = static_cast<double>(std::min(stride, p - stride)) * bytes_each;
+    if (flows) {
+      total_s += shifted_step_time_s(topology, participants, p - stride, bytes);
+      continue;
+    }
     double round_s = 0.0;
     for (std::size_t i = 0; i < p; ++i) {
       round_s = std::max(round_s, topology.transfer_time_s(
@@ -83,6 +136,8 @@ double fastest_all_gather_time_s(const Topology& topology, std::span<const int> 
 
 double all_reduce_time_s(const Topology& topology, std::span<const int> participants,
                          double bytes) {
+  if (use_flows(topology, participants) && !lockstep(participants.size(), participants.size()))
+    return flow_time_s(topology, add_ring_all_reduce, participants, bytes);
   if (participants.size() <= 1) return 0.0;
   const double p = static_cast<double>(participants.size());
   return 2.0 * (p - 1.0) * ring_step_time_s(topology, participants, bytes / p);

@@ -10,6 +10,10 @@ namespace codesim::sim {
 // In every function participants are compute-node ids in the given order (participants[0] is the
 // root), transfers follow the topology's routes, and fewer than two participants cost 0.
 // alpha is a route's latency and beta the inverse of its bottleneck bandwidth.
+// The formulas below are the costs under the analytic network model. Under the flow model each
+// collective instead costs its transfer schedule (sim/collective_schedules.hpp) run alone on the
+// links, which equals the formula when links are uniform and no two transfers share a link
+// direction, and is slower where they do (a gather's incast, rings on a torus).
 
 /// Binomial-tree broadcast of `bytes` from participants[0]: ceil(log2 p) rounds; in round k every
 /// holder i < 2^k sends to i + 2^k. Time = sum over rounds of the slowest transfer of the round.

@@ -15,6 +15,7 @@
 #include <queue>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "sim/check.hpp"
@@ -280,6 +281,11 @@ struct Topology::Impl {
 
   std::optional<detail::TorusRoutes> torus;  // ring and torus2d
 
+  NetworkModel model = NetworkModel::flow;
+  // Link index of each vertex pair (lower id * vertices + higher id), filled on first use.
+  mutable std::unordered_map<std::uint64_t, std::uint32_t> link_index;
+  mutable std::vector<TopologyLink> link_list;  // Topology::links(), with link_index
+
   std::size_t cache_capacity = 1;
   mutable std::vector<int> cache_slot;  // per source node: index into trees, or -1
   mutable std::vector<RouteTree> trees;
@@ -368,6 +374,7 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
   const std::string error = validate_topology(spec);
   CODESIM_CHECK(error.empty(), error.c_str());
   Impl& m = *impl_;
+  m.model = spec.model;
   m.shape = spec.shape;
   m.nodes = spec.nodes;
   m.default_link = Link{spec.latency_s, spec.bandwidth_Bps};
@@ -439,6 +446,60 @@ double Topology::transfer_time_s(int src, int dst, double bytes) const {
   const PathCost cost = impl_->cost(src, dst);
   return cost.latency_s + bytes / cost.bandwidth_Bps;
 }
+
+NetworkModel Topology::network_model() const { return impl_->model; }
+
+std::vector<TopologyLink> Topology::links() const {
+  const Impl& m = *impl_;
+  std::vector<TopologyLink> out;
+  if (m.shape == Shape::fully_connected) {
+    out.reserve(static_cast<std::size_t>(m.links));
+    for (int a = 0; a < m.nodes; ++a)
+      for (int b = a + 1; b < m.nodes; ++b)
+        out.push_back({a, b, m.default_link.latency_s, m.default_link.bandwidth_Bps});
+    return out;
+  }
+  out.reserve(boost::num_edges(m.graph));
+  for (auto [it, end] = boost::edges(m.graph); it != end; ++it) {
+    const int u = static_cast<int>(boost::source(*it, m.graph));
+    const int v = static_cast<int>(boost::target(*it, m.graph));
+    out.push_back(
+        {std::min(u, v), std::max(u, v), m.graph[*it].latency_s, m.graph[*it].bandwidth_Bps});
+  }
+  return out;
+}
+
+std::vector<RouteLink> Topology::route_links(int src, int dst) const {
+  const Impl& m = *impl_;
+  const std::vector<int> vertices = route(src, dst);
+  const auto n = static_cast<std::uint64_t>(vertex_count());
+  if (m.shape != Shape::fully_connected && m.link_list.empty()) {
+    m.link_list = links();
+    for (std::size_t i = 0; i < m.link_list.size(); ++i)
+      m.link_index.emplace(static_cast<std::uint64_t>(m.link_list[i].a) * n + m.link_list[i].b,
+                           static_cast<std::uint32_t>(i));
+  }
+  std::vector<RouteLink> out;
+  out.reserve(vertices.size() - 1);
+  for (std::size_t h = 0; h + 1 < vertices.size(); ++h) {
+    const auto [a, b] = std::minmax(vertices[h], vertices[h + 1]);
+    const std::uint64_t direction = vertices[h] < vertices[h + 1] ? 0 : 1;
+    if (m.shape == Shape::fully_connected) {
+      // Pairs before row a: a (n - 1) - a (a - 1) / 2; then b - a - 1 within the row.
+      const auto ua = static_cast<std::uint64_t>(a);
+      const std::uint64_t index = ua * (n - 1) - ua * (ua - 1) / 2 + (b - a - 1);
+      out.push_back(
+          {2 * index + direction, m.default_link.latency_s, m.default_link.bandwidth_Bps});
+      continue;
+    }
+    const std::uint32_t index = m.link_index.at(static_cast<std::uint64_t>(a) * n + b);
+    const TopologyLink& link = m.link_list[index];
+    out.push_back({2 * std::uint64_t{index} + direction, link.latency_s, link.bandwidth_Bps});
+  }
+  return out;
+}
+
+std::string_view to_string(NetworkModel model) { return name_of(model, kNetworkModelNames); }
 
 std::string_view to_string(TopologyShape shape) { return name_of(shape, kTopologyShapeNames); }
 

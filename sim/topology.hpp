@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,8 +41,35 @@ inline constexpr std::array<std::string_view, 6> kTopologyShapeNames = {
 std::string_view to_string(TopologyShape shape);
 std::optional<TopologyShape> parse_topology_shape(std::string_view name);
 
-/// Plain description of a network: its shape and the parameters.
+/// How transfers use the links (scenarios/README.md, "Network model"):
+///   flow      every transfer is a flow on its route; the flows crossing a link direction share
+///             its bandwidth by max-min fairness (sim/flow_network.hpp), and collectives run as
+///             their transfer schedules (sim/collective_schedules.hpp)
+///   analytic  contention-free: a transfer takes route latency + bytes / bottleneck bandwidth
+///             whatever else is moving, and collectives cost their closed forms
+enum class NetworkModel { flow, analytic };
+inline constexpr std::array<std::string_view, 2> kNetworkModelNames = {"flow", "analytic"};
+std::string_view to_string(NetworkModel model);
+
+/// One link of the network (an undirected cable; each direction has the full bandwidth).
+struct TopologyLink {
+  int a = 0;  ///< vertex ids (compute nodes 0..nodes-1, then switches)
+  int b = 0;
+  double latency_s = 0.0;
+  double bandwidth_Bps = 0.0;
+};
+
+/// One direction of a link on a route: id = 2 * (index in Topology::links()) + (0 when the
+/// route crosses it from the lower to the higher vertex id, else 1).
+struct RouteLink {
+  std::uint64_t id = 0;
+  double latency_s = 0.0;
+  double bandwidth_Bps = 0.0;
+};
+
+/// Plain description of a network: its shape, the parameters and how transfers share links.
 struct TopologySpec {
+  NetworkModel model = NetworkModel::flow;
   TopologyShape shape = TopologyShape::fully_connected;
   int nodes = 1;
   double latency_s = 1e-6;        ///< per link, seconds (>= 0)
@@ -79,8 +107,16 @@ class Topology {
   double route_latency_s(int src, int dst) const;
   /// Smallest link bandwidth on the route, bytes per second; infinity when src == dst.
   double route_bandwidth_Bps(int src, int dst) const;
-  /// Time to move `bytes` (>= 0) from src to dst, seconds; 0 when src == dst.
+  /// Time to move `bytes` (>= 0) from src to dst alone on the network, seconds; 0 when
+  /// src == dst.
   double transfer_time_s(int src, int dst, double bytes) const;
+
+  NetworkModel network_model() const;
+  /// The directed links of route(src, dst) in order (empty when src == dst).
+  std::vector<RouteLink> route_links(int src, int dst) const;
+  /// Every link, in the order RouteLink ids count them (fully_connected: pairs (a, b), a < b, in
+  /// lexicographic order, built on each call).
+  std::vector<TopologyLink> links() const;
 
  private:
   struct Impl;

@@ -1,0 +1,56 @@
+// A communication phase as a graph of transfers (who sends how much to whom, after what), run on
+// the topology's links: the unit in which collectives and protocol phases meet the network model.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "sim/topology.hpp"
+
+namespace codesim::sim {
+
+using TransferId = std::size_t;
+
+/// One point-to-point transfer. It is posted when every transfer in `after` has completed (at
+/// time 0 when `after` is empty). src == dst is a join point: it takes no time and moves nothing.
+struct Transfer {
+  int src = 0;
+  int dst = 0;
+  double bytes = 0.0;
+  std::vector<TransferId> after;
+};
+
+/// Transfers in the order they were added (ids 0, 1, 2, ...); `after` may only name earlier ids.
+class TransferSchedule {
+ public:
+  TransferId add(int src, int dst, double bytes, std::vector<TransferId> after = {});
+  /// A join point completing when every id in `ids` has (a transfer from node 0 to itself).
+  TransferId join(std::vector<TransferId> ids);
+  /// A join point after every transfer added so far: what comes next starts after all of it.
+  TransferId join_all();
+
+  std::span<const Transfer> transfers() const { return transfers_; }
+  bool empty() const { return transfers_.empty(); }
+
+ private:
+  std::vector<Transfer> transfers_;
+};
+
+struct ScheduleTimes {
+  std::vector<double> completion_s;  ///< per transfer, seconds from the schedule's start
+  double makespan_s = 0.0;           ///< the last completion (0 for an empty schedule)
+};
+
+/// Runs the schedule under the topology's network model:
+///   flow      transfers are flows on their routes (route_links) sharing the links by max-min
+///             fairness (sim/flow_network.hpp), each posted when its predecessors complete
+///   analytic  each transfer takes transfer_time_s alone (no contention); completion times are
+///             the critical path of the graph
+ScheduleTimes run_schedule(const Topology& topology, const TransferSchedule& schedule);
+
+/// The schedule's makespan under the contention-free model whatever the topology's model: what
+/// it would take if its transfers shared no link (run_schedule minus this = time lost to sharing).
+double contention_free_makespan_s(const Topology& topology, const TransferSchedule& schedule);
+
+}  // namespace codesim::sim
