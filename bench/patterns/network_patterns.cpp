@@ -1,0 +1,109 @@
+// The shared communication patterns: platforms and transfer schedules built from sim's pieces.
+#include "bench/patterns/network_patterns.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+
+#include "sim/collective_schedules.hpp"
+#include "sim/random_stream.hpp"
+
+namespace codesim::bench {
+namespace {
+
+constexpr double kLatency_s = 1e-6;
+constexpr double kBandwidth_Bps = 1.25e9;
+constexpr double kBytes = 1e6;
+
+sim::TopologySpec make_platform(std::string_view platform, int nodes) {
+  sim::TopologySpec spec;
+  spec.model = sim::NetworkModel::flow;
+  spec.nodes = nodes;
+  spec.latency_s = kLatency_s;
+  spec.bandwidth_Bps = kBandwidth_Bps;
+  if (platform == "star") {
+    spec.shape = sim::TopologyShape::star;
+  } else if (platform == "fat_tree") {
+    spec.shape = sim::TopologyShape::fat_tree;
+    spec.fat_tree_arity = 4;
+  } else if (platform == "torus2d") {
+    spec.shape = sim::TopologyShape::torus2d;
+  } else if (platform == "dumbbell") {
+    if (nodes < 4) throw std::invalid_argument("dumbbell needs at least 4 nodes");
+    spec.shape = sim::TopologyShape::edge_list;
+    const int half = nodes / 2;
+    for (int v = 1; v < nodes; ++v)
+      if (v != half) spec.edges.push_back({v < half ? 0 : half, v});
+    spec.edges.push_back({0, half, -1.0, kBandwidth_Bps / 10});
+  } else {
+    throw std::invalid_argument("unknown platform '" + std::string(platform) + "'");
+  }
+  const std::string problem = sim::validate_topology(spec);
+  if (!problem.empty()) throw std::invalid_argument(problem);
+  return spec;
+}
+
+std::vector<int> first_nodes(int count) {
+  std::vector<int> ids(static_cast<std::size_t>(count));
+  std::iota(ids.begin(), ids.end(), 0);
+  return ids;
+}
+
+void add_pattern(sim::TransferSchedule& s, std::string_view pattern, int nodes) {
+  const std::vector<int> all = first_nodes(nodes);
+  if (pattern == "one_transfer") {
+    s.add(0, nodes - 1, kBytes);
+  } else if (pattern == "two_flows") {
+    s.add(0, nodes - 1, kBytes);
+    s.add(1, nodes - 1, kBytes / 2);
+  } else if (pattern == "incast_16") {
+    if (nodes < 17) throw std::invalid_argument("incast_16 needs at least 17 nodes");
+    for (int v = 1; v <= 16; ++v) s.add(v, 0, kBytes);
+  } else if (pattern == "all_to_all") {
+    for (int a = 0; a < nodes; ++a)
+      for (int b = 0; b < nodes; ++b)
+        if (a != b) s.add(a, b, kBytes);
+  } else if (pattern == "permutation") {
+    std::vector<int> target = all;
+    sim::RandomStream random(sim::StreamKey{18, 0, "permutation", 0});
+    for (int i = nodes - 1; i > 0; --i)
+      std::swap(target[static_cast<std::size_t>(i)],
+                target[static_cast<std::size_t>(random.uniform_int(0, i))]);
+    for (int a = 0; a < nodes; ++a)
+      if (target[static_cast<std::size_t>(a)] != a)
+        s.add(a, target[static_cast<std::size_t>(a)], kBytes);
+  } else if (pattern == "ring_all_gather") {
+    sim::add_ring_all_gather(s, all, kBytes, std::nullopt);
+  } else if (pattern == "bruck_all_gather") {
+    sim::add_bruck_all_gather(s, all, kBytes, std::nullopt);
+  } else if (pattern == "broadcast") {
+    sim::add_broadcast(s, all, kBytes, std::nullopt);
+  } else if (pattern == "gather") {
+    sim::add_gather(s, all, kBytes, std::nullopt);
+  } else {
+    throw std::invalid_argument("unknown pattern '" + std::string(pattern) + "'");
+  }
+}
+
+}  // namespace
+
+NetworkPattern make_network_pattern(std::string_view pattern, std::string_view platform,
+                                    int nodes) {
+  if (nodes < 2) throw std::invalid_argument("a pattern needs at least 2 nodes");
+  NetworkPattern p;
+  p.platform = make_platform(platform, nodes);
+  add_pattern(p.schedule, pattern, nodes);
+  return p;
+}
+
+std::vector<std::string> network_pattern_names() {
+  return {"one_transfer",    "two_flows",        "incast_16", "all_to_all", "permutation",
+          "ring_all_gather", "bruck_all_gather", "broadcast", "gather"};
+}
+
+std::vector<std::string> network_platform_names() {
+  return {"star", "fat_tree", "torus2d", "dumbbell"};
+}
+
+}  // namespace codesim::bench
