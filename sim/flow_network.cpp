@@ -2,6 +2,7 @@
 #include "sim/flow_network.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "sim/check.hpp"
@@ -16,9 +17,10 @@ constexpr double kTimeRelTolerance = 1e-12;
 // A flow whose remaining bytes fall below this fraction of its size is finished now rather than
 // at an event a rounding error away.
 constexpr double kBytesRelTolerance = 1e-9;
-// Components with more links than this find each bottleneck in a heap of link shares instead of
-// scanning their links every round (a scan is cheaper for a few dozen links).
-constexpr std::size_t kScanLinks = 48;
+// Progressive filling scans the open links for each bottleneck, which is cheapest while most of
+// them change every round; once the scans have cost this many links per route hop of the
+// component's flows, it moves to a tournament tree (long chains of links, few flows per round).
+constexpr std::size_t kScanBudgetPerHop = 16;
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<FlowLink> links)
@@ -27,7 +29,8 @@ FlowNetwork::FlowNetwork(std::vector<FlowLink> links)
       link_mark_(links_.size(), 0),
       link_capacity_Bps_(links_.size(), 0.0),
       link_unfixed_(links_.size(), 0),
-      link_round_(links_.size(), 0) {
+      link_round_(links_.size(), 0),
+      link_leaf_(links_.size(), 0) {
   CODESIM_CHECK(links_.size() < kNone, "too many links for one flow network");
   for (const FlowLink& link : links_) {
     CODESIM_CHECK(link.bandwidth_Bps > 0.0 && std::isfinite(link.bandwidth_Bps),
@@ -222,43 +225,80 @@ void FlowNetwork::settle_component(double t_s, std::vector<FlowId>& finished_out
 // unfixed flows; ties to the lower link id) fixes its unfixed flows at that share, which every
 // other link on their routes gives up. The live flows are whole components.
 void FlowNetwork::solve_rates() {
-  for (Index id : live_flows_) flows_[id].rate_Bps = -1.0;  // unfixed
+  std::size_t route_hops = 0;
+  for (Index id : live_flows_) {
+    flows_[id].rate_Bps = -1.0;  // unfixed
+    route_hops += flows_[id].route_size;
+  }
   open_links_.clear();
   for (Index link : component_links_) {
     link_capacity_Bps_[link] = links_[link].bandwidth_Bps;
     link_unfixed_[link] = static_cast<Index>(link_members_[link].size());
     if (link_unfixed_[link] > 0) open_links_.push_back(link);
   }
-  if (open_links_.size() <= kScanLinks) {
-    double share_Bps = 0.0;
-    for (Index link = scan_bottleneck(share_Bps); link != kNone;
-         link = scan_bottleneck(share_Bps)) {
-      fix_flows_on(link, share_Bps, nullptr);
-    }
-    return;
-  }
-  // Large components: a heap of (share, link) with stale entries skipped on the way out (an entry
-  // is current when its share is still the link's); fix_flows_on queues the changed links anew.
-  const auto later = [](const Share& a, const Share& b) {
-    return a.share_Bps > b.share_Bps || (a.share_Bps == b.share_Bps && a.link > b.link);
-  };
-  shares_.clear();
-  for (Index link : open_links_)
-    shares_.push_back({link_capacity_Bps_[link] / link_unfixed_[link], link});
-  std::make_heap(shares_.begin(), shares_.end(), later);
-  while (!shares_.empty()) {
-    std::pop_heap(shares_.begin(), shares_.end(), later);
-    const Share top = shares_.back();
-    shares_.pop_back();
-    const Index unfixed = link_unfixed_[top.link];
-    if (unfixed == 0 || link_capacity_Bps_[top.link] / unfixed != top.share_Bps) continue;
-    open_links_.clear();
-    fix_flows_on(top.link, top.share_Bps, &open_links_);
-    for (Index link : open_links_) {
-      shares_.push_back({link_capacity_Bps_[link] / link_unfixed_[link], link});
-      std::push_heap(shares_.begin(), shares_.end(), later);
+  // Scanning costs the open links every round, the tournament about the route hops of the flows
+  // it fixes times the tree's depth: scan until the scans have cost that much.
+  const std::size_t scan_budget = kScanBudgetPerHop * route_hops;
+  std::size_t scanned = 0;
+  double share_Bps = 0.0;
+  for (Index link = scan_bottleneck(share_Bps); link != kNone; link = scan_bottleneck(share_Bps)) {
+    fix_flows_on(link, share_Bps, nullptr);
+    scanned += open_links_.size();
+    if (scanned > scan_budget) {
+      solve_in_tournament();
+      return;
     }
   }
+}
+
+// Large components: a tournament tree over the open links (each inner node holds the leaf of
+// smallest (share, link) below it), so a round re-plays only the matches above the links whose
+// share changed, or every match when most of them did.
+void FlowNetwork::solve_in_tournament() {
+  const std::size_t leaves = std::bit_ceil(open_links_.size());
+  const auto depth = static_cast<std::size_t>(std::countr_zero(leaves));
+  leaf_share_Bps_.assign(leaves, kInfinity);
+  leaf_link_.assign(leaves, kNone);
+  for (std::size_t i = 0; i < open_links_.size(); ++i) {
+    const Index link = open_links_[i];
+    link_leaf_[link] = static_cast<Index>(i);
+    leaf_link_[i] = link;
+    const Index unfixed = link_unfixed_[link];
+    leaf_share_Bps_[i] = unfixed == 0 ? kInfinity : link_capacity_Bps_[link] / unfixed;
+  }
+  winner_.resize(2 * leaves);
+  for (std::size_t i = 0; i < leaves; ++i) winner_[leaves + i] = static_cast<Index>(i);
+  for (std::size_t node = leaves - 1; node >= 1; --node) play_match(node);
+  for (;;) {
+    const Index leaf = winner_[1];
+    const double share_Bps = leaf_share_Bps_[leaf];
+    if (share_Bps == kInfinity) break;
+    changed_links_.clear();
+    fix_flows_on(leaf_link_[leaf], share_Bps, &changed_links_);
+    for (Index link : changed_links_) {
+      const Index unfixed = link_unfixed_[link];
+      leaf_share_Bps_[link_leaf_[link]] =
+          unfixed == 0 ? kInfinity : link_capacity_Bps_[link] / unfixed;
+    }
+    if (changed_links_.size() * depth >= leaves) {
+      for (std::size_t node = leaves - 1; node >= 1; --node) play_match(node);
+      continue;
+    }
+    for (Index link : changed_links_)
+      for (std::size_t node = (leaves + link_leaf_[link]) / 2; node >= 1; node /= 2)
+        play_match(node);
+  }
+}
+
+void FlowNetwork::play_match(std::size_t node) {
+  const Index a = winner_[2 * node];
+  const Index b = winner_[2 * node + 1];
+  const double share_a = leaf_share_Bps_[a];
+  const double share_b = leaf_share_Bps_[b];
+  // Non-short-circuit operators: the outcome is data, not a branch to predict.
+  const bool b_wins =
+      (share_b < share_a) | ((share_b == share_a) & (leaf_link_[b] < leaf_link_[a]));
+  winner_[node] = b_wins ? b : a;
 }
 
 // The open link of smallest share (ties to the lower id), dropping the links with no unfixed
@@ -284,7 +324,7 @@ FlowNetwork::Index FlowNetwork::scan_bottleneck(double& share_Bps) {
 }
 
 // Fixes the unfixed flows of `bottleneck` at share_Bps; appends to `changed` (when given) once
-// each link whose share changed and that still has unfixed flows.
+// each link whose capacity and unfixed count changed, the bottleneck included.
 void FlowNetwork::fix_flows_on(Index bottleneck, double share_Bps, std::vector<Index>* changed) {
   CODESIM_CHECK(share_Bps > 0.0, "progressive filling ran a link dry");
   if (changed && ++round_ == kNone) {
@@ -311,7 +351,6 @@ void FlowNetwork::fix_flows_on(Index bottleneck, double share_Bps, std::vector<I
   // Every round fixes a flow, so the loop ends; a link counting flows outside the component
   // would not.
   CODESIM_CHECK(fixed > 0, "rates were solved for part of a component");
-  if (changed) std::erase_if(*changed, [this](Index link) { return link_unfixed_[link] == 0; });
 }
 
 // Same rate, same predicted end: keeping the event saves most of the work in large components.

@@ -96,11 +96,6 @@ class FlowNetwork {
     Index flow;
     Index hop;
   };
-  // A candidate bottleneck for progressive filling on large components, ordered by (share, link).
-  struct Share {
-    double share_Bps;
-    Index link;
-  };
 
   void handle_batch(double t_s, std::vector<FlowId>& finished_out);
   void finish_flow(Index id, double t_s, std::vector<FlowId>& finished_out);
@@ -108,6 +103,8 @@ class FlowNetwork {
   void collect_component(Index seed_link);
   void settle_component(double t_s, std::vector<FlowId>& finished_out);
   void solve_rates();
+  void solve_in_tournament();
+  void play_match(std::size_t node);
   void fix_flows_on(Index bottleneck, double share_Bps, std::vector<Index>* changed);
   Index scan_bottleneck(double& share_Bps);
   void reschedule_live(double t_s);
@@ -145,7 +142,11 @@ class FlowNetwork {
   std::vector<Index> link_round_;  // stamps: a link queued as a candidate in round round_
   Index round_ = 0;
   std::vector<Index> open_links_;
-  std::vector<Share> shares_;
+  std::vector<Index> changed_links_;
+  std::vector<Index> link_leaf_;  // a link's leaf in the tournament tree
+  std::vector<double> leaf_share_Bps_;
+  std::vector<Index> leaf_link_;
+  std::vector<Index> winner_;  // tournament tree: node i's children are 2i and 2i + 1
 };
 
 /// Runs every flow to completion on a fresh FlowNetwork; returns completion times by flow index.
