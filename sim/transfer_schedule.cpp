@@ -54,26 +54,14 @@ ScheduleTimes critical_path(const Topology& topology, const TransferSchedule& sc
 
 // The flow run: routes become dense link ids of one FlowNetwork; a transfer is posted as a flow
 // the moment its last predecessor completes; join points complete as soon as they are posted.
+// Everything is kept in flat arrays (successors as offsets into one list, each distinct route
+// once), so that a run allocates a handful of buffers whatever its number of transfers.
 class FlowRun {
  public:
   FlowRun(const Topology& topology, const TransferSchedule& schedule)
-      : transfers_(schedule.transfers()),
-        waiting_on_(transfers_.size(), 0),
-        successors_(transfers_.size()),
-        flow_routes_(transfers_.size()) {
-    std::unordered_map<std::uint64_t, std::size_t> dense;
-    std::vector<FlowLink> links;
-    for (std::size_t i = 0; i < transfers_.size(); ++i) {
-      const Transfer& t = transfers_[i];
-      waiting_on_[i] = t.after.size();
-      for (TransferId before : t.after) successors_[before].push_back(i);
-      if (t.src == t.dst) continue;
-      for (const RouteLink& link : topology.route_links(t.src, t.dst)) {
-        const auto [it, added] = dense.emplace(link.id, links.size());
-        if (added) links.push_back({link.bandwidth_Bps, link.latency_s});
-        flow_routes_[i].push_back(it->second);
-      }
-    }
+      : transfers_(schedule.transfers()), waiting_on_(transfers_.size(), 0) {
+    link_successors();
+    std::vector<FlowLink> links = dense_routes(topology);
     network_.emplace(std::move(links));
   }
 
@@ -95,21 +83,68 @@ class FlowRun {
 
  private:
   static constexpr double kNever = std::numeric_limits<double>::infinity();
+  static constexpr std::uint32_t kNoRoute = std::numeric_limits<std::uint32_t>::max();
+
+  // successors_[successor_begin_[i] .. successor_begin_[i + 1]) follow transfer i, in the order
+  // they were added (as per-transfer lists would hold them).
+  void link_successors() {
+    successor_begin_.assign(transfers_.size() + 1, 0);
+    for (std::size_t i = 0; i < transfers_.size(); ++i) {
+      waiting_on_[i] = transfers_[i].after.size();
+      for (TransferId before : transfers_[i].after) ++successor_begin_[before + 1];
+    }
+    for (std::size_t i = 0; i < transfers_.size(); ++i)
+      successor_begin_[i + 1] += successor_begin_[i];
+    successors_.resize(successor_begin_.back());
+    std::vector<std::size_t> filled(successor_begin_.begin(), successor_begin_.end() - 1);
+    for (std::size_t i = 0; i < transfers_.size(); ++i)
+      for (TransferId before : transfers_[i].after) successors_[filled[before]++] = i;
+  }
+
+  // Each distinct (src, dst) is routed once; link ids are numbered densely in order of first
+  // appearance (transfer order, then hop order), the order the flow network breaks ties by.
+  std::vector<FlowLink> dense_routes(const Topology& topology) {
+    std::vector<FlowLink> links;
+    std::unordered_map<std::uint64_t, std::size_t> dense;
+    std::unordered_map<std::uint64_t, std::uint32_t> route_of_pair;
+    route_of_.assign(transfers_.size(), kNoRoute);
+    route_begin_.assign(1, 0);
+    for (std::size_t i = 0; i < transfers_.size(); ++i) {
+      const Transfer& t = transfers_[i];
+      if (t.src == t.dst) continue;
+      const std::uint64_t pair = (std::uint64_t{static_cast<std::uint32_t>(t.src)} << 32) |
+                                 static_cast<std::uint32_t>(t.dst);
+      const auto [known, added_route] =
+          route_of_pair.emplace(pair, static_cast<std::uint32_t>(route_begin_.size() - 1));
+      route_of_[i] = known->second;
+      if (!added_route) continue;
+      for (const RouteLink& link : topology.route_links(t.src, t.dst)) {
+        const auto [it, added] = dense.emplace(link.id, links.size());
+        if (added) links.push_back({link.bandwidth_Bps, link.latency_s});
+        route_links_.push_back(it->second);
+      }
+      route_begin_.push_back(route_links_.size());
+    }
+    return links;
+  }
 
   void post(std::size_t i) {
-    if (transfers_[i].src == transfers_[i].dst) {
+    if (route_of_[i] == kNoRoute) {
       joins_.push_back(i);
       return;
     }
-    network_->add_flow(std::move(flow_routes_[i]), transfers_[i].bytes, network_->now_s());
+    const std::size_t begin = route_begin_[route_of_[i]];
+    const std::size_t end = route_begin_[route_of_[i] + 1];
+    network_->add_flow_along(std::span<const std::size_t>(route_links_.data() + begin, end - begin),
+                             transfers_[i].bytes, network_->now_s());
     transfer_of_flow_.push_back(i);
   }
 
   void complete(std::size_t i, double t_s) {
     times_.completion_s[i] = t_s;
     times_.makespan_s = std::max(times_.makespan_s, t_s);
-    for (std::size_t next : successors_[i])
-      if (--waiting_on_[next] == 0) post(next);
+    for (std::size_t k = successor_begin_[i]; k < successor_begin_[i + 1]; ++k)
+      if (--waiting_on_[successors_[k]] == 0) post(successors_[k]);
   }
 
   void drain_joins() {
@@ -122,8 +157,11 @@ class FlowRun {
 
   std::span<const Transfer> transfers_;
   std::vector<std::size_t> waiting_on_;
-  std::vector<std::vector<std::size_t>> successors_;
-  std::vector<std::vector<std::size_t>> flow_routes_;
+  std::vector<std::size_t> successor_begin_;
+  std::vector<std::size_t> successors_;
+  std::vector<std::uint32_t> route_of_;   // per transfer: its route, kNoRoute for join points
+  std::vector<std::size_t> route_begin_;  // per route: its first entry in route_links_
+  std::vector<std::size_t> route_links_;  // dense link ids of every distinct route
   std::optional<FlowNetwork> network_;
   std::vector<std::size_t> transfer_of_flow_;
   std::vector<std::size_t> joins_;
