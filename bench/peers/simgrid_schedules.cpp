@@ -7,6 +7,8 @@
 // Each transfer is an actor on its source host, created when its last predecessor completes: it
 // sleeps its route latency (the links carry none in SimGrid, see simgrid_max_min.hpp), then
 // Comm::sendto's its bytes. Join points (src == dst) complete the moment they are ready.
+// --latency native keeps the latencies on SimGrid's links instead (no sleep): CM02 then weighs
+// each flow's share by its route latency, which shows where that differs from pure max-min.
 #include <stdlib.h>
 #include <unistd.h>
 #include <simgrid/s4u.hpp>
@@ -38,7 +40,8 @@ namespace {
 
 const char* const kUsage =
     "usage: simgrid-schedules --pattern P --platform T --nodes N [--compare [--tolerance REL]]\n"
-    "                         [--platform-file OUT.xml] [--summary] [--cfg=...]\n";
+    "                         [--latency sleep|native] [--platform-file OUT.xml] [--summary]\n"
+    "                         [--cfg=...]\n";
 
 struct Options {
   std::string pattern;
@@ -48,6 +51,7 @@ struct Options {
   double tolerance = 1e-3;    // relative, on each completion time
   std::string platform_file;  // "" = a temporary file, removed once loaded
   bool summary = false;       // no per-transfer times
+  bool native_latency = false;
 };
 
 Options parse_options(int argc, char** argv) {
@@ -67,6 +71,11 @@ Options parse_options(int argc, char** argv) {
       options.nodes = std::stoi(argv[++i]);
     } else if (arg == "--tolerance" && has_value) {
       options.tolerance = std::stod(argv[++i]);
+    } else if (arg == "--latency" && has_value) {
+      const std::string mode = argv[++i];
+      if (mode != "sleep" && mode != "native")
+        throw std::invalid_argument("--latency sleep|native");
+      options.native_latency = mode == "native";
     } else if (arg == "--platform-file" && has_value) {
       options.platform_file = argv[++i];
     } else {
@@ -116,7 +125,8 @@ void load_platform(sg4::Engine& engine, const Topology& topology, const Transfer
 /// The transfer graph on SimGrid: completes transfers and posts their successors as actors.
 class SimgridRun {
  public:
-  SimgridRun(const sg4::Engine& engine, const Topology& topology, const TransferSchedule& schedule)
+  SimgridRun(const sg4::Engine& engine, const Topology& topology, const TransferSchedule& schedule,
+             bool native_latency)
       : transfers_(schedule.transfers()),
         waiting_on_(transfers_.size()),
         successors_(transfers_.size()),
@@ -128,7 +138,7 @@ class SimgridRun {
     for (int v = 0; v < topology.node_count(); ++v)
       hosts_.push_back(engine.host_by_name("node-" + std::to_string(v)));
     latency_s_.resize(transfers_.size(), 0.0);
-    for (std::size_t i = 0; i < transfers_.size(); ++i)
+    for (std::size_t i = 0; i < transfers_.size() && !native_latency; ++i)
       latency_s_[i] = topology.route_latency_s(transfers_[i].src, transfers_[i].dst);
   }
 
@@ -216,9 +226,9 @@ int main(int argc, char** argv) {
   }
   const Topology topology(pattern.platform);
   load_platform(engine, topology, pattern.schedule, options.platform_file);
-  codesim::bench::zero_link_latencies(engine);
+  if (!options.native_latency) codesim::bench::zero_link_latencies(engine);
 
-  SimgridRun run(engine, topology, pattern.schedule);
+  SimgridRun run(engine, topology, pattern.schedule, options.native_latency);
   run.start();
   const auto simgrid_start = std::chrono::steady_clock::now();
   engine.run();
