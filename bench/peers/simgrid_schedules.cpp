@@ -239,7 +239,9 @@ int main(int argc, char** argv) {
   for (const Transfer& t : pattern.schedule.transfers()) flows += t.src != t.dst;
   std::cout << std::setprecision(17) << "{\n  \"pattern\": \"" << options.pattern
             << "\",\n  \"platform\": \"" << options.platform
-            << "\",\n  \"nodes\": " << options.nodes << ",\n  \"flows\": " << flows << ",\n";
+            << "\",\n  \"nodes\": " << options.nodes << ",\n  \"latency\": \""
+            << (options.native_latency ? "native" : "sleep") << "\",\n  \"flows\": " << flows
+            << ",\n";
   if (!options.summary) print_times("simgrid_s", simgrid_s);
   std::cout << "  \"makespan_s\": " << makespan_of(simgrid_s) << ",\n  \"wall_s\": " << wall_s;
   if (!options.compare) {
