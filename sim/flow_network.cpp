@@ -225,6 +225,15 @@ void FlowNetwork::settle_component(double t_s, std::vector<FlowId>& finished_out
 // unfixed flows; ties to the lower link id) fixes its unfixed flows at that share, which every
 // other link on their routes gives up. The live flows are whole components.
 void FlowNetwork::solve_rates() {
+  if (live_flows_.size() ==
+      1) {  // alone on its links: the slowest one's bandwidth, as filling gives
+    Flow& flow = flows_[live_flows_.front()];
+    flow.rate_Bps = kInfinity;
+    for (Index hop = 0; hop < flow.route_size; ++hop)
+      flow.rate_Bps =
+          std::min(flow.rate_Bps, links_[route_links_[flow.route_begin + hop]].bandwidth_Bps);
+    return;
+  }
   std::size_t route_hops = 0;
   for (Index id : live_flows_) {
     flows_[id].rate_Bps = -1.0;  // unfixed

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 
 #include "sim/check.hpp"
@@ -51,6 +50,48 @@ ScheduleTimes critical_path(const Topology& topology, const TransferSchedule& sc
   }
   return times;
 }
+
+// A map of 64-bit keys to 32-bit values with open addressing: the run looks a key up per transfer,
+// and std::unordered_map's node per entry made that the cost of small schedules.
+class FlatMap {
+ public:
+  explicit FlatMap(std::size_t expected) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * expected) capacity *= 2;
+    slots_.assign(capacity, {kEmpty, 0});
+  }
+
+  // The value of `key`, inserting `value` when absent; second is true when it was inserted.
+  std::pair<std::uint32_t, bool> emplace(std::uint64_t key, std::uint32_t value) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    for (std::size_t i = slot_of(key);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].first == key) return {slots_[i].second, false};
+      if (slots_[i].first != kEmpty) continue;
+      slots_[i] = {key, value};
+      ++size_;
+      return {value, true};
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t kEmpty = std::numeric_limits<std::uint64_t>::max();
+
+  std::size_t slot_of(std::uint64_t key) const {
+    // Fibonacci hashing: the high bits of key * 2^64 / phi.
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots_.size() - 1);
+  }
+
+  void grow() {
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> old(2 * slots_.size(), {kEmpty, 0});
+    old.swap(slots_);
+    size_ = 0;
+    for (const auto& [key, value] : old)
+      if (key != kEmpty) emplace(key, value);
+  }
+
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> slots_;
+  std::size_t size_ = 0;
+};
 
 // The flow run: routes become dense link ids of one FlowNetwork; a transfer is posted as a flow
 // the moment its last predecessor completes; join points complete as soon as they are posted.
@@ -105,8 +146,8 @@ class FlowRun {
   // appearance (transfer order, then hop order), the order the flow network breaks ties by.
   std::vector<FlowLink> dense_routes(const Topology& topology) {
     std::vector<FlowLink> links;
-    std::unordered_map<std::uint64_t, std::size_t> dense;
-    std::unordered_map<std::uint64_t, std::uint32_t> route_of_pair;
+    FlatMap dense(64);
+    FlatMap route_of_pair(64);
     route_of_.assign(transfers_.size(), kNoRoute);
     route_begin_.assign(1, 0);
     for (std::size_t i = 0; i < transfers_.size(); ++i) {
@@ -114,14 +155,15 @@ class FlowRun {
       if (t.src == t.dst) continue;
       const std::uint64_t pair = (std::uint64_t{static_cast<std::uint32_t>(t.src)} << 32) |
                                  static_cast<std::uint32_t>(t.dst);
-      const auto [known, added_route] =
+      const auto [route, added_route] =
           route_of_pair.emplace(pair, static_cast<std::uint32_t>(route_begin_.size() - 1));
-      route_of_[i] = known->second;
+      route_of_[i] = route;
       if (!added_route) continue;
       for (const RouteLink& link : topology.route_links(t.src, t.dst)) {
-        const auto [it, added] = dense.emplace(link.id, links.size());
+        const auto [dense_id, added] =
+            dense.emplace(link.id, static_cast<std::uint32_t>(links.size()));
         if (added) links.push_back({link.bandwidth_Bps, link.latency_s});
-        route_links_.push_back(it->second);
+        route_links_.push_back(dense_id);
       }
       route_begin_.push_back(route_links_.size());
     }
