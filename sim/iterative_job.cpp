@@ -10,6 +10,7 @@
 #include "sim/enum_names.hpp"
 #include "sim/progress_watchdog.hpp"
 #include "sim/run_stopped.hpp"
+#include "sim/transfer_schedule.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -110,6 +111,12 @@ class IterativeJob {
     std::sort(participants.begin(), participants.end());
     participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
     if (job_.exchange == ExchangeKind::to_one) {
+      if (cluster_.topology().network_model() == NetworkModel::flow) {
+        // Every used task's result goes to node 0 at once; the flows share node 0's links.
+        TransferSchedule schedule;
+        for (int node : used_nodes_) schedule.add(node, 0, job_.bytes_per_task);
+        return run_schedule(cluster_.topology(), schedule).makespan_s;
+      }
       // Every used task's result goes to node 0; transfers share node 0's link one after another.
       double total_s = 0.0;
       for (int node : used_nodes_)

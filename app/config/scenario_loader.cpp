@@ -129,6 +129,7 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
   using sim::TopologyShape;
   sim::TopologySpec t;
   t.nodes = nodes;
+  t.model = r.kind("model", t.model, sim::kNetworkModelNames, "network model");
   t.shape = r.kind("topology", t.shape, sim::kTopologyShapeNames, "topology");
   if (t.shape == TopologyShape::fully_connected && nodes > kMaxFullyConnectedNodes) {
     r.fail("topology", "fully_connected with " + std::to_string(nodes) +

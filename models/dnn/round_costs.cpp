@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "models/dnn/training_protocol.hpp"
 #include "sim/check.hpp"
+#include "sim/collective_schedules.hpp"
 #include "sim/collectives.hpp"
+#include "sim/transfer_schedule.hpp"
 
 namespace codesim::models {
 
@@ -60,25 +63,60 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
   return g;
 }
 
-double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
-                                  std::span<const char> present, std::span<const int> live,
-                                  double symbol_bytes, double product_bytes, bool decentralized) {
+namespace {
+
+bool flow_model(const sim::Topology& topology) {
+  return topology.network_model() == sim::NetworkModel::flow;
+}
+
+// Every present symbol reduced over its members: at once as one schedule under the flow model
+// (reductions contend where their routes share links); the slowest reduction otherwise.
+double reduce_phase_s(const sim::Topology& topology, const RoundShape& shape,
+                      std::span<const char> present, double symbol_bytes) {
+  if (flow_model(topology)) {
+    sim::TransferSchedule schedule;
+    for (std::size_t s = 0; s < present.size(); ++s)
+      if (present[s]) sim::add_reduce(schedule, shape.members[s], symbol_bytes, std::nullopt);
+    return sim::run_schedule(topology, schedule).makespan_s;
+  }
   double reduce_s = 0.0;
   for (std::size_t s = 0; s < present.size(); ++s) {
     if (present[s]) {
       reduce_s = std::max(reduce_s, sim::reduce_time_s(topology, shape.members[s], symbol_bytes));
     }
   }
-  if (decentralized) return reduce_s + sim::fastest_all_gather_time_s(topology, live, symbol_bytes);
-  // Node 0 receives the symbols one after another, then broadcasts the decoded product.
+  return reduce_s;
+}
+
+// The present symbols sent to node 0: at once, sharing node 0's links, under the flow model; one
+// after another otherwise.
+double gather_phase_s(const sim::Topology& topology, const RoundShape& shape,
+                      std::span<const char> present, double symbol_bytes) {
+  sim::TransferSchedule schedule;
   double gather_s = 0.0;
   for (std::size_t s = 0; s < present.size(); ++s) {
-    if (present[s]) gather_s += topology.transfer_time_s(shape.members[s].front(), 0, symbol_bytes);
+    if (!present[s]) continue;
+    if (flow_model(topology)) {
+      schedule.add(shape.members[s].front(), 0, symbol_bytes);
+    } else {
+      gather_s += topology.transfer_time_s(shape.members[s].front(), 0, symbol_bytes);
+    }
   }
+  return flow_model(topology) ? sim::run_schedule(topology, schedule).makespan_s : gather_s;
+}
+
+}  // namespace
+
+double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
+                                  std::span<const char> present, std::span<const int> live,
+                                  double symbol_bytes, double product_bytes, bool decentralized) {
+  const double reduce_s = reduce_phase_s(topology, shape, present, symbol_bytes);
+  if (decentralized) return reduce_s + sim::fastest_all_gather_time_s(topology, live, symbol_bytes);
   std::vector<int> tree{0};
   for (int p : live)
     if (p != 0) tree.push_back(p);
-  return reduce_s + gather_s + sim::broadcast_time_s(topology, tree, product_bytes);
+  return reduce_s + gather_phase_s(topology, shape, present, symbol_bytes) +
+         sim::broadcast_time_s(topology, tree, product_bytes);
 }
 
 double decode_flops(int present_symbols, int partial_rows, int batch, bool clean) {
@@ -89,6 +127,12 @@ double decode_flops(int present_symbols, int partial_rows, int batch, bool clean
 double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,
                            double stored_values, double node_speed_flops_per_s) {
   double t = 2.0 * static_cast<double>(sources.size()) * stored_values / node_speed_flops_per_s;
+  if (topology.network_model() == sim::NetworkModel::flow) {
+    // The sources send at once and share the links into `node`.
+    sim::TransferSchedule schedule;
+    for (int source : sources) schedule.add(source, node, stored_values * kBytesPerValue);
+    return t + sim::run_schedule(topology, schedule).makespan_s;
+  }
   for (int source : sources)
     t += topology.transfer_time_s(source, node, stored_values * kBytesPerValue);
   return t;

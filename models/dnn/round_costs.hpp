@@ -47,8 +47,13 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
 /// Seconds to bring a round's present symbols together: each symbol reduced over its members
 /// (binomial reduce of `symbol_bytes`; the slowest symbol counts), then decentralized: the faster
 /// of a ring and a Bruck all-gather of one symbol per `live` node; centralized: the symbols sent
-/// to node 0 one after another and the decoded product (`product_bytes`) broadcast from node 0 to
-/// the live nodes (binomial). `present` has one flag per symbol.
+/// to node 0 and the decoded product (`product_bytes`) broadcast from node 0 to the live nodes
+/// (binomial). `present` has one flag per symbol.
+/// The phases follow one another (each starts when the last transfer of the one before ends, so
+/// their times add up). Under the flow network model each phase is a transfer schedule run on the
+/// links: all reductions at once (contending where their routes share links), the symbols'
+/// transfers to node 0 at once, the collectives as in sim/collectives.hpp. Under the analytic
+/// model the phases cost their closed forms and the symbols reach node 0 one after another.
 double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
                                   std::span<const char> present, std::span<const int> live,
                                   double symbol_bytes, double product_bytes, bool decentralized);
@@ -58,7 +63,8 @@ double round_communication_time_s(const sim::Topology& topology, const RoundShap
 double decode_flops(int present_symbols, int partial_rows, int batch, bool clean);
 
 /// Seconds for `node` to regenerate `stored_values` values from `sources`: their blocks arrive
-/// one after another, then 2 |sources| flops per value at `node_speed_flops_per_s`.
+/// (one after another under the analytic model; at once, sharing links, under the flow model),
+/// then 2 |sources| flops per value at `node_speed_flops_per_s`.
 double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,
                            double stored_values, double node_speed_flops_per_s);
 
