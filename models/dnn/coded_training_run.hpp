@@ -136,7 +136,7 @@ class CodedTrainingRun {
   std::vector<std::optional<Matrix>> gather_symbols(const DirectionGeometry& g, int& present);
   double communication_time_s(const DirectionGeometry& g,
                               const std::vector<std::optional<Matrix>>& symbols,
-                              double symbol_bytes) const;
+                              double symbol_bytes);
   void after_decode();
   void start_next_round(int l, Direction dir);
   void offer_decode_faults(NodeCopies& value, const char* operation, int layer, double flops);

@@ -69,15 +69,27 @@ bool flow_model(const sim::Topology& topology) {
   return topology.network_model() == sim::NetworkModel::flow;
 }
 
+sim::CommunicationCost flow_cost(const sim::Topology& topology,
+                                 const sim::TransferSchedule& schedule) {
+  const double time_s = sim::run_schedule(topology, schedule).makespan_s;
+  return {time_s, time_s - sim::contention_free_makespan_s(topology, schedule)};
+}
+
+sim::CommunicationCost& operator+=(sim::CommunicationCost& a, const sim::CommunicationCost& b) {
+  a.time_s += b.time_s;
+  a.link_wait_s += b.link_wait_s;
+  return a;
+}
+
 // Every present symbol reduced over its members: at once as one schedule under the flow model
 // (reductions contend where their routes share links); the slowest reduction otherwise.
-double reduce_phase_s(const sim::Topology& topology, const RoundShape& shape,
-                      std::span<const char> present, double symbol_bytes) {
+sim::CommunicationCost reduce_phase(const sim::Topology& topology, const RoundShape& shape,
+                                    std::span<const char> present, double symbol_bytes) {
   if (flow_model(topology)) {
     sim::TransferSchedule schedule;
     for (std::size_t s = 0; s < present.size(); ++s)
       if (present[s]) sim::add_reduce(schedule, shape.members[s], symbol_bytes, std::nullopt);
-    return sim::run_schedule(topology, schedule).makespan_s;
+    return flow_cost(topology, schedule);
   }
   double reduce_s = 0.0;
   for (std::size_t s = 0; s < present.size(); ++s) {
@@ -85,13 +97,13 @@ double reduce_phase_s(const sim::Topology& topology, const RoundShape& shape,
       reduce_s = std::max(reduce_s, sim::reduce_time_s(topology, shape.members[s], symbol_bytes));
     }
   }
-  return reduce_s;
+  return {reduce_s, 0.0};
 }
 
 // The present symbols sent to node 0: at once, sharing node 0's links, under the flow model; one
 // after another otherwise.
-double gather_phase_s(const sim::Topology& topology, const RoundShape& shape,
-                      std::span<const char> present, double symbol_bytes) {
+sim::CommunicationCost gather_phase(const sim::Topology& topology, const RoundShape& shape,
+                                    std::span<const char> present, double symbol_bytes) {
   sim::TransferSchedule schedule;
   double gather_s = 0.0;
   for (std::size_t s = 0; s < present.size(); ++s) {
@@ -102,21 +114,35 @@ double gather_phase_s(const sim::Topology& topology, const RoundShape& shape,
       gather_s += topology.transfer_time_s(shape.members[s].front(), 0, symbol_bytes);
     }
   }
-  return flow_model(topology) ? sim::run_schedule(topology, schedule).makespan_s : gather_s;
+  return flow_model(topology) ? flow_cost(topology, schedule) : sim::CommunicationCost{gather_s};
 }
 
 }  // namespace
 
-double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
-                                  std::span<const char> present, std::span<const int> live,
-                                  double symbol_bytes, double product_bytes, bool decentralized) {
-  const double reduce_s = reduce_phase_s(topology, shape, present, symbol_bytes);
-  if (decentralized) return reduce_s + sim::fastest_all_gather_time_s(topology, live, symbol_bytes);
+sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
+                                                const RoundShape& shape,
+                                                std::span<const char> present,
+                                                std::span<const int> live, double symbol_bytes,
+                                                double product_bytes, bool decentralized) {
+  sim::CommunicationCost cost = reduce_phase(topology, shape, present, symbol_bytes);
+  if (decentralized) {
+    cost += sim::fastest_all_gather_cost(topology, live, symbol_bytes);
+    return cost;
+  }
   std::vector<int> tree{0};
   for (int p : live)
     if (p != 0) tree.push_back(p);
-  return reduce_s + gather_phase_s(topology, shape, present, symbol_bytes) +
-         sim::broadcast_time_s(topology, tree, product_bytes);
+  cost += gather_phase(topology, shape, present, symbol_bytes);
+  cost += sim::broadcast_cost(topology, tree, product_bytes);
+  return cost;
+}
+
+double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
+                                  std::span<const char> present, std::span<const int> live,
+                                  double symbol_bytes, double product_bytes, bool decentralized) {
+  return round_communication_cost(topology, shape, present, live, symbol_bytes, product_bytes,
+                                  decentralized)
+      .time_s;
 }
 
 double decode_flops(int present_symbols, int partial_rows, int batch, bool clean) {
@@ -124,18 +150,26 @@ double decode_flops(int present_symbols, int partial_rows, int batch, bool clean
          (clean ? 1.0 : kUncleanDecodeFactor);
 }
 
-double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,
-                           double stored_values, double node_speed_flops_per_s) {
-  double t = 2.0 * static_cast<double>(sources.size()) * stored_values / node_speed_flops_per_s;
-  if (topology.network_model() == sim::NetworkModel::flow) {
+sim::CommunicationCost regeneration_cost(const sim::Topology& topology, int node,
+                                         std::span<const int> sources, double stored_values,
+                                         double node_speed_flops_per_s) {
+  sim::CommunicationCost cost{2.0 * static_cast<double>(sources.size()) * stored_values /
+                              node_speed_flops_per_s};
+  if (flow_model(topology)) {
     // The sources send at once and share the links into `node`.
     sim::TransferSchedule schedule;
     for (int source : sources) schedule.add(source, node, stored_values * kBytesPerValue);
-    return t + sim::run_schedule(topology, schedule).makespan_s;
+    cost += flow_cost(topology, schedule);
+    return cost;
   }
   for (int source : sources)
-    t += topology.transfer_time_s(source, node, stored_values * kBytesPerValue);
-  return t;
+    cost.time_s += topology.transfer_time_s(source, node, stored_values * kBytesPerValue);
+  return cost;
+}
+
+double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,
+                           double stored_values, double node_speed_flops_per_s) {
+  return regeneration_cost(topology, node, sources, stored_values, node_speed_flops_per_s).time_s;
 }
 
 double checkpoint_write_time_s(const sim::CheckpointPolicy& policy, const sim::CheckpointSpec& spec,

@@ -8,6 +8,7 @@
 
 #include "models/coding/coding_scheme.hpp"
 #include "sim/checkpoint_policy.hpp"
+#include "sim/collectives.hpp"
 #include "sim/topology.hpp"
 
 namespace codesim::models {
@@ -57,6 +58,12 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
 double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
                                   std::span<const char> present, std::span<const int> live,
                                   double symbol_bytes, double product_bytes, bool decentralized);
+/// The same with the part spent waiting on shared links (sim/collectives.hpp).
+sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
+                                                const RoundShape& shape,
+                                                std::span<const char> present,
+                                                std::span<const int> live, double symbol_bytes,
+                                                double product_bytes, bool decentralized);
 
 /// Flops of a decode of `present_symbols` symbols of `partial_rows` x `batch` entries:
 /// 2 a^2 L, times kUncleanDecodeFactor when it was not clean.
@@ -67,6 +74,10 @@ double decode_flops(int present_symbols, int partial_rows, int batch, bool clean
 /// then 2 |sources| flops per value at `node_speed_flops_per_s`.
 double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,
                            double stored_values, double node_speed_flops_per_s);
+/// The same with the part spent waiting on shared links.
+sim::CommunicationCost regeneration_cost(const sim::Topology& topology, int node,
+                                         std::span<const int> sources, double stored_values,
+                                         double node_speed_flops_per_s);
 
 /// Seconds of one checkpoint write: the policy's cost, plus, when the spec gives a bandwidth and no
 /// byte count, every node writing its own `stored_values_per_node` values in parallel.

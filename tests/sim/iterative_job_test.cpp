@@ -39,6 +39,26 @@ TEST_CASE("a failure-free job takes iterations times task time plus the all-gath
   CHECK(total_breakdown_s(m) == doctest::Approx(m.get("completion_time_s")));
 }
 
+TEST_CASE("results sent to node 0 share its link under the flow model and queue without it") {
+  ClusterSpec cluster = uniform_cluster(5, 1e9);
+  cluster.network.shape = TopologyShape::star;
+  cluster.network.latency_s = 1e-3;
+  cluster.network.bandwidth_Bps = 1e6;
+  IterativeJobSpec job;
+  job.iterations = 1;
+  job.task_flops = 1e9;
+  job.bytes_per_task = 1e3;  // 1 ms per link
+  job.exchange = ExchangeKind::to_one;
+  // Four results cross the switch -> 0 link at a quarter of it each (node 0's own is local): two
+  // latencies and four transfer times; queued, each pays its latencies too.
+  cluster.network.model = NetworkModel::flow;
+  CHECK(run_iterative_job(cluster, CheckpointSpec{}, job, 1, 0).get("completion_time_s") ==
+        doctest::Approx(1.0 + 2e-3 + 4e-3));
+  cluster.network.model = NetworkModel::analytic;
+  CHECK(run_iterative_job(cluster, CheckpointSpec{}, job, 1, 0).get("completion_time_s") ==
+        doctest::Approx(1.0 + 4 * (2e-3 + 1e-3)));
+}
+
 TEST_CASE("waiting for the fastest K tasks beats waiting for all under stragglers") {
   ClusterSpec cluster = uniform_cluster(8, 1e9);
   for (auto& s : cluster.stragglers) {
