@@ -137,6 +137,29 @@ sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
   return cost;
 }
 
+sim::TransferId add_round_communication(sim::TransferSchedule& schedule, const RoundShape& shape,
+                                        std::span<const char> present, std::span<const int> live,
+                                        double symbol_bytes, double product_bytes,
+                                        bool decentralized, bool bruck) {
+  std::vector<sim::TransferId> reduced;
+  for (std::size_t s = 0; s < present.size(); ++s)
+    if (present[s])
+      reduced.push_back(sim::add_reduce(schedule, shape.members[s], symbol_bytes, std::nullopt));
+  const sim::TransferId all_reduced = schedule.join(std::move(reduced));
+  if (decentralized) {
+    const auto all_gather = bruck ? sim::add_bruck_all_gather : sim::add_ring_all_gather;
+    return all_gather(schedule, live, symbol_bytes, all_reduced);
+  }
+  std::vector<sim::TransferId> gathered;
+  for (std::size_t s = 0; s < present.size(); ++s)
+    if (present[s])
+      gathered.push_back(schedule.add(shape.members[s].front(), 0, symbol_bytes, {all_reduced}));
+  std::vector<int> tree{0};
+  for (int p : live)
+    if (p != 0) tree.push_back(p);
+  return sim::add_broadcast(schedule, tree, product_bytes, schedule.join(std::move(gathered)));
+}
+
 double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
                                   std::span<const char> present, std::span<const int> live,
                                   double symbol_bytes, double product_bytes, bool decentralized) {

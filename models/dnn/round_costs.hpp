@@ -10,6 +10,7 @@
 #include "sim/checkpoint_policy.hpp"
 #include "sim/collectives.hpp"
 #include "sim/topology.hpp"
+#include "sim/transfer_schedule.hpp"
 
 namespace codesim::models {
 
@@ -59,6 +60,14 @@ double round_communication_time_s(const sim::Topology& topology, const RoundShap
                                   std::span<const char> present, std::span<const int> live,
                                   double symbol_bytes, double product_bytes, bool decentralized);
 /// The same with the part spent waiting on shared links (sim/collectives.hpp).
+/// The round's communication as one transfer schedule, its phases joined (each starts when the one
+/// before has ended), with the ring all-gather or, when `bruck`, the Bruck one: run alone on a
+/// network it takes what round_communication_time_s charges for that algorithm (the SimGrid
+/// comparison runs it, bench/peers). Returns the join point of its end.
+sim::TransferId add_round_communication(sim::TransferSchedule& schedule, const RoundShape& shape,
+                                        std::span<const char> present, std::span<const int> live,
+                                        double symbol_bytes, double product_bytes,
+                                        bool decentralized, bool bruck);
 sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
                                                 const RoundShape& shape,
                                                 std::span<const char> present,

@@ -4,10 +4,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "sim/collectives.hpp"
 #include "sim/topology.hpp"
+#include "sim/transfer_schedule.hpp"
 
 using codesim::models::regeneration_time_s;
 using codesim::models::round_communication_time_s;
@@ -84,4 +86,32 @@ TEST_CASE("regeneration sources send at once under the flow model and in turn wi
         doctest::Approx(combine_s + 4 * (2 * kLatency_s + kTransfer_s)));
   CHECK(regeneration_time_s(star(6, NetworkModel::flow), 5, sources, values, 1e9) ==
         doctest::Approx(combine_s + 2 * kLatency_s + 4 * kTransfer_s));
+}
+
+TEST_CASE("a round's communication as one schedule takes the sum of its phases") {
+  TopologySpec spec;
+  spec.shape = TopologyShape::fat_tree;
+  spec.nodes = 12;
+  spec.fat_tree_arity = 2;
+  spec.latency_s = kLatency_s;
+  spec.bandwidth_Bps = kBandwidth_Bps;
+  const Topology topology(spec);
+  RoundShape shape;
+  shape.members = {{0, 4, 8}, {1, 5, 9}, {2, 6, 10}, {3, 7, 11}};  // reductions cross the tree
+  const std::vector<char> present{1, 1, 0, 1};
+  std::vector<int> live(12);
+  for (int p = 0; p < 12; ++p) live[static_cast<std::size_t>(p)] = p;
+  for (bool decentralized : {false, true}) {
+    CAPTURE(decentralized);
+    double fastest_s = 1e300;
+    for (bool bruck : {false, true}) {
+      codesim::sim::TransferSchedule schedule;
+      codesim::models::add_round_communication(schedule, shape, present, live, kBytes, 2 * kBytes,
+                                               decentralized, bruck);
+      const double time_s = codesim::sim::run_schedule(topology, schedule).makespan_s;
+      if (decentralized || !bruck) fastest_s = std::min(fastest_s, time_s);
+    }
+    CHECK(round_communication_time_s(topology, shape, present, live, kBytes, 2 * kBytes,
+                                     decentralized) == doctest::Approx(fastest_s).epsilon(1e-12));
+  }
 }
