@@ -92,9 +92,7 @@ std::string json_text(const nlohmann::ordered_json& document) {
   return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-void write_json_atomically(const nlohmann::ordered_json& document,
-                           const std::filesystem::path& path) {
-  const std::string text = json_text(document);
+void write_text_atomically(std::string_view text, const std::filesystem::path& path) {
   const std::filesystem::path directory =
       path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::error_code error;
@@ -136,6 +134,11 @@ void write_json_atomically(const nlohmann::ordered_json& document,
     ::unlink(temporary.c_str());
     throw write_error(path, "rename failed", saved);
   }
+}
+
+void write_json_atomically(const nlohmann::ordered_json& document,
+                           const std::filesystem::path& path) {
+  write_text_atomically(json_text(document), path);
 }
 
 }  // namespace codesim::analysis

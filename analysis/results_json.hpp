@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -30,9 +31,12 @@ nlohmann::ordered_json point_json(nlohmann::ordered_json params, const std::stri
 /// same document.
 std::string json_text(const nlohmann::ordered_json& document);
 
-/// Writes json_text(document) to `path` atomically: a temporary file in the same directory, then
-/// a rename over `path`, so readers see the old file or the whole new one. Creates the parent
-/// directory. Throws std::runtime_error (after removing the temporary file) on failure.
+/// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename over
+/// `path`, so readers see the old file or the whole new one. Creates the parent directory.
+/// Throws std::runtime_error (after removing the temporary file) on failure.
+void write_text_atomically(std::string_view text, const std::filesystem::path& path);
+
+/// write_text_atomically(json_text(document), path).
 void write_json_atomically(const nlohmann::ordered_json& document,
                            const std::filesystem::path& path);
 

@@ -21,6 +21,7 @@
 
 #include "analysis/results_json.hpp"
 #include "app/cli/codes_command.hpp"
+#include "app/cli/export_platform_command.hpp"
 #include "app/cli/plot_command.hpp"
 #include "app/cli/progress_bar.hpp"
 #include "app/cli/run_summary.hpp"
@@ -55,6 +56,8 @@ const char* const kUsage =
     "commands:\n"
     "  run SCENARIO       run a scenario and write its results JSON\n"
     "  validate SCENARIO  check a scenario file and report what is wrong\n"
+    "  export-platform SCENARIO -o OUT.xml\n"
+    "                     write the scenario's network as a SimGrid platform\n"
     "  codes ...          show what a coding-scheme configuration can tolerate\n"
     "  plot RESULTS.json  draw the figures of a results file (matplotlib)\n"
     "  theory ...         closed forms: rollback probability, checkpoint interval, tables\n"
@@ -479,8 +482,8 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   return kOk;
 }
 
-constexpr std::array<std::string_view, 5> kCommands = {"run", "validate", "codes", "plot",
-                                                       "theory"};
+constexpr std::array<std::string_view, 6> kCommands = {"run",   "validate", "export-platform",
+                                                       "codes", "plot",     "theory"};
 
 }  // namespace
 
@@ -496,8 +499,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
   std::ostream& err = mpi_rank() == 0 ? err_stream : silent;
   try {
     if (args.empty()) {
-      err << "error: no command given (expected run, validate, codes or plot; see codesim "
-             "--help)\n";
+      err << "error: no command given (expected run, validate, export-platform, codes, plot or "
+             "theory; see codesim --help)\n";
       return kBadInput;
     }
     const std::string& command = args.front();
@@ -512,6 +515,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
     }
     if (command == "run") return run_command(rest, out, err);
     if (command == "validate") return validate_command(rest, out, err);
+    if (command == "export-platform") return run_export_platform_command(rest, out, err);
     if (command == "codes") return run_codes_command(rest, out, err);
     if (command == "plot") return run_plot_command(rest, out, err);
     if (command == "theory") return run_theory_command(rest, out, err);
@@ -519,7 +523,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
     const std::string suggestion = closest_match(command, names);
     err << "error: unknown command \"" << printable(command) << "\""
         << (suggestion.empty() ? "" : ", did you mean \"" + suggestion + "\"?")
-        << " (expected run, validate, codes, plot, theory, --help or --version)\n";
+        << " (expected run, validate, export-platform, codes, plot, theory, --help or "
+           "--version)\n";
     return kBadInput;
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";

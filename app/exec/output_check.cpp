@@ -117,12 +117,9 @@ std::string probe(const fs::path& directory) {
   return "";
 }
 
-}  // namespace
-
-void check_outputs(const Experiment& experiment, const PreparedRun& prepared,
-                   const std::string& results_path) {
-  const std::vector<Target> targets = targets_of(experiment, prepared, results_path);
-  const std::vector<Input> inputs = inputs_of(experiment);
+/// Checks every target (kind, identity, no repeats) and probes each directory once.
+void check_targets(const Experiment& experiment, const std::vector<Target>& targets,
+                   const std::vector<Input>& inputs) {
   std::set<fs::path> files;
   std::set<fs::path> probed;
   for (const Target& target : targets) {
@@ -138,6 +135,22 @@ void check_outputs(const Experiment& experiment, const PreparedRun& prepared,
       fail(experiment, target, "cannot be written: " + problem, target.writable);
     }
   }
+}
+
+}  // namespace
+
+void check_outputs(const Experiment& experiment, const PreparedRun& prepared,
+                   const std::string& results_path) {
+  check_targets(experiment, targets_of(experiment, prepared, results_path), inputs_of(experiment));
+}
+
+void check_output_file(const Experiment& experiment, const std::string& path,
+                       const std::string& name) {
+  if (path.empty() || path == "-") return;
+  const Target target{path, "", name + " " + in_quotes(path),
+                      "-o naming a regular file or a new one, or - for standard output",
+                      "-o in a directory where files can be created"};
+  check_targets(experiment, {target}, inputs_of(experiment));
 }
 
 }  // namespace codesim::app

@@ -17,4 +17,12 @@ namespace codesim::app {
 void check_outputs(const Experiment& experiment, const PreparedRun& prepared,
                    const std::string& results_path);
 
+/// The same checks for the one file a command other than run writes from the experiment's
+/// scenario, given with -o: `path` ("-": none) must be a regular file or a new one that is not
+/// the scenario file, in a directory where files can be created. `name` says what it is in
+/// messages (e.g. "the platform file"). The first problem is a ScenarioError in the scenario
+/// file.
+void check_output_file(const Experiment& experiment, const std::string& path,
+                       const std::string& name);
+
 }  // namespace codesim::app

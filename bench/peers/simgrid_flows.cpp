@@ -2,16 +2,11 @@
 // (flow_pattern.hpp) with SimGrid's max-min network model and prints each flow's completion time;
 // with --compare it also runs codesim's model and fails when the two disagree.
 //
-// SimGrid is set to pure max-min sharing: CM02 (LV08 without its corrective factors), latency and
-// bandwidth factors of 1, weight-S 0, TCP-gamma 0 (no window bound: a variable bound of 0 means
-// unbounded), and no cross-traffic (by default a flow also loads the reverse direction by 5%).
-// One difference stays: CM02 weighs each flow's share by its route latency (RTT unfairness), which
-// pure max-min does not. So by default (--latency sleep) the links carry no latency in SimGrid and
-// each flow first sleeps its route latency, as CM02's latency phase does (a flow takes no share
-// before its latency has passed); --latency native keeps the latencies on SimGrid's links, which
-// agrees only where the flows sharing a link have equal route latencies.
+// SimGrid is set to pure max-min sharing (simgrid_max_min.hpp says how and why). By default
+// (--latency sleep) the links carry no latency in SimGrid and each flow first sleeps its route
+// latency; --latency native keeps the latencies on SimGrid's links, which agrees only where the
+// flows sharing a link have equal route latencies (CM02 weighs shares by route latency).
 #include <simgrid/s4u.hpp>
-#include <xbt/config.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -25,6 +20,7 @@
 #include <vector>
 
 #include "bench/peers/flow_pattern.hpp"
+#include "bench/peers/simgrid_max_min.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -58,19 +54,6 @@ Options parse_options(int argc, char** argv) {
   }
   if (options.pattern_path.empty()) throw std::invalid_argument("no pattern file");
   return options;
-}
-
-// The pure max-min configuration, set once the engine exists (before, SimGrid knows no options)
-// and before the platform is built; a --cfg=... given on the command line for one of these wins.
-void configure_max_min() {
-  const std::pair<const char*, const char*> settings[] = {
-      {"network/model", "CM02"}, {"network/latency-factor", "1"}, {"network/bandwidth-factor", "1"},
-      {"network/weight-S", "0"}, {"network/TCP-gamma", "0"},      {"network/crosstraffic", "0"}};
-  for (const auto& [name, value] : settings) {
-    if (simgrid::config::is_default(name)) {
-      sg4::Engine::set_config(std::string(name) + ":" + value);
-    }
-  }
 }
 
 double route_latency_s(const codesim::bench::FlowPattern& pattern,
@@ -122,7 +105,7 @@ void print_times(const char* name, const std::vector<double>& times_s) {
 
 int main(int argc, char** argv) {
   sg4::Engine engine(&argc, argv);  // removes its --cfg=... and --log=... arguments
-  configure_max_min();
+  codesim::bench::configure_max_min();
   Options options;
   codesim::bench::FlowPattern pattern;
   try {

@@ -116,10 +116,9 @@ TEST_CASE("a missing or unknown command is bad input") {
   CHECK(none.err.starts_with("error: "));
   const CliResult typo = cli({"rnu"});
   CHECK(typo.code == 2);
-  CHECK(
-      typo.err ==
-      "error: unknown command \"rnu\", did you mean \"run\"? (expected run, validate, codes, plot, "
-      "theory, --help or --version)\n");
+  CHECK(typo.err ==
+        "error: unknown command \"rnu\", did you mean \"run\"? (expected run, validate, "
+        "export-platform, codes, plot, theory, --help or --version)\n");
 }
 
 TEST_CASE("an unknown option or a missing scenario argument is bad input") {

@@ -1,0 +1,166 @@
+// codesim export-platform: loads the scenario as run does, writes its network with every route
+// between compute nodes to a temporary file and renames it over -o, so no partial file remains.
+#include "app/cli/export_platform_command.hpp"
+
+#include <optional>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "analysis/results_json.hpp"
+#include "app/config/scenario_error.hpp"
+#include "app/exec/output_check.hpp"
+#include "app/exec/runner.hpp"
+#include "sim/simgrid_platform.hpp"
+#include "sim/topology.hpp"
+
+namespace po = boost::program_options;
+
+namespace codesim::app {
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kRuntimeFailure = 1;
+constexpr int kBadInput = 2;
+
+// The platform lists a route per ordered pair of nodes (what a Full zone needs): 553 MB at 1024
+// nodes on a 4-ary fat tree, which SimGrid 3.32 loads in 18 s; each doubling of the nodes makes
+// that four times more, and more with the longer routes.
+constexpr int kMaxExportNodes = 1024;
+
+struct ExportRequest {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string output;
+  std::size_t point = 0;
+};
+
+po::options_description export_options() {
+  po::options_description visible("codesim export-platform SCENARIO -o platform.xml [options]");
+  visible.add_options()("output,o", po::value<std::string>()->value_name("OUT.xml"),
+                        "write the platform here (- for standard output)")(
+      "point", po::value<std::string>()->value_name("N"),
+      "export sweep point N (default 0; codesim run SCENARIO --list-points lists them)")(
+      "set", po::value<std::vector<std::string>>()->value_name("PTR=VALUE"),
+      "override one scenario value, e.g. --set /cluster/nodes=32 (repeatable)")(
+      "help,h", po::bool_switch(), "show this help");
+  return visible;
+}
+
+/// The request of a command line that asks for an export; nullopt after printing the help or an
+/// error (`code` says which).
+std::optional<ExportRequest> parse_request(const std::vector<std::string>& args, std::ostream& out,
+                                           std::ostream& err, int& code) {
+  const po::options_description visible = export_options();
+  po::options_description all;
+  all.add(visible).add_options()("scenario", po::value<std::vector<std::string>>());
+  po::positional_options_description positional;
+  positional.add("scenario", -1);
+  po::variables_map values;
+  code = kBadInput;
+  try {
+    const auto style = po::command_line_style::unix_style ^ po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
+              values);
+    po::notify(values);
+  } catch (const po::error& e) {
+    err << "error: codesim export-platform: " << printable(e.what())
+        << " (expected the options of codesim export-platform --help)\n";
+    return std::nullopt;
+  }
+  if (values["help"].as<bool>()) {
+    out << visible
+        << "\nWrites the network of SCENARIO as a SimGrid 3.32 platform: a host per node, a "
+           "router per switch, a split-duplex link per link, and the route codesim takes "
+           "between every ordered pair of nodes (at most "
+        << kMaxExportNodes << " nodes). docs/network.md tells how to run it in SimGrid.\n";
+    code = kOk;
+    return std::nullopt;
+  }
+  const auto scenarios = values.count("scenario")
+                             ? values["scenario"].as<std::vector<std::string>>()
+                             : std::vector<std::string>{};
+  if (scenarios.size() != 1) {
+    err << "error: codesim export-platform: "
+        << (scenarios.empty() ? std::string("no scenario file given")
+                              : std::to_string(scenarios.size()) + " scenario files given")
+        << " (expected exactly one SCENARIO; see codesim export-platform --help)\n";
+    return std::nullopt;
+  }
+  if (!values.count("output")) {
+    err << "error: codesim export-platform: no output file given (expected -o OUT.xml, or -o - "
+           "for standard output)\n";
+    return std::nullopt;
+  }
+  ExportRequest request;
+  request.scenario = scenarios.front();
+  if (values.count("set")) request.sets = values["set"].as<std::vector<std::string>>();
+  request.output = values["output"].as<std::string>();
+  if (values.count("point")) {
+    const std::string point = values["point"].as<std::string>();
+    const bool digits = !point.empty() && point.size() <= 9 &&
+                        point.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) {
+      err << "error: codesim export-platform: --point " << printable(point)
+          << " is not a point number (expected 0, 1, ... as codesim run --list-points numbers "
+             "them)\n";
+      return std::nullopt;
+    }
+    request.point = std::stoul(point);
+  }
+  return request;
+}
+
+/// The platform of the requested point; bad input is a ScenarioError.
+std::string platform_text(const Experiment& experiment, std::size_t point) {
+  if (point >= experiment.points.size()) {
+    throw ScenarioError(experiment.file, "/sweep",
+                        "--point " + std::to_string(point) + " is not a sweep point (expected 0.." +
+                            std::to_string(experiment.points.size() - 1) + ")");
+  }
+  const sim::ClusterSpec& cluster = experiment.points[point].scenario.cluster;
+  if (cluster.node_count() > kMaxExportNodes) {
+    throw ScenarioError(experiment.file, "/cluster/nodes",
+                        std::to_string(cluster.node_count()) +
+                            " nodes are too many to export: the platform lists a route per "
+                            "ordered pair of nodes (expected at most " +
+                            std::to_string(kMaxExportNodes) + " nodes)");
+  }
+  const sim::Topology topology(cluster.network);
+  std::ostringstream text;
+  sim::write_simgrid_platform(text, topology, {}, cluster.speeds_flops_per_s);
+  return text.str();
+}
+
+}  // namespace
+
+int run_export_platform_command(const std::vector<std::string>& args, std::ostream& out,
+                                std::ostream& err) {
+  int code = kOk;
+  const std::optional<ExportRequest> request = parse_request(args, out, err, code);
+  if (!request) return code;
+  std::string text;
+  try {
+    const Experiment experiment = load_experiment(request->scenario, request->sets);
+    check_output_file(experiment, request->output, "the platform file");
+    text = platform_text(experiment, request->point);
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
+  }
+  if (request->output == "-") {
+    out << text << std::flush;
+    return kOk;
+  }
+  try {
+    analysis::write_text_atomically(text, request->output);
+  } catch (const std::exception& e) {
+    err << "error: " << printable(e.what()) << "\n";
+    return kRuntimeFailure;
+  }
+  out << "platform: " << printable(request->output) << "\n";
+  return kOk;
+}
+
+}  // namespace codesim::app

@@ -1,0 +1,262 @@
+// SimGrid 3.32 peer of codesim's transfer schedules (sim/transfer_schedule.hpp): builds a named
+// pattern on a named platform (bench/patterns), exports the platform with the very routes codesim
+// takes (sim/simgrid_platform.hpp), loads it into SimGrid set to pure max-min sharing
+// (simgrid_max_min.hpp) and runs the transfer graph there; prints each transfer's completion time
+// as JSON. With --compare it also runs sim::run_schedule and fails when the two disagree.
+//
+// Each transfer is an actor on its source host, created when its last predecessor completes: it
+// sleeps its route latency (the links carry none in SimGrid, see simgrid_max_min.hpp), then
+// Comm::sendto's its bytes. Join points (src == dst) complete the moment they are ready.
+// --latency native keeps the latencies on SimGrid's links instead (no sleep): CM02 then weighs
+// each flow's share by its route latency, which shows where that differs from pure max-min.
+#include <stdlib.h>
+#include <unistd.h>
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/patterns/network_patterns.hpp"
+#include "bench/peers/simgrid_max_min.hpp"
+#include "sim/simgrid_platform.hpp"
+
+namespace sg4 = simgrid::s4u;
+using codesim::sim::Topology;
+using codesim::sim::Transfer;
+using codesim::sim::TransferSchedule;
+
+namespace {
+
+const char* const kUsage =
+    "usage: simgrid-schedules --pattern P --platform T --nodes N [--compare [--tolerance REL]]\n"
+    "                         [--latency sleep|native] [--platform-file OUT.xml] [--summary]\n"
+    "                         [--cfg=...]\n";
+
+struct Options {
+  std::string pattern;
+  std::string platform;
+  int nodes = 0;
+  bool compare = false;
+  double tolerance = 1e-3;    // relative, on each completion time
+  std::string platform_file;  // "" = a temporary file, removed once loaded
+  bool summary = false;       // no per-transfer times
+  bool native_latency = false;
+};
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--compare") {
+      options.compare = true;
+    } else if (arg == "--summary") {
+      options.summary = true;
+    } else if (arg == "--pattern" && has_value) {
+      options.pattern = argv[++i];
+    } else if (arg == "--platform" && has_value) {
+      options.platform = argv[++i];
+    } else if (arg == "--nodes" && has_value) {
+      options.nodes = std::stoi(argv[++i]);
+    } else if (arg == "--tolerance" && has_value) {
+      options.tolerance = std::stod(argv[++i]);
+    } else if (arg == "--latency" && has_value) {
+      const std::string mode = argv[++i];
+      if (mode != "sleep" && mode != "native")
+        throw std::invalid_argument("--latency sleep|native");
+      options.native_latency = mode == "native";
+    } else if (arg == "--platform-file" && has_value) {
+      options.platform_file = argv[++i];
+    } else {
+      throw std::invalid_argument("unexpected argument '" + arg + "'");
+    }
+  }
+  if (options.pattern.empty() || options.platform.empty() || options.nodes == 0)
+    throw std::invalid_argument("--pattern, --platform and --nodes are required");
+  return options;
+}
+
+/// The platform with the routes of the pairs that talk (all pairs would be nodes^2 routes).
+void write_platform(const Topology& topology, const TransferSchedule& schedule,
+                    const std::string& path) {
+  std::vector<std::pair<int, int>> pairs;
+  for (const Transfer& t : schedule.transfers())
+    if (t.src != t.dst) pairs.emplace_back(t.src, t.dst);
+  std::ofstream out(path);
+  codesim::sim::write_simgrid_platform(out, topology, pairs);
+  out.close();
+  if (!out) throw std::runtime_error("cannot write the platform to " + path);
+}
+
+/// Writes the platform where asked, or to a temporary .xml file (SimGrid picks its parser by the
+/// extension), loads it and removes the temporary file.
+void load_platform(sg4::Engine& engine, const Topology& topology, const TransferSchedule& schedule,
+                   const std::string& platform_file) {
+  if (!platform_file.empty()) {
+    write_platform(topology, schedule, platform_file);
+    engine.load_platform(platform_file);
+    return;
+  }
+  std::string path = (std::filesystem::temp_directory_path() / "simgrid-schedules-XXXXXX.xml");
+  const int fd = ::mkstemps(path.data(), 4);
+  if (fd < 0) throw std::runtime_error("cannot create a temporary platform file");
+  ::close(fd);
+  try {
+    write_platform(topology, schedule, path);
+    engine.load_platform(path);
+  } catch (...) {
+    std::filesystem::remove(path);
+    throw;
+  }
+  std::filesystem::remove(path);
+}
+
+/// The transfer graph on SimGrid: completes transfers and posts their successors as actors.
+class SimgridRun {
+ public:
+  SimgridRun(const sg4::Engine& engine, const Topology& topology, const TransferSchedule& schedule,
+             bool native_latency)
+      : transfers_(schedule.transfers()),
+        waiting_on_(transfers_.size()),
+        successors_(transfers_.size()),
+        completion_s_(transfers_.size(), -1.0) {
+    for (std::size_t i = 0; i < transfers_.size(); ++i) {
+      waiting_on_[i] = transfers_[i].after.size();
+      for (std::size_t before : transfers_[i].after) successors_[before].push_back(i);
+    }
+    for (int v = 0; v < topology.node_count(); ++v)
+      hosts_.push_back(engine.host_by_name("node-" + std::to_string(v)));
+    latency_s_.resize(transfers_.size(), 0.0);
+    for (std::size_t i = 0; i < transfers_.size() && !native_latency; ++i)
+      latency_s_[i] = topology.route_latency_s(transfers_[i].src, transfers_[i].dst);
+  }
+
+  /// Posts the transfers that wait for nothing; engine.run() does the rest.
+  void start() {
+    for (std::size_t i = 0; i < transfers_.size(); ++i)
+      if (waiting_on_[i] == 0) post(i);
+  }
+
+  const std::vector<double>& completion_s() const { return completion_s_; }
+
+ private:
+  void post(std::size_t i) {
+    const Transfer& t = transfers_[i];
+    if (t.src == t.dst) {
+      complete(i);
+      return;
+    }
+    sg4::Actor::create("transfer-" + std::to_string(i), hosts_[static_cast<std::size_t>(t.src)],
+                       [this, i] { transfer(i); });
+  }
+
+  void transfer(std::size_t i) {
+    const Transfer& t = transfers_[i];
+    if (latency_s_[i] > 0.0) sg4::this_actor::sleep_for(latency_s_[i]);
+    // SimGrid moves whole bytes: a fractional size is rounded (at most half a byte off).
+    sg4::Comm::sendto(hosts_[static_cast<std::size_t>(t.src)],
+                      hosts_[static_cast<std::size_t>(t.dst)],
+                      static_cast<std::uint64_t>(std::llround(t.bytes)));
+    complete(i);
+  }
+
+  void complete(std::size_t i) {
+    completion_s_[i] = sg4::Engine::get_clock();
+    for (std::size_t next : successors_[i])
+      if (--waiting_on_[next] == 0) post(next);
+  }
+
+  std::span<const Transfer> transfers_;
+  std::vector<std::size_t> waiting_on_;
+  std::vector<std::vector<std::size_t>> successors_;
+  std::vector<double> latency_s_;  // sum of the route's link latencies, slept before sending
+  std::vector<sg4::Host*> hosts_;
+  std::vector<double> completion_s_;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void print_times(const char* name, const std::vector<double>& times_s) {
+  std::cout << "  \"" << name << "\": [";
+  for (std::size_t i = 0; i < times_s.size(); ++i) std::cout << (i ? ", " : "") << times_s[i];
+  std::cout << "],\n";
+}
+
+double makespan_of(const std::vector<double>& times_s) {
+  return times_s.empty() ? 0.0 : *std::max_element(times_s.begin(), times_s.end());
+}
+
+/// The worst relative difference between codesim's and SimGrid's completion times.
+double worst_difference(const std::vector<double>& codesim_s,
+                        const std::vector<double>& simgrid_s) {
+  double worst = 0.0;
+  for (std::size_t i = 0; i < simgrid_s.size(); ++i) {
+    worst = std::max(worst, std::abs(codesim_s[i] - simgrid_s[i]) / std::max(simgrid_s[i], 1e-12));
+  }
+  return worst;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  sg4::Engine engine(&argc, argv);  // removes its --cfg=... and --log=... arguments
+  codesim::bench::configure_max_min();
+  Options options;
+  codesim::bench::NetworkPattern pattern;
+  try {
+    options = parse_options(argc, argv);
+    pattern =
+        codesim::bench::make_network_pattern(options.pattern, options.platform, options.nodes);
+  } catch (const std::exception& e) {  // invalid_argument, and out_of_range from stoi/stod
+    std::cerr << "error: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+  const Topology topology(pattern.platform);
+  load_platform(engine, topology, pattern.schedule, options.platform_file);
+  if (!options.native_latency) codesim::bench::zero_link_latencies(engine);
+
+  SimgridRun run(engine, topology, pattern.schedule, options.native_latency);
+  run.start();
+  const auto simgrid_start = std::chrono::steady_clock::now();
+  engine.run();
+  const double wall_s = seconds_since(simgrid_start);
+  const std::vector<double>& simgrid_s = run.completion_s();
+
+  std::size_t flows = 0;
+  for (const Transfer& t : pattern.schedule.transfers()) flows += t.src != t.dst;
+  std::cout << std::setprecision(17) << "{\n  \"pattern\": \"" << options.pattern
+            << "\",\n  \"platform\": \"" << options.platform
+            << "\",\n  \"nodes\": " << options.nodes << ",\n  \"latency\": \""
+            << (options.native_latency ? "native" : "sleep") << "\",\n  \"flows\": " << flows
+            << ",\n";
+  if (!options.summary) print_times("simgrid_s", simgrid_s);
+  std::cout << "  \"makespan_s\": " << makespan_of(simgrid_s) << ",\n  \"wall_s\": " << wall_s;
+  if (!options.compare) {
+    std::cout << "\n}\n";
+    return 0;
+  }
+  const auto codesim_start = std::chrono::steady_clock::now();
+  const codesim::sim::ScheduleTimes codesim =
+      codesim::sim::run_schedule(topology, pattern.schedule);
+  const double codesim_wall_s = seconds_since(codesim_start);
+  const double worst = worst_difference(codesim.completion_s, simgrid_s);
+  std::cout << ",\n";
+  if (!options.summary) print_times("codesim_s", codesim.completion_s);
+  std::cout << "  \"codesim_makespan_s\": " << codesim.makespan_s
+            << ",\n  \"codesim_wall_s\": " << codesim_wall_s
+            << ",\n  \"max_relative_difference\": " << worst << "\n}\n";
+  return worst <= options.tolerance ? 0 : 1;
+}

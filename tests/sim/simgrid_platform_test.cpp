@@ -1,0 +1,155 @@
+// The SimGrid platform writer: its elements, routes that follow route_links, exact numbers.
+#include "sim/simgrid_platform.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/topology.hpp"
+
+using codesim::sim::Topology;
+using codesim::sim::TopologyShape;
+using codesim::sim::TopologySpec;
+using codesim::sim::write_simgrid_platform;
+
+namespace {
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TopologySpec small_star(int nodes) {
+  TopologySpec spec;
+  spec.shape = TopologyShape::star;
+  spec.nodes = nodes;
+  spec.latency_s = 1e-6 / 3;  // not a short decimal: must still read back exactly
+  spec.bandwidth_Bps = 1.25e9;
+  return spec;
+}
+
+std::string platform_of(const Topology& topology,
+                        const std::vector<std::pair<int, int>>& pairs = {}) {
+  std::ostringstream out;
+  write_simgrid_platform(out, topology, pairs);
+  return out.str();
+}
+
+/// The text of the route element from src to dst ("" when there is none).
+std::string route_text(const std::string& xml, int src, int dst) {
+  const std::string open = "<route src=\"node-" + std::to_string(src) + "\" dst=\"node-" +
+                           std::to_string(dst) + "\" symmetrical=\"NO\">";
+  const std::size_t begin = xml.find(open);
+  if (begin == std::string::npos) return "";
+  return xml.substr(begin, xml.find("</route>", begin) - begin);
+}
+
+/// The link_ctn lines route_links(src, dst) should give.
+std::string expected_hops(const Topology& topology, int src, int dst) {
+  std::string hops;
+  for (const auto& link : topology.route_links(src, dst)) {
+    hops += "<link_ctn id=\"link-" + std::to_string(link.id / 2) + "\" direction=\"" +
+            (link.id % 2 == 0 ? "UP" : "DOWN") + "\"/>";
+  }
+  return hops;
+}
+
+std::string hops_of(const std::string& route) {
+  std::string hops;
+  for (std::size_t at = route.find("<link_ctn"); at != std::string::npos;
+       at = route.find("<link_ctn", at + 1))
+    hops += route.substr(at, route.find("/>", at) + 2 - at);
+  return hops;
+}
+
+}  // namespace
+
+TEST_CASE("a star platform has a host per node, a router, a link per cable and every route") {
+  const Topology star(small_star(4));
+  const std::string xml = platform_of(star);
+  CHECK(xml.rfind("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM "
+                  "\"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n",
+                  0) == 0);
+  CHECK(xml.find("<zone id=\"codesim\" routing=\"Full\">") != std::string::npos);
+  CHECK(xml.ends_with("  </zone>\n</platform>\n"));
+  CHECK(count(xml, "<host id=\"node-") == 4);
+  CHECK(count(xml, "<router id=\"switch-4\"/>") == 1);
+  CHECK(count(xml, "<router ") == 1);
+  CHECK(count(xml, "<link id=\"link-") == 4);
+  CHECK(count(xml, "sharing_policy=\"SPLITDUPLEX\"") == 4);
+  CHECK(count(xml, "<route ") == 12);  // 4 x 3 ordered pairs
+  CHECK(count(xml, "</route>") == 12);
+  CHECK(count(xml, "<link_ctn ") == 24);  // two hops each: up to the switch, down to the node
+}
+
+TEST_CASE("each route lists route_links in order, direction 0 as UP and 1 as DOWN") {
+  const Topology star(small_star(4));
+  const std::string xml = platform_of(star);
+  for (int src = 0; src < 4; ++src) {
+    for (int dst = 0; dst < 4; ++dst) {
+      if (src == dst) continue;
+      CAPTURE(src);
+      CAPTURE(dst);
+      const std::string route = route_text(xml, src, dst);
+      REQUIRE(!route.empty());
+      CHECK(hops_of(route) == expected_hops(star, src, dst));
+      // Leaving a node climbs towards the switch (UP); arriving at one comes down (DOWN).
+      CHECK(route.find("direction=\"UP\"") < route.find("direction=\"DOWN\""));
+    }
+  }
+}
+
+TEST_CASE("bandwidths and latencies are written with units and read back as the same doubles") {
+  TopologySpec spec;
+  spec.shape = TopologyShape::edge_list;
+  spec.nodes = 3;
+  spec.latency_s = 1e-6 / 3;
+  spec.bandwidth_Bps = 1.25e9 / 7;
+  spec.edges = {{0, 1}, {1, 2, 2.5e-6, 1e8 / 3}};
+  const Topology line(spec);
+  const std::string xml = platform_of(line);
+  std::vector<std::pair<double, double>> read;  // (bandwidth, latency) per link line
+  for (std::size_t at = xml.find("<link id="); at != std::string::npos;
+       at = xml.find("<link id=", at + 1)) {
+    const std::size_t bw = xml.find("bandwidth=\"", at) + 11;
+    const std::size_t lat = xml.find("latency=\"", at) + 9;
+    char* end = nullptr;
+    const double bandwidth = std::strtod(xml.c_str() + bw, &end);
+    CHECK(std::string(end, 4) == "Bps\"");
+    const double latency = std::strtod(xml.c_str() + lat, &end);
+    CHECK(std::string(end, 2) == "s\"");
+    read.emplace_back(bandwidth, latency);
+  }
+  const auto links = line.links();
+  REQUIRE(read.size() == links.size());
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    CHECK(read[k].first == links[k].bandwidth_Bps);
+    CHECK(read[k].second == links[k].latency_s);
+  }
+}
+
+TEST_CASE("given pairs, only their routes are written, each once") {
+  const Topology star(small_star(5));
+  const std::string xml = platform_of(star, {{0, 3}, {3, 0}, {0, 3}, {4, 1}});
+  CHECK(count(xml, "<route ") == 3);
+  CHECK(!route_text(xml, 0, 3).empty());
+  CHECK(!route_text(xml, 3, 0).empty());
+  CHECK(!route_text(xml, 4, 1).empty());
+  CHECK(route_text(xml, 1, 4).empty());
+  CHECK(count(xml, "<host ") == 5);  // every host is still declared
+}
+
+TEST_CASE("host speeds come from the given speeds, 1 Gflop/s by default") {
+  const Topology star(small_star(2));
+  CHECK(count(platform_of(star), "speed=\"1000000000f\"") == 2);
+  std::ostringstream out;
+  const std::vector<double> speeds = {2e9, 3.5e10};
+  write_simgrid_platform(out, star, {}, speeds);
+  CHECK(out.str().find("<host id=\"node-0\" speed=\"2000000000f\"/>") != std::string::npos);
+  CHECK(out.str().find("<host id=\"node-1\" speed=\"35000000000f\"/>") != std::string::npos);
+}
