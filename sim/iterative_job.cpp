@@ -27,6 +27,8 @@ class IterativeJob {
         job_(job),
         task_count_(job.tasks > 0 ? job.tasks : cluster_.size()),
         policy_(checkpoint, job_mtbf_s()),
+        write_s_(policy_.write_cost_s() + storage_s(checkpoint, true)),
+        restart_s_(policy_.restart_s() + storage_s(checkpoint, false)),
         watchdog_(checkpoint.max_stalled_rollbacks),
         needed_(job.wait_for > 0 ? std::min(job.wait_for, task_count_) : task_count_),
         queues_(cluster_.size()) {
@@ -34,6 +36,13 @@ class IterativeJob {
     CODESIM_CHECK(job.task_flops > 0.0, "task_flops must be positive");
     cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
     cluster_.crashes().on_repair([this](int node) { on_repair(node); });
+  }
+
+  // With shared storage every node sends (or reads back) its share of the checkpoint's bytes.
+  double storage_s(const CheckpointSpec& checkpoint, bool write) const {
+    const int nodes = cluster_.size();
+    return storage_transfer_time_s(cluster_.topology(), checkpoint.storage, nodes,
+                                   checkpoint.bytes / nodes, write);
   }
 
   MetricSet run() {
@@ -168,7 +177,7 @@ class IterativeJob {
   }
 
   void start_checkpoint() {
-    start_phase(Phase::checkpoint, policy_.write_cost_s(), time_checkpoint_s_, [this] {
+    start_phase(Phase::checkpoint, write_s_, time_checkpoint_s_, [this] {
       commit_pending();
       ++checkpoints_;
       checkpointed_iterations_ = iterations_done_;
@@ -208,8 +217,7 @@ class IterativeJob {
   }
 
   void start_restart() {
-    start_phase(Phase::restart, policy_.restart_s(), time_restart_s_,
-                [this] { start_iteration(); });
+    start_phase(Phase::restart, restart_s_, time_restart_s_, [this] { start_iteration(); });
   }
 
   void wait_for_repairs() {
@@ -352,6 +360,8 @@ class IterativeJob {
   IterativeJobSpec job_;
   int task_count_;
   CheckpointPolicy policy_;
+  double write_s_ = 0.0;  // a checkpoint's write and a restart, seconds
+  double restart_s_ = 0.0;
   ProgressWatchdog watchdog_;
   int needed_;
 

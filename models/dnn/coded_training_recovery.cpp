@@ -133,11 +133,16 @@ CodedTrainingRun::Verification CodedTrainingRun::verify() {
   return {passed, t};
 }
 
-double CodedTrainingRun::write_cost_s() const {
-  // Every node writes its own blocks in parallel: the largest node's bytes.
+// Every node writes (or reads) its own blocks in parallel: node 0's values, the largest.
+double CodedTrainingRun::stored_values_per_node() const {
   double values = 0.0;
   for (const LayerGeometry& g : geometry_) values += g.stored_values_per_node;
-  return checkpoint_write_time_s(policy_, checkpoint_spec_, values);
+  return values;
+}
+
+double CodedTrainingRun::write_cost_s() const {
+  return checkpoint_write_time_s(policy_, checkpoint_spec_, stored_values_per_node(),
+                                 cluster_.topology(), nodes_);
 }
 
 void CodedTrainingRun::start_checkpoint() {
@@ -178,7 +183,8 @@ void CodedTrainingRun::rollback() {
   restore_snapshot();
   if (observer_.on_rollback) observer_.on_rollback(progress_.done(), decoded_parameters());
   phase_ = Phase::restart;
-  const double restart_s = policy_.restart_s();
+  const double restart_s = checkpoint_restart_time_s(
+      policy_, checkpoint_spec_, stored_values_per_node(), cluster_.topology(), nodes_);
   progress_.time.charge_later(engine_.now(), TimeKind::restart);
   after(restart_s, [this, restart_s] {
     progress_.restart(restart_s);

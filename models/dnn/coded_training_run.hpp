@@ -162,6 +162,7 @@ class CodedTrainingRun {
   /// Faults injected and crashes so far: the random events a rollback may be blamed on.
   std::uint64_t random_events() const { return injector_.log().records.size() + crashes_; }
   ProductDecode verification_decode(int layer, Direction dir, double& t_s);
+  double stored_values_per_node() const;
   double write_cost_s() const;
   void start_checkpoint();
   void rollback();

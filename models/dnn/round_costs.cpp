@@ -196,9 +196,20 @@ double regeneration_time_s(const sim::Topology& topology, int node, std::span<co
 }
 
 double checkpoint_write_time_s(const sim::CheckpointPolicy& policy, const sim::CheckpointSpec& spec,
-                               double stored_values_per_node) {
-  if (spec.bytes > 0.0 || spec.write_bandwidth_Bps <= 0.0) return policy.write_cost_s();
+                               double stored_values_per_node, const sim::Topology& topology,
+                               int nodes) {
+  const double storage_s = sim::storage_transfer_time_s(
+      topology, spec.storage, nodes, stored_values_per_node * kBytesPerValue, true);
+  if (spec.bytes > 0.0 || spec.write_bandwidth_Bps <= 0.0) return policy.write_cost_s() + storage_s;
   return policy.write_cost_s() + stored_values_per_node * kBytesPerValue / spec.write_bandwidth_Bps;
+}
+
+double checkpoint_restart_time_s(const sim::CheckpointPolicy& policy,
+                                 const sim::CheckpointSpec& spec, double stored_values_per_node,
+                                 const sim::Topology& topology, int nodes) {
+  return policy.restart_s() + sim::storage_transfer_time_s(topology, spec.storage, nodes,
+                                                           stored_values_per_node * kBytesPerValue,
+                                                           false);
 }
 
 double nominal_round_time_s(const sim::Topology& topology, const RoundShape& shape,

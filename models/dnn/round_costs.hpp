@@ -89,10 +89,16 @@ sim::CommunicationCost regeneration_cost(const sim::Topology& topology, int node
                                          double node_speed_flops_per_s);
 
 /// Seconds of one checkpoint write: the policy's cost, plus, when the spec gives a bandwidth and no
-/// byte count, every node writing its own `stored_values_per_node` values in parallel.
+/// byte count, every node writing its own `stored_values_per_node` values in parallel; with shared
+/// storage (spec.storage), plus nodes 0..nodes-1 sending those values to its server at once.
 double checkpoint_write_time_s(const sim::CheckpointPolicy& policy, const sim::CheckpointSpec& spec,
-                               double stored_values_per_node);
-
+                               double stored_values_per_node, const sim::Topology& topology,
+                               int nodes);
+/// Seconds of one restart: the policy's restart_s, plus, with shared storage, nodes 0..nodes-1
+/// reading their `stored_values_per_node` values back from its server at once.
+double checkpoint_restart_time_s(const sim::CheckpointPolicy& policy,
+                                 const sim::CheckpointSpec& spec, double stored_values_per_node,
+                                 const sim::Topology& topology, int nodes);
 /// Nominal (straggler-free) seconds of one batch-1 round of the verification pass: the slowest
 /// usable participant's task, the communication of the symbols whose members are all usable and
 /// a clean decode of them at `decoder_speed_flops_per_s`. `usable` and `speeds_flops_per_s` are

@@ -91,7 +91,8 @@ class StochasticRun {
     init_update(strikes);
     double values = 0.0;
     for (const LayerShape& g : shapes_) values += g.stored_values_per_node;
-    write_s_ = checkpoint_write_time_s(policy_, checkpoint_spec_, values);
+    write_s_ = checkpoint_write_time_s(policy_, checkpoint_spec_, values, topology_, nodes_);
+    restart_s_ = checkpoint_restart_time_s(policy_, checkpoint_spec_, values, topology_, nodes_);
     errors_.size(max_symbols_, max_codewords_);
   }
 
@@ -505,11 +506,10 @@ class StochasticRun {
       std::fill(checkpoint_wrong_.begin(), checkpoint_wrong_.end(), 0);
     }
     wrong_ = checkpoint_wrong_;
-    const double restart_s = policy_.restart_s();
     progress_.time.charge_later(now_s_, TimeKind::restart);
-    now_s_ += restart_s;
+    now_s_ += restart_s_;
     check_time();
-    progress_.restart(restart_s);
+    progress_.restart(restart_s_);
   }
 
   void finish() { progress_.complete(now_s_); }
@@ -552,7 +552,8 @@ class StochasticRun {
   std::vector<int> update_begin_;  // per node + 1, into update_block_
   std::vector<int> update_block_;
   std::vector<double> update_hazard_;
-  double write_s_ = 0.0;
+  double write_s_ = 0.0;  // a checkpoint's write and a restart, seconds
+  double restart_s_ = 0.0;
   std::size_t max_symbols_ = 0;
   std::size_t max_codewords_ = 0;
 
