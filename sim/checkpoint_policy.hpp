@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "sim/checkpoint_storage.hpp"
+
 namespace codesim::sim {
 
 /// The checkpoint policies: none, every_iterations (every every_iterations iterations),
@@ -31,6 +33,9 @@ struct CheckpointSpec {
   /// Rollbacks in a row that get no further than the best attempt from the same checkpoint
   /// before the job gives that checkpoint up (sim::ProgressWatchdog); >= 1.
   int max_stalled_rollbacks = 1000;
+  /// Where checkpoints are written (sim/checkpoint_storage.hpp): shared storage adds the
+  /// transfers to and from its server to every write and restart.
+  StorageSpec storage;
 };
 
 /// Returns "" when `spec` is usable, else what is wrong and what is expected, e.g.

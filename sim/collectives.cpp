@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "sim/check.hpp"
 #include "sim/collective_schedules.hpp"
@@ -43,26 +45,38 @@ bool lockstep(std::size_t p, double steps_per_participant) {
 }
 
 // One step in which every participant i sends `bytes` to participant (i + offset) mod p.
-double shifted_step_time_s(const Topology& topology, std::span<const int> participants,
-                           std::size_t offset, double bytes) {
+CommunicationCost shifted_step_cost(const Topology& topology, std::span<const int> participants,
+                                    std::size_t offset, double bytes) {
   const std::size_t p = participants.size();
   TransferSchedule schedule;
   for (std::size_t i = 0; i < p; ++i)
     schedule.add(participants[i], participants[(i + offset) % p], bytes);
-  return run_schedule(topology, schedule).makespan_s;
+  const double time_s = run_schedule(topology, schedule).makespan_s;
+  return {time_s, time_s - contention_free_makespan_s(topology, schedule)};
+}
+
+CommunicationCost& operator+=(CommunicationCost& a, const CommunicationCost& b) {
+  a.time_s += b.time_s;
+  a.link_wait_s += b.link_wait_s;
+  return a;
+}
+
+CommunicationCost times(double steps, const CommunicationCost& cost) {
+  return {steps * cost.time_s, steps * cost.link_wait_s};
 }
 
 // One ring step: every participant i sends `bytes` to i + 1 (mod p); the slowest sets the pace.
-double ring_step_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
+CommunicationCost ring_step_cost(const Topology& topology, std::span<const int> participants,
+                                 double bytes) {
   CODESIM_CHECK(bytes >= 0.0, "collective size must be >= 0 bytes");
   const std::size_t p = participants.size();
   if (topology.network_model() == NetworkModel::flow)
-    return shifted_step_time_s(topology, participants, 1, bytes);
+    return shifted_step_cost(topology, participants, 1, bytes);
   double step_s = 0.0;
   for (std::size_t i = 0; i < p; ++i)
     step_s = std::max(step_s,
                       topology.transfer_time_s(participants[i], participants[(i + 1) % p], bytes));
-  return step_s;
+  return {step_s, 0.0};
 }
 
 using AddCollective = TransferId (*)(TransferSchedule&, std::span<const int>, double,
@@ -73,49 +87,48 @@ bool use_flows(const Topology& topology, std::span<const int> participants) {
   return topology.network_model() == NetworkModel::flow && participants.size() > 1;
 }
 
-double flow_time_s(const Topology& topology, AddCollective add, std::span<const int> participants,
-                   double bytes) {
+CommunicationCost flow_cost(const Topology& topology, AddCollective add,
+                            std::span<const int> participants, double bytes) {
   CODESIM_CHECK(bytes >= 0.0, "collective size must be >= 0 bytes");
+  // Remembered by (algorithm, bytes, participants): far cheaper to look up than the schedule.
+  std::string key = "collective";
+  const auto append = [&key](const auto& value) {
+    key.append(reinterpret_cast<const char*>(&value), sizeof value);
+  };
+  append(add);
+  append(bytes);
+  for (int p : participants) append(p);
+  if (const std::vector<double>* known = topology.remembered(key))
+    return {(*known)[0], (*known)[1]};
   TransferSchedule schedule;
   add(schedule, participants, bytes, std::nullopt);
-  return run_schedule(topology, schedule).makespan_s;
+  const double time_s = run_schedule(topology, schedule).makespan_s;
+  const CommunicationCost cost{time_s, time_s - contention_free_makespan_s(topology, schedule)};
+  topology.remember(std::move(key), {cost.time_s, cost.link_wait_s});
+  return cost;
 }
 
-}  // namespace
-
-double broadcast_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
-  if (use_flows(topology, participants))
-    return flow_time_s(topology, add_broadcast, participants, bytes);
-  return binomial_tree_time_s(topology, participants, bytes, false);
-}
-
-double reduce_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
-  if (use_flows(topology, participants))
-    return flow_time_s(topology, add_reduce, participants, bytes);
-  return binomial_tree_time_s(topology, participants, bytes, true);
-}
-
-double all_gather_time_s(const Topology& topology, std::span<const int> participants,
-                         double bytes_each) {
+CommunicationCost ring_all_gather_cost(const Topology& topology, std::span<const int> participants,
+                                       double bytes_each) {
   if (use_flows(topology, participants) && !lockstep(participants.size(), participants.size()))
-    return flow_time_s(topology, add_ring_all_gather, participants, bytes_each);
-  if (participants.size() <= 1) return 0.0;
+    return flow_cost(topology, add_ring_all_gather, participants, bytes_each);
+  if (participants.size() <= 1) return {};
   const double steps = static_cast<double>(participants.size() - 1);
-  return steps * ring_step_time_s(topology, participants, bytes_each);
+  return times(steps, ring_step_cost(topology, participants, bytes_each));
 }
 
-double bruck_all_gather_time_s(const Topology& topology, std::span<const int> participants,
-                               double bytes_each) {
+CommunicationCost bruck_all_gather_cost(const Topology& topology, std::span<const int> participants,
+                                        double bytes_each) {
   const std::size_t p = participants.size();
   const bool flows = use_flows(topology, participants);
   if (flows && !lockstep(p, std::ceil(std::log2(static_cast<double>(p)))))
-    return flow_time_s(topology, add_bruck_all_gather, participants, bytes_each);
+    return flow_cost(topology, add_bruck_all_gather, participants, bytes_each);
   CODESIM_CHECK(bytes_each >= 0.0, "collective size must be >= 0 bytes");
-  double total_s = 0.0;
+  CommunicationCost total;
   for (std::size_t stride = 1; stride < p; stride *= 2) {
     const double bytes = static_cast<double>(std::min(stride, p - stride)) * bytes_each;
     if (flows) {
-      total_s += shifted_step_time_s(topology, participants, p - stride, bytes);
+      total += shifted_step_cost(topology, participants, p - stride, bytes);
       continue;
     }
     double round_s = 0.0;
@@ -123,24 +136,59 @@ double bruck_all_gather_time_s(const Topology& topology, std::span<const int> pa
       round_s = std::max(round_s, topology.transfer_time_s(
                                       participants[i], participants[(i + p - stride) % p], bytes));
     }
-    total_s += round_s;
+    total.time_s += round_s;
   }
-  return total_s;
+  return total;
+}
+
+}  // namespace
+
+CommunicationCost broadcast_cost(const Topology& topology, std::span<const int> participants,
+                                 double bytes) {
+  if (use_flows(topology, participants))
+    return flow_cost(topology, add_broadcast, participants, bytes);
+  return {binomial_tree_time_s(topology, participants, bytes, false), 0.0};
+}
+
+double broadcast_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
+  return broadcast_cost(topology, participants, bytes).time_s;
+}
+
+double reduce_time_s(const Topology& topology, std::span<const int> participants, double bytes) {
+  if (use_flows(topology, participants))
+    return flow_cost(topology, add_reduce, participants, bytes).time_s;
+  return binomial_tree_time_s(topology, participants, bytes, true);
+}
+
+double all_gather_time_s(const Topology& topology, std::span<const int> participants,
+                         double bytes_each) {
+  return ring_all_gather_cost(topology, participants, bytes_each).time_s;
+}
+
+double bruck_all_gather_time_s(const Topology& topology, std::span<const int> participants,
+                               double bytes_each) {
+  return bruck_all_gather_cost(topology, participants, bytes_each).time_s;
+}
+
+CommunicationCost fastest_all_gather_cost(const Topology& topology,
+                                          std::span<const int> participants, double bytes_each) {
+  const CommunicationCost ring = ring_all_gather_cost(topology, participants, bytes_each);
+  const CommunicationCost bruck = bruck_all_gather_cost(topology, participants, bytes_each);
+  return bruck.time_s < ring.time_s ? bruck : ring;
 }
 
 double fastest_all_gather_time_s(const Topology& topology, std::span<const int> participants,
                                  double bytes_each) {
-  return std::min(all_gather_time_s(topology, participants, bytes_each),
-                  bruck_all_gather_time_s(topology, participants, bytes_each));
+  return fastest_all_gather_cost(topology, participants, bytes_each).time_s;
 }
 
 double all_reduce_time_s(const Topology& topology, std::span<const int> participants,
                          double bytes) {
   if (use_flows(topology, participants) && !lockstep(participants.size(), participants.size()))
-    return flow_time_s(topology, add_ring_all_reduce, participants, bytes);
+    return flow_cost(topology, add_ring_all_reduce, participants, bytes).time_s;
   if (participants.size() <= 1) return 0.0;
   const double p = static_cast<double>(participants.size());
-  return 2.0 * (p - 1.0) * ring_step_time_s(topology, participants, bytes / p);
+  return 2.0 * (p - 1.0) * ring_step_cost(topology, participants, bytes / p).time_s;
 }
 
 }  // namespace codesim::sim

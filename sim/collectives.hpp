@@ -15,10 +15,20 @@ namespace codesim::sim {
 // links, which equals the formula when links are uniform and no two transfers share a link
 // direction, and is slower where they do (a gather's incast, rings on a torus).
 
+/// Communication time and the part of it spent waiting on shared links: under the flow model,
+/// its time minus that of the same transfer schedule if no two transfers shared a link; 0 under
+/// the analytic model.
+struct CommunicationCost {
+  double time_s = 0.0;
+  double link_wait_s = 0.0;
+};
+
 /// Binomial-tree broadcast of `bytes` from participants[0]: ceil(log2 p) rounds; in round k every
 /// holder i < 2^k sends to i + 2^k. Time = sum over rounds of the slowest transfer of the round.
 /// For uniform links: ceil(log2 p) (alpha + bytes beta).
 double broadcast_time_s(const Topology& topology, std::span<const int> participants, double bytes);
+CommunicationCost broadcast_cost(const Topology& topology, std::span<const int> participants,
+                                 double bytes);
 
 /// Binomial-tree reduce of `bytes` vectors to participants[0] (the broadcast tree reversed):
 /// ceil(log2 p) (alpha + bytes beta) for uniform links; the additions are not charged.
@@ -42,6 +52,8 @@ double bruck_all_gather_time_s(const Topology& topology, std::span<const int> pa
 /// are slow.
 double fastest_all_gather_time_s(const Topology& topology, std::span<const int> participants,
                                  double bytes_each);
+CommunicationCost fastest_all_gather_cost(const Topology& topology,
+                                          std::span<const int> participants, double bytes_each);
 
 /// Ring all-reduce of a `bytes` vector: reduce-scatter then all-gather, 2 (p - 1) steps of
 /// bytes / p each; 2 (p - 1)(alpha + bytes beta / p) for uniform links.

@@ -10,6 +10,7 @@
 #include "sim/enum_names.hpp"
 #include "sim/progress_watchdog.hpp"
 #include "sim/run_stopped.hpp"
+#include "sim/transfer_schedule.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -26,6 +27,8 @@ class IterativeJob {
         job_(job),
         task_count_(job.tasks > 0 ? job.tasks : cluster_.size()),
         policy_(checkpoint, job_mtbf_s()),
+        write_s_(policy_.write_cost_s() + storage_s(checkpoint, true)),
+        restart_s_(policy_.restart_s() + storage_s(checkpoint, false)),
         watchdog_(checkpoint.max_stalled_rollbacks),
         needed_(job.wait_for > 0 ? std::min(job.wait_for, task_count_) : task_count_),
         queues_(cluster_.size()) {
@@ -33,6 +36,13 @@ class IterativeJob {
     CODESIM_CHECK(job.task_flops > 0.0, "task_flops must be positive");
     cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
     cluster_.crashes().on_repair([this](int node) { on_repair(node); });
+  }
+
+  // With shared storage every node sends (or reads back) its share of the checkpoint's bytes.
+  double storage_s(const CheckpointSpec& checkpoint, bool write) const {
+    const int nodes = cluster_.size();
+    return storage_transfer_time_s(cluster_.topology(), checkpoint.storage, nodes,
+                                   checkpoint.bytes / nodes, write);
   }
 
   MetricSet run() {
@@ -110,6 +120,12 @@ class IterativeJob {
     std::sort(participants.begin(), participants.end());
     participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
     if (job_.exchange == ExchangeKind::to_one) {
+      if (cluster_.topology().network_model() == NetworkModel::flow) {
+        // Every used task's result goes to node 0 at once; the flows share node 0's links.
+        TransferSchedule schedule;
+        for (int node : used_nodes_) schedule.add(node, 0, job_.bytes_per_task);
+        return run_schedule(cluster_.topology(), schedule).makespan_s;
+      }
       // Every used task's result goes to node 0; transfers share node 0's link one after another.
       double total_s = 0.0;
       for (int node : used_nodes_)
@@ -161,7 +177,7 @@ class IterativeJob {
   }
 
   void start_checkpoint() {
-    start_phase(Phase::checkpoint, policy_.write_cost_s(), time_checkpoint_s_, [this] {
+    start_phase(Phase::checkpoint, write_s_, time_checkpoint_s_, [this] {
       commit_pending();
       ++checkpoints_;
       checkpointed_iterations_ = iterations_done_;
@@ -201,8 +217,7 @@ class IterativeJob {
   }
 
   void start_restart() {
-    start_phase(Phase::restart, policy_.restart_s(), time_restart_s_,
-                [this] { start_iteration(); });
+    start_phase(Phase::restart, restart_s_, time_restart_s_, [this] { start_iteration(); });
   }
 
   void wait_for_repairs() {
@@ -345,6 +360,8 @@ class IterativeJob {
   IterativeJobSpec job_;
   int task_count_;
   CheckpointPolicy policy_;
+  double write_s_ = 0.0;  // a checkpoint's write and a restart, seconds
+  double restart_s_ = 0.0;
   ProgressWatchdog watchdog_;
   int needed_;
 

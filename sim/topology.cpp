@@ -287,6 +287,9 @@ struct Topology::Impl {
   mutable std::vector<TopologyLink> link_list;       // Topology::links(), with link_index
   mutable std::vector<std::uint32_t> up_link_index;  // tree only: index of the link to parent
 
+  mutable std::unordered_map<std::string, std::vector<double>> memory;
+  mutable std::size_t memory_values = 0;
+
   std::size_t cache_capacity = 1;
   mutable std::vector<int> cache_slot;  // per source node: index into trees, or -1
   mutable std::vector<RouteTree> trees;
@@ -547,6 +550,22 @@ std::vector<RouteLink> Topology::route_links(int src, int dst) const {
     out.push_back({2 * std::uint64_t{index} + direction, link.latency_s, link.bandwidth_Bps});
   }
   return out;
+}
+
+const std::vector<double>* Topology::remembered(const std::string& key) const {
+  const auto it = impl_->memory.find(key);
+  return it == impl_->memory.end() ? nullptr : &it->second;
+}
+
+void Topology::remember(std::string key, std::vector<double> values) const {
+  constexpr std::size_t kMaxRememberedValues = std::size_t{1} << 22;
+  Impl& m = *impl_;
+  if (m.memory_values + values.size() > kMaxRememberedValues) {
+    m.memory.clear();
+    m.memory_values = 0;
+  }
+  m.memory_values += values.size();
+  m.memory.insert_or_assign(std::move(key), std::move(values));
 }
 
 std::string_view to_string(NetworkModel model) { return name_of(model, kNetworkModelNames); }

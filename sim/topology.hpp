@@ -118,6 +118,12 @@ class Topology {
   /// lexicographic order, built on each call).
   std::vector<TopologyLink> links() const;
 
+  /// Results computed from this topology alone, remembered by a caller-made key (the flow runs of
+  /// transfer schedules, which rounds repeat thousands of times): nullptr when not remembered.
+  /// At most about 2^22 values are kept; beyond that the memory is cleared and refilled.
+  const std::vector<double>* remembered(const std::string& key) const;
+  void remember(std::string key, std::vector<double> values) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -129,6 +129,7 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
   using sim::TopologyShape;
   sim::TopologySpec t;
   t.nodes = nodes;
+  t.model = r.kind("model", t.model, sim::kNetworkModelNames, "network model");
   t.shape = r.kind("topology", t.shape, sim::kTopologyShapeNames, "topology");
   if (t.shape == TopologyShape::fully_connected && nodes > kMaxFullyConnectedNodes) {
     r.fail("topology", "fully_connected with " + std::to_string(nodes) +
@@ -228,9 +229,26 @@ sim::ClusterSpec read_cluster(ObjectReader& r) {
 
 // ---- checkpoint -------------------------------------------------------------------------------
 
-sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
+// Written in the resolved scenario only when given, so scenarios without it resolve as before.
+sim::StorageSpec read_storage(ObjectReader& r, int nodes) {
+  sim::StorageSpec storage;
+  if (!r.has("storage")) return storage;
+  r.object("storage", [&](ObjectReader& s) {
+    storage.kind = s.kind("kind", storage.kind, sim::kStorageKindNames, "storage");
+    if (storage.kind == sim::StorageKind::local) return;
+    storage.attach_node =
+        static_cast<int>(s.integer("attach_node", std::nullopt, 0, std::max(0, nodes - 1)));
+    storage.latency_s = s.number("latency_s", storage.latency_s, at_least(0.0));
+    storage.bandwidth_Bps = s.number("bandwidth_Bps", std::nullopt, above(0.0));
+  });
+  return storage;
+}
+
+sim::CheckpointSpec read_checkpoint(ObjectReader& r, int nodes) {
   using sim::CheckpointKind;
   sim::CheckpointSpec c;
+  c.storage = read_storage(r, nodes);
+  const bool shared = c.storage.kind == sim::StorageKind::shared;
   c.policy = r.kind("policy", c.policy, sim::kCheckpointKindNames, "checkpoint policy");
   const bool young_or_daly = c.policy == CheckpointKind::young || c.policy == CheckpointKind::daly;
   switch (c.policy) {
@@ -252,9 +270,15 @@ sim::CheckpointSpec read_checkpoint(ObjectReader& r) {
     c.write_s = r.number("write_s", 0.0, at_least(0.0));
     c.bytes = r.number("bytes", 0.0, at_least(0.0));
     c.write_bandwidth_Bps = r.number("write_bandwidth_Bps", 0.0, at_least(0.0));
-    if (c.bytes > 0.0 && c.write_bandwidth_Bps == 0.0) {
+    if (c.bytes > 0.0 && c.write_bandwidth_Bps == 0.0 && !shared) {
       r.fail("write_bandwidth_Bps",
-             "checkpoint bytes need a write bandwidth (expected a number > 0 when bytes > 0)");
+             "checkpoint bytes need a write bandwidth (expected a number > 0 when bytes > 0, or "
+             "shared storage)");
+    }
+    if (shared && c.write_bandwidth_Bps > 0.0) {
+      r.fail("write_bandwidth_Bps",
+             "with shared storage its link's bandwidth sets the write time (expected no "
+             "write_bandwidth_Bps)");
     }
     if (young_or_daly && sim::checkpoint_write_cost_s(c) <= 0.0) {
       r.fail("write_s", "policy " + in_quotes(sim::to_string(c.policy)) +
@@ -374,7 +398,8 @@ Scenario load_scenario(const Json& document, const std::string& file) {
   s.replicas = static_cast<int>(root.integer("replicas", 10, 1, kMaxReplicas));
   s.allow_unfinished = root.boolean("allow_unfinished", false);
   root.object("cluster", [&](ObjectReader& r) { s.cluster = read_cluster(r); });
-  root.object("checkpoint", [&](ObjectReader& r) { s.checkpoint = read_checkpoint(r); });
+  root.object("checkpoint",
+              [&](ObjectReader& r) { s.checkpoint = read_checkpoint(r, s.cluster.node_count()); });
   root.object("workload", [&](ObjectReader& r) { s.workload = read_workload(r, s.cluster); });
   if (auto* training_workload = std::get_if<TrainingWorkload>(&s.workload)) {
     reject_cluster_soft_errors(root, s.cluster);

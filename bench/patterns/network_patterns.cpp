@@ -2,10 +2,15 @@
 #include "bench/patterns/network_patterns.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
+#include "models/coding/coding_scheme.hpp"
+#include "models/dnn/round_costs.hpp"
 #include "sim/collective_schedules.hpp"
 #include "sim/random_stream.hpp"
 
@@ -86,6 +91,35 @@ void add_pattern(sim::TransferSchedule& s, std::string_view pattern, int nodes) 
   }
 }
 
+// The forward round of a 10000 x 784 layer (the paper's first) under CodeNet 7x6 with
+// (m, n) = (5, 4), batch 1, every symbol present, decentralized, with the all-gather algorithm the
+// simulator picks for it on this platform (models/dnn/round_costs).
+void add_codenet_round(sim::TransferSchedule& s, const sim::TopologySpec& platform) {
+  const models::SchemeSpec spec = models::CodenetGridSpec{5, 4, 7, 6, 0};
+  const auto [rows, cols] = models::block_grid(spec);
+  const std::unique_ptr<models::CodingScheme> scheme = models::make_scheme(spec, rows, cols);
+  scheme->encode(models::Matrix::Zero(rows, cols));
+  if (scheme->node_count() > platform.nodes)
+    throw std::invalid_argument("codenet_round needs at least " +
+                                std::to_string(scheme->node_count()) + " nodes");
+  const models::RoundShape shape =
+      models::layer_shape(spec, *scheme, rows, cols, 10000, 784).dir[0];
+  const std::vector<char> present(shape.members.size(), 1);
+  const std::vector<int> live = first_nodes(scheme->node_count());
+  const double symbol_bytes = shape.partial_rows * models::kBytesPerValue;
+  const sim::Topology topology(platform);
+  double fastest_s = std::numeric_limits<double>::infinity();
+  for (bool bruck : {false, true}) {
+    sim::TransferSchedule round;
+    models::add_round_communication(round, shape, present, live, symbol_bytes, 0.0, true, bruck);
+    const double time_s = sim::run_schedule(topology, round).makespan_s;
+    if (time_s < fastest_s) {
+      fastest_s = time_s;
+      s = std::move(round);
+    }
+  }
+}
+
 }  // namespace
 
 NetworkPattern make_network_pattern(std::string_view pattern, std::string_view platform,
@@ -93,13 +127,17 @@ NetworkPattern make_network_pattern(std::string_view pattern, std::string_view p
   if (nodes < 2) throw std::invalid_argument("a pattern needs at least 2 nodes");
   NetworkPattern p;
   p.platform = make_platform(platform, nodes);
-  add_pattern(p.schedule, pattern, nodes);
+  if (pattern == "codenet_round") {
+    add_codenet_round(p.schedule, p.platform);
+  } else {
+    add_pattern(p.schedule, pattern, nodes);
+  }
   return p;
 }
 
 std::vector<std::string> network_pattern_names() {
   return {"one_transfer",    "two_flows",        "incast_16", "all_to_all", "permutation",
-          "ring_all_gather", "bruck_all_gather", "broadcast", "gather"};
+          "ring_all_gather", "bruck_all_gather", "broadcast", "gather",     "codenet_round"};
 }
 
 std::vector<std::string> network_platform_names() {

@@ -17,7 +17,8 @@ struct NetworkPattern {
 };
 
 /// Patterns:   one_transfer, two_flows, incast_16, all_to_all, permutation, ring_all_gather,
-///             bruck_all_gather, broadcast, gather
+///             bruck_all_gather, broadcast, gather, codenet_round (one training round's
+///             communication: CodeNet 7x6 on the paper's first layer, needs 42 nodes)
 /// Platforms:  star, fat_tree (arity 4), torus2d, dumbbell (edge list: nodes 0..n/2-1 linked to
 ///             node 0, the others to node n/2, and one 0 - n/2 link with a tenth of the bandwidth)
 /// Links: 1 us latency, 1.25e9 B/s; transfers move 1e6 bytes (per block for the all-gathers).

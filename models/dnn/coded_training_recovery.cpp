@@ -40,17 +40,23 @@ std::optional<double> CodedTrainingRun::regenerate_blamed(int layer,
 // block entry are combined; nodes work in parallel), or nullopt when one cannot be done.
 std::optional<double> CodedTrainingRun::regenerate(const std::vector<std::pair<int, int>>& jobs,
                                                    const std::vector<int>& exclude) {
-  std::vector<double> node_s(static_cast<std::size_t>(nodes_), 0.0);
+  std::vector<sim::CommunicationCost> node_cost(static_cast<std::size_t>(nodes_));
   for (const auto& [layer, node] : jobs) {
     CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
     const std::vector<int> sources = scheme.regeneration_sources(node, exclude);
     if (sources.empty() || !scheme.regenerate(node, sources)) return std::nullopt;
     ++progress_.counts.regenerations;
     const double values = geometry_[static_cast<std::size_t>(layer)].stored_values_per_node;
-    node_s[static_cast<std::size_t>(node)] += regeneration_time_s(
+    const sim::CommunicationCost cost = regeneration_cost(
         cluster_.topology(), node, sources, values, cluster_.node(node).speed_flops_per_s());
+    node_cost[static_cast<std::size_t>(node)].time_s += cost.time_s;
+    node_cost[static_cast<std::size_t>(node)].link_wait_s += cost.link_wait_s;
   }
-  return *std::max_element(node_s.begin(), node_s.end());
+  const auto slowest =
+      std::max_element(node_cost.begin(), node_cost.end(),
+                       [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
+  progress_.time.link_wait_s += slowest->link_wait_s;
+  return slowest->time_s;
 }
 
 // Checkpoint 0 is not written: the initial state is rebuilt from the seed.
@@ -127,11 +133,16 @@ CodedTrainingRun::Verification CodedTrainingRun::verify() {
   return {passed, t};
 }
 
-double CodedTrainingRun::write_cost_s() const {
-  // Every node writes its own blocks in parallel: the largest node's bytes.
+// Every node writes (or reads) its own blocks in parallel: node 0's values, the largest.
+double CodedTrainingRun::stored_values_per_node() const {
   double values = 0.0;
   for (const LayerGeometry& g : geometry_) values += g.stored_values_per_node;
-  return checkpoint_write_time_s(policy_, checkpoint_spec_, values);
+  return values;
+}
+
+double CodedTrainingRun::write_cost_s() const {
+  return checkpoint_write_time_s(policy_, checkpoint_spec_, stored_values_per_node(),
+                                 cluster_.topology(), nodes_);
 }
 
 void CodedTrainingRun::start_checkpoint() {
@@ -172,7 +183,8 @@ void CodedTrainingRun::rollback() {
   restore_snapshot();
   if (observer_.on_rollback) observer_.on_rollback(progress_.done(), decoded_parameters());
   phase_ = Phase::restart;
-  const double restart_s = policy_.restart_s();
+  const double restart_s = checkpoint_restart_time_s(
+      policy_, checkpoint_spec_, stored_values_per_node(), cluster_.topology(), nodes_);
   progress_.time.charge_later(engine_.now(), TimeKind::restart);
   after(restart_s, [this, restart_s] {
     progress_.restart(restart_s);

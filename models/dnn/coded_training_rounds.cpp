@@ -184,12 +184,15 @@ std::vector<std::optional<Matrix>> CodedTrainingRun::gather_symbols(const Direct
 
 double CodedTrainingRun::communication_time_s(const DirectionGeometry& g,
                                               const std::vector<std::optional<Matrix>>& symbols,
-                                              double symbol_bytes) const {
+                                              double symbol_bytes) {
   std::vector<char> present(symbols.size());
   for (std::size_t s = 0; s < symbols.size(); ++s) present[s] = symbols[s].has_value();
   const double product_bytes = static_cast<double>(g.product_rows) * batch_ * kBytesPerValue;
-  return round_communication_time_s(cluster_.topology(), g, present, live_nodes(), symbol_bytes,
-                                    product_bytes, spec_.decentralized);
+  const sim::CommunicationCost cost =
+      round_communication_cost(cluster_.topology(), g, present, live_nodes(), symbol_bytes,
+                               product_bytes, spec_.decentralized);
+  progress_.time.link_wait_s += cost.link_wait_s;
+  return cost.time_s;
 }
 
 void CodedTrainingRun::after_decode() {

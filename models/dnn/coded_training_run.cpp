@@ -33,6 +33,7 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
       layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
       batch_(spec.mlp.batch_size),
       progress_(spec.iterations, checkpoint.max_stalled_rollbacks) {
+  progress_.time.report_link_wait = cluster_spec.network.model == sim::NetworkModel::flow;
   const std::string problem =
       validate_training(spec, cluster_.size(), train.features(), train.classes);
   CODESIM_CHECK(problem.empty(), problem.c_str());

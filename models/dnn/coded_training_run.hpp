@@ -136,7 +136,7 @@ class CodedTrainingRun {
   std::vector<std::optional<Matrix>> gather_symbols(const DirectionGeometry& g, int& present);
   double communication_time_s(const DirectionGeometry& g,
                               const std::vector<std::optional<Matrix>>& symbols,
-                              double symbol_bytes) const;
+                              double symbol_bytes);
   void after_decode();
   void start_next_round(int l, Direction dir);
   void offer_decode_faults(NodeCopies& value, const char* operation, int layer, double flops);
@@ -162,6 +162,7 @@ class CodedTrainingRun {
   /// Faults injected and crashes so far: the random events a rollback may be blamed on.
   std::uint64_t random_events() const { return injector_.log().records.size() + crashes_; }
   ProductDecode verification_decode(int layer, Direction dir, double& t_s);
+  double stored_values_per_node() const;
   double write_cost_s() const;
   void start_checkpoint();
   void rollback();

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "models/dnn/training_protocol.hpp"
 #include "sim/check.hpp"
+#include "sim/collective_schedules.hpp"
 #include "sim/collectives.hpp"
+#include "sim/transfer_schedule.hpp"
 
 namespace codesim::models {
 
@@ -60,25 +63,109 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
   return g;
 }
 
-double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
-                                  std::span<const char> present, std::span<const int> live,
-                                  double symbol_bytes, double product_bytes, bool decentralized) {
+namespace {
+
+bool flow_model(const sim::Topology& topology) {
+  return topology.network_model() == sim::NetworkModel::flow;
+}
+
+sim::CommunicationCost flow_cost(const sim::Topology& topology,
+                                 const sim::TransferSchedule& schedule) {
+  const double time_s = sim::run_schedule(topology, schedule).makespan_s;
+  return {time_s, time_s - sim::contention_free_makespan_s(topology, schedule)};
+}
+
+sim::CommunicationCost& operator+=(sim::CommunicationCost& a, const sim::CommunicationCost& b) {
+  a.time_s += b.time_s;
+  a.link_wait_s += b.link_wait_s;
+  return a;
+}
+
+// Every present symbol reduced over its members: at once as one schedule under the flow model
+// (reductions contend where their routes share links); the slowest reduction otherwise.
+sim::CommunicationCost reduce_phase(const sim::Topology& topology, const RoundShape& shape,
+                                    std::span<const char> present, double symbol_bytes) {
+  if (flow_model(topology)) {
+    sim::TransferSchedule schedule;
+    for (std::size_t s = 0; s < present.size(); ++s)
+      if (present[s]) sim::add_reduce(schedule, shape.members[s], symbol_bytes, std::nullopt);
+    return flow_cost(topology, schedule);
+  }
   double reduce_s = 0.0;
   for (std::size_t s = 0; s < present.size(); ++s) {
     if (present[s]) {
       reduce_s = std::max(reduce_s, sim::reduce_time_s(topology, shape.members[s], symbol_bytes));
     }
   }
-  if (decentralized) return reduce_s + sim::fastest_all_gather_time_s(topology, live, symbol_bytes);
-  // Node 0 receives the symbols one after another, then broadcasts the decoded product.
+  return {reduce_s, 0.0};
+}
+
+// The present symbols sent to node 0: at once, sharing node 0's links, under the flow model; one
+// after another otherwise.
+sim::CommunicationCost gather_phase(const sim::Topology& topology, const RoundShape& shape,
+                                    std::span<const char> present, double symbol_bytes) {
+  sim::TransferSchedule schedule;
   double gather_s = 0.0;
   for (std::size_t s = 0; s < present.size(); ++s) {
-    if (present[s]) gather_s += topology.transfer_time_s(shape.members[s].front(), 0, symbol_bytes);
+    if (!present[s]) continue;
+    if (flow_model(topology)) {
+      schedule.add(shape.members[s].front(), 0, symbol_bytes);
+    } else {
+      gather_s += topology.transfer_time_s(shape.members[s].front(), 0, symbol_bytes);
+    }
+  }
+  return flow_model(topology) ? flow_cost(topology, schedule) : sim::CommunicationCost{gather_s};
+}
+
+}  // namespace
+
+sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
+                                                const RoundShape& shape,
+                                                std::span<const char> present,
+                                                std::span<const int> live, double symbol_bytes,
+                                                double product_bytes, bool decentralized) {
+  sim::CommunicationCost cost = reduce_phase(topology, shape, present, symbol_bytes);
+  if (decentralized) {
+    cost += sim::fastest_all_gather_cost(topology, live, symbol_bytes);
+    return cost;
   }
   std::vector<int> tree{0};
   for (int p : live)
     if (p != 0) tree.push_back(p);
-  return reduce_s + gather_s + sim::broadcast_time_s(topology, tree, product_bytes);
+  cost += gather_phase(topology, shape, present, symbol_bytes);
+  cost += sim::broadcast_cost(topology, tree, product_bytes);
+  return cost;
+}
+
+sim::TransferId add_round_communication(sim::TransferSchedule& schedule, const RoundShape& shape,
+                                        std::span<const char> present, std::span<const int> live,
+                                        double symbol_bytes, double product_bytes,
+                                        bool decentralized, bool bruck) {
+  std::vector<sim::TransferId> reduced;
+  for (std::size_t s = 0; s < present.size(); ++s)
+    if (present[s])
+      reduced.push_back(sim::add_reduce(schedule, shape.members[s], symbol_bytes, std::nullopt));
+  const sim::TransferId all_reduced = schedule.join(std::move(reduced));
+  if (decentralized) {
+    const auto all_gather = bruck ? sim::add_bruck_all_gather : sim::add_ring_all_gather;
+    return all_gather(schedule, live, symbol_bytes, all_reduced);
+  }
+  std::vector<sim::TransferId> gathered;
+  for (std::size_t s = 0; s < present.size(); ++s)
+    if (present[s])
+      gathered.push_back(schedule.add(shape.members[s].front(), 0, symbol_bytes, {all_reduced}));
+  std::vector<int> tree{0};
+  for (int p : live)
+    if (p != 0) tree.push_back(p);
+  return sim::add_broadcast(schedule, tree, product_bytes, schedule.join(std::move(gathered)));
+}
+
+double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
+                                  std::span<const char> present, std::span<const int> live,
+                                  double symbol_bytes, double product_bytes, bool decentralized) {
+  return round_communication_cost(topology, shape, present, live, symbol_bytes, product_bytes,
+                                  decentralized)
+      .time_s;
 }
 
 double decode_flops(int present_symbols, int partial_rows, int batch, bool clean) {
@@ -86,18 +173,43 @@ double decode_flops(int present_symbols, int partial_rows, int batch, bool clean
          (clean ? 1.0 : kUncleanDecodeFactor);
 }
 
+sim::CommunicationCost regeneration_cost(const sim::Topology& topology, int node,
+                                         std::span<const int> sources, double stored_values,
+                                         double node_speed_flops_per_s) {
+  sim::CommunicationCost cost{2.0 * static_cast<double>(sources.size()) * stored_values /
+                              node_speed_flops_per_s};
+  if (flow_model(topology)) {
+    // The sources send at once and share the links into `node`.
+    sim::TransferSchedule schedule;
+    for (int source : sources) schedule.add(source, node, stored_values * kBytesPerValue);
+    cost += flow_cost(topology, schedule);
+    return cost;
+  }
+  for (int source : sources)
+    cost.time_s += topology.transfer_time_s(source, node, stored_values * kBytesPerValue);
+  return cost;
+}
+
 double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,
                            double stored_values, double node_speed_flops_per_s) {
-  double t = 2.0 * static_cast<double>(sources.size()) * stored_values / node_speed_flops_per_s;
-  for (int source : sources)
-    t += topology.transfer_time_s(source, node, stored_values * kBytesPerValue);
-  return t;
+  return regeneration_cost(topology, node, sources, stored_values, node_speed_flops_per_s).time_s;
 }
 
 double checkpoint_write_time_s(const sim::CheckpointPolicy& policy, const sim::CheckpointSpec& spec,
-                               double stored_values_per_node) {
-  if (spec.bytes > 0.0 || spec.write_bandwidth_Bps <= 0.0) return policy.write_cost_s();
+                               double stored_values_per_node, const sim::Topology& topology,
+                               int nodes) {
+  const double storage_s = sim::storage_transfer_time_s(
+      topology, spec.storage, nodes, stored_values_per_node * kBytesPerValue, true);
+  if (spec.bytes > 0.0 || spec.write_bandwidth_Bps <= 0.0) return policy.write_cost_s() + storage_s;
   return policy.write_cost_s() + stored_values_per_node * kBytesPerValue / spec.write_bandwidth_Bps;
+}
+
+double checkpoint_restart_time_s(const sim::CheckpointPolicy& policy,
+                                 const sim::CheckpointSpec& spec, double stored_values_per_node,
+                                 const sim::Topology& topology, int nodes) {
+  return policy.restart_s() + sim::storage_transfer_time_s(topology, spec.storage, nodes,
+                                                           stored_values_per_node * kBytesPerValue,
+                                                           false);
 }
 
 double nominal_round_time_s(const sim::Topology& topology, const RoundShape& shape,

@@ -8,7 +8,9 @@
 
 #include "models/coding/coding_scheme.hpp"
 #include "sim/checkpoint_policy.hpp"
+#include "sim/collectives.hpp"
 #include "sim/topology.hpp"
+#include "sim/transfer_schedule.hpp"
 
 namespace codesim::models {
 
@@ -47,26 +49,56 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
 /// Seconds to bring a round's present symbols together: each symbol reduced over its members
 /// (binomial reduce of `symbol_bytes`; the slowest symbol counts), then decentralized: the faster
 /// of a ring and a Bruck all-gather of one symbol per `live` node; centralized: the symbols sent
-/// to node 0 one after another and the decoded product (`product_bytes`) broadcast from node 0 to
-/// the live nodes (binomial). `present` has one flag per symbol.
+/// to node 0 and the decoded product (`product_bytes`) broadcast from node 0 to the live nodes
+/// (binomial). `present` has one flag per symbol.
+/// The phases follow one another (each starts when the last transfer of the one before ends, so
+/// their times add up). Under the flow network model each phase is a transfer schedule run on the
+/// links: all reductions at once (contending where their routes share links), the symbols'
+/// transfers to node 0 at once, the collectives as in sim/collectives.hpp. Under the analytic
+/// model the phases cost their closed forms and the symbols reach node 0 one after another.
 double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,
                                   std::span<const char> present, std::span<const int> live,
                                   double symbol_bytes, double product_bytes, bool decentralized);
+/// The same with the part spent waiting on shared links (sim/collectives.hpp).
+/// The round's communication as one transfer schedule, its phases joined (each starts when the one
+/// before has ended), with the ring all-gather or, when `bruck`, the Bruck one: run alone on a
+/// network it takes what round_communication_time_s charges for that algorithm (the SimGrid
+/// comparison runs it, bench/peers). Returns the join point of its end.
+sim::TransferId add_round_communication(sim::TransferSchedule& schedule, const RoundShape& shape,
+                                        std::span<const char> present, std::span<const int> live,
+                                        double symbol_bytes, double product_bytes,
+                                        bool decentralized, bool bruck);
+sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
+                                                const RoundShape& shape,
+                                                std::span<const char> present,
+                                                std::span<const int> live, double symbol_bytes,
+                                                double product_bytes, bool decentralized);
 
 /// Flops of a decode of `present_symbols` symbols of `partial_rows` x `batch` entries:
 /// 2 a^2 L, times kUncleanDecodeFactor when it was not clean.
 double decode_flops(int present_symbols, int partial_rows, int batch, bool clean);
 
 /// Seconds for `node` to regenerate `stored_values` values from `sources`: their blocks arrive
-/// one after another, then 2 |sources| flops per value at `node_speed_flops_per_s`.
+/// (one after another under the analytic model; at once, sharing links, under the flow model),
+/// then 2 |sources| flops per value at `node_speed_flops_per_s`.
 double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,
                            double stored_values, double node_speed_flops_per_s);
+/// The same with the part spent waiting on shared links.
+sim::CommunicationCost regeneration_cost(const sim::Topology& topology, int node,
+                                         std::span<const int> sources, double stored_values,
+                                         double node_speed_flops_per_s);
 
 /// Seconds of one checkpoint write: the policy's cost, plus, when the spec gives a bandwidth and no
-/// byte count, every node writing its own `stored_values_per_node` values in parallel.
+/// byte count, every node writing its own `stored_values_per_node` values in parallel; with shared
+/// storage (spec.storage), plus nodes 0..nodes-1 sending those values to its server at once.
 double checkpoint_write_time_s(const sim::CheckpointPolicy& policy, const sim::CheckpointSpec& spec,
-                               double stored_values_per_node);
-
+                               double stored_values_per_node, const sim::Topology& topology,
+                               int nodes);
+/// Seconds of one restart: the policy's restart_s, plus, with shared storage, nodes 0..nodes-1
+/// reading their `stored_values_per_node` values back from its server at once.
+double checkpoint_restart_time_s(const sim::CheckpointPolicy& policy,
+                                 const sim::CheckpointSpec& spec, double stored_values_per_node,
+                                 const sim::Topology& topology, int nodes);
 /// Nominal (straggler-free) seconds of one batch-1 round of the verification pass: the slowest
 /// usable participant's task, the communication of the symbols whose members are all usable and
 /// a clean decode of them at `decoder_speed_flops_per_s`. `usable` and `speeds_flops_per_s` are

@@ -10,6 +10,7 @@
 #include "models/coding/coding_scheme.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/training_protocol.hpp"
+#include "sim/collectives.hpp"
 
 namespace codesim::models::detail {
 
@@ -42,7 +43,7 @@ struct Round {
   double flops = 0.0;  ///< one task
   double symbol_bytes = 0.0;
   double product_bytes = 0.0;
-  double all_present_communication_s = 0.0;
+  sim::CommunicationCost all_present_communication;
   double nominal_s = 0.0;  ///< the verification pass's round, seconds
   bool fixed = false;      ///< no stragglers: `timing` holds every execution's outcome (from 0)
   RoundTiming timing;
@@ -106,6 +107,14 @@ class SymbolErrors {
   std::vector<int> codeword_errors_;
   std::vector<char> codeword_corrected_;
   std::vector<int> touched_;
+};
+
+/// The regeneration of one set of wrong symbols' member blocks, the same in every round of a
+/// direction (cached by the stochastic run).
+struct Regeneration {
+  bool possible = true;
+  std::vector<int> nodes;                    ///< regenerated, ascending
+  std::vector<sim::CommunicationCost> cost;  ///< per layer: the slowest node's
 };
 
 }  // namespace codesim::models::detail

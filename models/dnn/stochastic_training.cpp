@@ -30,6 +30,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 using detail::kBackward;
 using detail::kForward;
 using detail::Outcome;
+using detail::Regeneration;
 using detail::Round;
 using detail::RoundResolver;
 using detail::RoundTiming;
@@ -62,12 +63,6 @@ class StrikeRates {
 // Thrown when the clock passes the time limit: the run stops there, in the middle of its step.
 struct OutOfTime {};
 
-struct Regeneration {
-  bool possible = true;
-  std::vector<int> nodes;      // regenerated, ascending
-  std::vector<double> time_s;  // per layer
-};
-
 class StochasticRun {
  public:
   StochasticRun(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
@@ -81,6 +76,7 @@ class StochasticRun {
         layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
         batch_(spec.mlp.batch_size),
         progress_(spec.iterations, checkpoint.max_stalled_rollbacks) {
+    progress_.time.report_link_wait = cluster.network.model == sim::NetworkModel::flow;
     CODESIM_CHECK(validate_stochastic_training(cluster, spec, faults).empty(),
                   "the stochastic mode needs a spec it models");
     wait_ = wait_policy(spec);
@@ -95,7 +91,8 @@ class StochasticRun {
     init_update(strikes);
     double values = 0.0;
     for (const LayerShape& g : shapes_) values += g.stored_values_per_node;
-    write_s_ = checkpoint_write_time_s(policy_, checkpoint_spec_, values);
+    write_s_ = checkpoint_write_time_s(policy_, checkpoint_spec_, values, topology_, nodes_);
+    restart_s_ = checkpoint_restart_time_s(policy_, checkpoint_spec_, values, topology_, nodes_);
     errors_.size(max_symbols_, max_codewords_);
   }
 
@@ -263,7 +260,7 @@ class StochasticRun {
     r.symbol_bytes = static_cast<double>(shape.partial_rows) * batch_ * kBytesPerValue;
     r.product_bytes = static_cast<double>(shape.product_rows) * batch_ * kBytesPerValue;
     const std::vector<char> all(static_cast<std::size_t>(symbols), 1);
-    r.all_present_communication_s = round_communication_time_s(
+    r.all_present_communication = round_communication_cost(
         topology_, shape, all, live_, r.symbol_bytes, r.product_bytes, spec_.decentralized);
     r.nominal_s = nominal_round_time_s(topology_, shape, usable_, speeds_, live_, decoder_speed_,
                                        batch_, spec_.decentralized);
@@ -283,7 +280,7 @@ class StochasticRun {
 
   // Regenerates the members of the erroneous symbols of corrected codewords; the time, or
   // nullopt when a block has too few sources.
-  std::optional<double> regenerate(const Round& r) {
+  std::optional<sim::CommunicationCost> regenerate(const Round& r) {
     key_.assign(1, r.dir);
     for (int s : errors_.erroneous()) {
       if (errors_.corrected(r.codewords.codeword_of(s))) key_.push_back(s);
@@ -297,7 +294,7 @@ class StochasticRun {
       }
       std::sort(entry.nodes.begin(), entry.nodes.end());
       entry.nodes.erase(std::unique(entry.nodes.begin(), entry.nodes.end()), entry.nodes.end());
-      entry.time_s.assign(static_cast<std::size_t>(layers_), 0.0);
+      entry.cost.assign(static_cast<std::size_t>(layers_), {});
       for (int p : entry.nodes) {
         const std::vector<int> sources = structure_->regeneration_sources(p, entry.nodes);
         if (sources.empty()) {
@@ -305,11 +302,11 @@ class StochasticRun {
           break;
         }
         for (int l = 0; l < layers_; ++l) {
-          double& slot = entry.time_s[static_cast<std::size_t>(l)];
-          slot = std::max(
-              slot, regeneration_time_s(topology_, p, sources,
-                                        shapes_[static_cast<std::size_t>(l)].stored_values_per_node,
-                                        speeds_[static_cast<std::size_t>(p)]));
+          const auto cost = regeneration_cost(
+              topology_, p, sources, shapes_[static_cast<std::size_t>(l)].stored_values_per_node,
+              speeds_[static_cast<std::size_t>(p)]);
+          auto& slot = entry.cost[static_cast<std::size_t>(l)];
+          if (cost.time_s > slot.time_s) slot = cost;
         }
       }
       it = regenerations_cache_.emplace(key_, std::move(entry)).first;
@@ -323,7 +320,7 @@ class StochasticRun {
         wrong_[static_cast<std::size_t>(base + b)] = 0;
     }
     progress_.counts.regenerations += entry.nodes.size();
-    return entry.time_s[static_cast<std::size_t>(r.layer)];
+    return entry.cost[static_cast<std::size_t>(r.layer)];
   }
 
   // One training round; false when it rolled back.
@@ -370,11 +367,12 @@ class StochasticRun {
     check_time();
     const Outcome outcome = errors_.decode(r, t, spec_.decode.error_model);
     ++progress_.counts.decodes;
-    const double communication_s =
+    const auto [communication_s, link_wait_s] =
         t.all_present
-            ? r.all_present_communication_s
-            : round_communication_time_s(topology_, *r.shape, t.present, live_, r.symbol_bytes,
-                                         r.product_bytes, spec_.decentralized);
+            ? r.all_present_communication
+            : round_communication_cost(topology_, *r.shape, t.present, live_, r.symbol_bytes,
+                                       r.product_bytes, spec_.decentralized);
+    progress_.time.link_wait_s += link_wait_s;
     const double decode_s = decode_flops(t.tally.present_total(), r.shape->partial_rows, batch_,
                                          outcome.status == Status::clean) /
                             decoder_speed_;
@@ -390,13 +388,14 @@ class StochasticRun {
     }
     if (outcome.status == Status::corrected) {
       ++progress_.counts.corrected;
-      const std::optional<double> regeneration_s = regenerate(r);
-      if (!regeneration_s) {
+      const std::optional<sim::CommunicationCost> regeneration = regenerate(r);
+      if (!regeneration) {
         rollback();
         return false;
       }
-      progress_.time.charge_ahead(now_s_, {{TimeKind::communication, *regeneration_s}});
-      if (*regeneration_s > 0.0) now_s_ += *regeneration_s;
+      progress_.time.charge_ahead(now_s_, {{TimeKind::communication, regeneration->time_s}});
+      progress_.time.link_wait_s += regeneration->link_wait_s;
+      if (regeneration->time_s > 0.0) now_s_ += regeneration->time_s;
       check_time();
     }
     return true;
@@ -442,9 +441,10 @@ class StochasticRun {
     const bool passed = verification_passes(
         layers_, [&](int l, int d) { return verification_decode(round(l, d), t).status; },
         [&](int l, int d) {
-          const std::optional<double> regeneration_s = regenerate(round(l, d));
-          if (regeneration_s) t += *regeneration_s;
-          return regeneration_s.has_value();
+          const std::optional<sim::CommunicationCost> regeneration = regenerate(round(l, d));
+          if (regeneration) t += regeneration->time_s;
+          if (regeneration) progress_.time.link_wait_s += regeneration->link_wait_s;
+          return regeneration.has_value();
         },
         progress_.counts);
     return {passed, t};
@@ -506,11 +506,10 @@ class StochasticRun {
       std::fill(checkpoint_wrong_.begin(), checkpoint_wrong_.end(), 0);
     }
     wrong_ = checkpoint_wrong_;
-    const double restart_s = policy_.restart_s();
     progress_.time.charge_later(now_s_, TimeKind::restart);
-    now_s_ += restart_s;
+    now_s_ += restart_s_;
     check_time();
-    progress_.restart(restart_s);
+    progress_.restart(restart_s_);
   }
 
   void finish() { progress_.complete(now_s_); }
@@ -553,7 +552,8 @@ class StochasticRun {
   std::vector<int> update_begin_;  // per node + 1, into update_block_
   std::vector<int> update_block_;
   std::vector<double> update_hazard_;
-  double write_s_ = 0.0;
+  double write_s_ = 0.0;  // a checkpoint's write and a restart, seconds
+  double restart_s_ = 0.0;
   std::size_t max_symbols_ = 0;
   std::size_t max_codewords_ = 0;
 

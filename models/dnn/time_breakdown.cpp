@@ -81,6 +81,7 @@ void TimeBreakdown::add_to(sim::MetricSet& metrics) const {
   metrics.set("time_restart_s", restart_s);
   metrics.set("time_eval_s", eval_s);
   metrics.set("time_lost_s", lost_s);
+  if (report_link_wait) metrics.set("time_link_wait_s", link_wait_s);
 }
 
 }  // namespace codesim::models

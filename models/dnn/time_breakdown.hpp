@@ -35,6 +35,12 @@ struct TimeBreakdown {
   double restart_s = 0.0;
   double eval_s = 0.0;
   double lost_s = 0.0;  ///< pending work discarded by rollbacks
+  /// Seconds that transfers spent waiting on shared links (flow network model): the rounds' and
+  /// the regenerations' time minus what the same transfers would take if they shared no link,
+  /// counted when they start. Already inside the other kinds (communication, lost work, checkpoint
+  /// for the verification pass's regenerations), not added to them.
+  double link_wait_s = 0.0;
+  bool report_link_wait = false;  ///< add_to writes time_link_wait_s (runs under the flow model)
 
   /// The seconds of `kind`: pending work, or restart_s or eval_s.
   double& of(TimeKind kind);
@@ -52,7 +58,8 @@ struct TimeBreakdown {
   /// seconds that elapsed, one charged later is charged what elapsed. Then settled.
   void cut(double end_s);
   /// Sets time_compute_s, time_communication_s, time_decode_s, time_checkpoint_s, time_restart_s,
-  /// time_eval_s and time_lost_s (committed work only: commit() first).
+  /// time_eval_s and time_lost_s (committed work only: commit() first), and time_link_wait_s when
+  /// report_link_wait is set.
   void add_to(sim::MetricSet& metrics) const;
 
  private:

@@ -39,6 +39,46 @@ TEST_CASE("a failure-free job takes iterations times task time plus the all-gath
   CHECK(total_breakdown_s(m) == doctest::Approx(m.get("completion_time_s")));
 }
 
+TEST_CASE("results sent to node 0 share its link under the flow model and queue without it") {
+  ClusterSpec cluster = uniform_cluster(5, 1e9);
+  cluster.network.shape = TopologyShape::star;
+  cluster.network.latency_s = 1e-3;
+  cluster.network.bandwidth_Bps = 1e6;
+  IterativeJobSpec job;
+  job.iterations = 1;
+  job.task_flops = 1e9;
+  job.bytes_per_task = 1e3;  // 1 ms per link
+  job.exchange = ExchangeKind::to_one;
+  // Four results cross the switch -> 0 link at a quarter of it each (node 0's own is local): two
+  // latencies and four transfer times; queued, each pays its latencies too.
+  cluster.network.model = NetworkModel::flow;
+  CHECK(run_iterative_job(cluster, CheckpointSpec{}, job, 1, 0).get("completion_time_s") ==
+        doctest::Approx(1.0 + 2e-3 + 4e-3));
+  cluster.network.model = NetworkModel::analytic;
+  CHECK(run_iterative_job(cluster, CheckpointSpec{}, job, 1, 0).get("completion_time_s") ==
+        doctest::Approx(1.0 + 4 * (2e-3 + 1e-3)));
+}
+
+TEST_CASE("with shared storage every checkpoint write sends each node's share over its link") {
+  ClusterSpec cluster = uniform_cluster(4, 1e9);
+  cluster.network.shape = TopologyShape::star;
+  cluster.network.latency_s = 1e-6;
+  cluster.network.bandwidth_Bps = 1e9;
+  CheckpointSpec checkpoint;
+  checkpoint.policy = CheckpointKind::every_iterations;
+  checkpoint.every_iterations = 1;
+  checkpoint.bytes = 4e6;
+  checkpoint.storage = {StorageKind::shared, 0, 1e-5, 5e8};
+  IterativeJobSpec job;
+  job.iterations = 3;
+  job.exchange = ExchangeKind::none;
+  const MetricSet m = run_iterative_job(cluster, checkpoint, job, 1, 0);
+  // Four 1e6-byte writes share the 5e8 B/s server link (sim/checkpoint_storage_test.cpp).
+  CHECK(m.get("checkpoints") >= 3);
+  CHECK(m.get("time_checkpoint_s") ==
+        doctest::Approx(m.get("checkpoints") * (2e-6 + 1e-5 + 4e6 / 5e8)));
+}
+
 TEST_CASE("waiting for the fastest K tasks beats waiting for all under stragglers") {
   ClusterSpec cluster = uniform_cluster(8, 1e9);
   for (auto& s : cluster.stragglers) {

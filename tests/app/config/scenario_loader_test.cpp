@@ -222,6 +222,34 @@ TEST_CASE("network parameters are checked against the shape") {
   CHECK(pointer_of_error(disconnected) == "/cluster/network");
 }
 
+TEST_CASE("the network model is flow unless a scenario asks for the analytic one") {
+  CHECK(load_scenario(base_scenario(), "s.json").cluster.network.model ==
+        codesim::sim::NetworkModel::flow);
+  CHECK(
+      load_scenario(with("/cluster/network/model=\"analytic\""), "s.json").cluster.network.model ==
+      codesim::sim::NetworkModel::analytic);
+  CHECK(error_of(with("/cluster/network/model=\"packet\"")) ==
+        "s.json: /cluster/network/model: unknown network model \"packet\" (expected one of: "
+        "flow, analytic)");
+}
+
+TEST_CASE("shared checkpoint storage hangs off an existing node and replaces the write bandwidth") {
+  const Json shared = with(
+      "/checkpoint/storage={\"kind\": \"shared\", \"attach_node\": 2, \"bandwidth_Bps\": 1e9}");
+  CHECK(load_scenario(shared, "s.json").checkpoint.storage.attach_node == 2);
+  CHECK(pointer_of_error(with("/checkpoint/storage={\"kind\": \"shared\", \"attach_node\": 8, "
+                              "\"bandwidth_Bps\": 1e9}")) == "/checkpoint/storage/attach_node");
+  CHECK(pointer_of_error(with("/checkpoint/storage={\"kind\": \"shared\", \"attach_node\": 0, "
+                              "\"bandwidth_Bps\": 0}")) == "/checkpoint/storage/bandwidth_Bps");
+  CHECK(pointer_of_error(with("/checkpoint/storage={\"kind\": \"shared\", \"attach_node\": 0}")) ==
+        "/checkpoint/storage/bandwidth_Bps");
+  CHECK(pointer_of_error(with("/checkpoint/storage={\"kind\": \"disk\"}")) ==
+        "/checkpoint/storage/kind");
+  Json both = shared;
+  both["checkpoint"]["write_bandwidth_Bps"] = 1e9;
+  CHECK(pointer_of_error(both) == "/checkpoint/write_bandwidth_Bps");
+}
+
 TEST_CASE("a long edge list is checked for repeated links in n log n, naming the first") {
   // 200,000 links on 100,000 nodes (a ring and its chords): comparing every pair took minutes.
   constexpr int kNodes = 100000;
