@@ -225,8 +225,8 @@ void FlowNetwork::settle_component(double t_s, std::vector<FlowId>& finished_out
 // unfixed flows; ties to the lower link id) fixes its unfixed flows at that share, which every
 // other link on their routes gives up. The live flows are whole components.
 void FlowNetwork::solve_rates() {
-  if (live_flows_.size() ==
-      1) {  // alone on its links: the slowest one's bandwidth, as filling gives
+  // Alone on its links, a flow gets its slowest link's bandwidth, as filling would give it.
+  if (live_flows_.size() == 1) {
     Flow& flow = flows_[live_flows_.front()];
     flow.rate_Bps = kInfinity;
     for (Index hop = 0; hop < flow.route_size; ++hop)
@@ -245,6 +245,7 @@ void FlowNetwork::solve_rates() {
     link_unfixed_[link] = static_cast<Index>(link_members_[link].size());
     if (link_unfixed_[link] > 0) open_links_.push_back(link);
   }
+  std::sort(open_links_.begin(), open_links_.end());
   // Scanning costs the open links every round, the tournament about the route hops of the flows
   // it fixes times the tree's depth: scan until the scans have cost that much.
   const std::size_t scan_budget = kScanBudgetPerHop * route_hops;
@@ -311,24 +312,23 @@ void FlowNetwork::play_match(std::size_t node) {
 }
 
 // The open link of smallest share (ties to the lower id), dropping the links with no unfixed
-// flow left; kNone when every flow is fixed.
+// flow left (open_links_ stays in id order); kNone when every flow is fixed.
 FlowNetwork::Index FlowNetwork::scan_bottleneck(double& share_Bps) {
   Index bottleneck = kNone;
   share_Bps = kInfinity;
-  for (std::size_t i = 0; i < open_links_.size();) {
-    const Index link = open_links_[i];
-    if (link_unfixed_[link] == 0) {
-      open_links_[i] = open_links_.back();
-      open_links_.pop_back();
-      continue;
-    }
-    const double link_share_Bps = link_capacity_Bps_[link] / link_unfixed_[link];
-    if (link_share_Bps < share_Bps || (link_share_Bps == share_Bps && link < bottleneck)) {
+  std::size_t kept = 0;
+  for (const Index link : open_links_) {
+    const Index unfixed = link_unfixed_[link];
+    if (unfixed == 0) continue;
+    open_links_[kept++] = link;
+    // Links are in id order, so the first of equal shares is the lower id.
+    const double link_share_Bps = link_capacity_Bps_[link] / unfixed;
+    if (link_share_Bps < share_Bps) {
       share_Bps = link_share_Bps;
       bottleneck = link;
     }
-    ++i;
   }
+  open_links_.resize(kept);
   return bottleneck;
 }
 
