@@ -21,6 +21,8 @@ constexpr double kBytesRelTolerance = 1e-9;
 // them change every round; once the scans have cost this many links per route hop of the
 // component's flows, it moves to a tournament tree (long chains of links, few flows per round).
 constexpr std::size_t kScanBudgetPerHop = 16;
+// Rounds of filling after which the scanned links are sorted by id.
+constexpr std::size_t kRoundsBeforeSorting = 8;
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<FlowLink> links)
@@ -245,14 +247,22 @@ void FlowNetwork::solve_rates() {
     link_unfixed_[link] = static_cast<Index>(link_members_[link].size());
     if (link_unfixed_[link] > 0) open_links_.push_back(link);
   }
-  std::sort(open_links_.begin(), open_links_.end());
   // Scanning costs the open links every round, the tournament about the route hops of the flows
   // it fixes times the tree's depth: scan until the scans have cost that much.
   const std::size_t scan_budget = kScanBudgetPerHop * route_hops;
   std::size_t scanned = 0;
+  std::size_t rounds = 0;
+  bool sorted = false;
   double share_Bps = 0.0;
-  for (Index link = scan_bottleneck(share_Bps); link != kNone; link = scan_bottleneck(share_Bps)) {
+  for (Index link = scan_bottleneck(sorted, share_Bps); link != kNone;
+       link = scan_bottleneck(sorted, share_Bps)) {
     fix_flows_on(link, share_Bps, nullptr);
+    // Many rounds to go: links in id order are scanned faster (in memory order, and the first of
+    // equal shares is the lower id), which repays sorting them.
+    if (++rounds == kRoundsBeforeSorting) {
+      std::sort(open_links_.begin(), open_links_.end());
+      sorted = true;
+    }
     scanned += open_links_.size();
     if (scanned > scan_budget) {
       solve_in_tournament();
@@ -312,8 +322,9 @@ void FlowNetwork::play_match(std::size_t node) {
 }
 
 // The open link of smallest share (ties to the lower id), dropping the links with no unfixed
-// flow left (open_links_ stays in id order); kNone when every flow is fixed.
-FlowNetwork::Index FlowNetwork::scan_bottleneck(double& share_Bps) {
+// flow left (in place, keeping their order); kNone when every flow is fixed. `sorted`: the open
+// links are in id order.
+FlowNetwork::Index FlowNetwork::scan_bottleneck(bool sorted, double& share_Bps) {
   Index bottleneck = kNone;
   share_Bps = kInfinity;
   std::size_t kept = 0;
@@ -321,9 +332,9 @@ FlowNetwork::Index FlowNetwork::scan_bottleneck(double& share_Bps) {
     const Index unfixed = link_unfixed_[link];
     if (unfixed == 0) continue;
     open_links_[kept++] = link;
-    // Links are in id order, so the first of equal shares is the lower id.
     const double link_share_Bps = link_capacity_Bps_[link] / unfixed;
-    if (link_share_Bps < share_Bps) {
+    if (link_share_Bps < share_Bps ||
+        (!sorted && link_share_Bps == share_Bps && link < bottleneck)) {
       share_Bps = link_share_Bps;
       bottleneck = link;
     }

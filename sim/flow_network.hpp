@@ -106,7 +106,7 @@ class FlowNetwork {
   void solve_in_tournament();
   void play_match(std::size_t node);
   void fix_flows_on(Index bottleneck, double share_Bps, std::vector<Index>* changed);
-  Index scan_bottleneck(double& share_Bps);
+  Index scan_bottleneck(bool sorted, double& share_Bps);
   void reschedule_live(double t_s);
   double batch_horizon_s(double t_s) const;
   Index next_stamp();
