@@ -179,6 +179,92 @@ struct Side {
   std::vector<double> flows_per_s;  // per run
 };
 
+struct Measured {
+  std::size_t flows = 0;
+  Side ours;
+  Side peer;  // empty without a peer
+  std::vector<double> ratios;
+  double makespan_s = 0.0;
+  std::optional<double> peer_makespan_s;
+  std::optional<double> max_difference;  // from the first peer run's --compare
+};
+
+// Interleaved runs: a load change on the shared machine hits both sides. A topology remembers
+// the flow runs of the schedules it has seen (Topology::remember), so each call gets its own,
+// built before the clock starts. Throws std::runtime_error when the peer fails.
+Measured measure(const Options& o, const NetworkPattern& pattern) {
+  Measured m;
+  for (const sim::Transfer& t : pattern.schedule.transfers()) m.flows += t.src != t.dst;
+  const auto flows = static_cast<double>(m.flows);
+  for (int r = 0; r < o.runs; ++r) {
+    std::vector<sim::Topology> fresh;
+    for (int c = 0; c < o.calls; ++c) fresh.emplace_back(pattern.platform);
+    const auto start = std::chrono::steady_clock::now();
+    for (const sim::Topology& topology : fresh)
+      m.makespan_s = sim::run_schedule(topology, pattern.schedule).makespan_s;
+    m.ours.wall_s.push_back(seconds_since(start) / o.calls);
+    m.ours.flows_per_s.push_back(flows / m.ours.wall_s.back());
+    if (o.peer.empty()) continue;
+    const PeerRun run = run_peer(o, r == 0);
+    if (r == 0) m.max_difference = run.max_relative_difference;
+    m.peer_makespan_s = run.makespan_s;
+    m.peer.wall_s.push_back(run.wall_s);
+    m.peer.flows_per_s.push_back(flows / run.wall_s);
+    m.ratios.push_back(m.ours.flows_per_s.back() / m.peer.flows_per_s.back());
+  }
+  return m;
+}
+
+std::string number_or_null(const std::optional<double>& value) {
+  std::ostringstream text;
+  text << std::setprecision(6);
+  if (value) {
+    text << *value;
+  } else {
+    text << "null";
+  }
+  return text.str();
+}
+
+std::optional<double> median_if_any(const std::vector<double>& values) {
+  return values.empty() ? std::nullopt : std::optional<double>(median(values));
+}
+
+void print_json(const Options& o, const Measured& m, std::ostream& out) {
+  out << std::setprecision(6) << "{\"pattern\": \"" << o.pattern << "\", \"platform\": \""
+      << o.platform << "\", \"nodes\": " << o.nodes << ", \"flows\": " << m.flows
+      << ", \"runs\": " << o.runs << ", \"calls\": " << o.calls
+      << ", \"codesim_wall_s\": " << median(m.ours.wall_s)
+      << ", \"codesim_flows_per_s\": " << median(m.ours.flows_per_s)
+      << ", \"simgrid_wall_s\": " << number_or_null(median_if_any(m.peer.wall_s))
+      << ", \"simgrid_flows_per_s\": " << number_or_null(median_if_any(m.peer.flows_per_s))
+      << ", \"ratio\": " << number_or_null(median_if_any(m.ratios))
+      << ", \"makespan_s\": " << std::setprecision(12) << m.makespan_s
+      << ", \"max_relative_difference\": " << number_or_null(m.max_difference) << "}\n";
+}
+
+void print_text(const Options& o, const Measured& m, std::ostream& out) {
+  out << std::setprecision(4) << "network benchmark: " << o.pattern << " on " << o.platform << ", "
+      << o.nodes << " nodes, " << m.flows << " flows; " << o.runs << " runs per side, interleaved"
+      << (o.calls > 1 ? " (" + std::to_string(o.calls) + " calls per codesim run)" : "") << "\n"
+      << "codesim: median " << median(m.ours.wall_s) << " s per run, " << median(m.ours.flows_per_s)
+      << " flows/s (runs, s: " << join(m.ours.wall_s) << ")\n";
+  if (m.peer.wall_s.empty()) {
+    out << "simgrid: no peer (build simgrid-schedules or pass --peer PATH)\n";
+  } else {
+    out << "simgrid: median " << median(m.peer.wall_s) << " s per run, "
+        << median(m.peer.flows_per_s) << " flows/s (runs, s: " << join(m.peer.wall_s) << ")\n"
+        << "ratio: " << median(m.ratios) << "x (median of the per-run ratios: " << join(m.ratios)
+        << ")\n";
+  }
+  out << std::setprecision(12) << "simulated makespan: " << m.makespan_s << " s";
+  if (m.peer_makespan_s) out << " (simgrid " << *m.peer_makespan_s << " s)";
+  if (m.max_difference)
+    out << "; largest relative difference of a completion time " << std::setprecision(3)
+        << *m.max_difference;
+  out << "\n";
+}
+
 int run_pattern_bench(Options o, const std::string& argv0, std::ostream& out) {
   NetworkPattern pattern;
   try {
@@ -188,82 +274,17 @@ int run_pattern_bench(Options o, const std::string& argv0, std::ostream& out) {
     return 2;
   }
   o.peer = find_peer(o, argv0);
-  std::size_t flows = 0;
-  for (const sim::Transfer& t : pattern.schedule.transfers()) flows += t.src != t.dst;
-
-  Side ours, peer;
-  std::vector<double> ratios;
-  double makespan_s = 0.0;
-  std::optional<double> peer_makespan_s, max_difference;
   try {
-    // Interleaved: a load change on the shared machine hits both sides.
-    for (int r = 0; r < o.runs; ++r) {
-      // A topology remembers the flow runs of the schedules it has seen (Topology::remember):
-      // each call gets its own, built before the clock starts.
-      std::vector<sim::Topology> fresh;
-      for (int c = 0; c < o.calls; ++c) fresh.emplace_back(pattern.platform);
-      const auto start = std::chrono::steady_clock::now();
-      for (const sim::Topology& topology : fresh)
-        makespan_s = sim::run_schedule(topology, pattern.schedule).makespan_s;
-      ours.wall_s.push_back(seconds_since(start) / o.calls);
-      ours.flows_per_s.push_back(static_cast<double>(flows) / ours.wall_s.back());
-      if (o.peer.empty()) continue;
-      const PeerRun run = run_peer(o, r == 0);
-      if (r == 0) max_difference = run.max_relative_difference;
-      peer_makespan_s = run.makespan_s;
-      peer.wall_s.push_back(run.wall_s);
-      peer.flows_per_s.push_back(static_cast<double>(flows) / run.wall_s);
-      ratios.push_back(ours.flows_per_s.back() / peer.flows_per_s.back());
+    const Measured m = measure(o, pattern);
+    if (o.json) {
+      print_json(o, m, out);
+    } else {
+      print_text(o, m, out);
     }
   } catch (const std::runtime_error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
-
-  const bool has_peer = !peer.wall_s.empty();
-  if (o.json) {
-    const auto number_or_null = [&](bool known, double value) {
-      std::ostringstream text;
-      text << std::setprecision(6);
-      if (known)
-        text << value;
-      else
-        text << "null";
-      return text.str();
-    };
-    out << std::setprecision(6) << "{\"pattern\": \"" << o.pattern << "\", \"platform\": \""
-        << o.platform << "\", \"nodes\": " << o.nodes << ", \"flows\": " << flows
-        << ", \"runs\": " << o.runs << ", \"calls\": " << o.calls
-        << ", \"codesim_wall_s\": " << median(ours.wall_s)
-        << ", \"codesim_flows_per_s\": " << median(ours.flows_per_s)
-        << ", \"simgrid_wall_s\": " << number_or_null(has_peer, has_peer ? median(peer.wall_s) : 0)
-        << ", \"simgrid_flows_per_s\": "
-        << number_or_null(has_peer, has_peer ? median(peer.flows_per_s) : 0)
-        << ", \"ratio\": " << number_or_null(has_peer, has_peer ? median(ratios) : 0)
-        << ", \"makespan_s\": " << std::setprecision(12) << makespan_s
-        << ", \"max_relative_difference\": "
-        << number_or_null(max_difference.has_value(), max_difference.value_or(0)) << "}\n";
-    return 0;
-  }
-  out << std::setprecision(4) << "network benchmark: " << o.pattern << " on " << o.platform << ", "
-      << o.nodes << " nodes, " << flows << " flows; " << o.runs << " runs per side, interleaved"
-      << (o.calls > 1 ? " (" + std::to_string(o.calls) + " calls per codesim run)" : "") << "\n"
-      << "codesim: median " << median(ours.wall_s) << " s per run, " << median(ours.flows_per_s)
-      << " flows/s (runs, s: " << join(ours.wall_s) << ")\n";
-  if (!has_peer) {
-    out << "simgrid: no peer (build simgrid-schedules or pass --peer PATH)\n";
-  } else {
-    out << "simgrid: median " << median(peer.wall_s) << " s per run, " << median(peer.flows_per_s)
-        << " flows/s (runs, s: " << join(peer.wall_s) << ")\n"
-        << "ratio: " << median(ratios) << "x (median of the per-run ratios: " << join(ratios)
-        << ")\n";
-  }
-  out << std::setprecision(12) << "simulated makespan: " << makespan_s << " s";
-  if (peer_makespan_s) out << " (simgrid " << *peer_makespan_s << " s)";
-  if (max_difference)
-    out << "; largest relative difference of a completion time " << std::setprecision(3)
-        << *max_difference;
-  out << "\n";
   return 0;
 }
 

@@ -379,50 +379,35 @@ struct Topology::Impl {
     link_list = std::move(all);
     const auto n = static_cast<std::uint64_t>(boost::num_vertices(graph));
     if (is_tree) up_link_index.assign(n, 0);
-    for (std::size_t i = 0; i < link_list.size(); ++i) {
-      const TopologyLink& link = link_list[i];
-      if (is_tree) {
-        up_link_index[parent[link.a] == link.b ? link.a : link.b] = static_cast<std::uint32_t>(i);
-      } else {
-        link_index.emplace(static_cast<std::uint64_t>(link.a) * n + link.b,
-                           static_cast<std::uint32_t>(i));
-      }
+    for (std::uint32_t i = 0; i < link_list.size(); ++i) {
+      const int a = link_list[i].a;
+      const int b = link_list[i].b;
+      if (is_tree) up_link_index[parent[a] == b ? a : b] = i;
+      if (!is_tree) link_index.emplace(static_cast<std::uint64_t>(a) * n + b, i);
     }
   }
 
-  // The directed links of the tree path src -> dst (tree_path's walk): climbs from the deeper
-  // end, the dst side's links filled in from the back so that they come out in route order.
+  // The directed links of the tree path src -> dst, by tree_path's walk.
   std::vector<RouteLink> tree_route_links(int src, int dst) const {
     check_node(src);
     check_node(dst);
-    std::size_t up_hops = 0;
-    std::size_t down_hops = 0;
-    for (int a = src, b = dst; a != b;) {
-      if (depth[a] >= depth[b]) {
-        a = parent[a];
-        ++up_hops;
-      } else {
-        b = parent[b];
-        ++down_hops;
-      }
-    }
-    std::vector<RouteLink> out(up_hops + down_hops);
-    const auto hop = [&](int from, int to, int child) {
-      const TopologyLink& link = link_list[up_link_index[child]];
-      return RouteLink{2 * std::uint64_t{up_link_index[child]} + (from < to ? 0 : 1),
-                       link.latency_s, link.bandwidth_Bps};
+    const auto hop = [this](int from, int to, int child) {
+      const std::uint32_t index = up_link_index[child];
+      return RouteLink{2 * std::uint64_t{index} + (from < to ? 0 : 1), link_list[index].latency_s,
+                       link_list[index].bandwidth_Bps};
     };
-    std::size_t front = 0;
-    std::size_t back = out.size();
+    std::vector<RouteLink> out;
+    std::vector<RouteLink> down;  // dst side, collected upwards
     for (int a = src, b = dst; a != b;) {
       if (depth[a] >= depth[b]) {
-        out[front++] = hop(a, parent[a], a);
+        out.push_back(hop(a, parent[a], a));
         a = parent[a];
       } else {
-        out[--back] = hop(parent[b], b, b);
+        down.push_back(hop(parent[b], b, b));
         b = parent[b];
       }
     }
+    out.insert(out.end(), down.rbegin(), down.rend());
     return out;
   }
 };
