@@ -24,5 +24,12 @@ int run_stochastic_bench(const std::vector<std::string>& args, std::ostream& out
 /// `codesim-bench topology [--shapes ...] [--nodes ...] [--iterations N] [--runs R] [--json]`:
 /// wall time of a short all-gathering iterative job per topology shape and size.
 int run_topology_bench(const std::vector<std::string>& args, std::ostream& out);
+/// `codesim-bench network --pattern P --platform T --nodes N [--runs R] [--peer PATH] [--json]`:
+/// flows per second of sim::run_schedule against the SimGrid peer (found next to `argv0`, the
+/// path codesim-bench was started by, unless --peer names it), interleaved runs.
+int run_network_bench(const std::vector<std::string>& args, const std::string& argv0,
+                      std::ostream& out);
+/// `codesim-bench network --small`: microseconds per call of the quickstart's collectives.
+int run_small_collectives_bench(int runs, bool json, std::ostream& out);
 
 }  // namespace codesim::bench

@@ -14,6 +14,9 @@ constexpr const char* kUsage =
     "       codesim-bench stochastic [--case paper|large] [--iterations N] [--runs R] [--json]\n"
     "       codesim-bench topology [--shapes LIST] [--nodes LIST] [--iterations N] [--runs R] "
     "[--json]\n"
+    "       codesim-bench network --pattern P --platform T --nodes N [--runs R] [--peer PATH] "
+    "[--json]\n"
+    "       codesim-bench network --small [--runs R] [--json]\n"
     "Every benchmark also takes --arithmetic portable|avx2_fma (default portable): the build of\n"
     "the dense kernels, as `codesim run --arithmetic`.\n";
 
@@ -51,12 +54,13 @@ int main(int argc, char** argv) {
   if (name == "training") return codesim::bench::run_training_bench(args, arithmetic, std::cout);
   if (name == "stochastic") return codesim::bench::run_stochastic_bench(args, std::cout);
   if (name == "topology") return codesim::bench::run_topology_bench(args, std::cout);
+  if (name == "network") return codesim::bench::run_network_bench(args, argv[0], std::cout);
   if (name == "--help" || name == "-h") {
     std::cout << kUsage;
     return 0;
   }
   std::cerr << "error: unknown benchmark '" << name
-            << "' (expected engine, codes, training, stochastic or topology)\n"
+            << "' (expected engine, codes, training, stochastic, topology or network)\n"
             << kUsage;
   return 2;
 }

@@ -2,6 +2,7 @@
 #include "sim/flow_network.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "sim/check.hpp"
@@ -16,14 +17,21 @@ constexpr double kTimeRelTolerance = 1e-12;
 // A flow whose remaining bytes fall below this fraction of its size is finished now rather than
 // at an event a rounding error away.
 constexpr double kBytesRelTolerance = 1e-9;
+// Progressive filling scans the open links for each bottleneck, which is cheapest while most of
+// them change every round; once the scans have cost this many links per route hop of the
+// component's flows, it moves to a tournament tree (long chains of links, few flows per round).
+constexpr std::size_t kScanBudgetPerHop = 16;
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<FlowLink> links)
     : links_(std::move(links)),
-      link_flows_(links_.size()),
-      link_seen_(links_.size(), 0),
+      link_members_(links_.size()),
+      link_mark_(links_.size(), 0),
       link_capacity_Bps_(links_.size(), 0.0),
-      link_unfixed_(links_.size(), 0) {
+      link_unfixed_(links_.size(), 0),
+      link_round_(links_.size(), 0),
+      link_leaf_(links_.size(), 0) {
+  CODESIM_CHECK(links_.size() < kNone, "too many links for one flow network");
   for (const FlowLink& link : links_) {
     CODESIM_CHECK(link.bandwidth_Bps > 0.0 && std::isfinite(link.bandwidth_Bps),
                   "a link's bandwidth must be positive and finite");
@@ -32,35 +40,35 @@ FlowNetwork::FlowNetwork(std::vector<FlowLink> links)
   }
 }
 
-FlowId FlowNetwork::add_flow(std::vector<std::size_t> route, double bytes, double start_s) {
+FlowId FlowNetwork::add_flow_along(std::span<const std::size_t> route, double bytes,
+                                   double start_s) {
   CODESIM_CHECK(start_s >= now_s_ && std::isfinite(start_s), "a flow cannot start in the past");
   CODESIM_CHECK(bytes >= 0.0 && std::isfinite(bytes), "a flow's size must be finite and >= 0");
+  CODESIM_CHECK(flows_.size() < kNone - 1, "too many flows for one flow network");
+  const Index stamp = next_stamp();
   double latency_s = 0.0;
   for (std::size_t link : route) {
     CODESIM_CHECK(link < links_.size(), "a route names a link that does not exist");
-    CODESIM_CHECK(link_seen_[link] == 0, "a route crosses the same link twice");
-    link_seen_[link] = 1;
+    CODESIM_CHECK(link_mark_[link] != stamp, "a route crosses the same link twice");
+    link_mark_[link] = stamp;
     latency_s += links_[link].latency_s;
   }
-  for (std::size_t link : route) link_seen_[link] = 0;
 
-  const FlowId id = flows_.size();
-  Flow flow;
-  flow.route = std::move(route);
+  const auto id = static_cast<Index>(flows_.size());
+  Flow& flow = flows_.emplace_back();
   flow.bytes = bytes;
-  flow.active_at_s = start_s + latency_s;
   flow.remaining_bytes = bytes;
-  flows_.push_back(std::move(flow));
-  flow_seen_.push_back(0);
-  pending_starts_.emplace(flows_.back().active_at_s, id);
+  flow.event_s = start_s + latency_s;
+  flow.route_begin = route_links_.size();
+  flow.route_size = static_cast<Index>(route.size());
+  for (std::size_t link : route) route_links_.push_back(static_cast<Index>(link));
+  route_slots_.resize(route_links_.size(), kNone);
+  push_event(id);
   return id;
 }
 
 double FlowNetwork::next_event_time_s() const {
-  double next_s = kInfinity;
-  if (!pending_starts_.empty()) next_s = pending_starts_.begin()->first;
-  if (!pending_finishes_.empty()) next_s = std::min(next_s, pending_finishes_.begin()->first);
-  return next_s;
+  return events_.empty() ? kInfinity : events_.front().time_s;
 }
 
 std::vector<FlowId> FlowNetwork::advance_to(double t_s) {
@@ -83,7 +91,7 @@ bool FlowNetwork::finished(FlowId id) const {
 }
 
 double FlowNetwork::completion_time_s(FlowId id) const {
-  return finished(id) ? flows_[id].finish_s : kInfinity;
+  return finished(id) ? flows_[id].event_s : kInfinity;
 }
 
 double FlowNetwork::rate_Bps(FlowId id) const {
@@ -95,166 +103,338 @@ double FlowNetwork::batch_horizon_s(double t_s) const {
   return t_s + kTimeRelTolerance * std::max(1.0, std::abs(t_s));
 }
 
+// A fresh stamp for link_mark_ and Flow::mark; all marks are cleared when the counter wraps.
+FlowNetwork::Index FlowNetwork::next_stamp() {
+  if (++stamp_ == kNone) {
+    std::fill(link_mark_.begin(), link_mark_.end(), 0);
+    for (Flow& flow : flows_) flow.mark = 0;
+    stamp_ = 1;
+  }
+  return stamp_;
+}
+
 // One instant: flows due to finish leave their links, flows whose latency has passed join theirs,
 // and the components of every link they cross are re-solved; nothing else can change rate.
+// Components are disjoint, so solving them one by one gives the rates (and the bits) that one
+// progressive filling over their union would.
 void FlowNetwork::handle_batch(double t_s, std::vector<FlowId>& finished_out) {
   now_s_ = t_s;
   const double horizon_s = batch_horizon_s(t_s);
-  std::vector<std::size_t> seed_links;
-  while (!pending_finishes_.empty() && pending_finishes_.begin()->first <= horizon_s) {
-    const FlowId id = pending_finishes_.begin()->second;
-    pending_finishes_.erase(pending_finishes_.begin());
-    seed_links.insert(seed_links.end(), flows_[id].route.begin(), flows_[id].route.end());
-    finish_flow(id, t_s, finished_out);
-  }
-  while (!pending_starts_.empty() && pending_starts_.begin()->first <= horizon_s) {
-    const FlowId id = pending_starts_.begin()->second;
-    pending_starts_.erase(pending_starts_.begin());
-    start_moving(id, t_s, finished_out);
-    if (flows_[id].state == State::moving) {
-      seed_links.insert(seed_links.end(), flows_[id].route.begin(), flows_[id].route.end());
-    }
-  }
-
-  // Bring the component's flows to t_s at their old rates before their rates change.
-  std::vector<FlowId> live;
-  for (FlowId id : component_flows(seed_links)) {
+  seed_links_.clear();
+  while (!events_.empty() && events_.front().time_s <= horizon_s) {
+    const Index id = events_.front().flow;
+    remove_event(id);
     Flow& flow = flows_[id];
-    flow.remaining_bytes -= flow.rate_Bps * (t_s - flow.settled_at_s);
-    flow.settled_at_s = t_s;
-    if (flow.remaining_bytes <= kBytesRelTolerance * flow.bytes) {
-      pending_finishes_.erase({flow.finish_s, id});
+    if (flow.state == State::moving) {
       finish_flow(id, t_s, finished_out);
     } else {
-      live.push_back(id);
+      start_moving(id, t_s, finished_out);
+      if (flow.state != State::moving) continue;
     }
+    const Index* route = &route_links_[flow.route_begin];
+    seed_links_.insert(seed_links_.end(), route, route + flow.route_size);
   }
-  std::vector<double> old_rates_Bps(live.size());
-  for (std::size_t i = 0; i < live.size(); ++i) old_rates_Bps[i] = flows_[live[i]].rate_Bps;
-  solve_rates(live);
-  for (std::size_t i = 0; i < live.size(); ++i) {
-    const FlowId id = live[i];
-    Flow& flow = flows_[id];
-    // Same rate, same predicted end: keeping the entry saves most of the work in large components.
-    if (flow.rate_Bps == old_rates_Bps[i]) continue;
-    pending_finishes_.erase({flow.finish_s, id});
-    flow.finish_s = t_s + flow.remaining_bytes / flow.rate_Bps;
-    pending_finishes_.emplace(flow.finish_s, id);
+  next_stamp();
+  for (const Index seed : seed_links_) {
+    if (link_mark_[seed] == stamp_ || link_members_[seed].empty()) continue;
+    collect_component(seed);
+    settle_component(t_s, finished_out);
+    solve_rates();
+    reschedule_live(t_s);
   }
 }
 
-void FlowNetwork::finish_flow(FlowId id, double t_s, std::vector<FlowId>& finished_out) {
+void FlowNetwork::finish_flow(Index id, double t_s, std::vector<FlowId>& finished_out) {
   Flow& flow = flows_[id];
   if (flow.state == State::moving) {
-    for (std::size_t link : flow.route) {
-      std::vector<FlowId>& on_link = link_flows_[link];
-      on_link.erase(std::lower_bound(on_link.begin(), on_link.end(), id));
+    for (Index hop = 0; hop < flow.route_size; ++hop) {
+      std::vector<Member>& members = link_members_[route_links_[flow.route_begin + hop]];
+      const Index slot = route_slots_[flow.route_begin + hop];
+      const Member last = members.back();
+      members[slot] = last;
+      route_slots_[flows_[last.flow].route_begin + last.hop] = slot;
+      members.pop_back();
     }
   }
   flow.state = State::done;
   flow.remaining_bytes = 0.0;
   flow.rate_Bps = 0.0;
-  flow.finish_s = t_s;
+  flow.event_s = t_s;
   finished_out.push_back(id);
 }
 
-void FlowNetwork::start_moving(FlowId id, double t_s, std::vector<FlowId>& finished_out) {
+void FlowNetwork::start_moving(Index id, double t_s, std::vector<FlowId>& finished_out) {
   Flow& flow = flows_[id];
   // Nothing to move, or no link to limit it: the transfer is over once its latency has passed.
-  if (flow.bytes == 0.0 || flow.route.empty()) {
+  if (flow.bytes == 0.0 || flow.route_size == 0) {
     finish_flow(id, t_s, finished_out);
     return;
   }
   flow.state = State::moving;
   flow.settled_at_s = t_s;
   flow.rate_Bps = 0.0;
-  for (std::size_t link : flow.route) {
-    std::vector<FlowId>& on_link = link_flows_[link];
-    on_link.insert(std::lower_bound(on_link.begin(), on_link.end(), id), id);
+  for (Index hop = 0; hop < flow.route_size; ++hop) {
+    std::vector<Member>& members = link_members_[route_links_[flow.route_begin + hop]];
+    route_slots_[flow.route_begin + hop] = static_cast<Index>(members.size());
+    members.push_back({id, hop});
   }
 }
 
-// Breadth-first over links and the moving flows that join them; returns the flows in id order.
-std::vector<FlowId> FlowNetwork::component_flows(const std::vector<std::size_t>& seed_links) {
-  std::vector<std::size_t> link_queue;
-  std::vector<FlowId> flows;
-  for (std::size_t link : seed_links) {
-    if (link_seen_[link] == 0) {
-      link_seen_[link] = 1;
-      link_queue.push_back(link);
-    }
-  }
-  for (std::size_t next = 0; next < link_queue.size(); ++next) {
-    for (FlowId id : link_flows_[link_queue[next]]) {
-      if (flow_seen_[id] != 0) continue;
-      flow_seen_[id] = 1;
-      flows.push_back(id);
-      for (std::size_t link : flows_[id].route) {
-        if (link_seen_[link] == 0) {
-          link_seen_[link] = 1;
-          link_queue.push_back(link);
-        }
+// Breadth-first over links and the moving flows that join them, marking both with stamp_.
+void FlowNetwork::collect_component(Index seed_link) {
+  component_links_.clear();
+  component_flows_.clear();
+  link_mark_[seed_link] = stamp_;
+  component_links_.push_back(seed_link);
+  for (std::size_t next = 0; next < component_links_.size(); ++next) {
+    for (const Member& member : link_members_[component_links_[next]]) {
+      Flow& flow = flows_[member.flow];
+      if (flow.mark == stamp_) continue;
+      flow.mark = stamp_;
+      component_flows_.push_back(member.flow);
+      const Index* route = &route_links_[flow.route_begin];
+      for (Index hop = 0; hop < flow.route_size; ++hop) {
+        if (link_mark_[route[hop]] == stamp_) continue;
+        link_mark_[route[hop]] = stamp_;
+        component_links_.push_back(route[hop]);
       }
     }
   }
-  for (std::size_t link : link_queue) link_seen_[link] = 0;
-  for (FlowId id : flows) flow_seen_[id] = 0;
-  std::sort(flows.begin(), flows.end());
-  return flows;
+}
+
+// Brings the component's flows to t_s at their old rates before their rates change; the flows
+// with nothing left finish now, the others are live.
+void FlowNetwork::settle_component(double t_s, std::vector<FlowId>& finished_out) {
+  live_flows_.clear();
+  old_rates_Bps_.clear();
+  for (Index id : component_flows_) {
+    Flow& flow = flows_[id];
+    flow.remaining_bytes -= flow.rate_Bps * (t_s - flow.settled_at_s);
+    flow.settled_at_s = t_s;
+    if (flow.remaining_bytes <= kBytesRelTolerance * flow.bytes) {
+      remove_event(id);
+      finish_flow(id, t_s, finished_out);
+    } else {
+      live_flows_.push_back(id);
+      old_rates_Bps_.push_back(flow.rate_Bps);
+    }
+  }
 }
 
 // Progressive filling: repeatedly the link with the smallest fair share (remaining capacity over
 // unfixed flows; ties to the lower link id) fixes its unfixed flows at that share, which every
-// other link on their routes gives up. `flows` must be whole components.
-void FlowNetwork::solve_rates(const std::vector<FlowId>& flows) {
-  std::vector<std::size_t> links;
-  for (FlowId id : flows) {
+// other link on their routes gives up. The live flows are whole components.
+void FlowNetwork::solve_rates() {
+  if (live_flows_.size() ==
+      1) {  // alone on its links: the slowest one's bandwidth, as filling gives
+    Flow& flow = flows_[live_flows_.front()];
+    flow.rate_Bps = kInfinity;
+    for (Index hop = 0; hop < flow.route_size; ++hop)
+      flow.rate_Bps =
+          std::min(flow.rate_Bps, links_[route_links_[flow.route_begin + hop]].bandwidth_Bps);
+    return;
+  }
+  std::size_t route_hops = 0;
+  for (Index id : live_flows_) {
     flows_[id].rate_Bps = -1.0;  // unfixed
-    for (std::size_t link : flows_[id].route) {
-      if (link_seen_[link] != 0) continue;
-      link_seen_[link] = 1;
-      links.push_back(link);
-      link_capacity_Bps_[link] = links_[link].bandwidth_Bps;
-      link_unfixed_[link] = link_flows_[link].size();
+    route_hops += flows_[id].route_size;
+  }
+  open_links_.clear();
+  for (Index link : component_links_) {
+    link_capacity_Bps_[link] = links_[link].bandwidth_Bps;
+    link_unfixed_[link] = static_cast<Index>(link_members_[link].size());
+    if (link_unfixed_[link] > 0) open_links_.push_back(link);
+  }
+  // Scanning costs the open links every round, the tournament about the route hops of the flows
+  // it fixes times the tree's depth: scan until the scans have cost that much.
+  const std::size_t scan_budget = kScanBudgetPerHop * route_hops;
+  std::size_t scanned = 0;
+  double share_Bps = 0.0;
+  for (Index link = scan_bottleneck(share_Bps); link != kNone; link = scan_bottleneck(share_Bps)) {
+    fix_flows_on(link, share_Bps, nullptr);
+    scanned += open_links_.size();
+    if (scanned > scan_budget) {
+      solve_in_tournament();
+      return;
     }
   }
-  for (std::size_t link : links) link_seen_[link] = 0;
-  std::sort(links.begin(), links.end());
+}
 
-  for (;;) {
-    std::size_t bottleneck = links_.size();
-    double share_Bps = kInfinity;
-    for (std::size_t link : links) {
-      if (link_unfixed_[link] == 0) continue;
-      const double link_share_Bps =
-          link_capacity_Bps_[link] / static_cast<double>(link_unfixed_[link]);
-      if (link_share_Bps < share_Bps) {
-        share_Bps = link_share_Bps;
-        bottleneck = link;
-      }
-    }
-    if (bottleneck == links_.size()) break;
-    CODESIM_CHECK(share_Bps > 0.0, "progressive filling ran a link dry");
-    std::size_t fixed = 0;
-    for (FlowId id : link_flows_[bottleneck]) {
-      Flow& flow = flows_[id];
-      if (flow.rate_Bps >= 0.0) continue;
-      flow.rate_Bps = share_Bps;
-      ++fixed;
-      for (std::size_t link : flow.route) {
-        link_capacity_Bps_[link] = std::max(0.0, link_capacity_Bps_[link] - share_Bps);
-        --link_unfixed_[link];
-      }
-    }
-    // Every round fixes a flow, so the loop ends; a link counting flows outside `flows` would not.
-    CODESIM_CHECK(fixed > 0, "rates were solved for part of a component");
+// Large components: a tournament tree over the open links (each inner node holds the leaf of
+// smallest (share, link) below it), so a round re-plays only the matches above the links whose
+// share changed, or every match when most of them did.
+void FlowNetwork::solve_in_tournament() {
+  const std::size_t leaves = std::bit_ceil(open_links_.size());
+  const auto depth = static_cast<std::size_t>(std::countr_zero(leaves));
+  leaf_share_Bps_.assign(leaves, kInfinity);
+  leaf_link_.assign(leaves, kNone);
+  for (std::size_t i = 0; i < open_links_.size(); ++i) {
+    const Index link = open_links_[i];
+    link_leaf_[link] = static_cast<Index>(i);
+    leaf_link_[i] = link;
+    const Index unfixed = link_unfixed_[link];
+    leaf_share_Bps_[i] = unfixed == 0 ? kInfinity : link_capacity_Bps_[link] / unfixed;
   }
+  winner_.resize(2 * leaves);
+  for (std::size_t i = 0; i < leaves; ++i) winner_[leaves + i] = static_cast<Index>(i);
+  for (std::size_t node = leaves - 1; node >= 1; --node) play_match(node);
+  for (;;) {
+    const Index leaf = winner_[1];
+    const double share_Bps = leaf_share_Bps_[leaf];
+    if (share_Bps == kInfinity) break;
+    changed_links_.clear();
+    fix_flows_on(leaf_link_[leaf], share_Bps, &changed_links_);
+    for (Index link : changed_links_) {
+      const Index unfixed = link_unfixed_[link];
+      leaf_share_Bps_[link_leaf_[link]] =
+          unfixed == 0 ? kInfinity : link_capacity_Bps_[link] / unfixed;
+    }
+    if (changed_links_.size() * depth >= leaves) {
+      for (std::size_t node = leaves - 1; node >= 1; --node) play_match(node);
+      continue;
+    }
+    for (Index link : changed_links_)
+      for (std::size_t node = (leaves + link_leaf_[link]) / 2; node >= 1; node /= 2)
+        play_match(node);
+  }
+}
+
+void FlowNetwork::play_match(std::size_t node) {
+  const Index a = winner_[2 * node];
+  const Index b = winner_[2 * node + 1];
+  const double share_a = leaf_share_Bps_[a];
+  const double share_b = leaf_share_Bps_[b];
+  // Non-short-circuit operators: the outcome is data, not a branch to predict.
+  const bool b_wins =
+      (share_b < share_a) | ((share_b == share_a) & (leaf_link_[b] < leaf_link_[a]));
+  winner_[node] = b_wins ? b : a;
+}
+
+// The open link of smallest share (ties to the lower id), dropping the links with no unfixed
+// flow left; kNone when every flow is fixed.
+FlowNetwork::Index FlowNetwork::scan_bottleneck(double& share_Bps) {
+  Index bottleneck = kNone;
+  share_Bps = kInfinity;
+  for (std::size_t i = 0; i < open_links_.size();) {
+    const Index link = open_links_[i];
+    if (link_unfixed_[link] == 0) {
+      open_links_[i] = open_links_.back();
+      open_links_.pop_back();
+      continue;
+    }
+    const double link_share_Bps = link_capacity_Bps_[link] / link_unfixed_[link];
+    if (link_share_Bps < share_Bps || (link_share_Bps == share_Bps && link < bottleneck)) {
+      share_Bps = link_share_Bps;
+      bottleneck = link;
+    }
+    ++i;
+  }
+  return bottleneck;
+}
+
+// Fixes the unfixed flows of `bottleneck` at share_Bps; appends to `changed` (when given) once
+// each link whose capacity and unfixed count changed, the bottleneck included.
+void FlowNetwork::fix_flows_on(Index bottleneck, double share_Bps, std::vector<Index>* changed) {
+  CODESIM_CHECK(share_Bps > 0.0, "progressive filling ran a link dry");
+  if (changed && ++round_ == kNone) {
+    std::fill(link_round_.begin(), link_round_.end(), 0);
+    round_ = 1;
+  }
+  std::size_t fixed = 0;
+  for (const Member& member : link_members_[bottleneck]) {
+    Flow& flow = flows_[member.flow];
+    if (flow.rate_Bps >= 0.0) continue;
+    flow.rate_Bps = share_Bps;
+    ++fixed;
+    const Index* route = &route_links_[flow.route_begin];
+    for (Index hop = 0; hop < flow.route_size; ++hop) {
+      const Index link = route[hop];
+      link_capacity_Bps_[link] = std::max(0.0, link_capacity_Bps_[link] - share_Bps);
+      --link_unfixed_[link];
+      if (changed && link_round_[link] != round_) {
+        link_round_[link] = round_;
+        changed->push_back(link);
+      }
+    }
+  }
+  // Every round fixes a flow, so the loop ends; a link counting flows outside the component
+  // would not.
+  CODESIM_CHECK(fixed > 0, "rates were solved for part of a component");
+}
+
+// Same rate, same predicted end: keeping the event saves most of the work in large components.
+void FlowNetwork::reschedule_live(double t_s) {
+  for (std::size_t i = 0; i < live_flows_.size(); ++i) {
+    const Index id = live_flows_[i];
+    Flow& flow = flows_[id];
+    if (flow.rate_Bps == old_rates_Bps_[i]) continue;
+    flow.event_s = t_s + flow.remaining_bytes / flow.rate_Bps;
+    if (flow.event_pos == kNone) {
+      push_event(id);
+    } else {
+      update_event(id);
+    }
+  }
+}
+
+void FlowNetwork::place_event(std::size_t pos, const Event& event) {
+  events_[pos] = event;
+  flows_[event.flow].event_pos = static_cast<Index>(pos);
+}
+
+void FlowNetwork::push_event(Index id) {
+  events_.push_back({flows_[id].event_s, id});
+  flows_[id].event_pos = static_cast<Index>(events_.size() - 1);
+  sift_up(events_.size() - 1);
+}
+
+void FlowNetwork::remove_event(Index id) {
+  const std::size_t pos = flows_[id].event_pos;
+  flows_[id].event_pos = kNone;
+  const Event last = events_.back();
+  events_.pop_back();
+  if (pos == events_.size()) return;
+  place_event(pos, last);
+  sift_up(pos);
+  sift_down(flows_[last.flow].event_pos);
+}
+
+void FlowNetwork::update_event(Index id) {
+  const std::size_t pos = flows_[id].event_pos;
+  events_[pos].time_s = flows_[id].event_s;
+  sift_up(pos);
+  sift_down(flows_[id].event_pos);
+}
+
+void FlowNetwork::sift_up(std::size_t pos) {
+  const Event event = events_[pos];
+  while (pos > 0) {
+    const std::size_t parent = (pos - 1) / 2;
+    if (!earlier(event, events_[parent])) break;
+    place_event(pos, events_[parent]);
+    pos = parent;
+  }
+  place_event(pos, event);
+}
+
+void FlowNetwork::sift_down(std::size_t pos) {
+  const Event event = events_[pos];
+  const std::size_t size = events_.size();
+  for (;;) {
+    std::size_t child = 2 * pos + 1;
+    if (child >= size) break;
+    if (child + 1 < size && earlier(events_[child + 1], events_[child])) ++child;
+    if (!earlier(events_[child], event)) break;
+    place_event(pos, events_[child]);
+    pos = child;
+  }
+  place_event(pos, event);
 }
 
 std::vector<double> simulate_flows(const std::vector<FlowLink>& links,
                                    const std::vector<FlowSpec>& flows) {
   FlowNetwork network(links);
-  for (const FlowSpec& spec : flows) network.add_flow(spec.route, spec.bytes, spec.start_s);
+  for (const FlowSpec& spec : flows) network.add_flow_along(spec.route, spec.bytes, spec.start_s);
   for (double next_s = network.next_event_time_s(); std::isfinite(next_s);
        next_s = network.next_event_time_s()) {
     network.advance_to(next_s);

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <set>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -45,7 +45,11 @@ class FlowNetwork {
 
   /// Posts a transfer at start_s (>= now_s()); returns its id (0, 1, 2, ... in call order).
   /// Zero-byte flows and flows with an empty route finish once their route latency has passed.
-  FlowId add_flow(std::vector<std::size_t> route, double bytes, double start_s);
+  FlowId add_flow(std::vector<std::size_t> route, double bytes, double start_s) {
+    return add_flow_along(route, bytes, start_s);
+  }
+  /// add_flow reading the route in place (the network keeps its own copy): no vector to build.
+  FlowId add_flow_along(std::span<const std::size_t> route, double bytes, double start_s);
 
   /// The earliest time at which a flow starts moving or finishes (infinity when nothing is
   /// pending): the owner must call advance_to at that time, since rates change there.
@@ -64,36 +68,85 @@ class FlowNetwork {
   double rate_Bps(FlowId id) const;
 
  private:
-  enum class State { waiting, moving, done };
+  // Flow and link ids inside the network: 32 bits keep the hot arrays small.
+  using Index = std::uint32_t;
+  static constexpr Index kNone = std::numeric_limits<Index>::max();
+  enum class State : std::uint8_t { waiting, moving, done };
   struct Flow {
-    std::vector<std::size_t> route;
     double bytes = 0.0;
-    double active_at_s = 0.0;  // start + route latency
     double remaining_bytes = 0.0;
     double rate_Bps = 0.0;
     double settled_at_s = 0.0;  // remaining_bytes is exact at this time
-    double finish_s = std::numeric_limits<double>::infinity();  // predicted, then actual
+    // waiting: start + route latency; moving: predicted finish; done: completion time
+    double event_s = 0.0;
+    std::size_t route_begin = 0;  // into route_links_ and route_slots_
+    Index route_size = 0;
+    Index event_pos = kNone;  // position in events_
+    Index mark = 0;           // component search stamp
     State state = State::waiting;
   };
-  using TimedId = std::pair<double, FlowId>;
+  // The next event of each waiting or moving flow, in a binary heap ordered by (time_s, flow):
+  // one entry per flow, moved in place when its predicted finish changes.
+  struct Event {
+    double time_s;
+    Index flow;
+  };
+  // A moving flow on a link: `hop` is the link's place in the flow's route.
+  struct Member {
+    Index flow;
+    Index hop;
+  };
 
   void handle_batch(double t_s, std::vector<FlowId>& finished_out);
-  void finish_flow(FlowId id, double t_s, std::vector<FlowId>& finished_out);
-  void start_moving(FlowId id, double t_s, std::vector<FlowId>& finished_out);
-  std::vector<FlowId> component_flows(const std::vector<std::size_t>& seed_links);
-  void solve_rates(const std::vector<FlowId>& flows);
+  void finish_flow(Index id, double t_s, std::vector<FlowId>& finished_out);
+  void start_moving(Index id, double t_s, std::vector<FlowId>& finished_out);
+  void collect_component(Index seed_link);
+  void settle_component(double t_s, std::vector<FlowId>& finished_out);
+  void solve_rates();
+  void solve_in_tournament();
+  void play_match(std::size_t node);
+  void fix_flows_on(Index bottleneck, double share_Bps, std::vector<Index>* changed);
+  Index scan_bottleneck(double& share_Bps);
+  void reschedule_live(double t_s);
   double batch_horizon_s(double t_s) const;
+  Index next_stamp();
+
+  bool earlier(const Event& a, const Event& b) const {
+    return a.time_s < b.time_s || (a.time_s == b.time_s && a.flow < b.flow);
+  }
+  void place_event(std::size_t pos, const Event& event);
+  void push_event(Index id);
+  void remove_event(Index id);
+  void update_event(Index id);
+  void sift_up(std::size_t pos);
+  void sift_down(std::size_t pos);
 
   std::vector<FlowLink> links_;
   std::vector<Flow> flows_;
-  std::vector<std::vector<FlowId>> link_flows_;  // moving flows per link, in id order
-  std::set<TimedId> pending_starts_;             // (active_at_s, id) of waiting flows
-  std::set<TimedId> pending_finishes_;           // (finish_s, id) of moving flows
-  std::vector<char> link_seen_;                  // scratch for component searches
-  std::vector<char> flow_seen_;
-  std::vector<double> link_capacity_Bps_;  // scratch for solve_rates
-  std::vector<std::size_t> link_unfixed_;
+  std::vector<Index> route_links_;  // every flow's route, back to back
+  std::vector<Index> route_slots_;  // per route hop: the flow's place in link_members_[link]
+  std::vector<std::vector<Member>> link_members_;  // moving flows per link, in no order
+  std::vector<Event> events_;
   double now_s_ = 0.0;
+
+  // Scratch of the component searches and progressive filling, kept to avoid allocations.
+  std::vector<Index> link_mark_;  // stamps: a link equal to stamp_ was seen (so was a flow)
+  Index stamp_ = 0;
+  std::vector<Index> seed_links_;
+  std::vector<Index> component_links_;
+  std::vector<Index> component_flows_;
+  std::vector<Index> live_flows_;
+  std::vector<double> old_rates_Bps_;
+  std::vector<double> link_capacity_Bps_;
+  std::vector<Index> link_unfixed_;
+  std::vector<Index> link_round_;  // stamps: a link queued as a candidate in round round_
+  Index round_ = 0;
+  std::vector<Index> open_links_;
+  std::vector<Index> changed_links_;
+  std::vector<Index> link_leaf_;  // a link's leaf in the tournament tree
+  std::vector<double> leaf_share_Bps_;
+  std::vector<Index> leaf_link_;
+  std::vector<Index> winner_;  // tournament tree: node i's children are 2i and 2i + 1
 };
 
 /// Runs every flow to completion on a fresh FlowNetwork; returns completion times by flow index.

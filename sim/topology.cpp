@@ -284,7 +284,8 @@ struct Topology::Impl {
   NetworkModel model = NetworkModel::flow;
   // Link index of each vertex pair (lower id * vertices + higher id), filled on first use.
   mutable std::unordered_map<std::uint64_t, std::uint32_t> link_index;
-  mutable std::vector<TopologyLink> link_list;  // Topology::links(), with link_index
+  mutable std::vector<TopologyLink> link_list;       // Topology::links(), with link_index
+  mutable std::vector<std::uint32_t> up_link_index;  // tree only: index of the link to parent
 
   mutable std::unordered_map<std::string, std::vector<double>> memory;
   mutable std::size_t memory_values = 0;
@@ -370,6 +371,59 @@ struct Topology::Impl {
 
   void check_node(int id) const {
     CODESIM_CHECK(id >= 0 && id < nodes, "route endpoint is not a compute-node id");
+  }
+
+  // Keeps Topology::links() for route_links: on a tree each vertex's link to its parent, else
+  // the index of each vertex pair (lower id * vertices + higher id).
+  void index_links(std::vector<TopologyLink> all) const {
+    link_list = std::move(all);
+    const auto n = static_cast<std::uint64_t>(boost::num_vertices(graph));
+    if (is_tree) up_link_index.assign(n, 0);
+    for (std::size_t i = 0; i < link_list.size(); ++i) {
+      const TopologyLink& link = link_list[i];
+      if (is_tree) {
+        up_link_index[parent[link.a] == link.b ? link.a : link.b] = static_cast<std::uint32_t>(i);
+      } else {
+        link_index.emplace(static_cast<std::uint64_t>(link.a) * n + link.b,
+                           static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+
+  // The directed links of the tree path src -> dst (tree_path's walk): climbs from the deeper
+  // end, the dst side's links filled in from the back so that they come out in route order.
+  std::vector<RouteLink> tree_route_links(int src, int dst) const {
+    check_node(src);
+    check_node(dst);
+    std::size_t up_hops = 0;
+    std::size_t down_hops = 0;
+    for (int a = src, b = dst; a != b;) {
+      if (depth[a] >= depth[b]) {
+        a = parent[a];
+        ++up_hops;
+      } else {
+        b = parent[b];
+        ++down_hops;
+      }
+    }
+    std::vector<RouteLink> out(up_hops + down_hops);
+    const auto hop = [&](int from, int to, int child) {
+      const TopologyLink& link = link_list[up_link_index[child]];
+      return RouteLink{2 * std::uint64_t{up_link_index[child]} + (from < to ? 0 : 1),
+                       link.latency_s, link.bandwidth_Bps};
+    };
+    std::size_t front = 0;
+    std::size_t back = out.size();
+    for (int a = src, b = dst; a != b;) {
+      if (depth[a] >= depth[b]) {
+        out[front++] = hop(a, parent[a], a);
+        a = parent[a];
+      } else {
+        out[--back] = hop(parent[b], b, b);
+        b = parent[b];
+      }
+    }
+    return out;
   }
 };
 
@@ -474,14 +528,10 @@ std::vector<TopologyLink> Topology::links() const {
 
 std::vector<RouteLink> Topology::route_links(int src, int dst) const {
   const Impl& m = *impl_;
+  if (m.shape != Shape::fully_connected && m.link_list.empty()) m.index_links(links());
+  if (m.is_tree) return m.tree_route_links(src, dst);
   const std::vector<int> vertices = route(src, dst);
   const auto n = static_cast<std::uint64_t>(vertex_count());
-  if (m.shape != Shape::fully_connected && m.link_list.empty()) {
-    m.link_list = links();
-    for (std::size_t i = 0; i < m.link_list.size(); ++i)
-      m.link_index.emplace(static_cast<std::uint64_t>(m.link_list[i].a) * n + m.link_list[i].b,
-                           static_cast<std::uint32_t>(i));
-  }
   std::vector<RouteLink> out;
   out.reserve(vertices.size() - 1);
   for (std::size_t h = 0; h + 1 < vertices.size(); ++h) {

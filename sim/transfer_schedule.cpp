@@ -6,7 +6,6 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "sim/check.hpp"
@@ -53,28 +52,58 @@ ScheduleTimes critical_path(const Topology& topology, const TransferSchedule& sc
   return times;
 }
 
+// A map of 64-bit keys to 32-bit values with open addressing: the run looks a key up per transfer,
+// and std::unordered_map's node per entry made that the cost of small schedules.
+class FlatMap {
+ public:
+  explicit FlatMap(std::size_t expected) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * expected) capacity *= 2;
+    slots_.assign(capacity, {kEmpty, 0});
+  }
+
+  // The value of `key`, inserting `value` when absent; second is true when it was inserted.
+  std::pair<std::uint32_t, bool> emplace(std::uint64_t key, std::uint32_t value) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    for (std::size_t i = slot_of(key);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].first == key) return {slots_[i].second, false};
+      if (slots_[i].first != kEmpty) continue;
+      slots_[i] = {key, value};
+      ++size_;
+      return {value, true};
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t kEmpty = std::numeric_limits<std::uint64_t>::max();
+
+  std::size_t slot_of(std::uint64_t key) const {
+    // Fibonacci hashing: the high bits of key * 2^64 / phi.
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots_.size() - 1);
+  }
+
+  void grow() {
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> old(2 * slots_.size(), {kEmpty, 0});
+    old.swap(slots_);
+    size_ = 0;
+    for (const auto& [key, value] : old)
+      if (key != kEmpty) emplace(key, value);
+  }
+
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> slots_;
+  std::size_t size_ = 0;
+};
+
 // The flow run: routes become dense link ids of one FlowNetwork; a transfer is posted as a flow
 // the moment its last predecessor completes; join points complete as soon as they are posted.
+// Everything is kept in flat arrays (successors as offsets into one list, each distinct route
+// once), so that a run allocates a handful of buffers whatever its number of transfers.
 class FlowRun {
  public:
   FlowRun(const Topology& topology, const TransferSchedule& schedule)
-      : transfers_(schedule.transfers()),
-        waiting_on_(transfers_.size(), 0),
-        successors_(transfers_.size()),
-        flow_routes_(transfers_.size()) {
-    std::unordered_map<std::uint64_t, std::size_t> dense;
-    std::vector<FlowLink> links;
-    for (std::size_t i = 0; i < transfers_.size(); ++i) {
-      const Transfer& t = transfers_[i];
-      waiting_on_[i] = t.after.size();
-      for (TransferId before : t.after) successors_[before].push_back(i);
-      if (t.src == t.dst) continue;
-      for (const RouteLink& link : topology.route_links(t.src, t.dst)) {
-        const auto [it, added] = dense.emplace(link.id, links.size());
-        if (added) links.push_back({link.bandwidth_Bps, link.latency_s});
-        flow_routes_[i].push_back(it->second);
-      }
-    }
+      : transfers_(schedule.transfers()), waiting_on_(transfers_.size(), 0) {
+    link_successors();
+    std::vector<FlowLink> links = dense_routes(topology);
     network_.emplace(std::move(links));
   }
 
@@ -96,21 +125,69 @@ class FlowRun {
 
  private:
   static constexpr double kNever = std::numeric_limits<double>::infinity();
+  static constexpr std::uint32_t kNoRoute = std::numeric_limits<std::uint32_t>::max();
+
+  // successors_[successor_begin_[i] .. successor_begin_[i + 1]) follow transfer i, in the order
+  // they were added (as per-transfer lists would hold them).
+  void link_successors() {
+    successor_begin_.assign(transfers_.size() + 1, 0);
+    for (std::size_t i = 0; i < transfers_.size(); ++i) {
+      waiting_on_[i] = transfers_[i].after.size();
+      for (TransferId before : transfers_[i].after) ++successor_begin_[before + 1];
+    }
+    for (std::size_t i = 0; i < transfers_.size(); ++i)
+      successor_begin_[i + 1] += successor_begin_[i];
+    successors_.resize(successor_begin_.back());
+    std::vector<std::size_t> filled(successor_begin_.begin(), successor_begin_.end() - 1);
+    for (std::size_t i = 0; i < transfers_.size(); ++i)
+      for (TransferId before : transfers_[i].after) successors_[filled[before]++] = i;
+  }
+
+  // Each distinct (src, dst) is routed once; link ids are numbered densely in order of first
+  // appearance (transfer order, then hop order), the order the flow network breaks ties by.
+  std::vector<FlowLink> dense_routes(const Topology& topology) {
+    std::vector<FlowLink> links;
+    FlatMap dense(64);
+    FlatMap route_of_pair(64);
+    route_of_.assign(transfers_.size(), kNoRoute);
+    route_begin_.assign(1, 0);
+    for (std::size_t i = 0; i < transfers_.size(); ++i) {
+      const Transfer& t = transfers_[i];
+      if (t.src == t.dst) continue;
+      const std::uint64_t pair = (std::uint64_t{static_cast<std::uint32_t>(t.src)} << 32) |
+                                 static_cast<std::uint32_t>(t.dst);
+      const auto [route, added_route] =
+          route_of_pair.emplace(pair, static_cast<std::uint32_t>(route_begin_.size() - 1));
+      route_of_[i] = route;
+      if (!added_route) continue;
+      for (const RouteLink& link : topology.route_links(t.src, t.dst)) {
+        const auto [dense_id, added] =
+            dense.emplace(link.id, static_cast<std::uint32_t>(links.size()));
+        if (added) links.push_back({link.bandwidth_Bps, link.latency_s});
+        route_links_.push_back(dense_id);
+      }
+      route_begin_.push_back(route_links_.size());
+    }
+    return links;
+  }
 
   void post(std::size_t i) {
-    if (transfers_[i].src == transfers_[i].dst) {
+    if (route_of_[i] == kNoRoute) {
       joins_.push_back(i);
       return;
     }
-    network_->add_flow(std::move(flow_routes_[i]), transfers_[i].bytes, network_->now_s());
+    const std::size_t begin = route_begin_[route_of_[i]];
+    const std::size_t end = route_begin_[route_of_[i] + 1];
+    network_->add_flow_along(std::span<const std::size_t>(route_links_.data() + begin, end - begin),
+                             transfers_[i].bytes, network_->now_s());
     transfer_of_flow_.push_back(i);
   }
 
   void complete(std::size_t i, double t_s) {
     times_.completion_s[i] = t_s;
     times_.makespan_s = std::max(times_.makespan_s, t_s);
-    for (std::size_t next : successors_[i])
-      if (--waiting_on_[next] == 0) post(next);
+    for (std::size_t k = successor_begin_[i]; k < successor_begin_[i + 1]; ++k)
+      if (--waiting_on_[successors_[k]] == 0) post(successors_[k]);
   }
 
   void drain_joins() {
@@ -123,8 +200,11 @@ class FlowRun {
 
   std::span<const Transfer> transfers_;
   std::vector<std::size_t> waiting_on_;
-  std::vector<std::vector<std::size_t>> successors_;
-  std::vector<std::vector<std::size_t>> flow_routes_;
+  std::vector<std::size_t> successor_begin_;
+  std::vector<std::size_t> successors_;
+  std::vector<std::uint32_t> route_of_;   // per transfer: its route, kNoRoute for join points
+  std::vector<std::size_t> route_begin_;  // per route: its first entry in route_links_
+  std::vector<std::size_t> route_links_;  // dense link ids of every distinct route
   std::optional<FlowNetwork> network_;
   std::vector<std::size_t> transfer_of_flow_;
   std::vector<std::size_t> joins_;

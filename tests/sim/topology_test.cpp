@@ -3,8 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -322,6 +324,39 @@ TEST_CASE("every node of 20000-node rings and tori reaches its neighbour and ant
     CHECK(total_s > 0.0);
     CHECK(topology.route(n / 2, 0).size() > 1);
     CHECK(seconds_since(start) < 0.5);
+  }
+}
+
+TEST_CASE("route links are the links between consecutive route vertices, with their direction") {
+  TopologySpec fat_tree = spec_of(TopologyShape::fat_tree, 37);
+  fat_tree.fat_tree_arity = 3;
+  TopologySpec tree_list = spec_of(TopologyShape::edge_list, 7);
+  tree_list.edges = {{0, 3}, {1, 3}, {2, 3, 1e-6, 2e9}, {3, 4}, {4, 5}, {4, 6}};
+  TopologySpec torus = spec_of(TopologyShape::torus2d, 12);
+  torus.torus_rows = 3;
+  for (const TopologySpec& spec :
+       {spec_of(TopologyShape::fully_connected, 6), spec_of(TopologyShape::star, 9),
+        spec_of(TopologyShape::ring, 7), torus, fat_tree, tree_list, as_edge_list(torus)}) {
+    const Topology topology(spec);
+    const auto links = topology.links();
+    for (int src = 0; src < spec.nodes; ++src) {
+      for (int dst = 0; dst < spec.nodes; ++dst) {
+        const Route route = topology.route(src, dst);
+        const auto route_links = topology.route_links(src, dst);
+        INFO(codesim::sim::to_string(spec.shape) << " " << src << " -> " << dst);
+        REQUIRE(route_links.size() + 1 == route.size());
+        for (std::size_t h = 0; h < route_links.size(); ++h) {
+          const std::uint64_t index = route_links[h].id / 2;
+          REQUIRE(index < links.size());
+          const auto& link = links[index];
+          CHECK(link.a == std::min(route[h], route[h + 1]));
+          CHECK(link.b == std::max(route[h], route[h + 1]));
+          CHECK(route_links[h].id % 2 == (route[h] < route[h + 1] ? 0u : 1u));
+          CHECK(route_links[h].latency_s == link.latency_s);
+          CHECK(route_links[h].bandwidth_Bps == link.bandwidth_Bps);
+        }
+      }
+    }
   }
 }
 
