@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -65,7 +66,9 @@ double storage_transfer_time_s(const Topology& topology, const StorageSpec& spec
     double bottleneck_Bps = spec.bandwidth_Bps;
     for (const RouteLink& link : storage_route(topology, spec, node, write)) {
       const auto [it, added] = dense.emplace(link.id, links.size());
-      if (added) links.push_back({link.bandwidth_Bps, link.latency_s});
+      if (added)
+        links.push_back(
+            {std::min(link.bandwidth_Bps, std::numeric_limits<double>::max()), link.latency_s});
       flow.route.push_back(it->second);
       latency_s += link.latency_s;
       bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps);
@@ -74,7 +77,7 @@ double storage_transfer_time_s(const Topology& topology, const StorageSpec& spec
     flows.push_back(std::move(flow));
   }
   double time_s = alone_s;
-  if (topology.network_model() == NetworkModel::flow) {
+  if (topology.network_model() == NetworkModel::flow && std::isfinite(alone_s)) {
     const std::vector<double> done_s = simulate_flows(links, flows);
     time_s = *std::max_element(done_s.begin(), done_s.end());
   }

@@ -2,6 +2,7 @@
 #include "sim/transfer_schedule.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -98,6 +99,12 @@ class FlatMap {
 // the moment its last predecessor completes; join points complete as soon as they are posted.
 // Everything is kept in flat arrays (successors as offsets into one list, each distinct route
 // once), so that a run allocates a handful of buffers whatever its number of transfers.
+// A link of bandwidth beyond a double's range (a fat tree doubling 1e308 B/s) never limits a flow
+// that a finite link could: the largest double stands for it.
+FlowLink flow_link(const RouteLink& link) {
+  return {std::min(link.bandwidth_Bps, std::numeric_limits<double>::max()), link.latency_s};
+}
+
 class FlowRun {
  public:
   FlowRun(const Topology& topology, const TransferSchedule& schedule)
@@ -108,7 +115,7 @@ class FlowRun {
   }
 
   ScheduleTimes run() {
-    times_.completion_s.assign(transfers_.size(), 0.0);
+    times_.completion_s.assign(transfers_.size(), kNever);
     for (std::size_t i = 0; i < transfers_.size(); ++i)
       if (waiting_on_[i] == 0) post(i);
     drain_joins();
@@ -118,8 +125,9 @@ class FlowRun {
         complete(transfer_of_flow_[flow], network_->completion_time_s(flow));
       drain_joins();
     }
-    for (std::size_t i = 0; i < transfers_.size(); ++i)
-      CODESIM_CHECK(waiting_on_[i] == 0, "a transfer schedule left a transfer unposted");
+    // Rates so small that completion times overflow leave flows unfinished: they take forever.
+    for (double t_s : times_.completion_s)
+      if (t_s == kNever) times_.makespan_s = kNever;
     return std::move(times_);
   }
 
@@ -163,7 +171,7 @@ class FlowRun {
       for (const RouteLink& link : topology.route_links(t.src, t.dst)) {
         const auto [dense_id, added] =
             dense.emplace(link.id, static_cast<std::uint32_t>(links.size()));
-        if (added) links.push_back({link.bandwidth_Bps, link.latency_s});
+        if (added) links.push_back(flow_link(link));
         route_links_.push_back(dense_id);
       }
       route_begin_.push_back(route_links_.size());
@@ -236,7 +244,10 @@ ScheduleTimes run_schedule(const Topology& topology, const TransferSchedule& sch
   if (const std::vector<double>* known = topology.remembered(key)) {
     times.completion_s = *known;
   } else {
-    times = FlowRun(topology, schedule).run();
+    // Alone, some transfer would take forever (a latency or size beyond a double's range): so
+    // it does among others, and the flow network, which needs finite event times, is not asked.
+    ScheduleTimes alone = critical_path(topology, schedule);
+    times = std::isfinite(alone.makespan_s) ? FlowRun(topology, schedule).run() : std::move(alone);
     topology.remember(std::move(key), times.completion_s);
     return times;
   }

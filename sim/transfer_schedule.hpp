@@ -47,8 +47,9 @@ struct ScheduleTimes {
 ///             fairness (sim/flow_network.hpp), each posted when its predecessors complete
 ///   analytic  each transfer takes transfer_time_s alone (no contention); completion times are
 ///             the critical path of the graph
-/// Flow runs are remembered by the topology (Topology::remember), so a schedule seen before costs
-/// a lookup.
+/// When a transfer alone would take infinitely long, the schedule takes the analytic model's
+/// times (infinite) under either model. Flow runs are remembered by the topology
+/// (Topology::remember), so a schedule seen before costs a lookup.
 ScheduleTimes run_schedule(const Topology& topology, const TransferSchedule& schedule);
 
 /// The schedule's makespan under the contention-free model whatever the topology's model: what

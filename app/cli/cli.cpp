@@ -21,6 +21,7 @@
 
 #include "analysis/results_json.hpp"
 #include "app/cli/codes_command.hpp"
+#include "app/cli/command_line.hpp"
 #include "app/cli/export_platform_command.hpp"
 #include "app/cli/plot_command.hpp"
 #include "app/cli/progress_bar.hpp"
@@ -43,10 +44,6 @@ namespace po = boost::program_options;
 namespace codesim::app {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kRuntimeFailure = 1;
-constexpr int kBadInput = 2;
 
 const char* const kUsage =
     "usage: codesim COMMAND [options]\n"
@@ -95,10 +92,7 @@ std::optional<CommandLine> parse_command(const std::string& command,
   positional.add("scenario", -1);
   CommandLine line;
   try {
-    const auto style = po::command_line_style::unix_style ^ po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
-              line.values);
-    po::notify(line.values);
+    parse_options(args, all, positional, line.values);
   } catch (const po::error& e) {
     err << "error: codesim " << command << ": " << printable(e.what())
         << " (expected the options of codesim " << command << " --help)\n";

@@ -12,6 +12,7 @@
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/command_line.hpp"
 #include "app/cli/scheme_options.hpp"
 #include "models/coding/coding_scheme.hpp"
 #include "models/theory/decode_trials.hpp"
@@ -21,9 +22,6 @@ namespace po = boost::program_options;
 
 namespace codesim::app {
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kBadInput = 2;
 
 constexpr int kMaxTrials = 1'000'000;
 

@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 
 #include "analysis/results_json.hpp"
+#include "app/cli/command_line.hpp"
 #include "app/config/scenario_error.hpp"
 #include "app/exec/output_check.hpp"
 #include "app/exec/runner.hpp"
@@ -19,10 +20,6 @@ namespace po = boost::program_options;
 namespace codesim::app {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kRuntimeFailure = 1;
-constexpr int kBadInput = 2;
 
 // The platform lists a route per ordered pair of nodes (what a Full zone needs): 553 MB at 1024
 // nodes on a 4-ary fat tree, which SimGrid 3.32 loads in 18 s; each doubling of the nodes makes
@@ -60,10 +57,7 @@ std::optional<ExportRequest> parse_request(const std::vector<std::string>& args,
   po::variables_map values;
   code = kBadInput;
   try {
-    const auto style = po::command_line_style::unix_style ^ po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
-              values);
-    po::notify(values);
+    parse_options(args, all, positional, values);
   } catch (const po::error& e) {
     err << "error: codesim export-platform: " << printable(e.what())
         << " (expected the options of codesim export-platform --help)\n";

@@ -10,6 +10,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "app/cli/command_line.hpp"
+
 namespace po = boost::program_options;
 
 #ifndef CODESIM_PLOTS_DIR
@@ -61,10 +63,7 @@ int run_plot_command(const std::vector<std::string>& args, std::ostream& out, st
   positional.add("results", -1);
   po::variables_map values;
   try {
-    const auto style = po::command_line_style::unix_style ^ po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
-              values);
-    po::notify(values);
+    parse_options(args, all, positional, values);
   } catch (const po::error& e) {
     err << "error: codesim plot: " << e.what()
         << " (expected the options of codesim plot --help)\n";

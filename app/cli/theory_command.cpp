@@ -11,6 +11,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "app/cli/command_line.hpp"
 #include "app/cli/scheme_options.hpp"
 #include "app/cli/theory_report.hpp"
 #include "app/cli/theory_tables.hpp"
@@ -20,9 +21,6 @@ namespace po = boost::program_options;
 
 namespace codesim::app {
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kBadInput = 2;
 
 // Defaults (the CodeNet experiment's MLP and error rate; costs in units of one iteration).
 const char* const kDefaultLayers = "784,10000,10000,10";

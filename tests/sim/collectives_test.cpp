@@ -288,3 +288,23 @@ TEST_CASE("a ring all-reduce over a 20000-node fat tree runs in lockstep under t
   CHECK(all_reduce_time_s(topology, first_nodes(20000), kBytes) ==
         doctest::Approx(2 * 19999 * (16 * kAlpha_s + kBytes * kBeta_s_per_B / 20000)));
 }
+
+TEST_CASE("flow schedules beyond a double's range take forever or ignore unlimited links") {
+  // Two star links of 1e308 s each: the route's latency overflows, as in the analytic model.
+  TopologySpec slow;
+  slow.shape = TopologyShape::star;
+  slow.nodes = 4;
+  slow.latency_s = 1e308;
+  TransferSchedule gather;
+  add_gather(gather, first_nodes(4), kBytes, std::nullopt);
+  CHECK(std::isinf(run_schedule(Topology(slow), gather).makespan_s));
+  // A fat tree doubling 1e308 B/s per level has infinite upper links; they never limit a flow.
+  TopologySpec wide;
+  wide.shape = TopologyShape::fat_tree;
+  wide.nodes = 16;
+  wide.latency_s = 0.0;
+  wide.bandwidth_Bps = 1e308;
+  TransferSchedule across;
+  across.add(0, 15, 1e10);
+  CHECK(run_schedule(Topology(wide), across).makespan_s == doctest::Approx(1e10 / 1e308));
+}

@@ -74,7 +74,7 @@ TEST_CASE("with shared storage every checkpoint write sends each node's share ov
   job.exchange = ExchangeKind::none;
   const MetricSet m = run_iterative_job(cluster, checkpoint, job, 1, 0);
   // Four 1e6-byte writes share the 5e8 B/s server link (sim/checkpoint_storage_test.cpp).
-  CHECK(m.get("checkpoints") >= 3);
+  CHECK(m.get("checkpoints") >= 2);
   CHECK(m.get("time_checkpoint_s") ==
         doctest::Approx(m.get("checkpoints") * (2e-6 + 1e-5 + 4e6 / 5e8)));
 }

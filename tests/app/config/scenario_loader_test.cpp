@@ -229,8 +229,8 @@ TEST_CASE("the network model is flow unless a scenario asks for the analytic one
       load_scenario(with("/cluster/network/model=\"analytic\""), "s.json").cluster.network.model ==
       codesim::sim::NetworkModel::analytic);
   CHECK(error_of(with("/cluster/network/model=\"packet\"")) ==
-        "s.json: /cluster/network/model: unknown network model \"packet\" (expected one of: "
-        "flow, analytic)");
+        "s.json: /cluster/network/model: unknown value \"packet\" (expected one of: flow, "
+        "analytic)");
 }
 
 TEST_CASE("shared checkpoint storage hangs off an existing node and replaces the write bandwidth") {
