@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench/benchmarks.hpp"
+#include "bench/option_values.hpp"
 #include "bench/patterns/network_patterns.hpp"
 #include "sim/collective_schedules.hpp"
 #include "sim/collectives.hpp"
@@ -47,16 +48,6 @@ struct Options {
   bool json = false;
   bool help = false;
 };
-
-int positive(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const int value = std::stoi(text, &used);
-    return used == text.size() && value > 0 ? value : 0;
-  } catch (...) {
-    return 0;
-  }
-}
 
 // Empty string when valid, else what is wrong.
 std::string parse(const std::vector<std::string>& args, Options& o) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/benchmarks.hpp"
+#include "bench/option_values.hpp"
 #include "sim/iterative_job.hpp"
 
 namespace codesim::bench {
@@ -41,16 +42,6 @@ std::vector<std::string> split(const std::string& list) {
   std::istringstream in(list);
   for (std::string item; std::getline(in, item, ',');) items.push_back(item);
   return items;
-}
-
-int positive(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const int value = std::stoi(text, &used);
-    return used == text.size() && value > 0 ? value : 0;
-  } catch (...) {
-    return 0;
-  }
 }
 
 // Empty string when valid, else what is wrong.
