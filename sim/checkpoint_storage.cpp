@@ -45,9 +45,7 @@ double storage_transfer_time_s(const Topology& topology, const StorageSpec& spec
                                double bytes_per_node, bool write) {
   if (spec.kind == StorageKind::local || nodes <= 0) return 0.0;
   std::string key = "storage";
-  const auto append = [&key](const auto& value) {
-    key.append(reinterpret_cast<const char*>(&value), sizeof value);
-  };
+  const auto append = [&key](const auto& value) { Topology::append_to_key(key, value); };
   append(write);
   append(nodes);
   append(spec.attach_node);

@@ -51,14 +51,7 @@ CommunicationCost shifted_step_cost(const Topology& topology, std::span<const in
   TransferSchedule schedule;
   for (std::size_t i = 0; i < p; ++i)
     schedule.add(participants[i], participants[(i + offset) % p], bytes);
-  const double time_s = run_schedule(topology, schedule).makespan_s;
-  return {time_s, time_s - contention_free_makespan_s(topology, schedule)};
-}
-
-CommunicationCost& operator+=(CommunicationCost& a, const CommunicationCost& b) {
-  a.time_s += b.time_s;
-  a.link_wait_s += b.link_wait_s;
-  return a;
+  return schedule_cost(topology, schedule);
 }
 
 CommunicationCost times(double steps, const CommunicationCost& cost) {
@@ -92,9 +85,7 @@ CommunicationCost flow_cost(const Topology& topology, AddCollective add,
   CODESIM_CHECK(bytes >= 0.0, "collective size must be >= 0 bytes");
   // Remembered by (algorithm, bytes, participants): far cheaper to look up than the schedule.
   std::string key = "collective";
-  const auto append = [&key](const auto& value) {
-    key.append(reinterpret_cast<const char*>(&value), sizeof value);
-  };
+  const auto append = [&key](const auto& value) { Topology::append_to_key(key, value); };
   append(add);
   append(bytes);
   for (int p : participants) append(p);
@@ -102,8 +93,7 @@ CommunicationCost flow_cost(const Topology& topology, AddCollective add,
     return {(*known)[0], (*known)[1]};
   TransferSchedule schedule;
   add(schedule, participants, bytes, std::nullopt);
-  const double time_s = run_schedule(topology, schedule).makespan_s;
-  const CommunicationCost cost{time_s, time_s - contention_free_makespan_s(topology, schedule)};
+  const CommunicationCost cost = schedule_cost(topology, schedule);
   topology.remember(std::move(key), {cost.time_s, cost.link_wait_s});
   return cost;
 }

@@ -4,6 +4,7 @@
 #include <span>
 
 #include "sim/topology.hpp"
+#include "sim/transfer_schedule.hpp"
 
 namespace codesim::sim {
 
@@ -14,14 +15,6 @@ namespace codesim::sim {
 // collective instead costs its transfer schedule (sim/collective_schedules.hpp) run alone on the
 // links, which equals the formula when links are uniform and no two transfers share a link
 // direction, and is slower where they do (a gather's incast, rings on a torus).
-
-/// Communication time and the part of it spent waiting on shared links: under the flow model,
-/// its time minus that of the same transfer schedule if no two transfers shared a link; 0 under
-/// the analytic model.
-struct CommunicationCost {
-  double time_s = 0.0;
-  double link_wait_s = 0.0;
-};
 
 /// Binomial-tree broadcast of `bytes` from participants[0]: ceil(log2 p) rounds; in round k every
 /// holder i < 2^k sends to i + 2^k. Time = sum over rounds of the slowest transfer of the round.

@@ -123,6 +123,11 @@ class Topology {
   /// At most about 2^22 values are kept; beyond that the memory is cleared and refilled.
   const std::vector<double>* remembered(const std::string& key) const;
   void remember(std::string key, std::vector<double> values) const;
+  /// Appends a plain value's bytes to such a key.
+  template <typename T>
+  static void append_to_key(std::string& key, const T& value) {
+    key.append(reinterpret_cast<const char*>(&value), sizeof value);
+  }
 
  private:
   struct Impl;

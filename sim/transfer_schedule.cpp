@@ -222,9 +222,7 @@ class FlowRun {
 // The schedule's transfers as raw bytes: equal keys mean equal schedules.
 std::string schedule_key(const TransferSchedule& schedule) {
   std::string key;
-  const auto append = [&key](const auto& value) {
-    key.append(reinterpret_cast<const char*>(&value), sizeof value);
-  };
+  const auto append = [&key](const auto& value) { Topology::append_to_key(key, value); };
   for (const Transfer& t : schedule.transfers()) {
     append(t.src);
     append(t.dst);
@@ -253,6 +251,17 @@ ScheduleTimes run_schedule(const Topology& topology, const TransferSchedule& sch
   }
   for (double t_s : times.completion_s) times.makespan_s = std::max(times.makespan_s, t_s);
   return times;
+}
+
+CommunicationCost& operator+=(CommunicationCost& a, const CommunicationCost& b) {
+  a.time_s += b.time_s;
+  a.link_wait_s += b.link_wait_s;
+  return a;
+}
+
+CommunicationCost schedule_cost(const Topology& topology, const TransferSchedule& schedule) {
+  const double time_s = run_schedule(topology, schedule).makespan_s;
+  return {time_s, time_s - contention_free_makespan_s(topology, schedule)};
 }
 
 double contention_free_makespan_s(const Topology& topology, const TransferSchedule& schedule) {

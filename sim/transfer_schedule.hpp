@@ -52,6 +52,20 @@ struct ScheduleTimes {
 /// (Topology::remember), so a schedule seen before costs a lookup.
 ScheduleTimes run_schedule(const Topology& topology, const TransferSchedule& schedule);
 
+/// Communication time and the part of it spent waiting on shared links: under the flow model,
+/// its time minus that of the same transfer schedule if no two transfers shared a link; 0 under
+/// the analytic model.
+struct CommunicationCost {
+  double time_s = 0.0;
+  double link_wait_s = 0.0;
+};
+
+CommunicationCost& operator+=(CommunicationCost& a, const CommunicationCost& b);
+
+/// The schedule's makespan under the topology's model, and the part of it lost to link sharing
+/// (makespan minus contention_free_makespan_s).
+CommunicationCost schedule_cost(const Topology& topology, const TransferSchedule& schedule);
+
 /// The schedule's makespan under the contention-free model whatever the topology's model: what
 /// it would take if its transfers shared no link (run_schedule minus this = time lost to sharing).
 double contention_free_makespan_s(const Topology& topology, const TransferSchedule& schedule);

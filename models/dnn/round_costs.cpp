@@ -69,18 +69,6 @@ bool flow_model(const sim::Topology& topology) {
   return topology.network_model() == sim::NetworkModel::flow;
 }
 
-sim::CommunicationCost flow_cost(const sim::Topology& topology,
-                                 const sim::TransferSchedule& schedule) {
-  const double time_s = sim::run_schedule(topology, schedule).makespan_s;
-  return {time_s, time_s - sim::contention_free_makespan_s(topology, schedule)};
-}
-
-sim::CommunicationCost& operator+=(sim::CommunicationCost& a, const sim::CommunicationCost& b) {
-  a.time_s += b.time_s;
-  a.link_wait_s += b.link_wait_s;
-  return a;
-}
-
 // Every present symbol reduced over its members: at once as one schedule under the flow model
 // (reductions contend where their routes share links); the slowest reduction otherwise.
 sim::CommunicationCost reduce_phase(const sim::Topology& topology, const RoundShape& shape,
@@ -89,7 +77,7 @@ sim::CommunicationCost reduce_phase(const sim::Topology& topology, const RoundSh
     sim::TransferSchedule schedule;
     for (std::size_t s = 0; s < present.size(); ++s)
       if (present[s]) sim::add_reduce(schedule, shape.members[s], symbol_bytes, std::nullopt);
-    return flow_cost(topology, schedule);
+    return sim::schedule_cost(topology, schedule);
   }
   double reduce_s = 0.0;
   for (std::size_t s = 0; s < present.size(); ++s) {
@@ -114,7 +102,8 @@ sim::CommunicationCost gather_phase(const sim::Topology& topology, const RoundSh
       gather_s += topology.transfer_time_s(shape.members[s].front(), 0, symbol_bytes);
     }
   }
-  return flow_model(topology) ? flow_cost(topology, schedule) : sim::CommunicationCost{gather_s};
+  return flow_model(topology) ? sim::schedule_cost(topology, schedule)
+                              : sim::CommunicationCost{gather_s};
 }
 
 }  // namespace
@@ -182,7 +171,7 @@ sim::CommunicationCost regeneration_cost(const sim::Topology& topology, int node
     // The sources send at once and share the links into `node`.
     sim::TransferSchedule schedule;
     for (int source : sources) schedule.add(source, node, stored_values * kBytesPerValue);
-    cost += flow_cost(topology, schedule);
+    cost += sim::schedule_cost(topology, schedule);
     return cost;
   }
   for (int source : sources)
