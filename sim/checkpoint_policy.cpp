@@ -94,8 +94,21 @@ double daly_expected_completion_s(double work_s, double tau_s, double write_cost
   return m * std::exp(restart_s / m) * std::expm1((tau_s + write_cost_s) / m) * work_s / tau_s;
 }
 
-CheckpointPolicy::CheckpointPolicy(const CheckpointSpec& spec, double mtbf_s)
-    : write_cost_s_(checkpoint_write_cost_s(spec)), restart_s_(spec.restart_s) {
+CheckpointCosts checkpoint_costs(const CheckpointSpec& spec) {
+  return {checkpoint_write_cost_s(spec), spec.restart_s};
+}
+
+CheckpointCosts add_storage_transfers(CheckpointCosts costs, const CheckpointSpec& spec,
+                                      const Topology& topology, int nodes, double bytes_per_node) {
+  costs.write_s += storage_transfer_time_s(topology, spec.storage, nodes, bytes_per_node, true);
+  costs.restart_s += storage_transfer_time_s(topology, spec.storage, nodes, bytes_per_node, false);
+  return costs;
+}
+
+CheckpointPolicy::CheckpointPolicy(const CheckpointSpec& spec, double mtbf_s, CheckpointCosts costs)
+    : write_cost_s_(costs.write_s), restart_s_(costs.restart_s) {
+  CODESIM_CHECK(costs.write_s >= 0.0 && costs.restart_s >= 0.0,
+                "checkpoint costs must be >= 0 seconds");
   const std::string error = validate_checkpoint(spec);
   CODESIM_CHECK(error.empty(), error.c_str());
   switch (spec.policy) {

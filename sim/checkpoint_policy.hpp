@@ -56,11 +56,30 @@ double daly_interval_s(double write_cost_s, double mtbf_s);
 double daly_expected_completion_s(double work_s, double tau_s, double write_cost_s,
                                   double restart_s, double mtbf_s);
 
+/// What one checkpoint costs in a run, seconds: a write (delta in Young's and Daly's intervals) and
+/// a restart. The run knows them: the bytes each node writes and the transfers to shared storage.
+struct CheckpointCosts {
+  double write_s = 0.0;
+  double restart_s = 0.0;
+};
+
+/// The spec's own costs: write_s + bytes / write_bandwidth_Bps and restart_s (no storage).
+CheckpointCosts checkpoint_costs(const CheckpointSpec& spec);
+/// `costs` plus, with shared storage (spec.storage), the transfers of nodes 0..nodes-1 each
+/// writing `bytes_per_node` to its server at once, and reading them back on a restart.
+CheckpointCosts add_storage_transfers(CheckpointCosts costs, const CheckpointSpec& spec,
+                                      const Topology& topology, int nodes, double bytes_per_node);
+
 /// Decides when a job checkpoints. Progress is counted since the last checkpoint.
 class CheckpointPolicy {
  public:
-  /// `mtbf_s` is used by young/daly (spec.mtbf_s when > 0 wins over it).
-  CheckpointPolicy(const CheckpointSpec& spec, double mtbf_s);
+  /// `mtbf_s` is used by young/daly (spec.mtbf_s when > 0 wins over it); `costs` are what a write
+  /// and a restart take in the run, so that young/daly size the interval with the write cost the
+  /// run pays.
+  CheckpointPolicy(const CheckpointSpec& spec, double mtbf_s, CheckpointCosts costs);
+  /// With the spec's own costs (checkpoint_costs(spec)).
+  CheckpointPolicy(const CheckpointSpec& spec, double mtbf_s)
+      : CheckpointPolicy(spec, mtbf_s, checkpoint_costs(spec)) {}
 
   /// True when a checkpoint is due after `iterations` iterations taking `progress_s` seconds
   /// since the last checkpoint (or the start).

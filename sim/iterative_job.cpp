@@ -26,9 +26,8 @@ class IterativeJob {
         cluster_(engine_, cluster_spec, seed, replica),
         job_(job),
         task_count_(job.tasks > 0 ? job.tasks : cluster_.size()),
-        policy_(checkpoint, job_mtbf_s()),
-        write_s_(policy_.write_cost_s() + storage_s(checkpoint, true)),
-        restart_s_(policy_.restart_s() + storage_s(checkpoint, false)),
+        policy_(checkpoint, job_mtbf_s(),
+                iterative_job_checkpoint_costs(checkpoint, cluster_.topology())),
         watchdog_(checkpoint.max_stalled_rollbacks),
         needed_(job.wait_for > 0 ? std::min(job.wait_for, task_count_) : task_count_),
         queues_(cluster_.size()) {
@@ -36,13 +35,6 @@ class IterativeJob {
     CODESIM_CHECK(job.task_flops > 0.0, "task_flops must be positive");
     cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
     cluster_.crashes().on_repair([this](int node) { on_repair(node); });
-  }
-
-  // With shared storage every node sends (or reads back) its share of the checkpoint's bytes.
-  double storage_s(const CheckpointSpec& checkpoint, bool write) const {
-    const int nodes = cluster_.size();
-    return storage_transfer_time_s(cluster_.topology(), checkpoint.storage, nodes,
-                                   checkpoint.bytes / nodes, write);
   }
 
   MetricSet run() {
@@ -177,7 +169,7 @@ class IterativeJob {
   }
 
   void start_checkpoint() {
-    start_phase(Phase::checkpoint, write_s_, time_checkpoint_s_, [this] {
+    start_phase(Phase::checkpoint, policy_.write_cost_s(), time_checkpoint_s_, [this] {
       commit_pending();
       ++checkpoints_;
       checkpointed_iterations_ = iterations_done_;
@@ -217,7 +209,8 @@ class IterativeJob {
   }
 
   void start_restart() {
-    start_phase(Phase::restart, restart_s_, time_restart_s_, [this] { start_iteration(); });
+    start_phase(Phase::restart, policy_.restart_s(), time_restart_s_,
+                [this] { start_iteration(); });
   }
 
   void wait_for_repairs() {
@@ -360,8 +353,6 @@ class IterativeJob {
   IterativeJobSpec job_;
   int task_count_;
   CheckpointPolicy policy_;
-  double write_s_ = 0.0;  // a checkpoint's write and a restart, seconds
-  double restart_s_ = 0.0;
   ProgressWatchdog watchdog_;
   int needed_;
 
@@ -390,6 +381,13 @@ class IterativeJob {
 };
 
 }  // namespace
+
+CheckpointCosts iterative_job_checkpoint_costs(const CheckpointSpec& checkpoint,
+                                               const Topology& topology) {
+  const int nodes = topology.node_count();
+  return add_storage_transfers(checkpoint_costs(checkpoint), checkpoint, topology, nodes,
+                               checkpoint.bytes / nodes);
+}
 
 MetricSet run_iterative_job(const ClusterSpec& cluster, const CheckpointSpec& checkpoint,
                             const IterativeJobSpec& job, std::uint64_t seed, std::uint64_t replica,

@@ -58,4 +58,9 @@ MetricSet run_iterative_job(const ClusterSpec& cluster, const CheckpointSpec& ch
                             const IterativeJobSpec& job, std::uint64_t seed, std::uint64_t replica,
                             const std::function<bool()>& should_stop = {});
 
+/// What a checkpoint write and a restart of the job cost: the spec's costs plus, with shared
+/// storage, every node of `topology` sending (reading back) its equal share of checkpoint.bytes.
+CheckpointCosts iterative_job_checkpoint_costs(const CheckpointSpec& checkpoint,
+                                               const Topology& topology);
+
 }  // namespace codesim::sim

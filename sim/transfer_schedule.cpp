@@ -264,6 +264,10 @@ CommunicationCost schedule_cost(const Topology& topology, const TransferSchedule
   return {time_s, time_s - contention_free_makespan_s(topology, schedule)};
 }
 
+ScheduleTimes contention_free_times(const Topology& topology, const TransferSchedule& schedule) {
+  return critical_path(topology, schedule);
+}
+
 double contention_free_makespan_s(const Topology& topology, const TransferSchedule& schedule) {
   return critical_path(topology, schedule).makespan_s;
 }

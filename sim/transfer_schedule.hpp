@@ -66,8 +66,9 @@ CommunicationCost& operator+=(CommunicationCost& a, const CommunicationCost& b);
 /// (makespan minus contention_free_makespan_s).
 CommunicationCost schedule_cost(const Topology& topology, const TransferSchedule& schedule);
 
-/// The schedule's makespan under the contention-free model whatever the topology's model: what
-/// it would take if its transfers shared no link (run_schedule minus this = time lost to sharing).
+/// The schedule's times under the contention-free model whatever the topology's model: what it
+/// would take if its transfers shared no link (run_schedule minus this = time lost to sharing).
+ScheduleTimes contention_free_times(const Topology& topology, const TransferSchedule& schedule);
 double contention_free_makespan_s(const Topology& topology, const TransferSchedule& schedule);
 
 }  // namespace codesim::sim

@@ -12,6 +12,7 @@
 
 #include "app/config/text_format.hpp"
 #include "sim/checkpoint_policy.hpp"
+#include "sim/iterative_job.hpp"
 
 namespace codesim::app {
 
@@ -44,7 +45,10 @@ void print_iterative_job(const Scenario& scenario, const Json& aggregate, std::o
   if (scenario.checkpoint.policy != sim::CheckpointKind::none) {
     const double mtbf = scenario.checkpoint.mtbf_s > 0.0 ? scenario.checkpoint.mtbf_s
                                                          : system_mtbf_s(scenario.cluster);
-    const sim::CheckpointPolicy policy(scenario.checkpoint, mtbf);
+    const sim::Topology topology(scenario.cluster.network);
+    const sim::CheckpointPolicy policy(
+        scenario.checkpoint, mtbf,
+        sim::iterative_job_checkpoint_costs(scenario.checkpoint, topology));
     out << "checkpoint: " << sim::to_string(scenario.checkpoint.policy);
     if (scenario.checkpoint.policy == sim::CheckpointKind::every_iterations) {
       out << " every " << scenario.checkpoint.every_iterations << " iterations";

@@ -36,27 +36,23 @@ std::optional<double> CodedTrainingRun::regenerate_blamed(int layer,
 }
 
 // Regenerates each (layer, node) block from regeneration_sources(node, exclude); returns the
-// time (per node: the sources' blocks arrive one after another, then 2 |sources| values per
-// block entry are combined; nodes work in parallel), or nullopt when one cannot be done.
+// time (parallel_regeneration_cost: nodes at once, each node's blocks in turn), or nullopt when
+// one cannot be done.
 std::optional<double> CodedTrainingRun::regenerate(const std::vector<std::pair<int, int>>& jobs,
                                                    const std::vector<int>& exclude) {
-  std::vector<sim::CommunicationCost> node_cost(static_cast<std::size_t>(nodes_));
+  std::vector<RegenerationJob> transfers;
   for (const auto& [layer, node] : jobs) {
     CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
-    const std::vector<int> sources = scheme.regeneration_sources(node, exclude);
+    std::vector<int> sources = scheme.regeneration_sources(node, exclude);
     if (sources.empty() || !scheme.regenerate(node, sources)) return std::nullopt;
     ++progress_.counts.regenerations;
-    const double values = geometry_[static_cast<std::size_t>(layer)].stored_values_per_node;
-    const sim::CommunicationCost cost = regeneration_cost(
-        cluster_.topology(), node, sources, values, cluster_.node(node).speed_flops_per_s());
-    node_cost[static_cast<std::size_t>(node)].time_s += cost.time_s;
-    node_cost[static_cast<std::size_t>(node)].link_wait_s += cost.link_wait_s;
+    transfers.push_back({node, std::move(sources),
+                         geometry_[static_cast<std::size_t>(layer)].stored_values_per_node,
+                         cluster_.node(node).speed_flops_per_s()});
   }
-  const auto slowest =
-      std::max_element(node_cost.begin(), node_cost.end(),
-                       [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
-  progress_.time.link_wait_s += slowest->link_wait_s;
-  return slowest->time_s;
+  const sim::CommunicationCost cost = parallel_regeneration_cost(cluster_.topology(), transfers);
+  progress_.time.link_wait_s += cost.link_wait_s;
+  return cost.time_s;
 }
 
 // Checkpoint 0 is not written: the initial state is rebuilt from the seed.
@@ -140,11 +136,6 @@ double CodedTrainingRun::stored_values_per_node() const {
   return values;
 }
 
-double CodedTrainingRun::write_cost_s() const {
-  return checkpoint_write_time_s(policy_, checkpoint_spec_, stored_values_per_node(),
-                                 cluster_.topology(), nodes_);
-}
-
 void CodedTrainingRun::start_checkpoint() {
   phase_ = Phase::checkpoint;
   double t = 0.0;
@@ -157,7 +148,7 @@ void CodedTrainingRun::start_checkpoint() {
     }
     t += verified.time_s;
   }
-  t += write_cost_s();
+  t += policy_.write_cost_s();
   progress_.time.charge_later(engine_.now(), TimeKind::checkpoint);
   after(t, [this, t] {
     progress_.checkpoint_written(t);
@@ -183,8 +174,7 @@ void CodedTrainingRun::rollback() {
   restore_snapshot();
   if (observer_.on_rollback) observer_.on_rollback(progress_.done(), decoded_parameters());
   phase_ = Phase::restart;
-  const double restart_s = checkpoint_restart_time_s(
-      policy_, checkpoint_spec_, stored_values_per_node(), cluster_.topology(), nodes_);
+  const double restart_s = policy_.restart_s();
   progress_.time.charge_later(engine_.now(), TimeKind::restart);
   after(restart_s, [this, restart_s] {
     progress_.restart(restart_s);

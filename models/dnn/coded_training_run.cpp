@@ -24,7 +24,6 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
     : spec_(spec),
       cluster_(engine_, cluster_spec, seed, replica),
       policy_(checkpoint, cluster_.system_mtbf_s()),
-      checkpoint_spec_(checkpoint),
       injector_(injector),
       train_(train),
       seed_(seed),
@@ -42,6 +41,10 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
                 "the test set needs samples of the training set's features");
   nodes_ = summarize_scheme(spec.scheme).nodes;
   init_layers();
+  // Young's and Daly's intervals take the write cost this run pays (its blocks, its storage).
+  policy_ = sim::CheckpointPolicy(
+      checkpoint, cluster_.system_mtbf_s(),
+      checkpoint_costs(checkpoint, stored_values_per_node(), cluster_.topology(), nodes_));
   if (spec.audit) shadow_ = glorot_init(spec.mlp, seed);
   stale_.assign(static_cast<std::size_t>(nodes_), false);
   task_state_.assign(static_cast<std::size_t>(nodes_), TaskState::none);

@@ -163,7 +163,6 @@ class CodedTrainingRun {
   std::uint64_t random_events() const { return injector_.log().records.size() + crashes_; }
   ProductDecode verification_decode(int layer, Direction dir, double& t_s);
   double stored_values_per_node() const;
-  double write_cost_s() const;
   void start_checkpoint();
   void rollback();
   void wait_for_repairs();
@@ -173,7 +172,6 @@ class CodedTrainingRun {
   sim::Engine engine_;
   sim::Cluster cluster_;
   sim::CheckpointPolicy policy_;
-  sim::CheckpointSpec checkpoint_spec_;
   FaultInjector& injector_;
   const Dataset& train_;
   std::uint64_t seed_;

@@ -179,26 +179,74 @@ sim::CommunicationCost regeneration_cost(const sim::Topology& topology, int node
   return cost;
 }
 
+namespace {
+
+// The slowest node's cost, the first such node on ties.
+sim::CommunicationCost slowest(const std::vector<sim::CommunicationCost>& node_costs) {
+  const auto it =
+      std::max_element(node_costs.begin(), node_costs.end(),
+                       [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
+  return it == node_costs.end() ? sim::CommunicationCost{} : *it;
+}
+
+// Flow model, several jobs: one schedule of every job's transfers, posted at once.
+sim::CommunicationCost shared_regeneration_cost(const sim::Topology& topology,
+                                                std::span<const RegenerationJob> jobs) {
+  sim::TransferSchedule schedule;
+  std::vector<int> owner;  // per transfer: its job's node
+  std::vector<double> compute_s(static_cast<std::size_t>(topology.node_count()), 0.0);
+  for (const RegenerationJob& job : jobs) {
+    compute_s[static_cast<std::size_t>(job.node)] += 2.0 * static_cast<double>(job.sources.size()) *
+                                                     job.stored_values / job.node_speed_flops_per_s;
+    for (int source : job.sources) {
+      schedule.add(source, job.node, job.stored_values * kBytesPerValue);
+      owner.push_back(job.node);
+    }
+  }
+  const std::vector<double> shared_s = sim::run_schedule(topology, schedule).completion_s;
+  const std::vector<double> alone_s = sim::contention_free_times(topology, schedule).completion_s;
+  std::vector<double> last_shared_s(compute_s.size(), 0.0);
+  std::vector<double> last_alone_s(compute_s.size(), 0.0);
+  for (std::size_t t = 0; t < owner.size(); ++t) {
+    const auto node = static_cast<std::size_t>(owner[t]);
+    last_shared_s[node] = std::max(last_shared_s[node], shared_s[t]);
+    last_alone_s[node] = std::max(last_alone_s[node], alone_s[t]);
+  }
+  double time_s = 0.0;
+  double alone_time_s = 0.0;
+  for (std::size_t node = 0; node < compute_s.size(); ++node) {
+    time_s = std::max(time_s, compute_s[node] + last_shared_s[node]);
+    alone_time_s = std::max(alone_time_s, compute_s[node] + last_alone_s[node]);
+  }
+  return {time_s, time_s - alone_time_s};
+}
+
+}  // namespace
+
+sim::CommunicationCost parallel_regeneration_cost(const sim::Topology& topology,
+                                                  std::span<const RegenerationJob> jobs) {
+  if (flow_model(topology) && jobs.size() > 1) return shared_regeneration_cost(topology, jobs);
+  std::vector<sim::CommunicationCost> node_costs(static_cast<std::size_t>(topology.node_count()));
+  for (const RegenerationJob& job : jobs) {
+    node_costs[static_cast<std::size_t>(job.node)] += regeneration_cost(
+        topology, job.node, job.sources, job.stored_values, job.node_speed_flops_per_s);
+  }
+  return slowest(node_costs);
+}
+
 double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,
                            double stored_values, double node_speed_flops_per_s) {
   return regeneration_cost(topology, node, sources, stored_values, node_speed_flops_per_s).time_s;
 }
 
-double checkpoint_write_time_s(const sim::CheckpointPolicy& policy, const sim::CheckpointSpec& spec,
-                               double stored_values_per_node, const sim::Topology& topology,
-                               int nodes) {
-  const double storage_s = sim::storage_transfer_time_s(
-      topology, spec.storage, nodes, stored_values_per_node * kBytesPerValue, true);
-  if (spec.bytes > 0.0 || spec.write_bandwidth_Bps <= 0.0) return policy.write_cost_s() + storage_s;
-  return policy.write_cost_s() + stored_values_per_node * kBytesPerValue / spec.write_bandwidth_Bps;
-}
-
-double checkpoint_restart_time_s(const sim::CheckpointPolicy& policy,
-                                 const sim::CheckpointSpec& spec, double stored_values_per_node,
-                                 const sim::Topology& topology, int nodes) {
-  return policy.restart_s() + sim::storage_transfer_time_s(topology, spec.storage, nodes,
-                                                           stored_values_per_node * kBytesPerValue,
-                                                           false);
+sim::CheckpointCosts checkpoint_costs(const sim::CheckpointSpec& spec,
+                                      double stored_values_per_node, const sim::Topology& topology,
+                                      int nodes) {
+  const double bytes_per_node = stored_values_per_node * kBytesPerValue;
+  sim::CheckpointCosts costs = sim::checkpoint_costs(spec);
+  if (spec.bytes <= 0.0 && spec.write_bandwidth_Bps > 0.0)
+    costs.write_s += bytes_per_node / spec.write_bandwidth_Bps;
+  return sim::add_storage_transfers(costs, spec, topology, nodes, bytes_per_node);
 }
 
 double nominal_round_time_s(const sim::Topology& topology, const RoundShape& shape,

@@ -88,17 +88,31 @@ sim::CommunicationCost regeneration_cost(const sim::Topology& topology, int node
                                          std::span<const int> sources, double stored_values,
                                          double node_speed_flops_per_s);
 
-/// Seconds of one checkpoint write: the policy's cost, plus, when the spec gives a bandwidth and no
-/// byte count, every node writing its own `stored_values_per_node` values in parallel; with shared
-/// storage (spec.storage), plus nodes 0..nodes-1 sending those values to its server at once.
-double checkpoint_write_time_s(const sim::CheckpointPolicy& policy, const sim::CheckpointSpec& spec,
-                               double stored_values_per_node, const sim::Topology& topology,
-                               int nodes);
-/// Seconds of one restart: the policy's restart_s, plus, with shared storage, nodes 0..nodes-1
-/// reading their `stored_values_per_node` values back from its server at once.
-double checkpoint_restart_time_s(const sim::CheckpointPolicy& policy,
-                                 const sim::CheckpointSpec& spec, double stored_values_per_node,
-                                 const sim::Topology& topology, int nodes);
+/// One node's regeneration of one stored block (regeneration_cost's arguments).
+struct RegenerationJob {
+  int node = 0;
+  std::vector<int> sources;
+  double stored_values = 0.0;
+  double node_speed_flops_per_s = 1.0;
+};
+
+/// Regenerations at the same time: each node regenerates its blocks (its jobs, in order) while
+/// the other nodes regenerate theirs; the slowest node's time counts. Analytic: a node's time is
+/// the sum of its jobs' regeneration_cost. Flow: with more than one job, every job's transfers are
+/// one schedule posted at once, so that they share links (two nodes fed by the same source share
+/// its uplink), and a node's time is its last transfer's completion plus all its combining work;
+/// the link wait is that time minus the same without sharing. One job costs regeneration_cost.
+sim::CommunicationCost parallel_regeneration_cost(const sim::Topology& topology,
+                                                  std::span<const RegenerationJob> jobs);
+
+/// What one checkpoint write and one restart take in a training run, seconds. A write: the spec's
+/// write_s + bytes / write_bandwidth_Bps, or, when the spec gives a bandwidth and no byte count,
+/// write_s + every node writing its own `stored_values_per_node` values in parallel; with shared
+/// storage (spec.storage), plus nodes 0..nodes-1 sending those values to its server at once. A
+/// restart: restart_s, plus, with shared storage, the nodes reading them back at once.
+sim::CheckpointCosts checkpoint_costs(const sim::CheckpointSpec& spec,
+                                      double stored_values_per_node, const sim::Topology& topology,
+                                      int nodes);
 /// Nominal (straggler-free) seconds of one batch-1 round of the verification pass: the slowest
 /// usable participant's task, the communication of the symbols whose members are all usable and
 /// a clean decode of them at `decoder_speed_flops_per_s`. `usable` and `speeds_flops_per_s` are

@@ -69,7 +69,6 @@ class StochasticRun {
                 const TrainingSpec& spec, const FaultConfig& faults, std::uint64_t seed,
                 std::uint64_t replica, const std::function<bool()>& should_stop)
       : spec_(spec),
-        checkpoint_spec_(checkpoint),
         policy_(checkpoint, kInf),
         topology_(cluster.network),
         should_stop_(should_stop),
@@ -91,8 +90,8 @@ class StochasticRun {
     init_update(strikes);
     double values = 0.0;
     for (const LayerShape& g : shapes_) values += g.stored_values_per_node;
-    write_s_ = checkpoint_write_time_s(policy_, checkpoint_spec_, values, topology_, nodes_);
-    restart_s_ = checkpoint_restart_time_s(policy_, checkpoint_spec_, values, topology_, nodes_);
+    policy_ = sim::CheckpointPolicy(checkpoint, kInf,
+                                    checkpoint_costs(checkpoint, values, topology_, nodes_));
     errors_.size(max_symbols_, max_codewords_);
   }
 
@@ -294,20 +293,17 @@ class StochasticRun {
       }
       std::sort(entry.nodes.begin(), entry.nodes.end());
       entry.nodes.erase(std::unique(entry.nodes.begin(), entry.nodes.end()), entry.nodes.end());
-      entry.cost.assign(static_cast<std::size_t>(layers_), {});
+      std::vector<RegenerationJob> jobs;
       for (int p : entry.nodes) {
-        const std::vector<int> sources = structure_->regeneration_sources(p, entry.nodes);
-        if (sources.empty()) {
-          entry.possible = false;
-          break;
-        }
-        for (int l = 0; l < layers_; ++l) {
-          const auto cost = regeneration_cost(
-              topology_, p, sources, shapes_[static_cast<std::size_t>(l)].stored_values_per_node,
-              speeds_[static_cast<std::size_t>(p)]);
-          auto& slot = entry.cost[static_cast<std::size_t>(l)];
-          if (cost.time_s > slot.time_s) slot = cost;
-        }
+        std::vector<int> sources = structure_->regeneration_sources(p, entry.nodes);
+        entry.possible = entry.possible && !sources.empty();
+        jobs.push_back({p, std::move(sources), 0.0, speeds_[static_cast<std::size_t>(p)]});
+      }
+      // Per layer: the nodes regenerate that layer's blocks at once.
+      for (int l = 0; entry.possible && l < layers_; ++l) {
+        for (RegenerationJob& job : jobs)
+          job.stored_values = shapes_[static_cast<std::size_t>(l)].stored_values_per_node;
+        entry.cost.push_back(parallel_regeneration_cost(topology_, jobs));
       }
       it = regenerations_cache_.emplace(key_, std::move(entry)).first;
     }
@@ -483,7 +479,7 @@ class StochasticRun {
       }
       t += verified.time_s;
     }
-    t += write_s_;
+    t += policy_.write_cost_s();
     progress_.time.charge_later(now_s_, TimeKind::checkpoint);
     now_s_ += t;
     check_time();
@@ -507,9 +503,9 @@ class StochasticRun {
     }
     wrong_ = checkpoint_wrong_;
     progress_.time.charge_later(now_s_, TimeKind::restart);
-    now_s_ += restart_s_;
+    now_s_ += policy_.restart_s();
     check_time();
-    progress_.restart(restart_s_);
+    progress_.restart(policy_.restart_s());
   }
 
   void finish() { progress_.complete(now_s_); }
@@ -527,7 +523,6 @@ class StochasticRun {
 
   // --- configuration ----------------------------------------------------------------------
   const TrainingSpec& spec_;
-  sim::CheckpointSpec checkpoint_spec_;
   sim::CheckpointPolicy policy_;
   sim::Topology topology_;
   const std::function<bool()>& should_stop_;
@@ -552,8 +547,6 @@ class StochasticRun {
   std::vector<int> update_begin_;  // per node + 1, into update_block_
   std::vector<int> update_block_;
   std::vector<double> update_hazard_;
-  double write_s_ = 0.0;  // a checkpoint's write and a restart, seconds
-  double restart_s_ = 0.0;
   std::size_t max_symbols_ = 0;
   std::size_t max_codewords_ = 0;
 

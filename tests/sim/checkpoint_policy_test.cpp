@@ -2,6 +2,8 @@
 // against hand-computed values, when each policy is due, and validation messages.
 #include "sim/checkpoint_policy.hpp"
 #include "sim/enum_names.hpp"
+#include "sim/iterative_job.hpp"
+#include "sim/topology.hpp"
 
 #include <doctest/doctest.h>
 
@@ -109,6 +111,35 @@ TEST_CASE("young and daly are due after their interval of progress") {
   CHECK(daly.interval_s() == doctest::Approx(3180.0621136));
   CHECK_FALSE(daly.due(100, 3180.0));
   CHECK(daly.due(1, 3180.1));
+}
+
+TEST_CASE("young's interval counts the transfers to shared storage that a write pays") {
+  // Four nodes on a star (no latency) each send 1e10 of the job's 4e10 bytes to a server hanging
+  // off node 0 by a 1e9 B/s link: the link moves 4e10 bytes in 40 s, so delta = 20 + 40 = 60 s
+  // and Young's interval at M = 86400 s is sqrt(2 * 60 * 86400) = 3219.9378876 s.
+  TopologySpec star;
+  star.shape = TopologyShape::star;
+  star.nodes = 4;
+  star.latency_s = 0.0;
+  star.bandwidth_Bps = 1e10;
+  const Topology topology(star);
+  CheckpointSpec spec;
+  spec.policy = CheckpointKind::young;
+  spec.write_s = 20.0;
+  spec.restart_s = 5.0;
+  spec.bytes = 4e10;
+  spec.storage.kind = StorageKind::shared;
+  spec.storage.latency_s = 0.0;
+  spec.storage.bandwidth_Bps = 1e9;
+  const CheckpointCosts costs = iterative_job_checkpoint_costs(spec, topology);
+  CHECK(costs.write_s == doctest::Approx(60.0));
+  CHECK(costs.restart_s == doctest::Approx(45.0));
+  const CheckpointPolicy young(spec, 86400.0, costs);
+  CHECK(young.write_cost_s() == doctest::Approx(60.0));
+  CHECK(young.restart_s() == doctest::Approx(45.0));
+  CHECK(young.interval_s() == doctest::Approx(3219.9378876));
+  // Without the storage's transfers the interval would be sqrt(2 * 20 * 86400) = 1859.03 s.
+  CHECK(CheckpointPolicy(spec, 86400.0).interval_s() == doctest::Approx(1859.0320062));
 }
 
 TEST_CASE("the spec's MTBF wins over the cluster's for young and daly") {

@@ -88,6 +88,30 @@ TEST_CASE("regeneration sources send at once under the flow model and in turn wi
         doctest::Approx(combine_s + 2 * kLatency_s + 4 * kTransfer_s));
 }
 
+TEST_CASE("nodes regenerating at once share their sources' links under the flow model") {
+  // Nodes 4 and 5 both rebuild a block from node 0: under the flow model node 0's uplink carries
+  // both blocks at half rate each; alone each would take one transfer time.
+  using codesim::models::parallel_regeneration_cost;
+  using codesim::models::RegenerationJob;
+  const double values = kBytes / 8.0;
+  const double combine_s = 2.0 * values / 1e9;
+  const std::vector<RegenerationJob> jobs = {{4, {0}, values, 1e9}, {5, {0}, values, 1e9}};
+  const codesim::sim::CommunicationCost shared =
+      parallel_regeneration_cost(star(6, NetworkModel::flow), jobs);
+  CHECK(shared.time_s == doctest::Approx(combine_s + 2 * kLatency_s + 2 * kTransfer_s));
+  CHECK(shared.link_wait_s == doctest::Approx(kTransfer_s));
+  const codesim::sim::CommunicationCost alone =
+      parallel_regeneration_cost(star(6, NetworkModel::analytic), jobs);
+  CHECK(alone.time_s == doctest::Approx(combine_s + 2 * kLatency_s + kTransfer_s));
+  CHECK(alone.link_wait_s == 0.0);
+  // A node's blocks of two layers come in turn under the analytic model, at once under flow.
+  const std::vector<RegenerationJob> two_layers = {{4, {0}, values, 1e9}, {4, {0}, values, 1e9}};
+  CHECK(parallel_regeneration_cost(star(6, NetworkModel::analytic), two_layers).time_s ==
+        doctest::Approx(2 * (combine_s + 2 * kLatency_s + kTransfer_s)));
+  CHECK(parallel_regeneration_cost(star(6, NetworkModel::flow), two_layers).time_s ==
+        doctest::Approx(2 * combine_s + 2 * kLatency_s + 2 * kTransfer_s));
+}
+
 TEST_CASE("a round's communication as one schedule takes the sum of its phases") {
   TopologySpec spec;
   spec.shape = TopologyShape::fat_tree;
@@ -114,4 +138,26 @@ TEST_CASE("a round's communication as one schedule takes the sum of its phases")
     CHECK(round_communication_time_s(topology, shape, present, live, kBytes, 2 * kBytes,
                                      decentralized) == doctest::Approx(fastest_s).epsilon(1e-12));
   }
+}
+
+TEST_CASE(
+    "a training checkpoint costs every node writing its own blocks, and the storage's flows") {
+  codesim::sim::CheckpointSpec spec;
+  spec.write_s = 1.0;
+  spec.restart_s = 2.0;
+  spec.write_bandwidth_Bps = 1e6;  // local disks: 1000 values of 8 bytes in 8e-3 s per node
+  const Topology topology = star(4, NetworkModel::flow);
+  const codesim::sim::CheckpointCosts local =
+      codesim::models::checkpoint_costs(spec, 1000.0, topology, 4);
+  CHECK(local.write_s == doctest::Approx(1.008));
+  CHECK(local.restart_s == 2.0);
+  // Shared storage: the four nodes' 8000 bytes cross the server's 1e6 B/s link together.
+  spec.write_bandwidth_Bps = 0.0;
+  spec.storage.kind = codesim::sim::StorageKind::shared;
+  spec.storage.latency_s = 0.0;
+  spec.storage.bandwidth_Bps = 1e6;
+  const codesim::sim::CheckpointCosts shared =
+      codesim::models::checkpoint_costs(spec, 1000.0, topology, 4);
+  CHECK(shared.write_s == doctest::Approx(1.0 + 2 * kLatency_s + 4 * 8000.0 / 1e6));
+  CHECK(shared.restart_s == doctest::Approx(2.0 + 2 * kLatency_s + 4 * 8000.0 / 1e6));
 }
