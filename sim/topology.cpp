@@ -322,10 +322,13 @@ struct Topology::Impl {
     }
   }
 
-  // The directed links of the tree path src -> dst, by tree_path's walk.
+  // The directed links of the tree path src -> dst, by tree_path's walk. Either end may be a
+  // switch: the walk climbs from any vertex, so a route to a switch is the part of a route
+  // between nodes that reaches it, with the same link ids.
   std::vector<RouteLink> tree_route_links(int src, int dst) const {
-    check_node(src);
-    check_node(dst);
+    const int vertices = static_cast<int>(boost::num_vertices(graph));
+    CODESIM_CHECK(src >= 0 && src < vertices && dst >= 0 && dst < vertices,
+                  "route endpoint is not a vertex id");
     const auto hop = [this](int from, int to, int child) {
       const std::uint32_t index = up_link_index[child];
       return RouteLink{2 * std::uint64_t{index} + (from < to ? 0 : 1), link_list[index].latency_s,
@@ -378,6 +381,7 @@ Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 
 int Topology::node_count() const { return impl_->nodes; }
+TopologyShape Topology::shape() const { return impl_->shape; }
 int Topology::vertex_count() const { return static_cast<int>(boost::num_vertices(impl_->graph)); }
 int Topology::link_count() const { return impl_->links; }
 
