@@ -13,11 +13,31 @@
 
 namespace codesim::sim {
 
-std::string validate_storage(const StorageSpec& spec, int nodes) {
+std::string validate_storage(const StorageSpec& spec, const Topology& topology) {
   if (spec.kind == StorageKind::local) return "";
-  if (spec.attach_node < 0 || spec.attach_node >= nodes)
-    return "storage attach_node must be a node id in 0.." + std::to_string(nodes - 1) + " (got " +
-           std::to_string(spec.attach_node) + ")";
+  const int nodes = topology.node_count();
+  const int vertices = topology.vertex_count();
+  const int id = spec.attach_vertex;
+  if (!spec.attach_to_switch && (id < 0 || id >= nodes))
+    return std::to_string(id) + " is not a compute node's id (expected a node id in 0.." +
+           std::to_string(nodes - 1) + ")";
+  if (spec.attach_to_switch) {
+    const std::string shape(to_string(topology.shape()));
+    // Only star and fat_tree have switches; every other shape's vertices are its nodes.
+    if (vertices == nodes)
+      return "topology " + shape +
+             " has no switches (expected a star or fat_tree topology, or attach_node for a "
+             "compute node)";
+    const std::string root = std::to_string(vertices - 1);
+    const std::string expected = vertices - nodes == 1
+                                     ? "(expected its only switch, " + root + ")"
+                                     : "(expected a switch id in " + std::to_string(nodes) + ".." +
+                                           root + ", the root being " + root + ")";
+    if (id >= 0 && id < nodes)
+      return std::to_string(id) + " is a compute node's id, not a switch's " + expected;
+    if (id < 0 || id >= vertices)
+      return std::to_string(id) + " is not a vertex of this " + shape + " " + expected;
+  }
   if (!(std::isfinite(spec.latency_s) && spec.latency_s >= 0.0))
     return "storage latency_s must be finite and >= 0";
   if (!(std::isfinite(spec.bandwidth_Bps) && spec.bandwidth_Bps > 0.0))
@@ -25,21 +45,15 @@ std::string validate_storage(const StorageSpec& spec, int nodes) {
   return "";
 }
 
-namespace {
-
-// The directed links of node -> server (write) or server -> node (read); the server link gets the
-// id after every topology link's.
-std::vector<RouteLink> storage_route(const Topology& topology, const StorageSpec& spec, int node,
-                                     bool write) {
+std::vector<RouteLink> storage_route_links(const Topology& topology, const StorageSpec& spec,
+                                           int node, bool write) {
   const auto server_link = 2 * static_cast<std::uint64_t>(topology.link_count());
-  std::vector<RouteLink> route = write ? topology.route_links(node, spec.attach_node)
-                                       : topology.route_links(spec.attach_node, node);
+  std::vector<RouteLink> route = write ? topology.route_links(node, spec.attach_vertex)
+                                       : topology.route_links(spec.attach_vertex, node);
   const RouteLink server{server_link + (write ? 0 : 1), spec.latency_s, spec.bandwidth_Bps};
   route.insert(write ? route.end() : route.begin(), server);
   return route;
 }
-
-}  // namespace
 
 double storage_transfer_time_s(const Topology& topology, const StorageSpec& spec, int nodes,
                                double bytes_per_node, bool write) {
@@ -48,7 +62,7 @@ double storage_transfer_time_s(const Topology& topology, const StorageSpec& spec
   const auto append = [&key](const auto& value) { Topology::append_to_key(key, value); };
   append(write);
   append(nodes);
-  append(spec.attach_node);
+  append(spec.attach_vertex);  // the place: a valid switch's id is never a node's
   append(bytes_per_node);
   append(spec.latency_s);
   append(spec.bandwidth_Bps);
@@ -62,7 +76,7 @@ double storage_transfer_time_s(const Topology& topology, const StorageSpec& spec
     flow.bytes = bytes_per_node;
     double latency_s = 0.0;
     double bottleneck_Bps = spec.bandwidth_Bps;
-    for (const RouteLink& link : storage_route(topology, spec, node, write)) {
+    for (const RouteLink& link : storage_route_links(topology, spec, node, write)) {
       const auto [it, added] = dense.emplace(link.id, links.size());
       if (added)
         links.push_back(

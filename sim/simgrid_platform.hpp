@@ -6,6 +6,7 @@
 #include <span>
 #include <utility>
 
+#include "sim/checkpoint_storage.hpp"
 #include "sim/topology.hpp"
 
 namespace codesim::sim {
@@ -23,8 +24,15 @@ namespace codesim::sim {
 /// backbone; each link's line ends with a comment naming the ends of its UP direction.
 /// Size: nodes * (nodes - 1) routes (a line per link crossed, ~50 bytes), so pass `pairs` when
 /// only some pairs talk on a large network.
+///
+/// With `storage` of kind shared (sim/checkpoint_storage.hpp), also the storage server: a host
+/// `storage` (1 Gflop/s), its link `link-storage` (SPLITDUPLEX, the spec's latency and
+/// bandwidth) hanging off vertex attach_vertex, and a one-way route from every compute node to
+/// `storage` and back, listing storage_route_links: the links storage_transfer_time_s's flows
+/// cross. `link-storage` is UP towards the server (a write) and DOWN from it (a read).
 void write_simgrid_platform(std::ostream& out, const Topology& topology,
                             std::span<const std::pair<int, int>> pairs = {},
-                            std::span<const double> speeds_flops_per_s = {});
+                            std::span<const double> speeds_flops_per_s = {},
+                            const StorageSpec& storage = {});
 
 }  // namespace codesim::sim

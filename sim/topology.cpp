@@ -1,4 +1,5 @@
-// Network topology: builds the Boost.Graph of each shape, validates specs, and answers routes.
+// Network topology: builds the Boost.Graph of each shape and answers routes (the spec checks are
+// in topology_validation.cpp).
 #include "sim/topology.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
@@ -10,10 +11,8 @@
 #include <deque>
 #include <functional>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <queue>
-#include <sstream>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -33,21 +32,12 @@ struct Link {
 using Graph =
     boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property, Link>;
 
-constexpr int kMaxNodes = 1 << 24;
-constexpr int kMaxFullyConnectedNodes = 65536;  // 65536 * 65535 / 2 links still fit an int
 // Shortest-path trees kept at once are capped so their vertex entries (20 bytes each) stay
 // below this many; evicted trees are recomputed identically when asked for again.
 constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 21;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 using Shape = TopologyShape;
-
-template <typename... Args>
-std::string concat(const Args&... args) {
-  std::ostringstream out;
-  (out << ... << args);
-  return out.str();
-}
 
 struct TorusDims {
   int rows = 0;
@@ -68,61 +58,6 @@ TorusDims torus_dims(const TopologySpec& spec) {
     dims.cols = spec.nodes / dims.rows;
   }
   return dims;
-}
-
-std::string validate_torus(const TopologySpec& spec) {
-  const int rows = spec.torus_rows;
-  const int cols = spec.torus_cols;
-  if (rows < 0 || cols < 0)
-    return concat("torus2d needs torus_rows and torus_cols >= 0, 0 = choose (got ", rows, " x ",
-                  cols, ")");
-  if (rows > 0 && cols > 0 && static_cast<std::int64_t>(rows) * cols != spec.nodes)
-    return concat("torus2d needs torus_rows * torus_cols == nodes (got ", rows, " x ", cols,
-                  " for ", spec.nodes, " nodes)");
-  if (rows > 0 && cols == 0 && spec.nodes % rows != 0)
-    return concat("torus2d needs torus_rows to divide nodes (got ", rows, " for ", spec.nodes,
-                  " nodes)");
-  if (cols > 0 && rows == 0 && spec.nodes % cols != 0)
-    return concat("torus2d needs torus_cols to divide nodes (got ", cols, " for ", spec.nodes,
-                  " nodes)");
-  return "";
-}
-
-int find_root(std::vector<int>& parent, int v) {
-  while (parent[v] != v) v = parent[v] = parent[parent[v]];
-  return v;
-}
-
-std::string validate_edges(const TopologySpec& spec) {
-  std::map<std::pair<int, int>, std::size_t> first_edge_of_pair;
-  std::vector<int> parent(spec.nodes);
-  std::iota(parent.begin(), parent.end(), 0);
-  for (std::size_t i = 0; i < spec.edges.size(); ++i) {
-    const EdgeSpec& e = spec.edges[i];
-    if (e.a < 0 || e.a >= spec.nodes || e.b < 0 || e.b >= spec.nodes)
-      return concat("edge ", i, " (", e.a, "-", e.b, ") needs node ids in 0..", spec.nodes - 1);
-    if (e.a == e.b)
-      return concat("edge ", i, " (", e.a, "-", e.b,
-                    ") is a self loop; a link must join two different nodes");
-    if (!(e.latency_s < 0.0) && !std::isfinite(e.latency_s))
-      return concat("edge ", i, " latency_s must be finite, or negative for the default (got ",
-                    e.latency_s, ")");
-    if (!(e.bandwidth_Bps < 0.0) && !(std::isfinite(e.bandwidth_Bps) && e.bandwidth_Bps > 0.0))
-      return concat("edge ", i,
-                    " bandwidth_Bps must be finite and > 0, or negative for the default (got ",
-                    e.bandwidth_Bps, ")");
-    const auto pair = std::minmax(e.a, e.b);
-    const auto [it, inserted] = first_edge_of_pair.emplace(pair, i);
-    if (!inserted)
-      return concat("edges ", it->second, " and ", i, " both link nodes ", pair.first, " and ",
-                    pair.second, "; at most one link per pair");
-    parent[find_root(parent, e.a)] = find_root(parent, e.b);
-  }
-  for (int v = 1; v < spec.nodes; ++v)
-    if (find_root(parent, v) != find_root(parent, 0))
-      return concat("edge_list does not connect all nodes (node ", v,
-                    " is unreachable from node 0)");
-  return "";
 }
 
 // Links first + i * stride for i = 0..count-1 into a cycle; a cycle of two is one link and a
@@ -387,10 +322,13 @@ struct Topology::Impl {
     }
   }
 
-  // The directed links of the tree path src -> dst, by tree_path's walk.
+  // The directed links of the tree path src -> dst, by tree_path's walk. Either end may be a
+  // switch: the walk climbs from any vertex, so a route to a switch is the part of a route
+  // between nodes that reaches it, with the same link ids.
   std::vector<RouteLink> tree_route_links(int src, int dst) const {
-    check_node(src);
-    check_node(dst);
+    const int vertices = static_cast<int>(boost::num_vertices(graph));
+    CODESIM_CHECK(src >= 0 && src < vertices && dst >= 0 && dst < vertices,
+                  "route endpoint is not a vertex id");
     const auto hop = [this](int from, int to, int child) {
       const std::uint32_t index = up_link_index[child];
       return RouteLink{2 * std::uint64_t{index} + (from < to ? 0 : 1), link_list[index].latency_s,
@@ -443,6 +381,7 @@ Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 
 int Topology::node_count() const { return impl_->nodes; }
+TopologyShape Topology::shape() const { return impl_->shape; }
 int Topology::vertex_count() const { return static_cast<int>(boost::num_vertices(impl_->graph)); }
 int Topology::link_count() const { return impl_->links; }
 
@@ -559,40 +498,6 @@ std::string_view to_string(TopologyShape shape) { return name_of(shape, kTopolog
 
 std::optional<TopologyShape> parse_topology_shape(std::string_view name) {
   return parse_name<TopologyShape>(name, kTopologyShapeNames);
-}
-
-std::string validate_topology(const TopologySpec& spec) {
-  const Shape shape = spec.shape;
-  if (static_cast<std::size_t>(shape) >= kTopologyShapeNames.size())
-    return concat("unknown shape ", static_cast<int>(shape));
-  if (spec.nodes < 1 || spec.nodes > kMaxNodes)
-    return concat("nodes must be between 1 and ", kMaxNodes, " (got ", spec.nodes, ")");
-  if (!(std::isfinite(spec.latency_s) && spec.latency_s >= 0.0))
-    return concat("latency_s must be finite and >= 0 (got ", spec.latency_s, ")");
-  if (!(std::isfinite(spec.bandwidth_Bps) && spec.bandwidth_Bps > 0.0))
-    return concat("bandwidth_Bps must be finite and > 0 (got ", spec.bandwidth_Bps, ")");
-  if (shape != Shape::edge_list && !spec.edges.empty())
-    return concat("edges are only used by shape edge_list (got ", spec.edges.size(), " for ",
-                  to_string(spec.shape), ")");
-  switch (shape) {
-    case Shape::fully_connected:
-      if (spec.nodes > kMaxFullyConnectedNodes)
-        return concat("fully_connected allows at most ", kMaxFullyConnectedNodes, " nodes (got ",
-                      spec.nodes, "); use star for a large single switch");
-      return "";
-    case Shape::torus2d:
-      return validate_torus(spec);
-    case Shape::fat_tree:
-      if (spec.fat_tree_arity < 2)
-        return concat("fat_tree_arity must be >= 2 (got ", spec.fat_tree_arity, ")");
-      return "";
-    case Shape::edge_list:
-      return validate_edges(spec);
-    case Shape::star:
-    case Shape::ring:
-      return "";
-  }
-  return "";
 }
 
 }  // namespace codesim::sim

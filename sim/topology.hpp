@@ -97,6 +97,7 @@ class Topology {
   Topology& operator=(Topology&&) noexcept;
 
   int node_count() const;
+  TopologyShape shape() const;
   /// Vertices (compute nodes and switches) and links in the network.
   int vertex_count() const;
   int link_count() const;
@@ -112,7 +113,11 @@ class Topology {
   double transfer_time_s(int src, int dst, double bytes) const;
 
   NetworkModel network_model() const;
-  /// The directed links of route(src, dst) in order (empty when src == dst).
+  /// The directed links of route(src, dst) in order (empty when src == dst). Here src and dst
+  /// may also be switches (vertex ids >= node_count(), which only star and fat_tree have; the
+  /// root is vertex_count() - 1): on these trees a route between a node and a switch is the
+  /// path between them, and its links carry the same ids as on routes between nodes, so that
+  /// flows to a switch share links with the rest of the traffic.
   std::vector<RouteLink> route_links(int src, int dst) const;
   /// Every link, in the order RouteLink ids count them (fully_connected: pairs (a, b), a < b, in
   /// lexicographic order, built on each call).

@@ -1,5 +1,6 @@
 // codesim export-platform: loads the scenario as run does, writes its network with every route
-// between compute nodes to a temporary file and renames it over -o, so no partial file remains.
+// between compute nodes (and to and from its shared storage server, if any) to a temporary file
+// and renames it over -o, so no partial file remains.
 #include "app/cli/export_platform_command.hpp"
 
 #include <optional>
@@ -68,7 +69,10 @@ std::optional<ExportRequest> parse_request(const std::vector<std::string>& args,
         << "\nWrites the network of SCENARIO as a SimGrid 3.32 platform: a host per node, a "
            "router per switch, a split-duplex link per link, and the route codesim takes "
            "between every ordered pair of nodes (at most "
-        << kMaxExportNodes << " nodes). docs/network.md tells how to run it in SimGrid.\n";
+        << kMaxExportNodes
+        << " nodes); with shared checkpoint storage, also its server (host storage, link "
+           "link-storage) and its routes to and from every node. docs/network.md tells how to "
+           "run it in SimGrid.\n";
     code = kOk;
     return std::nullopt;
   }
@@ -113,7 +117,8 @@ std::string platform_text(const Experiment& experiment, std::size_t point) {
                         "--point " + std::to_string(point) + " is not a sweep point (expected 0.." +
                             std::to_string(experiment.points.size() - 1) + ")");
   }
-  const sim::ClusterSpec& cluster = experiment.points[point].scenario.cluster;
+  const Scenario& scenario = experiment.points[point].scenario;
+  const sim::ClusterSpec& cluster = scenario.cluster;
   if (cluster.node_count() > kMaxExportNodes) {
     throw ScenarioError(experiment.file, "/cluster/nodes",
                         std::to_string(cluster.node_count()) +
@@ -123,7 +128,8 @@ std::string platform_text(const Experiment& experiment, std::size_t point) {
   }
   const sim::Topology topology(cluster.network);
   std::ostringstream text;
-  sim::write_simgrid_platform(text, topology, {}, cluster.speeds_flops_per_s);
+  sim::write_simgrid_platform(text, topology, {}, cluster.speeds_flops_per_s,
+                              scenario.checkpoint.storage);
   return text.str();
 }
 

@@ -229,25 +229,74 @@ sim::ClusterSpec read_cluster(ObjectReader& r) {
 
 // ---- checkpoint -------------------------------------------------------------------------------
 
+// A switch's vertex id, or "root": the last vertex, which is the root switch of a star or a fat
+// tree (and a compute node on other shapes, where validate_storage says there are no switches).
+int read_switch_vertex(ObjectReader& s, const sim::Topology& topology) {
+  const std::string expected = "(expected a switch's vertex id, or \"root\" for the root switch)";
+  const Json& value = *s.raw("attach_switch");
+  if (value.is_string()) {
+    const std::string name = value.get<std::string>();
+    if (name != "root")
+      s.fail("attach_switch", "unknown value " + in_quotes(name) + " " + expected);
+    s.record("attach_switch", name);
+    return topology.vertex_count() - 1;
+  }
+  const double id = value.is_number() ? value.get<double>() : 0.5;  // 0.5: not an id either
+  if (id != std::floor(id)) {
+    s.fail("attach_switch", "wrong type: got " + describe_json(value) + " " + expected);
+  }
+  // Beyond every vertex id and beyond int, which validate_storage takes: rejected here.
+  if (std::abs(id) > 1e9)
+    s.fail("attach_switch", "value " + value.dump() + " is out of range " + expected);
+  s.record("attach_switch", static_cast<std::int64_t>(id));
+  return static_cast<int>(id);
+}
+
+// Where the server hangs off: exactly one of attach_node and attach_switch; validate_storage
+// checks the place against the network.
+void read_storage_place(ObjectReader& s, const sim::TopologySpec& network,
+                        sim::StorageSpec& storage) {
+  const bool on_node = s.has("attach_node");
+  const bool on_switch = s.has("attach_switch");
+  if (on_node && on_switch) {
+    s.fail("attach_switch",
+           "attach_node and attach_switch are both given (expected exactly one: the server "
+           "hangs off one place)");
+  }
+  if (!on_node && !on_switch) {
+    s.fail("attach_switch",
+           "neither attach_node nor attach_switch is given (expected exactly one: attach_node, "
+           "a compute node id in 0.." +
+               std::to_string(network.nodes - 1) + ", or attach_switch, a switch id or \"root\")");
+  }
+  const sim::Topology topology(network);
+  storage.attach_to_switch = on_switch;
+  storage.attach_vertex = on_switch ? read_switch_vertex(s, topology)
+                                    : static_cast<int>(s.integer("attach_node", std::nullopt, 0,
+                                                                 std::max(0, network.nodes - 1)));
+  const std::string problem = sim::validate_storage(storage, topology);
+  // latency_s and bandwidth_Bps are range-checked as they are read: a problem here is the place.
+  if (!problem.empty()) s.fail(on_switch ? "attach_switch" : "attach_node", problem);
+}
+
 // Written in the resolved scenario only when given, so scenarios without it resolve as before.
-sim::StorageSpec read_storage(ObjectReader& r, int nodes) {
+sim::StorageSpec read_storage(ObjectReader& r, const sim::TopologySpec& network) {
   sim::StorageSpec storage;
   if (!r.has("storage")) return storage;
   r.object("storage", [&](ObjectReader& s) {
     storage.kind = s.kind("kind", storage.kind, sim::kStorageKindNames, "storage");
     if (storage.kind == sim::StorageKind::local) return;
-    storage.attach_node =
-        static_cast<int>(s.integer("attach_node", std::nullopt, 0, std::max(0, nodes - 1)));
+    read_storage_place(s, network, storage);
     storage.latency_s = s.number("latency_s", storage.latency_s, at_least(0.0));
     storage.bandwidth_Bps = s.number("bandwidth_Bps", std::nullopt, above(0.0));
   });
   return storage;
 }
 
-sim::CheckpointSpec read_checkpoint(ObjectReader& r, int nodes) {
+sim::CheckpointSpec read_checkpoint(ObjectReader& r, const sim::TopologySpec& network) {
   using sim::CheckpointKind;
   sim::CheckpointSpec c;
-  c.storage = read_storage(r, nodes);
+  c.storage = read_storage(r, network);
   const bool shared = c.storage.kind == sim::StorageKind::shared;
   c.policy = r.kind("policy", c.policy, sim::kCheckpointKindNames, "checkpoint policy");
   const bool young_or_daly = c.policy == CheckpointKind::young || c.policy == CheckpointKind::daly;
@@ -399,7 +448,7 @@ Scenario load_scenario(const Json& document, const std::string& file) {
   s.allow_unfinished = root.boolean("allow_unfinished", false);
   root.object("cluster", [&](ObjectReader& r) { s.cluster = read_cluster(r); });
   root.object("checkpoint",
-              [&](ObjectReader& r) { s.checkpoint = read_checkpoint(r, s.cluster.node_count()); });
+              [&](ObjectReader& r) { s.checkpoint = read_checkpoint(r, s.cluster.network); });
   root.object("workload", [&](ObjectReader& r) { s.workload = read_workload(r, s.cluster); });
   if (auto* training_workload = std::get_if<TrainingWorkload>(&s.workload)) {
     reject_cluster_soft_errors(root, s.cluster);

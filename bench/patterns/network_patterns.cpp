@@ -21,34 +21,6 @@ constexpr double kLatency_s = 1e-6;
 constexpr double kBandwidth_Bps = 1.25e9;
 constexpr double kBytes = 1e6;
 
-sim::TopologySpec make_platform(std::string_view platform, int nodes) {
-  sim::TopologySpec spec;
-  spec.model = sim::NetworkModel::flow;
-  spec.nodes = nodes;
-  spec.latency_s = kLatency_s;
-  spec.bandwidth_Bps = kBandwidth_Bps;
-  if (platform == "star") {
-    spec.shape = sim::TopologyShape::star;
-  } else if (platform == "fat_tree") {
-    spec.shape = sim::TopologyShape::fat_tree;
-    spec.fat_tree_arity = 4;
-  } else if (platform == "torus2d") {
-    spec.shape = sim::TopologyShape::torus2d;
-  } else if (platform == "dumbbell") {
-    if (nodes < 4) throw std::invalid_argument("dumbbell needs at least 4 nodes");
-    spec.shape = sim::TopologyShape::edge_list;
-    const int half = nodes / 2;
-    for (int v = 1; v < nodes; ++v)
-      if (v != half) spec.edges.push_back({v < half ? 0 : half, v});
-    spec.edges.push_back({0, half, -1.0, kBandwidth_Bps / 10});
-  } else {
-    throw std::invalid_argument("unknown platform '" + std::string(platform) + "'");
-  }
-  const std::string problem = sim::validate_topology(spec);
-  if (!problem.empty()) throw std::invalid_argument(problem);
-  return spec;
-}
-
 std::vector<int> first_nodes(int count) {
   std::vector<int> ids(static_cast<std::size_t>(count));
   std::iota(ids.begin(), ids.end(), 0);
@@ -122,11 +94,39 @@ void add_codenet_round(sim::TransferSchedule& s, const sim::TopologySpec& platfo
 
 }  // namespace
 
+sim::TopologySpec make_network_platform(std::string_view platform, int nodes) {
+  sim::TopologySpec spec;
+  spec.model = sim::NetworkModel::flow;
+  spec.nodes = nodes;
+  spec.latency_s = kLatency_s;
+  spec.bandwidth_Bps = kBandwidth_Bps;
+  if (platform == "star") {
+    spec.shape = sim::TopologyShape::star;
+  } else if (platform == "fat_tree") {
+    spec.shape = sim::TopologyShape::fat_tree;
+    spec.fat_tree_arity = 4;
+  } else if (platform == "torus2d") {
+    spec.shape = sim::TopologyShape::torus2d;
+  } else if (platform == "dumbbell") {
+    if (nodes < 4) throw std::invalid_argument("dumbbell needs at least 4 nodes");
+    spec.shape = sim::TopologyShape::edge_list;
+    const int half = nodes / 2;
+    for (int v = 1; v < nodes; ++v)
+      if (v != half) spec.edges.push_back({v < half ? 0 : half, v});
+    spec.edges.push_back({0, half, -1.0, kBandwidth_Bps / 10});
+  } else {
+    throw std::invalid_argument("unknown platform '" + std::string(platform) + "'");
+  }
+  const std::string problem = sim::validate_topology(spec);
+  if (!problem.empty()) throw std::invalid_argument(problem);
+  return spec;
+}
+
 NetworkPattern make_network_pattern(std::string_view pattern, std::string_view platform,
                                     int nodes) {
   if (nodes < 2) throw std::invalid_argument("a pattern needs at least 2 nodes");
   NetworkPattern p;
-  p.platform = make_platform(platform, nodes);
+  p.platform = make_network_platform(platform, nodes);
   if (pattern == "codenet_round") {
     add_codenet_round(p.schedule, p.platform);
   } else {

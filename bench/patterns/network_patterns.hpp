@@ -24,6 +24,8 @@ struct NetworkPattern {
 /// Links: 1 us latency, 1.25e9 B/s; transfers move 1e6 bytes (per block for the all-gathers).
 /// Throws std::invalid_argument naming the problem for unknown names or too few nodes.
 NetworkPattern make_network_pattern(std::string_view pattern, std::string_view platform, int nodes);
+/// The named platform alone (what make_network_pattern runs its transfers on).
+sim::TopologySpec make_network_platform(std::string_view platform, int nodes);
 
 std::vector<std::string> network_pattern_names();
 std::vector<std::string> network_platform_names();

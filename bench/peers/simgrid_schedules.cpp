@@ -9,6 +9,12 @@
 // Comm::sendto's its bytes. Join points (src == dst) complete the moment they are ready.
 // --latency native keeps the latencies on SimGrid's links instead (no sleep): CM02 then weighs
 // each flow's share by its route latency, which shows where that differs from pure max-min.
+//
+// The patterns storage_write and storage_read run a global checkpoint instead: a storage server
+// (sim/checkpoint_storage.hpp) hangs off vertex --storage-at of the platform (default "root", the
+// root switch of a star or fat tree) by a 1 us, 5e9 B/s link, and every node sends it 1e6 bytes
+// at once (or it sends them back), on the exported platform's storage host and routes; --compare
+// checks the last completion against sim::storage_transfer_time_s.
 #include <stdlib.h>
 #include <unistd.h>
 #include <simgrid/s4u.hpp>
@@ -21,6 +27,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -29,9 +36,11 @@
 
 #include "bench/patterns/network_patterns.hpp"
 #include "bench/peers/simgrid_max_min.hpp"
+#include "sim/checkpoint_storage.hpp"
 #include "sim/simgrid_platform.hpp"
 
 namespace sg4 = simgrid::s4u;
+using codesim::sim::StorageSpec;
 using codesim::sim::Topology;
 using codesim::sim::Transfer;
 using codesim::sim::TransferSchedule;
@@ -41,7 +50,8 @@ namespace {
 const char* const kUsage =
     "usage: simgrid-schedules --pattern P --platform T --nodes N [--compare [--tolerance REL]]\n"
     "                         [--latency sleep|native] [--platform-file OUT.xml] [--summary]\n"
-    "                         [--cfg=...]\n";
+    "                         [--storage-at root|VERTEX] [--cfg=...]\n"
+    "patterns: those of bench/patterns, and storage_write, storage_read\n";
 
 struct Options {
   std::string pattern;
@@ -52,6 +62,7 @@ struct Options {
   std::string platform_file;  // "" = a temporary file, removed once loaded
   bool summary = false;       // no per-transfer times
   bool native_latency = false;
+  std::string storage_at = "root";  // storage patterns: the server's vertex, or "root"
 };
 
 Options parse_options(int argc, char** argv) {
@@ -76,6 +87,8 @@ Options parse_options(int argc, char** argv) {
       if (mode != "sleep" && mode != "native")
         throw std::invalid_argument("--latency sleep|native");
       options.native_latency = mode == "native";
+    } else if (arg == "--storage-at" && has_value) {
+      options.storage_at = argv[++i];
     } else if (arg == "--platform-file" && has_value) {
       options.platform_file = argv[++i];
     } else {
@@ -87,24 +100,30 @@ Options parse_options(int argc, char** argv) {
   return options;
 }
 
-/// The platform with the routes of the pairs that talk (all pairs would be nodes^2 routes).
-void write_platform(const Topology& topology, const TransferSchedule& schedule,
-                    const std::string& path) {
+/// The node pairs that talk in `schedule` (all pairs would be nodes^2 routes).
+std::vector<std::pair<int, int>> talking_pairs(const TransferSchedule& schedule) {
   std::vector<std::pair<int, int>> pairs;
   for (const Transfer& t : schedule.transfers())
     if (t.src != t.dst) pairs.emplace_back(t.src, t.dst);
+  return pairs;
+}
+
+void write_platform(const Topology& topology, std::span<const std::pair<int, int>> pairs,
+                    const StorageSpec& storage, const std::string& path) {
   std::ofstream out(path);
-  codesim::sim::write_simgrid_platform(out, topology, pairs);
+  codesim::sim::write_simgrid_platform(out, topology, pairs, {}, storage);
   out.close();
   if (!out) throw std::runtime_error("cannot write the platform to " + path);
 }
 
-/// Writes the platform where asked, or to a temporary .xml file (SimGrid picks its parser by the
-/// extension), loads it and removes the temporary file.
-void load_platform(sg4::Engine& engine, const Topology& topology, const TransferSchedule& schedule,
+/// Writes the platform (the routes of `pairs`, and the storage server's when it is shared) where
+/// asked, or to a temporary .xml file (SimGrid picks its parser by the extension), loads it and
+/// removes the temporary file.
+void load_platform(sg4::Engine& engine, const Topology& topology,
+                   std::span<const std::pair<int, int>> pairs, const StorageSpec& storage,
                    const std::string& platform_file) {
   if (!platform_file.empty()) {
-    write_platform(topology, schedule, platform_file);
+    write_platform(topology, pairs, storage, platform_file);
     engine.load_platform(platform_file);
     return;
   }
@@ -113,7 +132,7 @@ void load_platform(sg4::Engine& engine, const Topology& topology, const Transfer
   if (fd < 0) throw std::runtime_error("cannot create a temporary platform file");
   ::close(fd);
   try {
-    write_platform(topology, schedule, path);
+    write_platform(topology, pairs, storage, path);
     engine.load_platform(path);
   } catch (...) {
     std::filesystem::remove(path);
@@ -209,6 +228,86 @@ double worst_difference(const std::vector<double>& codesim_s,
   return worst;
 }
 
+// ---- storage patterns ---------------------------------------------------------------------
+
+constexpr double kStorageBytesPerNode = 1e6;
+
+struct StorageRun {
+  Topology topology;
+  StorageSpec storage;
+  bool write = true;
+};
+
+/// The storage patterns' network and server, or nullopt for another pattern. The server hangs
+/// off vertex options.storage_at ("root": the last vertex, the root switch of a star or fat tree)
+/// by a link four times a node's (1 us, 5e9 B/s).
+std::optional<StorageRun> make_storage_run(const Options& options) {
+  if (options.pattern != "storage_write" && options.pattern != "storage_read") return std::nullopt;
+  StorageRun run{Topology(codesim::bench::make_network_platform(options.platform, options.nodes)),
+                 StorageSpec{}, options.pattern == "storage_write"};
+  StorageSpec& storage = run.storage;
+  const bool root = options.storage_at == "root";
+  storage.kind = codesim::sim::StorageKind::shared;
+  storage.attach_vertex = root ? run.topology.vertex_count() - 1 : std::stoi(options.storage_at);
+  storage.attach_to_switch = root || storage.attach_vertex >= run.topology.node_count();
+  storage.latency_s = 1e-6;
+  storage.bandwidth_Bps = 5e9;
+  const std::string problem = codesim::sim::validate_storage(storage, run.topology);
+  if (!problem.empty())
+    throw std::invalid_argument("--storage-at " + options.storage_at + ": " + problem);
+  return run;
+}
+
+/// Every node's transfer to the storage host (`write`) or from it, all at once, each an actor
+/// that sleeps its route's latency and then sends; returns their completion times.
+std::vector<double> run_storage_in_simgrid(sg4::Engine& engine, const Topology& topology,
+                                           const StorageSpec& storage, bool write) {
+  sg4::Host* server = engine.host_by_name("storage");
+  std::vector<double> completion_s(static_cast<std::size_t>(topology.node_count()), -1.0);
+  for (int node = 0; node < topology.node_count(); ++node) {
+    double latency_s = 0.0;
+    for (const auto& link : codesim::sim::storage_route_links(topology, storage, node, write))
+      latency_s += link.latency_s;
+    sg4::Host* host = engine.host_by_name("node-" + std::to_string(node));
+    sg4::Host* src = write ? host : server;
+    sg4::Host* dst = write ? server : host;
+    sg4::Actor::create("storage-" + std::to_string(node), src, [=, &completion_s] {
+      sg4::this_actor::sleep_for(latency_s);
+      sg4::Comm::sendto(src, dst, static_cast<std::uint64_t>(kStorageBytesPerNode));
+      completion_s[static_cast<std::size_t>(node)] = sg4::Engine::get_clock();
+    });
+  }
+  engine.run();
+  return completion_s;
+}
+
+/// storage_write and storage_read: SimGrid's last completion against storage_transfer_time_s.
+int run_storage_pattern(sg4::Engine& engine, const Options& options, const StorageRun& run) {
+  const auto& [topology, storage, write] = run;
+  load_platform(engine, topology, {}, storage, options.platform_file);
+  codesim::bench::zero_link_latencies(engine);
+  const auto simgrid_start = std::chrono::steady_clock::now();
+  const std::vector<double> simgrid_s = run_storage_in_simgrid(engine, topology, storage, write);
+  const double wall_s = seconds_since(simgrid_start);
+  std::cout << std::setprecision(17) << "{\n  \"pattern\": \"" << options.pattern
+            << "\",\n  \"platform\": \"" << options.platform
+            << "\",\n  \"nodes\": " << options.nodes
+            << ",\n  \"storage_vertex\": " << storage.attach_vertex
+            << ",\n  \"flows\": " << simgrid_s.size() << ",\n";
+  if (!options.summary) print_times("simgrid_s", simgrid_s);
+  std::cout << "  \"makespan_s\": " << makespan_of(simgrid_s) << ",\n  \"wall_s\": " << wall_s;
+  if (!options.compare) {
+    std::cout << "\n}\n";
+    return 0;
+  }
+  const double codesim_s = codesim::sim::storage_transfer_time_s(
+      topology, storage, topology.node_count(), kStorageBytesPerNode, write);
+  const double difference = std::abs(codesim_s - makespan_of(simgrid_s)) / makespan_of(simgrid_s);
+  std::cout << ",\n  \"codesim_makespan_s\": " << codesim_s
+            << ",\n  \"max_relative_difference\": " << difference << "\n}\n";
+  return difference <= options.tolerance ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,16 +315,20 @@ int main(int argc, char** argv) {
   codesim::bench::configure_max_min();
   Options options;
   codesim::bench::NetworkPattern pattern;
+  std::optional<StorageRun> storage_run;
   try {
     options = parse_options(argc, argv);
-    pattern =
-        codesim::bench::make_network_pattern(options.pattern, options.platform, options.nodes);
+    storage_run = make_storage_run(options);
+    if (!storage_run)
+      pattern =
+          codesim::bench::make_network_pattern(options.pattern, options.platform, options.nodes);
   } catch (const std::exception& e) {  // invalid_argument, and out_of_range from stoi/stod
     std::cerr << "error: " << e.what() << "\n" << kUsage;
     return 2;
   }
+  if (storage_run) return run_storage_pattern(engine, options, *storage_run);
   const Topology topology(pattern.platform);
-  load_platform(engine, topology, pattern.schedule, options.platform_file);
+  load_platform(engine, topology, talking_pairs(pattern.schedule), {}, options.platform_file);
   if (!options.native_latency) codesim::bench::zero_link_latencies(engine);
 
   SimgridRun run(engine, topology, pattern.schedule, options.native_latency);

@@ -68,7 +68,7 @@ TEST_CASE("with shared storage every checkpoint write sends each node's share ov
   checkpoint.policy = CheckpointKind::every_iterations;
   checkpoint.every_iterations = 1;
   checkpoint.bytes = 4e6;
-  checkpoint.storage = {StorageKind::shared, 0, 1e-5, 5e8};
+  checkpoint.storage = {StorageKind::shared, 0, false, 1e-5, 5e8};  // at node 0
   IterativeJobSpec job;
   job.iterations = 3;
   job.exchange = ExchangeKind::none;

@@ -9,8 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "sim/checkpoint_storage.hpp"
 #include "sim/topology.hpp"
 
+using codesim::sim::StorageSpec;
 using codesim::sim::Topology;
 using codesim::sim::TopologyShape;
 using codesim::sim::TopologySpec;
@@ -152,4 +154,45 @@ TEST_CASE("host speeds come from the given speeds, 1 Gflop/s by default") {
   write_simgrid_platform(out, star, {}, speeds);
   CHECK(out.str().find("<host id=\"node-0\" speed=\"2000000000f\"/>") != std::string::npos);
   CHECK(out.str().find("<host id=\"node-1\" speed=\"35000000000f\"/>") != std::string::npos);
+}
+
+TEST_CASE("shared storage adds its host, its link and a route each way per node, as it flows") {
+  TopologySpec spec;
+  spec.shape = TopologyShape::fat_tree;
+  spec.fat_tree_arity = 2;
+  spec.nodes = 8;
+  const Topology tree(spec);
+  StorageSpec storage;
+  storage.kind = codesim::sim::StorageKind::shared;
+  storage.attach_vertex = 14;  // the root switch
+  storage.attach_to_switch = true;
+  storage.latency_s = 1e-5 / 3;
+  storage.bandwidth_Bps = 2e9;
+  std::ostringstream out;
+  write_simgrid_platform(out, tree, {}, {}, storage);
+  const std::string xml = out.str();
+  CHECK(count(xml, "<host id=\"storage\" speed=\"1000000000f\"/>") == 1);
+  const std::string link = "<link id=\"link-storage\" bandwidth=\"2000000000Bps\" latency=\"";
+  REQUIRE(count(xml, link) == 1);
+  CHECK(std::strtod(xml.c_str() + xml.find(link) + link.size(), nullptr) == storage.latency_s);
+  CHECK(xml.find("sharing_policy=\"SPLITDUPLEX\"/>  <!-- UP: switch-14 to storage -->") !=
+        std::string::npos);
+  CHECK(count(xml, "<route ") == 8 * 7 + 2 * 8);
+  const std::string server_up = "<link_ctn id=\"link-storage\" direction=\"UP\"/>";
+  const std::string server_down = "<link_ctn id=\"link-storage\" direction=\"DOWN\"/>";
+  for (int node = 0; node < 8; ++node) {
+    CAPTURE(node);
+    const std::string host = "node-" + std::to_string(node);
+    const auto route = [&xml](const std::string& src, const std::string& dst) {
+      const std::string open = "<route src=\"" + src + "\" dst=\"" + dst + "\" symmetrical=\"NO\">";
+      const std::size_t begin = xml.find(open);
+      return begin == std::string::npos ? ""
+                                        : xml.substr(begin, xml.find("</route>", begin) - begin);
+    };
+    // The writes climb the node's route to the root, then cross the server link UP.
+    CHECK(hops_of(route(host, "storage")) == expected_hops(tree, node, 14) + server_up);
+    CHECK(hops_of(route("storage", host)) == server_down + expected_hops(tree, 14, node));
+  }
+  // Without shared storage the platform is as before.
+  CHECK(platform_of(tree).find("storage") == std::string::npos);
 }

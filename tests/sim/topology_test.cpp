@@ -360,6 +360,37 @@ TEST_CASE("route links are the links between consecutive route vertices, with th
   }
 }
 
+TEST_CASE("a route to or from a switch is the part of a route between nodes that reaches it") {
+  // 2-ary fat tree of 8 nodes: level 1 switches 8..11, level 2 switches 12 and 13, root 14.
+  TopologySpec spec = spec_of(TopologyShape::fat_tree, 8);
+  spec.fat_tree_arity = 2;
+  const Topology tree(spec);
+  REQUIRE(tree.vertex_count() == 15);
+  const auto part = [](const std::vector<codesim::sim::RouteLink>& links, std::size_t first,
+                       std::size_t count) {
+    REQUIRE(first + count <= links.size());
+    std::vector<std::uint64_t> ids;
+    for (std::size_t h = first; h < first + count; ++h) ids.push_back(links[h].id);
+    return ids;
+  };
+  const auto across = tree.route_links(0, 7);  // 0, 8, 12, 14, 13, 11, 7
+  REQUIRE(across.size() == 6);
+  const auto up = tree.route_links(0, 14);
+  CHECK(up.size() == 3);
+  CHECK(part(up, 0, 3) == part(across, 0, 3));
+  CHECK(up[2].bandwidth_Bps == 4 * kBandwidth_Bps);  // the link into level 3
+  const auto down = tree.route_links(14, 7);
+  CHECK(down.size() == 3);
+  CHECK(part(down, 0, 3) == part(across, 3, 3));
+  const auto from_3 = tree.route_links(3, 4);  // 3, 9, 12, 14, 13, 10, 4
+  CHECK(part(tree.route_links(3, 12), 0, 2) == part(from_3, 0, 2));
+  CHECK(tree.route_links(14, 14).empty());
+  // A star's switch is vertex `nodes`: one hop from every node.
+  const Topology star(spec_of(TopologyShape::star, 4));
+  CHECK(part(star.route_links(2, 4), 0, 1) == part(star.route_links(2, 0), 0, 1));
+  CHECK(part(star.route_links(4, 1), 0, 1) == part(star.route_links(3, 1), 1, 1));
+}
+
 TEST_CASE("a moved topology keeps answering routes") {
   Topology original(spec_of(TopologyShape::ring, 6));
   const Route before = original.route(0, 4);

@@ -167,6 +167,41 @@ TEST_CASE("a bad --set value exits with 2 and writes nothing") {
   CHECK_FALSE(fs::exists(output));
 }
 
+TEST_CASE("a storage server at a switch that is not there exits with 2 and one error line") {
+  TempDirectory dir;
+  const fs::path output = dir.path() / "results.json";
+  // The small scenario's network is a 6-node star: its only switch is vertex 6.
+  for (const std::string storage :
+       {R"({"kind": "shared", "attach_switch": 7, "bandwidth_Bps": 1e9})",
+        R"({"kind": "shared", "attach_switch": 2, "bandwidth_Bps": 1e9})",
+        R"({"kind": "shared", "attach_switch": "top", "bandwidth_Bps": 1e9})",
+        R"({"kind": "shared", "attach_switch": 6, "attach_node": 0, "bandwidth_Bps": 1e9})",
+        R"({"kind": "shared", "bandwidth_Bps": 1e9})"}) {
+    CAPTURE(storage);
+    const fs::path scenario = write_small_scenario(dir.path());
+    const CliResult r = cli({"run", scenario.string(), "-o", output.string(), "--set",
+                             "/checkpoint/storage=" + storage});
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(
+        r.err.starts_with("error: " + scenario.string() + ": /checkpoint/storage/attach_switch: "));
+    CHECK(r.err.find(" (expected ") != std::string::npos);
+    CHECK(count_lines(r.err) == 1);
+    CHECK_FALSE(fs::exists(output));
+  }
+  const fs::path scenario = write_small_scenario(dir.path());
+  const CliResult ring = cli({"run", scenario.string(), "-o", output.string(), "--set",
+                              R"(/cluster/network={"topology": "ring"})", "--set",
+                              R"(/checkpoint/storage={"kind": "shared", "attach_switch": "root", )"
+                              R"("bandwidth_Bps": 1e9})"});
+  CHECK(ring.code == 2);
+  CHECK(ring.err == "error: " + scenario.string() +
+                        ": /checkpoint/storage/attach_switch: topology ring has no switches "
+                        "(expected a star or fat_tree topology, or attach_node for a compute "
+                        "node)\n");
+  CHECK_FALSE(fs::exists(output));
+}
+
 TEST_CASE("a missing scenario file or invalid JSON exits with 2") {
   TempDirectory dir;
   const CliResult missing = cli({"validate", (dir.path() / "nope.json").string()});

@@ -19,14 +19,25 @@ using codesim::test::TempDirectory;
 
 namespace {
 
-/// A 6-node star scenario; `network` replaces its network section.
+/// A 6-node star scenario; `network` replaces its network section, `checkpoint` (when given)
+/// is its checkpoint section.
 fs::path write_scenario(const fs::path& directory,
-                        const std::string& network = R"({"topology": "star"})") {
+                        const std::string& network = R"({"topology": "star"})",
+                        const std::string& checkpoint = "") {
   const fs::path path = directory / "net.json";
   std::ofstream(path) << R"({"name": "net", "cluster": {"nodes": 6, "speed_flops_per_s": 2e9,
                              "network": )"
-                      << network << R"(}, "workload": {"iterations": 1, "task_flops": 1e9}})";
+                      << network << "}, "
+                      << (checkpoint.empty() ? "" : R"("checkpoint": )" + checkpoint + ", ")
+                      << R"("workload": {"iterations": 1, "task_flops": 1e9}})";
   return path;
+}
+
+/// A checkpoint section writing to a storage server at `place` (e.g. "attach_switch": "root").
+std::string shared_storage(const std::string& place) {
+  return R"({"policy": "every_iterations", "every_iterations": 1, "bytes": 1e6,
+             "storage": {"kind": "shared", )" +
+         place + R"(, "latency_s": 0.25, "bandwidth_Bps": 5e9}})";
 }
 
 int count(const std::string& text, const std::string& what) {
@@ -124,4 +135,52 @@ TEST_CASE("export-platform refuses too many nodes, a bad point and -o naming a d
       cli({"export-platform", scenario.string(), "-o", dir.path().string()});
   CHECK(directory.code == 2);
   CHECK(directory.err.find("the platform file") != std::string::npos);
+}
+
+TEST_CASE("export-platform writes a shared storage server with its link and routes to every node") {
+  TempDirectory dir;
+  const fs::path scenario =
+      write_scenario(dir.path(), R"({"topology": "fat_tree", "fat_tree_arity": 2})",
+                     shared_storage(R"("attach_switch": "root")"));
+  const CliResult r = cli({"export-platform", scenario.string(), "-o", "-"});
+  CHECK(r.code == 0);
+  // 6 nodes on a 2-ary fat tree: switches 6..8, 9 and 10, root 11.
+  CHECK(count(r.out, "<host ") == 7);
+  CHECK(count(r.out, "<host id=\"storage\"") == 1);
+  CHECK(count(r.out,
+              "<link id=\"link-storage\" bandwidth=\"5000000000Bps\" latency=\"0.25s\" "
+              "sharing_policy=\"SPLITDUPLEX\"/>  <!-- UP: switch-11 to storage -->") == 1);
+  CHECK(count(r.out, "<route ") == 6 * 5 + 2 * 6);
+  CHECK(count(r.out, "dst=\"storage\"") == 6);
+  CHECK(count(r.out, "src=\"storage\"") == 6);
+  // Node 0 climbs three links to the root (UP), then crosses the server link UP; its read comes
+  // DOWN the server link first, then down the tree.
+  const auto route = [&r](const std::string& src, const std::string& dst) {
+    const std::size_t begin =
+        r.out.find("<route src=\"" + src + "\" dst=\"" + dst + "\" symmetrical=\"NO\">");
+    REQUIRE(begin != std::string::npos);
+    return r.out.substr(begin, r.out.find("</route>", begin) - begin);
+  };
+  const std::string write = route("node-0", "storage");
+  CHECK(count(write, "<link_ctn ") == 4);
+  CHECK(count(write, "direction=\"UP\"") == 4);
+  CHECK(write.ends_with("<link_ctn id=\"link-storage\" direction=\"UP\"/>\n    "));
+  const std::string read = route("storage", "node-0");
+  CHECK(count(read, "<link_ctn ") == 4);
+  CHECK(count(read, "direction=\"DOWN\"") == 4);
+  CHECK(read.find("<link_ctn ") == read.find("<link_ctn id=\"link-storage\" direction=\"DOWN\"/>"));
+}
+
+TEST_CASE("export-platform of a storage server at a switch the network lacks writes nothing") {
+  TempDirectory dir;
+  const fs::path output = dir / "platform.xml";
+  const fs::path scenario = write_scenario(dir.path(), R"({"topology": "ring"})",
+                                           shared_storage(R"("attach_switch": "root")"));
+  const CliResult r = cli({"export-platform", scenario.string(), "-o", output.string()});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "error: " + scenario.string() +
+                     ": /checkpoint/storage/attach_switch: topology ring has no switches (expected "
+                     "a star or fat_tree topology, or attach_node for a compute node)\n");
+  CHECK_FALSE(fs::exists(output));
 }

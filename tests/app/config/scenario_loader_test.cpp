@@ -236,7 +236,9 @@ TEST_CASE("the network model is flow unless a scenario asks for the analytic one
 TEST_CASE("shared checkpoint storage hangs off an existing node and replaces the write bandwidth") {
   const Json shared = with(
       "/checkpoint/storage={\"kind\": \"shared\", \"attach_node\": 2, \"bandwidth_Bps\": 1e9}");
-  CHECK(load_scenario(shared, "s.json").checkpoint.storage.attach_node == 2);
+  const auto storage = load_scenario(shared, "s.json").checkpoint.storage;
+  CHECK(storage.attach_vertex == 2);
+  CHECK_FALSE(storage.attach_to_switch);
   CHECK(pointer_of_error(with("/checkpoint/storage={\"kind\": \"shared\", \"attach_node\": 8, "
                               "\"bandwidth_Bps\": 1e9}")) == "/checkpoint/storage/attach_node");
   CHECK(pointer_of_error(with("/checkpoint/storage={\"kind\": \"shared\", \"attach_node\": 0, "
@@ -248,6 +250,66 @@ TEST_CASE("shared checkpoint storage hangs off an existing node and replaces the
   Json both = shared;
   both["checkpoint"]["write_bandwidth_Bps"] = 1e9;
   CHECK(pointer_of_error(both) == "/checkpoint/write_bandwidth_Bps");
+}
+
+TEST_CASE("shared checkpoint storage can hang off a switch by its vertex id or as \"root\"") {
+  // The base scenario's network is an 8-node star: its switch is vertex 8.
+  const auto storage_of = [](const std::string& assignment) {
+    return load_scenario(with(assignment), "s.json").checkpoint.storage;
+  };
+  const auto on_switch = storage_of(
+      "/checkpoint/storage={\"kind\": \"shared\", \"attach_switch\": 8, \"bandwidth_Bps\": 1e9}");
+  CHECK(on_switch.attach_vertex == 8);
+  CHECK(on_switch.attach_to_switch);
+  Json fat_tree = with(
+      "/checkpoint/storage={\"kind\": \"shared\", \"attach_switch\": \"root\", "
+      "\"bandwidth_Bps\": 1e9}");
+  fat_tree["cluster"]["network"] = {{"topology", "fat_tree"}, {"fat_tree_arity", 2}};
+  const Scenario loaded = load_scenario(fat_tree, "s.json");
+  CHECK(loaded.checkpoint.storage.attach_vertex == 14);  // switches 8..11, 12 and 13, root 14
+  CHECK(loaded.checkpoint.storage.attach_to_switch);
+  CHECK(loaded.resolved["checkpoint"]["storage"]["attach_switch"] == "root");
+  CHECK_FALSE(loaded.resolved["checkpoint"]["storage"].contains("attach_node"));
+}
+
+TEST_CASE("a storage server's place is one existing switch or node, else one error at its key") {
+  const std::string prefix = "s.json: /checkpoint/storage/attach_switch: ";
+  const auto storage_error = [](const std::string& place, const std::string& topology) {
+    Json document =
+        with("/checkpoint/storage={\"kind\": \"shared\", " + place + "\"bandwidth_Bps\": 1e9}");
+    document["cluster"]["network"]["topology"] = topology;
+    return error_of(document);
+  };
+  CHECK(storage_error("\"attach_switch\": \"root\", ", "ring") ==
+        prefix +
+            "topology ring has no switches (expected a star or fat_tree topology, or attach_node "
+            "for a compute node)");
+  CHECK(storage_error("\"attach_switch\": 8, ", "fully_connected") ==
+        prefix +
+            "topology fully_connected has no switches (expected a star or fat_tree topology, or "
+            "attach_node for a compute node)");
+  CHECK(storage_error("\"attach_switch\": 9, ", "star") ==
+        prefix + "9 is not a vertex of this star (expected its only switch, 8)");
+  CHECK(storage_error("\"attach_switch\": 3, ", "star") ==
+        prefix + "3 is a compute node's id, not a switch's (expected its only switch, 8)");
+  CHECK(storage_error("\"attach_switch\": 8, \"attach_node\": 0, ", "star") ==
+        prefix +
+            "attach_node and attach_switch are both given (expected exactly one: the server hangs "
+            "off one place)");
+  CHECK(storage_error("", "star") ==
+        prefix +
+            "neither attach_node nor attach_switch is given (expected exactly one: attach_node, a "
+            "compute node id in 0..7, or attach_switch, a switch id or \"root\")");
+  CHECK(storage_error("\"attach_switch\": \"top\", ", "star") ==
+        prefix +
+            "unknown value \"top\" (expected a switch's vertex id, or \"root\" for the root "
+            "switch)");
+  CHECK(storage_error("\"attach_switch\": true, ", "star") ==
+        prefix +
+            "wrong type: got boolean true (expected a switch's vertex id, or \"root\" for the "
+            "root switch)");
+  CHECK(storage_error("\"attach_switch\": 8.5, ", "star").starts_with(prefix + "wrong type"));
+  CHECK(storage_error("\"attach_switch\": 1e12, ", "star").starts_with(prefix + "value"));
 }
 
 TEST_CASE("a long edge list is checked for repeated links in n log n, naming the first") {

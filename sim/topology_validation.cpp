@@ -1,0 +1,121 @@
+// Topology specs: the checks of validate_topology, kept apart from building and routing.
+#include "sim/topology.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace codesim::sim {
+namespace {
+
+constexpr int kMaxNodes = 1 << 24;
+constexpr int kMaxFullyConnectedNodes = 65536;  // 65536 * 65535 / 2 links still fit an int
+
+using Shape = TopologyShape;
+
+template <typename... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream out;
+  (out << ... << args);
+  return out.str();
+}
+
+std::string validate_torus(const TopologySpec& spec) {
+  const int rows = spec.torus_rows;
+  const int cols = spec.torus_cols;
+  if (rows < 0 || cols < 0)
+    return concat("torus2d needs torus_rows and torus_cols >= 0, 0 = choose (got ", rows, " x ",
+                  cols, ")");
+  if (rows > 0 && cols > 0 && static_cast<std::int64_t>(rows) * cols != spec.nodes)
+    return concat("torus2d needs torus_rows * torus_cols == nodes (got ", rows, " x ", cols,
+                  " for ", spec.nodes, " nodes)");
+  if (rows > 0 && cols == 0 && spec.nodes % rows != 0)
+    return concat("torus2d needs torus_rows to divide nodes (got ", rows, " for ", spec.nodes,
+                  " nodes)");
+  if (cols > 0 && rows == 0 && spec.nodes % cols != 0)
+    return concat("torus2d needs torus_cols to divide nodes (got ", cols, " for ", spec.nodes,
+                  " nodes)");
+  return "";
+}
+
+int find_root(std::vector<int>& parent, int v) {
+  while (parent[v] != v) v = parent[v] = parent[parent[v]];
+  return v;
+}
+
+std::string validate_edges(const TopologySpec& spec) {
+  std::map<std::pair<int, int>, std::size_t> first_edge_of_pair;
+  std::vector<int> parent(spec.nodes);
+  std::iota(parent.begin(), parent.end(), 0);
+  for (std::size_t i = 0; i < spec.edges.size(); ++i) {
+    const EdgeSpec& e = spec.edges[i];
+    if (e.a < 0 || e.a >= spec.nodes || e.b < 0 || e.b >= spec.nodes)
+      return concat("edge ", i, " (", e.a, "-", e.b, ") needs node ids in 0..", spec.nodes - 1);
+    if (e.a == e.b)
+      return concat("edge ", i, " (", e.a, "-", e.b,
+                    ") is a self loop; a link must join two different nodes");
+    if (!(e.latency_s < 0.0) && !std::isfinite(e.latency_s))
+      return concat("edge ", i, " latency_s must be finite, or negative for the default (got ",
+                    e.latency_s, ")");
+    if (!(e.bandwidth_Bps < 0.0) && !(std::isfinite(e.bandwidth_Bps) && e.bandwidth_Bps > 0.0))
+      return concat("edge ", i,
+                    " bandwidth_Bps must be finite and > 0, or negative for the default (got ",
+                    e.bandwidth_Bps, ")");
+    const auto pair = std::minmax(e.a, e.b);
+    const auto [it, inserted] = first_edge_of_pair.emplace(pair, i);
+    if (!inserted)
+      return concat("edges ", it->second, " and ", i, " both link nodes ", pair.first, " and ",
+                    pair.second, "; at most one link per pair");
+    parent[find_root(parent, e.a)] = find_root(parent, e.b);
+  }
+  for (int v = 1; v < spec.nodes; ++v)
+    if (find_root(parent, v) != find_root(parent, 0))
+      return concat("edge_list does not connect all nodes (node ", v,
+                    " is unreachable from node 0)");
+  return "";
+}
+
+}  // namespace
+
+std::string validate_topology(const TopologySpec& spec) {
+  const Shape shape = spec.shape;
+  if (static_cast<std::size_t>(shape) >= kTopologyShapeNames.size())
+    return concat("unknown shape ", static_cast<int>(shape));
+  if (spec.nodes < 1 || spec.nodes > kMaxNodes)
+    return concat("nodes must be between 1 and ", kMaxNodes, " (got ", spec.nodes, ")");
+  if (!(std::isfinite(spec.latency_s) && spec.latency_s >= 0.0))
+    return concat("latency_s must be finite and >= 0 (got ", spec.latency_s, ")");
+  if (!(std::isfinite(spec.bandwidth_Bps) && spec.bandwidth_Bps > 0.0))
+    return concat("bandwidth_Bps must be finite and > 0 (got ", spec.bandwidth_Bps, ")");
+  if (shape != Shape::edge_list && !spec.edges.empty())
+    return concat("edges are only used by shape edge_list (got ", spec.edges.size(), " for ",
+                  to_string(spec.shape), ")");
+  switch (shape) {
+    case Shape::fully_connected:
+      if (spec.nodes > kMaxFullyConnectedNodes)
+        return concat("fully_connected allows at most ", kMaxFullyConnectedNodes, " nodes (got ",
+                      spec.nodes, "); use star for a large single switch");
+      return "";
+    case Shape::torus2d:
+      return validate_torus(spec);
+    case Shape::fat_tree:
+      if (spec.fat_tree_arity < 2)
+        return concat("fat_tree_arity must be >= 2 (got ", spec.fat_tree_arity, ")");
+      return "";
+    case Shape::edge_list:
+      return validate_edges(spec);
+    case Shape::star:
+    case Shape::ring:
+      return "";
+  }
+  return "";
+}
+
+}  // namespace codesim::sim
