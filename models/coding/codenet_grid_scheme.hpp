@@ -12,23 +12,15 @@ namespace codesim::models {
 /// row-major over the grid, skipping the absent corner: rows r < m hold P_c nodes, rows r >= m
 /// hold n. Forward symbols are grid rows (sum over c < n of W~_rc x_c); backward symbols are grid
 /// columns (sum over r < m of W~_rc^T delta_r).
-class CodenetGridScheme final : public CodingScheme {
+class CodenetGridScheme final : public SingleBlockScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols, grid_rows >= m, grid_cols >= n.
   CodenetGridScheme(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed, int rows,
                     int cols, Arithmetic arithmetic = Arithmetic::portable);
 
-  SchemeSummary summary() const override { return summary_; }
   void encode(const Matrix& weights) override;
-  std::vector<Matrix*> stored_blocks(int node) override { return {&stored_.at(node)}; }
   Matrix decode_weights() const override;
-  std::vector<int> participants(Direction dir) const override;
-  Matrix encode_input(int node, Direction dir, const Matrix& input) const override;
   std::optional<RowSlice> input_slice(int node, Direction dir) const override;
-  Matrix multiply(int node, Direction dir,
-                  const Eigen::Ref<const Matrix>& encoded_input) const override;
-  int symbol_count(Direction dir) const override;
-  std::vector<int> symbol_members(Direction dir, int symbol) const override;
   ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
                        const DecodeOptions& options) const override;
   /// The row code (forward) or the column code (backward).
@@ -58,23 +50,13 @@ class CodenetGridScheme final : public CodingScheme {
   int n_;
   int grid_rows_;
   int grid_cols_;
-  int rows_;
-  int cols_;
   LinearCode row_code_;     // (P_r, m): forward symbols and regeneration along a column
   LinearCode column_code_;  // (P_c, n): backward symbols and regeneration along a row
-  SchemeSummary summary_;
-  DenseKernels kernels_;  // the run's arithmetic
   std::vector<std::pair<int, int>> positions_;
-  std::vector<Matrix> stored_;
 };
 
-/// The codenet_grid descriptor and rules behind validate_scheme, summarize_scheme and make_scheme.
+/// The codenet_grid descriptor: its fields and the rules behind validate_scheme, summarize_scheme
+/// and make_scheme.
 const SchemeDescriptor& codenet_grid_descriptor();
-/// What is wrong beyond the descriptor's field ranges (checked before).
-SchemeProblem validate_spec(const CodenetGridSpec& spec, int rows, int cols);
-/// Element counts per unit of out_length (forward) and in_length (backward).
-SchemeSummary summarize_spec(const CodenetGridSpec& spec, double out_length, double in_length);
-std::unique_ptr<CodingScheme> make_coding_scheme(const CodenetGridSpec& spec, int rows, int cols,
-                                                 Arithmetic arithmetic);
 
 }  // namespace codesim::models

@@ -1,17 +1,71 @@
-// Scheme validation, capability summaries and the factory (dispatched to each scheme's file), and
-// the compute-then-decode helper.
+// What every scheme shares (its summary, W's shape, kernels and symbols, the slice encoding of the
+// input) and the storage of single-block schemes; validation, capability summaries and the
+// factory, dispatched through each scheme's descriptor; the compute-then-decode helper.
 #include "models/coding/coding_scheme.hpp"
 
 #include <algorithm>
+#include <functional>
 
-#include "models/coding/codenet_grid_scheme.hpp"
-#include "models/coding/gpd_scheme.hpp"
-#include "models/coding/mds_scheme.hpp"
-#include "models/coding/replication_scheme.hpp"
-#include "models/coding/uncoded_scheme.hpp"
+#include "models/coding/scheme_support.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models {
+
+CodingScheme::CodingScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic)
+    : rows_(rows), cols_(cols), kernels_(arithmetic) {
+  CODESIM_CHECK(validate_scheme(spec, rows, cols).empty(), "a valid scheme for W's shape");
+  summary_ = summarize_scheme(spec, rows, cols);
+}
+
+void CodingScheme::set_symbols(std::vector<std::vector<int>> forward,
+                               std::vector<std::vector<int>> backward) {
+  symbols_[0].members = std::move(forward);
+  symbols_[1].members = std::move(backward);
+  for (Symbols& symbols : symbols_) {
+    std::vector<int> all;
+    for (const std::vector<int>& members : symbols.members) {
+      CODESIM_CHECK(!members.empty() && members.front() >= 0 && members.back() < node_count() &&
+                        std::adjacent_find(members.begin(), members.end(),
+                                           std::greater_equal<>()) == members.end(),
+                    "symbol members are ascending node ids");
+      all.insert(all.end(), members.begin(), members.end());
+    }
+    symbols.participants = detail::sorted_unique(std::move(all));
+  }
+}
+
+Matrix CodingScheme::encode_input(int node, Direction dir, const Matrix& input) const {
+  check_input(dir, input);
+  const std::optional<RowSlice> slice = input_slice(node, dir);
+  CODESIM_CHECK(slice.has_value(), "a scheme whose input encoding is no slice encodes it itself");
+  return input.middleRows(slice->first, slice->count);
+}
+
+void CodingScheme::check_input(Direction dir, const Matrix& input) const {
+  CODESIM_CHECK(input.rows() == input_length(dir),
+                "the input has N_in rows forward and N_out rows backward");
+}
+
+void CodingScheme::check_weights(const Matrix& weights) const {
+  CODESIM_CHECK(weights.rows() == rows_ && weights.cols() == cols_, "W has the scheme's shape");
+}
+
+void CodingScheme::check_update(const Matrix& delta, const Matrix& input) const {
+  CODESIM_CHECK(delta.rows() == rows_ && input.rows() == cols_ && delta.cols() == input.cols(),
+                "D is N_out x B and X is N_in x B");
+}
+
+SingleBlockScheme::SingleBlockScheme(const SchemeSpec& spec, int rows, int cols,
+                                     Arithmetic arithmetic)
+    : CodingScheme(spec, rows, cols, arithmetic) {
+  const auto [m, n] = block_grid(spec);
+  stored_.assign(static_cast<std::size_t>(node_count()), Matrix::Zero(rows / m, cols / n));
+}
+
+Matrix SingleBlockScheme::multiply(int node, Direction dir,
+                                   const Eigen::Ref<const Matrix>& encoded_input) const {
+  return detail::block_product(kernels(), stored_.at(node), dir, encoded_input);
+}
 
 DirectionCapability mds_capability(int symbols, int dimension) {
   DirectionCapability capability;
@@ -24,9 +78,21 @@ DirectionCapability mds_capability(int symbols, int dimension) {
   return capability;
 }
 
-void set_storage(SchemeSummary& summary, int stored_blocks, int parts) {
+DirectionCapability mds_direction(int symbols, int dimension, double length, int parts) {
+  DirectionCapability capability = mds_capability(symbols, dimension);
+  set_traffic(capability, length / parts, symbols * length / parts);
+  return capability;
+}
+
+SchemeSummary scheme_summary(int nodes, int stored_blocks, int parts, DirectionCapability forward,
+                             DirectionCapability backward) {
+  SchemeSummary summary;
+  summary.nodes = nodes;
   summary.storage_fraction_per_node = static_cast<double>(stored_blocks) / parts;
-  summary.redundancy = static_cast<double>(summary.nodes) * stored_blocks / parts;
+  summary.redundancy = static_cast<double>(nodes) * stored_blocks / parts;
+  summary.forward = forward;
+  summary.backward = backward;
+  return summary;
 }
 
 void set_traffic(DirectionCapability& capability, double sent, double received) {
@@ -41,7 +107,7 @@ SchemeProblem validate_scheme(const SchemeSpec& spec, int rows, int cols) {
       !problem.empty()) {
     return problem;
   }
-  return std::visit([&](const auto& s) { return validate_spec(s, rows, cols); }, spec);
+  return descriptor.validate(spec, rows, cols);
 }
 
 SchemeSummary summarize_scheme(const SchemeSpec& spec, int rows, int cols) {
@@ -49,15 +115,17 @@ SchemeSummary summarize_scheme(const SchemeSpec& spec, int rows, int cols) {
   // Element counts per unit length when the shape is not given.
   const double out_length = rows > 0 ? rows : 1.0;
   const double in_length = cols > 0 ? cols : 1.0;
-  return std::visit([&](const auto& s) { return summarize_spec(s, out_length, in_length); }, spec);
+  const SchemeDescriptor& descriptor = descriptor_of(spec);
+  SchemeSummary summary = descriptor.summarize(spec, out_length, in_length);
+  summary.scheme = std::string(descriptor.name);
+  return summary;
 }
 
 std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols,
                                           Arithmetic arithmetic) {
   CODESIM_CHECK(rows > 0 && cols > 0 && validate_scheme(spec, rows, cols).empty(),
                 "make_scheme needs a valid spec and shape");
-  return std::visit([&](const auto& s) { return make_coding_scheme(s, rows, cols, arithmetic); },
-                    spec);
+  return descriptor_of(spec).build(spec, rows, cols, arithmetic);
 }
 
 Matrix multiply_input(const CodingScheme& scheme, int node, Direction dir, const Matrix& input) {

@@ -1,6 +1,8 @@
-// One interface for every way a layer's weight matrix W is stored and multiplied across P nodes.
+// One interface for every way a layer's weight matrix W is stored and multiplied across P nodes,
+// with the data all schemes share in its base, and the base of schemes storing one block a node.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -55,11 +57,12 @@ struct ProductDecode {
 /// A coding scheme. Nodes are 0..node_count()-1. Products go through "symbols": a symbol is
 /// the sum of the partial results of its member nodes (one member for GPD and MDS; a grid row
 /// or column for the CodeNet grid, uncoded and replication), and decoding works on symbols.
+/// The summary and the symbols are data, set once by each scheme's constructor.
 class CodingScheme {
  public:
   virtual ~CodingScheme() = default;
-  virtual SchemeSummary summary() const = 0;
-  int node_count() const { return summary().nodes; }
+  const SchemeSummary& summary() const { return summary_; }
+  int node_count() const { return summary_.nodes; }
 
   /// Stores the encoded blocks of W (rows x cols must match the scheme). Called once.
   virtual void encode(const Matrix& weights) = 0;
@@ -68,10 +71,11 @@ class CodingScheme {
   /// Recovers W from the stored blocks (error-free; for tests, checkpoints and audits).
   virtual Matrix decode_weights() const = 0;
 
-  /// Nodes that compute a partial result in `dir`.
-  virtual std::vector<int> participants(Direction dir) const = 0;
-  /// Node p's encoding of the input (its own copy): x~_p or delta~_p.
-  virtual Matrix encode_input(int node, Direction dir, const Matrix& input) const = 0;
+  /// Nodes that compute a partial result in `dir`: the members of its symbols, ascending.
+  const std::vector<int>& participants(Direction dir) const { return symbols(dir).participants; }
+  /// Node p's encoding of the input (its own copy): x~_p or delta~_p. By default the copy of its
+  /// input_slice, for schemes whose encoding is one.
+  virtual Matrix encode_input(int node, Direction dir, const Matrix& input) const;
   /// When node p's encoding of the input is a plain slice of its rows (uncoded, replication, the
   /// CodeNet grid), that slice, which callers may multiply in place (see multiply_input).
   virtual std::optional<RowSlice> input_slice(int /*node*/, Direction /*dir*/) const {
@@ -80,9 +84,11 @@ class CodingScheme {
   /// Node p's partial result from its stored block and its encoded input.
   virtual Matrix multiply(int node, Direction dir,
                           const Eigen::Ref<const Matrix>& encoded_input) const = 0;
-  /// Number of symbols in `dir` and the nodes whose partial results sum into symbol s.
-  virtual int symbol_count(Direction dir) const = 0;
-  virtual std::vector<int> symbol_members(Direction dir, int symbol) const = 0;
+  /// Number of symbols in `dir` and the nodes whose partial results sum into symbol s (ascending).
+  int symbol_count(Direction dir) const { return static_cast<int>(symbols(dir).members.size()); }
+  const std::vector<int>& symbol_members(Direction dir, int symbol) const {
+    return symbols(dir).members.at(static_cast<std::size_t>(symbol));
+  }
   /// Decodes the product from symbols (nullopt = erasure: a member straggled or crashed).
   virtual ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
                                const DecodeOptions& options) const = 0;
@@ -100,6 +106,58 @@ class CodingScheme {
   /// Nodes whose blocks regenerate(node, ...) would read, chosen deterministically among
   /// those not in `exclude` (and not `node`); empty when too few remain.
   virtual std::vector<int> regeneration_sources(int node, std::span<const int> exclude) const = 0;
+
+ protected:
+  /// Checks `spec` against W's shape (rows x cols) and keeps its summary; products, updates and
+  /// decodes run on `arithmetic`'s kernels.
+  CodingScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic);
+  /// The members of each symbol, forward and backward (node ids, each list ascending); called
+  /// once by the scheme's constructor.
+  void set_symbols(std::vector<std::vector<int>> forward, std::vector<std::vector<int>> backward);
+
+  /// W is rows() x cols().
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+  /// The run's kernels.
+  const DenseKernels& kernels() const { return kernels_; }
+  /// Rows of the input in `dir`: N_in (cols) forward, N_out (rows) backward.
+  int input_length(Direction dir) const { return dir == Direction::forward ? cols_ : rows_; }
+  /// Checks that `input` has input_length(dir) rows.
+  void check_input(Direction dir, const Matrix& input) const;
+  /// Checks that W has the scheme's shape.
+  void check_weights(const Matrix& weights) const;
+  /// Checks the operands of an update: D is N_out x B and X is N_in x B.
+  void check_update(const Matrix& delta, const Matrix& input) const;
+
+ private:
+  struct Symbols {
+    std::vector<std::vector<int>> members;  // per symbol, ascending
+    std::vector<int> participants;          // the union of the members, ascending
+  };
+  const Symbols& symbols(Direction dir) const {
+    return symbols_[dir == Direction::forward ? 0 : 1];
+  }
+
+  SchemeSummary summary_;
+  int rows_ = 0;
+  int cols_ = 0;
+  DenseKernels kernels_;
+  std::array<Symbols, 2> symbols_;  // forward, backward
+};
+
+/// A scheme whose nodes each store one block of W (rows/m x cols/n for its m x n block grid) and
+/// multiply it in both directions: GPD, replication, uncoded and the CodeNet grid.
+class SingleBlockScheme : public CodingScheme {
+ public:
+  std::vector<Matrix*> stored_blocks(int node) override { return {&stored_.at(node)}; }
+  Matrix multiply(int node, Direction dir,
+                  const Eigen::Ref<const Matrix>& encoded_input) const override;
+
+ protected:
+  /// As CodingScheme's, with a zero block for every node.
+  SingleBlockScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic);
+
+  std::vector<Matrix> stored_;  // node p's block
 };
 
 /// Checks a spec against W's shape (rows x cols; 0 = do not check divisibility): the descriptor's
@@ -116,9 +174,13 @@ std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int 
 /// Capabilities of an (S, K) MDS code whose symbols are single nodes (or, worst case, whose
 /// erroneous nodes each spoil a different symbol).
 DirectionCapability mds_capability(int symbols, int dimension);
-/// Sets the storage per node and the redundancy of `summary` (its nodes set) for nodes that
-/// each store `stored_blocks` blocks of W split into `parts`.
-void set_storage(SchemeSummary& summary, int stored_blocks, int parts);
+/// mds_capability(symbols, dimension) with the traffic of a product of `length` split into
+/// `parts`: a node sends its length / parts elements and receives those of every symbol.
+DirectionCapability mds_direction(int symbols, int dimension, double length, int parts);
+/// The summary of `nodes` nodes that each store `stored_blocks` blocks of W split into `parts`,
+/// with the capabilities of each direction (summarize_scheme names the scheme).
+SchemeSummary scheme_summary(int nodes, int stored_blocks, int parts, DirectionCapability forward,
+                             DirectionCapability backward);
 /// Sets the elements a node sends and receives per product in one direction.
 void set_traffic(DirectionCapability& capability, double sent, double received);
 

@@ -67,27 +67,9 @@ GpdExponents gpd_exponents(int m, int n, bool mirrored) {
   return e;
 }
 
-const SchemeDescriptor& gpd_descriptor() {
-  static const SchemeDescriptor descriptor = {
-      .kind = SchemeKind::gpd,
-      .name = "gpd",
-      .doc = "Generalized PolyDot: one polynomial-coded block per node, any K results decode",
-      .fields =
-          block_split_fields({node_count_field("nodes", "nodes P"),
-                              choice_field("orientation", "default (u = v^n) or mirrored (v = u^m)",
-                                           {"default", "mirrored"})}),
-      .make = [](std::span<const int> v) -> SchemeSpec {
-        return gpd_spec(v[0], v[1], v[2], v[3] == 1);
-      },
-      .values =
-          [](const SchemeSpec& spec) {
-            const auto& s = std::get<GpdSpec>(spec);
-            return std::vector<int>{s.m, s.n, s.nodes, s.mirrored ? 1 : 0};
-          }};
-  return descriptor;
-}
+namespace {
 
-SchemeProblem validate_spec(const GpdSpec& spec, int rows, int cols) {
+SchemeProblem validate(const GpdSpec& spec, int rows, int cols) {
   if (SchemeProblem problem = check_grid_divides(spec.m, spec.n, rows, cols); !problem.empty()) {
     return problem;
   }
@@ -106,44 +88,59 @@ SchemeProblem validate_spec(const GpdSpec& spec, int rows, int cols) {
   return {};
 }
 
-SchemeSummary summarize_spec(const GpdSpec& spec, double out_length, double in_length) {
+SchemeSummary summarize(const GpdSpec& spec, double out_length, double in_length) {
   const GpdExponents exponents = gpd_exponents(spec.m, spec.n, spec.mirrored);
   const int p = spec.nodes;
-  SchemeSummary summary;
-  summary.scheme = "gpd";
-  summary.nodes = p;
-  summary.forward = mds_capability(p, exponents.forward_threshold);
-  summary.backward = mds_capability(p, exponents.backward_threshold);
-  set_traffic(summary.forward, out_length / spec.m, p * out_length / spec.m);
-  set_traffic(summary.backward, in_length / spec.n, p * in_length / spec.n);
-  set_storage(summary, 1, spec.m * spec.n);  // one block of W split into m n parts
-  return summary;
+  // Each node stores one block of W split into m n parts.
+  return scheme_summary(p, 1, spec.m * spec.n,
+                        mds_direction(p, exponents.forward_threshold, out_length, spec.m),
+                        mds_direction(p, exponents.backward_threshold, in_length, spec.n));
 }
 
-std::unique_ptr<CodingScheme> make_coding_scheme(const GpdSpec& spec, int rows, int cols,
-                                                 Arithmetic arithmetic) {
+std::unique_ptr<CodingScheme> build(const GpdSpec& spec, int rows, int cols,
+                                    Arithmetic arithmetic) {
   return std::make_unique<GpdScheme>(spec.m, spec.n, spec.nodes, spec.mirrored, rows, cols,
                                      arithmetic);
 }
 
+}  // namespace
+
+const SchemeDescriptor& gpd_descriptor() {
+  static const SchemeDescriptor descriptor = {
+      .kind = SchemeKind::gpd,
+      .name = "gpd",
+      .doc = "Generalized PolyDot: one polynomial-coded block per node, any K results decode",
+      .fields =
+          block_split_fields({node_count_field("nodes", "nodes P"),
+                              choice_field("orientation", "default (u = v^n) or mirrored (v = u^m)",
+                                           {"default", "mirrored"})}),
+      .make = [](std::span<const int> v) -> SchemeSpec {
+        return gpd_spec(v[0], v[1], v[2], v[3] == 1);
+      },
+      .values =
+          [](const SchemeSpec& spec) {
+            const auto& s = std::get<GpdSpec>(spec);
+            return std::vector<int>{s.m, s.n, s.nodes, s.mirrored ? 1 : 0};
+          },
+      .validate = detail::on_spec<validate>,
+      .summarize = detail::on_spec<summarize>,
+      .build = detail::on_spec<build>};
+  return descriptor;
+}
+
 GpdScheme::GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols,
                      Arithmetic arithmetic)
-    : m_(m),
+    : SingleBlockScheme(gpd_spec(m, n, nodes, mirrored), rows, cols, arithmetic),
+      m_(m),
       n_(n),
       nodes_(nodes),
-      rows_(rows),
-      cols_(cols),
       exponents_(gpd_exponents(m, n, mirrored)),
       points_(chebyshev_points(nodes)),
       powers_(vandermonde(
           points_, std::max({exponents_.forward_threshold, exponents_.backward_threshold, m * n}))),
       storage_generator_(powers_.leftCols(m * n)),
       forward_code_(vandermonde(points_, exponents_.forward_threshold), arithmetic),
-      backward_code_(vandermonde(points_, exponents_.backward_threshold), arithmetic),
-      summary_(summarize_scheme(gpd_spec(m, n, nodes, mirrored), rows, cols)),
-      kernels_(arithmetic) {
-  CODESIM_CHECK(validate_scheme(gpd_spec(m, n, nodes, mirrored), rows, cols).empty(),
-                "valid GPD parameters");
+      backward_code_(vandermonde(points_, exponents_.backward_threshold), arithmetic) {
   // The stored exponents i alpha + j beta must be a permutation of 0..mn-1 (an MDS storage code).
   std::vector<int> exponents;
   for (int i = 0; i < m_; ++i) {
@@ -151,13 +148,13 @@ GpdScheme::GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols,
   }
   std::sort(exponents.begin(), exponents.end());
   for (int e = 0; e < m_ * n_; ++e) CODESIM_CHECK(exponents[e] == e, "stored exponents 0..mn-1");
-  stored_.assign(nodes_, Matrix::Zero(rows_ / m_, cols_ / n_));
+  set_symbols(detail::single_node_symbols(nodes_), detail::single_node_symbols(nodes_));
 }
 
 double GpdScheme::power(int node, int exponent) const { return powers_(node, exponent); }
 
 void GpdScheme::encode(const Matrix& weights) {
-  CODESIM_CHECK(weights.rows() == rows_ && weights.cols() == cols_, "W has the scheme's shape");
+  check_weights(weights);
   for (auto& block : stored_) block.setZero();
   for (int i = 0; i < m_; ++i) {
     for (int j = 0; j < n_; ++j) {
@@ -174,9 +171,9 @@ Matrix GpdScheme::decode_weights() const {
   const Matrix pseudo_inverse = decomposition.pseudoInverse();  // mn x P
   std::vector<const Matrix*> blocks;
   for (const auto& block : stored_) blocks.push_back(&block);
-  Matrix weights(rows_, cols_);
-  const Eigen::Index height = rows_ / m_;
-  const Eigen::Index width = cols_ / n_;
+  Matrix weights(rows(), cols());
+  const Eigen::Index height = rows() / m_;
+  const Eigen::Index width = cols() / n_;
   for (int i = 0; i < m_; ++i) {
     for (int j = 0; j < n_; ++j) {
       const int exponent = i * exponents_.alpha + j * exponents_.beta;
@@ -187,20 +184,13 @@ Matrix GpdScheme::decode_weights() const {
   return weights;
 }
 
-std::vector<int> GpdScheme::participants(Direction) const { return detail::all_nodes(nodes_); }
-
 Matrix GpdScheme::encode_input(int node, Direction dir, const Matrix& input) const {
   const bool forward = dir == Direction::forward;
-  CODESIM_CHECK(input.rows() == (forward ? cols_ : rows_), "input length matches W");
+  check_input(dir, input);
   const auto& exponents = forward ? exponents_.forward_input : exponents_.backward_input;
   Eigen::RowVectorXd weights(static_cast<Eigen::Index>(exponents.size()));
   for (std::size_t k = 0; k < exponents.size(); ++k) weights(k) = power(node, exponents[k]);
   return detail::combine_row_blocks(input, weights);
-}
-
-Matrix GpdScheme::multiply(int node, Direction dir,
-                           const Eigen::Ref<const Matrix>& encoded_input) const {
-  return detail::block_product(kernels_, stored_.at(node), dir, encoded_input);
 }
 
 ProductDecode GpdScheme::decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
@@ -208,7 +198,7 @@ ProductDecode GpdScheme::decode(Direction dir, std::span<const std::optional<Mat
   const bool forward = dir == Direction::forward;
   DecodeOptions local = options;
   // Dot-product length plus the terms summed by the encodings of W and of the input.
-  const int inner = forward ? cols_ / n_ + m_ * n_ + n_ : rows_ / m_ + m_ * n_ + m_;
+  const int inner = forward ? cols() / n_ + m_ * n_ + n_ : rows() / m_ + m_ * n_ + m_;
   local.inner_dimension = std::max(options.inner_dimension, inner);
   int symbol_rows = 0;
   int symbol_cols = 0;
@@ -216,18 +206,8 @@ ProductDecode GpdScheme::decode(Direction dir, std::span<const std::optional<Mat
   // Only the wanted coefficients are solved; message row b is coefficient wanted[b].
   const CodeDecodeResult result = detail::decode_codeword(
       forward ? forward_code_ : backward_code_, symbols, local, &symbol_rows, &symbol_cols, wanted);
-  ProductDecode out;
-  out.status = result.status;
-  out.blamed_nodes = detail::sorted_unique(result.erroneous_symbols);
-  out.condition_number = result.condition_number;
-  if (out.status == DecodeStatus::detected) return out;
-  CODESIM_CHECK(symbol_rows == (forward ? rows_ / m_ : cols_ / n_), "symbols have block height");
-  out.product.resize(static_cast<Eigen::Index>(wanted.size()) * symbol_rows, symbol_cols);
-  for (std::size_t b = 0; b < wanted.size(); ++b) {
-    out.product.middleRows(static_cast<Eigen::Index>(b) * symbol_rows, symbol_rows) =
-        detail::message_block(result, static_cast<int>(b), symbol_rows, symbol_cols);
-  }
-  return out;
+  return detail::message_product(*this, dir, result, symbol_rows, symbol_cols,
+                                 forward ? rows() / m_ : cols() / n_);
 }
 
 const Matrix* GpdScheme::symbol_generator(Direction dir) const {
@@ -235,8 +215,7 @@ const Matrix* GpdScheme::symbol_generator(Direction dir) const {
 }
 
 void GpdScheme::update(int node, const Matrix& delta, const Matrix& input, double eta) {
-  CODESIM_CHECK(delta.rows() == rows_ && input.rows() == cols_ && delta.cols() == input.cols(),
-                "D is N_out x B and X is N_in x B");
+  check_update(delta, input);
   // W~(v) += eta (sum_i delta_i v^(i alpha)) (sum_j x_j v^(j beta))^T at v = v_p.
   Eigen::RowVectorXd delta_weights(m_);
   for (int i = 0; i < m_; ++i) delta_weights(i) = power(node, i * exponents_.alpha);
@@ -244,15 +223,11 @@ void GpdScheme::update(int node, const Matrix& delta, const Matrix& input, doubl
   for (int j = 0; j < n_; ++j) input_weights(j) = power(node, j * exponents_.beta);
   const Matrix delta_hat = eta * detail::combine_row_blocks(delta, delta_weights);
   const Matrix input_hat = detail::combine_row_blocks(input, input_weights);
-  kernels_.add_outer_product(stored_.at(node), 1.0, delta_hat, input_hat);
+  kernels().add_outer_product(stored_.at(node), 1.0, delta_hat, input_hat);
 }
 
 bool GpdScheme::regenerate(int node, std::span<const int> healthy) {
-  std::vector<int> sources;
-  for (int p : healthy) {
-    if (p != node && p >= 0 && p < nodes_) sources.push_back(p);
-  }
-  sources = detail::sorted_unique(sources);
+  const std::vector<int> sources = detail::healthy_others(node, healthy, nodes_);
   const auto coefficients =
       detail::combination_coefficients(storage_generator_, sources, storage_generator_.row(node));
   if (!coefficients) return false;
@@ -263,10 +238,7 @@ bool GpdScheme::regenerate(int node, std::span<const int> healthy) {
 }
 
 std::vector<int> GpdScheme::regeneration_sources(int node, std::span<const int> exclude) const {
-  std::vector<int> candidates;
-  for (int p = 0; p < nodes_; ++p) {
-    if (p != node && !detail::contains(exclude, p)) candidates.push_back(p);
-  }
+  std::vector<int> candidates = detail::remaining_others(node, exclude, nodes_);
   if (static_cast<int>(candidates.size()) < m_ * n_) return {};
   // Spread over the evaluation points (node order is not point order).
   std::stable_sort(candidates.begin(), candidates.end(),

@@ -23,22 +23,15 @@ struct GpdExponents {
 GpdExponents gpd_exponents(int m, int n, bool mirrored);
 
 /// GPD over P nodes; every node takes part in both directions with its one stored block.
-class GpdScheme final : public CodingScheme {
+class GpdScheme final : public SingleBlockScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols, P >= both thresholds.
   GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols,
             Arithmetic arithmetic = Arithmetic::portable);
 
-  SchemeSummary summary() const override { return summary_; }
   void encode(const Matrix& weights) override;
-  std::vector<Matrix*> stored_blocks(int node) override { return {&stored_.at(node)}; }
   Matrix decode_weights() const override;
-  std::vector<int> participants(Direction dir) const override;
   Matrix encode_input(int node, Direction dir, const Matrix& input) const override;
-  Matrix multiply(int node, Direction dir,
-                  const Eigen::Ref<const Matrix>& encoded_input) const override;
-  int symbol_count(Direction) const override { return nodes_; }
-  std::vector<int> symbol_members(Direction, int symbol) const override { return {symbol}; }
   ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
                        const DecodeOptions& options) const override;
   const Matrix* symbol_generator(Direction dir) const override;
@@ -58,26 +51,16 @@ class GpdScheme final : public CodingScheme {
   int m_;
   int n_;
   int nodes_;
-  int rows_;
-  int cols_;
   GpdExponents exponents_;
   std::vector<double> points_;
   Matrix powers_;             // P x (largest exponent + 1): powers_(p, e) = v_p^e
   Matrix storage_generator_;  // P x mn: V(p, e) = v_p^e, e = i alpha + j beta
   LinearCode forward_code_;
   LinearCode backward_code_;
-  SchemeSummary summary_;
-  DenseKernels kernels_;  // the run's arithmetic
-  std::vector<Matrix> stored_;
 };
 
-/// The gpd descriptor and rules behind validate_scheme, summarize_scheme and make_scheme.
+/// The gpd descriptor: its fields and the rules behind validate_scheme, summarize_scheme and
+/// make_scheme.
 const SchemeDescriptor& gpd_descriptor();
-/// What is wrong beyond the descriptor's field ranges (checked before).
-SchemeProblem validate_spec(const GpdSpec& spec, int rows, int cols);
-/// Element counts per unit of out_length (forward) and in_length (backward).
-SchemeSummary summarize_spec(const GpdSpec& spec, double out_length, double in_length);
-std::unique_ptr<CodingScheme> make_coding_scheme(const GpdSpec& spec, int rows, int cols,
-                                                 Arithmetic arithmetic);
 
 }  // namespace codesim::models

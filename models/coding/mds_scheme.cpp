@@ -8,24 +8,9 @@
 #include "sim/check.hpp"
 
 namespace codesim::models {
-const SchemeDescriptor& mds_descriptor() {
-  static const SchemeDescriptor descriptor = {
-      .kind = SchemeKind::mds,
-      .name = "mds",
-      .doc = "a (P, k) real MDS code over k row blocks, and a column-split copy for W^T D",
-      .fields = {node_count_field("nodes", "nodes P"),
-                 integer_field("k", "k", "blocks of the MDS code", 1, kMaxSchemeSplit,
-                               std::nullopt)},
-      .make = [](std::span<const int> v) -> SchemeSpec { return mds_spec(v[1], v[0]); },
-      .values =
-          [](const SchemeSpec& spec) {
-            const auto& s = std::get<MdsSpec>(spec);
-            return std::vector<int>{s.nodes, s.k};
-          }};
-  return descriptor;
-}
+namespace {
 
-SchemeProblem validate_spec(const MdsSpec& spec, int rows, int cols) {
+SchemeProblem validate(const MdsSpec& spec, int rows, int cols) {
   if (spec.nodes < spec.k) {
     return {"nodes", "nodes = " + std::to_string(spec.nodes) +
                          " is below the recovery threshold k = " + std::to_string(spec.k)};
@@ -39,42 +24,55 @@ SchemeProblem validate_spec(const MdsSpec& spec, int rows, int cols) {
   return {};
 }
 
-SchemeSummary summarize_spec(const MdsSpec& spec, double out_length, double in_length) {
+SchemeSummary summarize(const MdsSpec& spec, double out_length, double in_length) {
   const int p = spec.nodes;
-  SchemeSummary summary;
-  summary.scheme = "mds";
-  summary.nodes = p;
-  summary.forward = mds_capability(p, spec.k);
-  summary.backward = mds_capability(p, spec.k);
-  set_traffic(summary.forward, out_length / spec.k, p * out_length / spec.k);
-  set_traffic(summary.backward, in_length / spec.k, p * in_length / spec.k);
-  set_storage(summary, 2, spec.k);  // a row-split and a column-split block of W in k parts
-  return summary;
+  // Each node stores a row-split and a column-split block of W in k parts.
+  return scheme_summary(p, 2, spec.k, mds_direction(p, spec.k, out_length, spec.k),
+                        mds_direction(p, spec.k, in_length, spec.k));
 }
 
-std::unique_ptr<CodingScheme> make_coding_scheme(const MdsSpec& spec, int rows, int cols,
-                                                 Arithmetic arithmetic) {
+std::unique_ptr<CodingScheme> build(const MdsSpec& spec, int rows, int cols,
+                                    Arithmetic arithmetic) {
   return std::make_unique<MdsScheme>(spec.k, spec.nodes, rows, cols, arithmetic);
 }
 
+}  // namespace
+
+const SchemeDescriptor& mds_descriptor() {
+  static const SchemeDescriptor descriptor = {
+      .kind = SchemeKind::mds,
+      .name = "mds",
+      .doc = "a (P, k) real MDS code over k row blocks, and a column-split copy for W^T D",
+      .fields = {node_count_field("nodes", "nodes P"),
+                 integer_field("k", "k", "blocks of the MDS code", 1, kMaxSchemeSplit,
+                               std::nullopt)},
+      .make = [](std::span<const int> v) -> SchemeSpec { return mds_spec(v[1], v[0]); },
+      .values =
+          [](const SchemeSpec& spec) {
+            const auto& s = std::get<MdsSpec>(spec);
+            return std::vector<int>{s.nodes, s.k};
+          },
+      .validate = detail::on_spec<validate>,
+      .summarize = detail::on_spec<summarize>,
+      .build = detail::on_spec<build>};
+  return descriptor;
+}
+
 MdsScheme::MdsScheme(int k, int nodes, int rows, int cols, Arithmetic arithmetic)
-    : k_(k),
+    : CodingScheme(mds_spec(k, nodes), rows, cols, arithmetic),
+      k_(k),
       nodes_(nodes),
-      rows_(rows),
-      cols_(cols),
-      code_(systematic_gaussian_generator(nodes, k, kMdsGeneratorSeed), arithmetic),
-      summary_(summarize_scheme(mds_spec(k, nodes), rows, cols)),
-      kernels_(arithmetic) {
-  CODESIM_CHECK(validate_scheme(mds_spec(k, nodes), rows, cols).empty(), "valid MDS parameters");
-  row_blocks_.assign(nodes_, Matrix::Zero(rows_ / k_, cols_));
-  column_blocks_.assign(nodes_, Matrix::Zero(rows_, cols_ / k_));
+      code_(systematic_gaussian_generator(nodes, k, kMdsGeneratorSeed), arithmetic) {
+  row_blocks_.assign(nodes_, Matrix::Zero(rows / k_, cols));
+  column_blocks_.assign(nodes_, Matrix::Zero(rows, cols / k_));
+  set_symbols(detail::single_node_symbols(nodes_), detail::single_node_symbols(nodes_));
 }
 
 void MdsScheme::encode(const Matrix& weights) {
-  CODESIM_CHECK(weights.rows() == rows_ && weights.cols() == cols_, "W has the scheme's shape");
+  check_weights(weights);
   const Matrix& generator = code_.generator();
-  const Eigen::Index height = rows_ / k_;
-  const Eigen::Index width = cols_ / k_;
+  const Eigen::Index height = rows() / k_;
+  const Eigen::Index width = cols() / k_;
   for (int p = 0; p < nodes_; ++p) {
     row_blocks_[p].setZero();
     column_blocks_[p].setZero();
@@ -95,8 +93,8 @@ Matrix MdsScheme::decode_weights() const {
   const Matrix pseudo_inverse = decomposition.pseudoInverse();  // k x P
   std::vector<const Matrix*> blocks;
   for (const auto& block : row_blocks_) blocks.push_back(&block);
-  Matrix weights(rows_, cols_);
-  const Eigen::Index height = rows_ / k_;
+  Matrix weights(rows(), cols());
+  const Eigen::Index height = rows() / k_;
   for (int i = 0; i < k_; ++i) {
     weights.middleRows(i * height, height) =
         detail::linear_combination(pseudo_inverse.row(i), blocks);
@@ -104,60 +102,42 @@ Matrix MdsScheme::decode_weights() const {
   return weights;
 }
 
-std::vector<int> MdsScheme::participants(Direction) const { return detail::all_nodes(nodes_); }
-
 Matrix MdsScheme::encode_input(int, Direction dir, const Matrix& input) const {
-  CODESIM_CHECK(input.rows() == (dir == Direction::forward ? cols_ : rows_),
-                "input length matches W");
+  check_input(dir, input);
   return input;
 }
 
 Matrix MdsScheme::multiply(int node, Direction dir,
                            const Eigen::Ref<const Matrix>& encoded_input) const {
   const Matrix& block = dir == Direction::forward ? row_blocks_.at(node) : column_blocks_.at(node);
-  return detail::block_product(kernels_, block, dir, encoded_input);
+  return detail::block_product(kernels(), block, dir, encoded_input);
 }
 
 ProductDecode MdsScheme::decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
                                 const DecodeOptions& options) const {
   const bool forward = dir == Direction::forward;
   DecodeOptions local = options;
-  local.inner_dimension = std::max(options.inner_dimension, (forward ? cols_ : rows_) + k_);
+  local.inner_dimension = std::max(options.inner_dimension, input_length(dir) + k_);
   int symbol_rows = 0;
   int symbol_cols = 0;
   const CodeDecodeResult result =
       detail::decode_codeword(code_, symbols, local, &symbol_rows, &symbol_cols);
-  ProductDecode out;
-  out.status = result.status;
-  out.blamed_nodes = detail::sorted_unique(result.erroneous_symbols);
-  out.condition_number = result.condition_number;
-  if (out.status == DecodeStatus::detected) return out;
-  CODESIM_CHECK(symbol_rows == (forward ? rows_ : cols_) / k_, "symbols have block height");
-  out.product.resize(static_cast<Eigen::Index>(k_) * symbol_rows, symbol_cols);
-  for (int i = 0; i < k_; ++i) {
-    out.product.middleRows(static_cast<Eigen::Index>(i) * symbol_rows, symbol_rows) =
-        detail::message_block(result, i, symbol_rows, symbol_cols);
-  }
-  return out;
+  return detail::message_product(*this, dir, result, symbol_rows, symbol_cols,
+                                 (forward ? rows() : cols()) / k_);
 }
 
 void MdsScheme::update(int node, const Matrix& delta, const Matrix& input, double eta) {
-  CODESIM_CHECK(delta.rows() == rows_ && input.rows() == cols_ && delta.cols() == input.cols(),
-                "D is N_out x B and X is N_in x B");
+  check_update(delta, input);
   const Eigen::RowVectorXd weights = code_.generator().row(node);
   // A~_p += eta (sum_i g_i D_i) X^T and C~_p += eta D (sum_j g_j X_j)^T.
   const Matrix delta_hat = eta * detail::combine_row_blocks(delta, weights);
-  kernels_.add_outer_product(row_blocks_.at(node), 1.0, delta_hat, input);
+  kernels().add_outer_product(row_blocks_.at(node), 1.0, delta_hat, input);
   const Matrix input_hat = detail::combine_row_blocks(input, weights);
-  kernels_.add_outer_product(column_blocks_.at(node), eta, delta, input_hat);
+  kernels().add_outer_product(column_blocks_.at(node), eta, delta, input_hat);
 }
 
 bool MdsScheme::regenerate(int node, std::span<const int> healthy) {
-  std::vector<int> sources;
-  for (int p : healthy) {
-    if (p != node && p >= 0 && p < nodes_) sources.push_back(p);
-  }
-  sources = detail::sorted_unique(sources);
+  const std::vector<int> sources = detail::healthy_others(node, healthy, nodes_);
   const Matrix& generator = code_.generator();
   const auto coefficients =
       detail::combination_coefficients(generator, sources, generator.row(node));
@@ -174,10 +154,7 @@ bool MdsScheme::regenerate(int node, std::span<const int> healthy) {
 }
 
 std::vector<int> MdsScheme::regeneration_sources(int node, std::span<const int> exclude) const {
-  std::vector<int> candidates;
-  for (int p = 0; p < nodes_; ++p) {
-    if (p != node && !detail::contains(exclude, p)) candidates.push_back(p);
-  }
+  const std::vector<int> candidates = detail::remaining_others(node, exclude, nodes_);
   if (static_cast<int>(candidates.size()) < k_) return {};
   return detail::spread_selection(candidates, k_);
 }

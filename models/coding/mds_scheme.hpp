@@ -19,18 +19,14 @@ class MdsScheme final : public CodingScheme {
   /// W is rows x cols; k divides both; P >= k.
   MdsScheme(int k, int nodes, int rows, int cols, Arithmetic arithmetic = Arithmetic::portable);
 
-  SchemeSummary summary() const override { return summary_; }
   void encode(const Matrix& weights) override;
   /// {row-split block, column-split block}.
   std::vector<Matrix*> stored_blocks(int node) override;
   Matrix decode_weights() const override;
-  std::vector<int> participants(Direction dir) const override;
   /// The input itself: MDS nodes need all of X (or D).
   Matrix encode_input(int node, Direction dir, const Matrix& input) const override;
   Matrix multiply(int node, Direction dir,
                   const Eigen::Ref<const Matrix>& encoded_input) const override;
-  int symbol_count(Direction) const override { return nodes_; }
-  std::vector<int> symbol_members(Direction, int symbol) const override { return {symbol}; }
   ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
                        const DecodeOptions& options) const override;
   const Matrix* symbol_generator(Direction) const override { return &code_.generator(); }
@@ -43,22 +39,13 @@ class MdsScheme final : public CodingScheme {
  private:
   int k_;
   int nodes_;
-  int rows_;
-  int cols_;
   LinearCode code_;
-  SchemeSummary summary_;
-  DenseKernels kernels_;               // the run's arithmetic
   std::vector<Matrix> row_blocks_;     // A~_p, rows/k x cols
   std::vector<Matrix> column_blocks_;  // C~_p, rows x cols/k
 };
 
-/// The mds descriptor and rules behind validate_scheme, summarize_scheme and make_scheme.
+/// The mds descriptor: its fields and the rules behind validate_scheme, summarize_scheme and
+/// make_scheme.
 const SchemeDescriptor& mds_descriptor();
-/// What is wrong beyond the descriptor's field ranges (checked before).
-SchemeProblem validate_spec(const MdsSpec& spec, int rows, int cols);
-/// Element counts per unit of out_length (forward) and in_length (backward).
-SchemeSummary summarize_spec(const MdsSpec& spec, double out_length, double in_length);
-std::unique_ptr<CodingScheme> make_coding_scheme(const MdsSpec& spec, int rows, int cols,
-                                                 Arithmetic arithmetic);
 
 }  // namespace codesim::models

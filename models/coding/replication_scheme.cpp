@@ -9,6 +9,29 @@
 
 namespace codesim::models {
 
+namespace {
+
+SchemeProblem validate(const ReplicationSpec& spec, int rows, int cols) {
+  if (SchemeProblem problem = check_grid_divides(spec.m, spec.n, rows, cols); !problem.empty()) {
+    return problem;
+  }
+  if (static_cast<long long>(spec.copies) * spec.m * spec.n > kMaxSchemeNodes) {
+    return {"copies", "copies x m x n exceeds " + std::to_string(kMaxSchemeNodes) + " nodes"};
+  }
+  return {};
+}
+
+SchemeSummary summarize(const ReplicationSpec& spec, double out_length, double in_length) {
+  return repetition_summary(spec.m, spec.n, spec.copies, out_length, in_length);
+}
+
+std::unique_ptr<CodingScheme> build(const ReplicationSpec& spec, int rows, int cols,
+                                    Arithmetic arithmetic) {
+  return std::make_unique<ReplicationScheme>(spec.m, spec.n, spec.copies, rows, cols, arithmetic);
+}
+
+}  // namespace
+
 const SchemeDescriptor& replication_descriptor() {
   static const SchemeDescriptor descriptor = {
       .kind = SchemeKind::replication,
@@ -23,70 +46,55 @@ const SchemeDescriptor& replication_descriptor() {
           [](const SchemeSpec& spec) {
             const auto& s = std::get<ReplicationSpec>(spec);
             return std::vector<int>{s.m, s.n, s.copies};
-          }};
+          },
+      .validate = detail::on_spec<validate>,
+      .summarize = detail::on_spec<summarize>,
+      .build = detail::on_spec<build>};
   return descriptor;
 }
 
-SchemeProblem validate_spec(const ReplicationSpec& spec, int rows, int cols) {
-  if (SchemeProblem problem = check_grid_divides(spec.m, spec.n, rows, cols); !problem.empty()) {
-    return problem;
-  }
-  if (static_cast<long long>(spec.copies) * spec.m * spec.n > kMaxSchemeNodes) {
-    return {"copies", "copies x m x n exceeds " + std::to_string(kMaxSchemeNodes) + " nodes"};
-  }
-  return {};
-}
-
 SchemeSummary repetition_summary(int m, int n, int copies, double out_length, double in_length) {
-  SchemeSummary summary;
-  summary.nodes = copies * m * n;
   // Worst case: all errors on the copies of one block; threshold: one copy of each block.
-  for (auto* capability : {&summary.forward, &summary.backward}) {
-    *capability = mds_capability(copies, 1);
-  }
-  summary.forward.recovery_threshold = m;
-  summary.backward.recovery_threshold = n;
-  set_traffic(summary.forward, out_length / m, copies * out_length);
-  set_traffic(summary.backward, in_length / n, copies * in_length);
-  set_storage(summary, 1, m * n);  // one block of W split into m n parts
-  return summary;
-}
-
-SchemeSummary summarize_spec(const ReplicationSpec& spec, double out_length, double in_length) {
-  SchemeSummary summary = repetition_summary(spec.m, spec.n, spec.copies, out_length, in_length);
-  summary.scheme = "replication";
-  return summary;
-}
-
-std::unique_ptr<CodingScheme> make_coding_scheme(const ReplicationSpec& spec, int rows, int cols,
-                                                 Arithmetic arithmetic) {
-  return std::make_unique<ReplicationScheme>(spec.m, spec.n, spec.copies, rows, cols, arithmetic);
+  DirectionCapability forward = mds_capability(copies, 1);
+  DirectionCapability backward = forward;
+  forward.recovery_threshold = m;
+  backward.recovery_threshold = n;
+  set_traffic(forward, out_length / m, copies * out_length);
+  set_traffic(backward, in_length / n, copies * in_length);
+  // Each node stores one block of W split into m n parts.
+  return scheme_summary(copies * m * n, 1, m * n, forward, backward);
 }
 
 ReplicationScheme::ReplicationScheme(int m, int n, int copies, int rows, int cols,
                                      Arithmetic arithmetic)
-    : ReplicationScheme(m, n, copies, summarize_scheme(replication_spec(m, n, copies), rows, cols),
-                        rows, cols, arithmetic) {
-  CODESIM_CHECK(validate_scheme(replication_spec(m, n, copies), rows, cols).empty(),
-                "valid replication parameters");
-}
+    : ReplicationScheme(replication_spec(m, n, copies), rows, cols, arithmetic) {}
 
-ReplicationScheme::ReplicationScheme(int m, int n, int copies, SchemeSummary summary, int rows,
-                                     int cols, Arithmetic arithmetic)
-    : m_(m),
-      n_(n),
-      copies_(copies),
-      rows_(rows),
-      cols_(cols),
-      repetition_code_(Matrix::Ones(copies, 1), arithmetic),
-      summary_(std::move(summary)),
-      kernels_(arithmetic) {
-  CODESIM_CHECK(copies_ >= 1 && summary_.nodes == copies_ * m_ * n_, "nodes = copies m n");
-  stored_.assign(summary_.nodes, Matrix::Zero(rows_ / m_, cols_ / n_));
+ReplicationScheme::ReplicationScheme(const SchemeSpec& spec, int rows, int cols,
+                                     Arithmetic arithmetic)
+    : SingleBlockScheme(spec, rows, cols, arithmetic),
+      m_(block_grid(spec).first),
+      n_(block_grid(spec).second),
+      copies_(repetition_copies(spec)),
+      repetition_code_(Matrix::Ones(copies_, 1), arithmetic) {
+  CODESIM_CHECK(copies_ >= 1 && node_count() == copies_ * m_ * n_, "nodes = copies m n");
+  // Forward symbol copy * m + r is grid row r of that copy; backward symbol copy * n + c is grid
+  // column c. Nodes are visited in ascending order, so each symbol's members are ascending.
+  std::vector<std::vector<int>> forward(static_cast<std::size_t>(copies_ * m_));
+  std::vector<std::vector<int>> backward(static_cast<std::size_t>(copies_ * n_));
+  for (int copy = 0; copy < copies_; ++copy) {
+    for (int r = 0; r < m_; ++r) {
+      for (int c = 0; c < n_; ++c) {
+        const int node = (copy * m_ + r) * n_ + c;
+        forward[static_cast<std::size_t>(copy * m_ + r)].push_back(node);
+        backward[static_cast<std::size_t>(copy * n_ + c)].push_back(node);
+      }
+    }
+  }
+  set_symbols(std::move(forward), std::move(backward));
 }
 
 void ReplicationScheme::encode(const Matrix& weights) {
-  CODESIM_CHECK(weights.rows() == rows_ && weights.cols() == cols_, "W has the scheme's shape");
+  check_weights(weights);
   for (int r = 0; r < m_; ++r) {
     for (int c = 0; c < n_; ++c) {
       const Matrix block = detail::grid_block(weights, m_, n_, r, c);
@@ -96,9 +104,9 @@ void ReplicationScheme::encode(const Matrix& weights) {
 }
 
 Matrix ReplicationScheme::decode_weights() const {
-  Matrix weights(rows_, cols_);
-  const Eigen::Index height = rows_ / m_;
-  const Eigen::Index width = cols_ / n_;
+  Matrix weights(rows(), cols());
+  const Eigen::Index height = rows() / m_;
+  const Eigen::Index width = cols() / n_;
   for (int r = 0; r < m_; ++r) {
     for (int c = 0; c < n_; ++c) {
       weights.block(r * height, c * width, height, width) = stored_[r * n_ + c];
@@ -107,50 +115,14 @@ Matrix ReplicationScheme::decode_weights() const {
   return weights;
 }
 
-std::vector<int> ReplicationScheme::participants(Direction) const {
-  std::vector<int> all(stored_.size());
-  for (std::size_t p = 0; p < all.size(); ++p) all[p] = static_cast<int>(p);
-  return all;
-}
-
-Matrix ReplicationScheme::encode_input(int node, Direction dir, const Matrix& input) const {
-  CODESIM_CHECK(input.rows() == (dir == Direction::forward ? cols_ : rows_),
-                "the input has N_in rows forward and N_out rows backward");
-  const RowSlice slice = *input_slice(node, dir);
-  return input.middleRows(slice.first, slice.count);
-}
-
 std::optional<RowSlice> ReplicationScheme::input_slice(int node, Direction dir) const {
   const int within = node % (m_ * n_);
   if (dir == Direction::forward) {
-    const Eigen::Index width = cols_ / n_;
+    const Eigen::Index width = cols() / n_;
     return RowSlice{(within % n_) * width, width};
   }
-  const Eigen::Index height = rows_ / m_;
+  const Eigen::Index height = rows() / m_;
   return RowSlice{(within / n_) * height, height};
-}
-
-Matrix ReplicationScheme::multiply(int node, Direction dir,
-                                   const Eigen::Ref<const Matrix>& encoded_input) const {
-  return detail::block_product(kernels_, stored_.at(node), dir, encoded_input);
-}
-
-int ReplicationScheme::symbol_count(Direction dir) const {
-  return copies_ * (dir == Direction::forward ? m_ : n_);
-}
-
-std::vector<int> ReplicationScheme::symbol_members(Direction dir, int symbol) const {
-  std::vector<int> members;
-  if (dir == Direction::forward) {
-    const int copy = symbol / m_;
-    const int r = symbol % m_;
-    for (int c = 0; c < n_; ++c) members.push_back((copy * m_ + r) * n_ + c);
-  } else {
-    const int copy = symbol / n_;
-    const int c = symbol % n_;
-    for (int r = 0; r < m_; ++r) members.push_back((copy * m_ + r) * n_ + c);
-  }
-  return members;
 }
 
 ProductDecode ReplicationScheme::decode(Direction dir,
@@ -160,7 +132,7 @@ ProductDecode ReplicationScheme::decode(Direction dir,
   const int blocks = forward ? m_ : n_;
   CODESIM_CHECK(static_cast<int>(symbols.size()) == copies_ * blocks, "one entry per symbol");
   DecodeOptions local = options;
-  local.inner_dimension = std::max(options.inner_dimension, (forward ? cols_ : rows_) + 1);
+  local.inner_dimension = std::max(options.inner_dimension, input_length(dir) + 1);
   ProductDecode out;
   out.status = DecodeStatus::clean;
   // Absurd magnitudes are judged against the smallest symbol of the whole product: a codeword of
@@ -196,22 +168,21 @@ ProductDecode ReplicationScheme::decode(Direction dir,
   out.blamed_nodes = detail::sorted_unique(out.blamed_nodes);
   if (out.status == DecodeStatus::detected) return out;
   const Eigen::Index height = parts.front().rows();
-  CODESIM_CHECK(height == (forward ? rows_ / m_ : cols_ / n_), "symbols have block height");
+  CODESIM_CHECK(height == (forward ? rows() / m_ : cols() / n_), "symbols have block height");
   out.product.resize(blocks * height, parts.front().cols());
   for (int b = 0; b < blocks; ++b) out.product.middleRows(b * height, height) = parts[b];
   return out;
 }
 
 void ReplicationScheme::update(int node, const Matrix& delta, const Matrix& input, double eta) {
-  CODESIM_CHECK(delta.rows() == rows_ && input.rows() == cols_ && delta.cols() == input.cols(),
-                "D is N_out x B and X is N_in x B");
+  check_update(delta, input);
   const int within = node % (m_ * n_);
-  const Eigen::Index height = rows_ / m_;
-  const Eigen::Index width = cols_ / n_;
+  const Eigen::Index height = rows() / m_;
+  const Eigen::Index width = cols() / n_;
   // eta D_r is formed first (so eta is not folded into the product); X_c is read in place.
   const Matrix delta_part = eta * delta.middleRows((within / n_) * height, height);
-  kernels_.add_outer_product(stored_.at(node), 1.0, delta_part,
-                             input.middleRows((within % n_) * width, width));
+  kernels().add_outer_product(stored_.at(node), 1.0, delta_part,
+                              input.middleRows((within % n_) * width, width));
 }
 
 bool ReplicationScheme::regenerate(int node, std::span<const int> healthy) {

@@ -1,11 +1,13 @@
 // The typed description of a coding scheme: one plain struct per kind held in a std::variant, and
-// one descriptor per kind that says its fields, their ranges and defaults. Every reader (scenario
-// files, `codesim codes`, `codesim theory`, the benchmarks) builds specs through the descriptors,
-// so a scheme's fields and ranges are written only in its own file.
+// one descriptor per kind that says its fields, their ranges and defaults, and holds its rules
+// (validation, summary, factory). Every reader (scenario files, `codesim codes`, `codesim theory`,
+// the benchmarks) builds specs through the descriptors, so a scheme's fields, ranges and rules are
+// written only in its own file.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +16,11 @@
 #include <vector>
 
 namespace codesim::models {
+
+// Defined in coding_scheme.hpp and linalg/dense_kernels.hpp; named here by the descriptor's rules.
+struct SchemeSummary;
+class CodingScheme;
+enum class Arithmetic;
 
 /// W split into m x n blocks, one node per block (m n nodes).
 struct UncodedSpec {
@@ -85,6 +92,14 @@ SchemeField choice_field(std::string_view key, std::string_view doc,
 /// The m and n fields of a block split (row and column blocks of W), then `more`.
 std::vector<SchemeField> block_split_fields(std::initializer_list<SchemeField> more = {});
 
+/// What is wrong with a spec: the field at fault ("" = the scheme as a whole) and a message that
+/// names it ("m = 0 must be in [1, 4096]"). Empty message = valid.
+struct SchemeProblem {
+  std::string field;
+  std::string message;
+  bool empty() const { return message.empty(); }
+};
+
 /// What a reader needs to know of a scheme kind.
 struct SchemeDescriptor {
   SchemeKind kind;
@@ -95,6 +110,15 @@ struct SchemeDescriptor {
   SchemeSpec (*make)(std::span<const int> values);
   /// The field values of a spec of this kind, in field order.
   std::vector<int> (*values)(const SchemeSpec& spec);
+  // The rules behind validate_scheme, summarize_scheme and make_scheme, given a spec of this kind.
+  /// What is wrong beyond the field ranges (checked before) for a rows x cols W (0 = unchecked).
+  SchemeProblem (*validate)(const SchemeSpec& spec, int rows, int cols);
+  /// The capabilities of a valid spec, element counts per unit of out_length (forward) and
+  /// in_length (backward); summarize_scheme sets the scheme's name.
+  SchemeSummary (*summarize)(const SchemeSpec& spec, double out_length, double in_length);
+  /// The scheme for a valid spec and rows x cols W.
+  std::unique_ptr<CodingScheme> (*build)(const SchemeSpec& spec, int rows, int cols,
+                                         Arithmetic arithmetic);
 };
 
 /// Every scheme's descriptor, in SchemeKind order.
@@ -120,14 +144,6 @@ SchemeSpec replication_spec(int m, int n, int copies);
 SchemeSpec mds_spec(int k, int nodes);
 SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored = false);
 SchemeSpec codenet_grid_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed = 0);
-
-/// What is wrong with a spec: the field at fault ("" = the scheme as a whole) and a message that
-/// names it ("m = 0 must be in [1, 4096]"). Empty message = valid.
-struct SchemeProblem {
-  std::string field;
-  std::string message;
-  bool empty() const { return message.empty(); }
-};
 
 /// The descriptor's ranges, field by field; the first field out of range, else an empty problem.
 SchemeProblem check_field_ranges(const SchemeDescriptor& descriptor, std::span<const int> values);

@@ -96,6 +96,27 @@ MessageView message_block(const CodeDecodeResult& result, int k, int rows, int c
   return MessageView(result.message.row(k).data(), rows, cols);
 }
 
+ProductDecode message_product(const CodingScheme& scheme, Direction dir,
+                              const CodeDecodeResult& result, int symbol_rows, int symbol_cols,
+                              int block_rows) {
+  ProductDecode out;
+  out.status = result.status;
+  out.condition_number = result.condition_number;
+  for (int s : result.erroneous_symbols) {
+    for (int node : scheme.symbol_members(dir, s)) out.blamed_nodes.push_back(node);
+  }
+  out.blamed_nodes = sorted_unique(std::move(out.blamed_nodes));
+  if (out.status == DecodeStatus::detected) return out;
+  CODESIM_CHECK(symbol_rows == block_rows, "symbols have block height");
+  const Eigen::Index parts = result.message.rows();
+  out.product.resize(parts * symbol_rows, symbol_cols);
+  for (Eigen::Index b = 0; b < parts; ++b) {
+    out.product.middleRows(b * symbol_rows, symbol_rows) =
+        message_block(result, static_cast<int>(b), symbol_rows, symbol_cols);
+  }
+  return out;
+}
+
 std::optional<Eigen::RowVectorXd> combination_coefficients(const Matrix& generator,
                                                            std::span<const int> sources,
                                                            const Eigen::RowVectorXd& target) {
@@ -123,6 +144,22 @@ Matrix linear_combination(const Eigen::RowVectorXd& coefficients,
   return sum;
 }
 
+std::vector<int> healthy_others(int node, std::span<const int> healthy, int nodes) {
+  std::vector<int> others;
+  for (int p : healthy) {
+    if (p != node && p >= 0 && p < nodes) others.push_back(p);
+  }
+  return sorted_unique(std::move(others));
+}
+
+std::vector<int> remaining_others(int node, std::span<const int> exclude, int nodes) {
+  std::vector<int> others;
+  for (int p = 0; p < nodes; ++p) {
+    if (p != node && !contains(exclude, p)) others.push_back(p);
+  }
+  return others;
+}
+
 std::vector<int> spread_selection(const std::vector<int>& candidates, int count) {
   CODESIM_CHECK(count >= 0 && count <= static_cast<int>(candidates.size()), "enough candidates");
   std::vector<int> chosen;
@@ -136,10 +173,10 @@ std::vector<int> spread_selection(const std::vector<int>& candidates, int count)
   return chosen;
 }
 
-std::vector<int> all_nodes(int nodes) {
-  std::vector<int> all(static_cast<std::size_t>(nodes));
-  for (int p = 0; p < nodes; ++p) all[static_cast<std::size_t>(p)] = p;
-  return all;
+std::vector<std::vector<int>> single_node_symbols(int nodes) {
+  std::vector<std::vector<int>> symbols(static_cast<std::size_t>(nodes));
+  for (int p = 0; p < nodes; ++p) symbols[static_cast<std::size_t>(p)] = {p};
+  return symbols;
 }
 
 DecodeStatus worse(DecodeStatus a, DecodeStatus b) {

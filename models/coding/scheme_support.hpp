@@ -1,9 +1,11 @@
 // Helpers shared by the coding-scheme implementations: block slicing, symbol flattening,
-// codeword decoding and the linear combinations used for regeneration.
+// codeword decoding, the linear combinations used for regeneration, and the adapter that lets a
+// scheme write its descriptor's rules on its own spec type.
 #pragma once
 
 #include <optional>
 #include <span>
+#include <variant>
 #include <vector>
 
 #include "models/coding/coding_scheme.hpp"
@@ -43,6 +45,13 @@ using MessageView = Eigen::Map<const Matrix>;
 /// valid while `result` lives.
 MessageView message_block(const CodeDecodeResult& result, int k, int rows, int cols);
 
+/// The decoded product of one codeword whose message rows are the product's block rows (stacked
+/// in message order; each symbol_rows x symbol_cols, checked against `block_rows`), with the
+/// decode's status and condition number, blaming the members of its erroneous symbols.
+ProductDecode message_product(const CodingScheme& scheme, Direction dir,
+                              const CodeDecodeResult& result, int symbol_rows, int symbol_cols,
+                              int block_rows);
+
 /// Row vector c with c * generator(sources, :) = target (the minimum-norm one when there are
 /// more sources than columns); nullopt when the source rows do not have full column rank.
 std::optional<Eigen::RowVectorXd> combination_coefficients(const Matrix& generator,
@@ -52,16 +61,33 @@ std::optional<Eigen::RowVectorXd> combination_coefficients(const Matrix& generat
 Matrix linear_combination(const Eigen::RowVectorXd& coefficients,
                           std::span<const Matrix* const> blocks);
 
+/// The nodes of `healthy` in 0 .. nodes - 1 other than `node`, ascending, once each.
+std::vector<int> healthy_others(int node, std::span<const int> healthy, int nodes);
+/// The nodes 0 .. nodes - 1 other than `node` and those in `exclude`, ascending.
+std::vector<int> remaining_others(int node, std::span<const int> exclude, int nodes);
 /// `count` of the sorted `candidates`, spread evenly over the list (first and last included), so
 /// that evaluation points chosen from it stay well spread. Precondition: count <= size.
 std::vector<int> spread_selection(const std::vector<int>& candidates, int count);
-/// 0 .. nodes - 1: the participants of schemes where every node computes.
-std::vector<int> all_nodes(int nodes);
+/// Symbol p = {p} for p in 0 .. nodes - 1: the symbols of schemes whose nodes each send one.
+std::vector<std::vector<int>> single_node_symbols(int nodes);
 /// The more severe of two statuses (clean < corrected < detected).
 DecodeStatus worse(DecodeStatus a, DecodeStatus b);
 /// Sorted copy without duplicates.
 std::vector<int> sorted_unique(std::vector<int> values);
 /// True when `value` is in `values`.
 bool contains(std::span<const int> values, int value);
+
+/// A scheme's rule written on its own spec type, rule(const Spec&, args...), as the descriptor's
+/// entry on SchemeSpec: on_spec<rule> takes a SchemeSpec holding a Spec, then the same args.
+template <auto rule>
+struct OnSpec;
+template <typename Result, typename Spec, typename... Args, Result (*rule)(const Spec&, Args...)>
+struct OnSpec<rule> {
+  static Result call(const SchemeSpec& spec, Args... args) {
+    return rule(std::get<Spec>(spec), args...);
+  }
+};
+template <auto rule>
+inline constexpr auto on_spec = &OnSpec<rule>::call;
 
 }  // namespace codesim::models::detail

@@ -14,13 +14,8 @@ class UncodedScheme final : public ReplicationScheme {
   UncodedScheme(int m, int n, int rows, int cols, Arithmetic arithmetic = Arithmetic::portable);
 };
 
-/// The uncoded descriptor and rules behind validate_scheme, summarize_scheme and make_scheme.
+/// The uncoded descriptor: its fields and the rules behind validate_scheme, summarize_scheme and
+/// make_scheme.
 const SchemeDescriptor& uncoded_descriptor();
-/// What is wrong beyond the descriptor's field ranges (checked before).
-SchemeProblem validate_spec(const UncodedSpec& spec, int rows, int cols);
-/// Element counts per unit of out_length (forward) and in_length (backward).
-SchemeSummary summarize_spec(const UncodedSpec& spec, double out_length, double in_length);
-std::unique_ptr<CodingScheme> make_coding_scheme(const UncodedSpec& spec, int rows, int cols,
-                                                 Arithmetic arithmetic);
 
 }  // namespace codesim::models
