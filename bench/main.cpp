@@ -17,8 +17,8 @@ constexpr const char* kUsage =
     "       codesim-bench network --pattern P --platform T --nodes N [--runs R] [--peer PATH] "
     "[--json]\n"
     "       codesim-bench network --small [--runs R] [--json]\n"
-    "Every benchmark also takes --arithmetic portable|avx2_fma (default portable): the build of\n"
-    "the dense kernels, as `codesim run --arithmetic`.\n";
+    "Every benchmark also takes --arithmetic auto|portable|avx2_fma (default auto: the fastest\n"
+    "this CPU runs): the build of the dense kernels, as `codesim run --arithmetic`.\n";
 
 // Removes `--arithmetic KIND` from args into `arithmetic`; false (after a message) when invalid.
 bool take_arithmetic(std::vector<std::string>& args, codesim::models::Arithmetic& arithmetic) {
@@ -27,8 +27,8 @@ bool take_arithmetic(std::vector<std::string>& args, codesim::models::Arithmetic
     const auto kind =
         i + 1 < args.size() ? codesim::models::parse_arithmetic(args[i + 1]) : std::nullopt;
     if (!kind || !codesim::models::arithmetic_available(*kind)) {
-      std::cerr << "error: --arithmetic expects portable or avx2_fma (avx2_fma needs AVX2 and "
-                   "FMA)\n";
+      std::cerr << "error: --arithmetic expects " << codesim::models::kArithmeticNames
+                << " (avx2_fma needs AVX2 and FMA)\n";
       return false;
     }
     arithmetic = *kind;
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   }
   const std::string name = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
-  auto arithmetic = codesim::models::Arithmetic::portable;
+  auto arithmetic = codesim::models::fastest_arithmetic();  // --arithmetic auto
   if (!take_arithmetic(args, arithmetic)) return 2;
   if (name == "engine") return codesim::bench::run_engine_bench(args, std::cout);
   if (name == "codes") return codesim::bench::run_codes_bench(args, arithmetic, std::cout);

@@ -60,7 +60,7 @@ struct TrainingBenchOptions {
   int batch = 0;            // 0: the mode's default
   int iterations = 0;       // 0: the mode's default
   models::SchemeSpec scheme = models::uncoded_spec(1, 1);
-  models::Arithmetic arithmetic = models::Arithmetic::portable;  // --arithmetic (bench/main.cpp)
+  models::Arithmetic arithmetic = models::fastest_arithmetic();  // --arithmetic (bench/main.cpp)
   bool scheme_given = false;  // --scheme given: --overhead times that scheme only
   int runs = 1;
   int samples = 10000;
@@ -304,11 +304,13 @@ int run_steps(const TrainingBenchOptions& options, std::ostream& out) {
   const double steps_per_s = iterations / wall_s;
   if (options.json) {
     out << "{\"steps\": " << iterations << ", \"wall_s\": " << wall_s
-        << ", \"steps_per_s\": " << steps_per_s << "}\n";
+        << ", \"steps_per_s\": " << steps_per_s << ", \"arithmetic\": \""
+        << models::arithmetic_name(options.arithmetic) << "\"}\n";
     return 0;
   }
   out << "codesim training benchmark: train_coded, " << describe(options.scheme) << ", layers "
-      << join(layers) << ", batch " << batch << ", float64, no faults\n"
+      << join(layers) << ", batch " << batch << ", float64, no faults, arithmetic "
+      << models::arithmetic_name(options.arithmetic) << "\n"
       << "steps: " << iterations
       << " (useful iterations per run; wall includes setup and read-out)\n"
       << "wall_s: " << wall_s << " (median of " << options.runs << ")\n"

@@ -75,8 +75,12 @@ struct CommandLine {
 void add_scenario_options(po::options_description& options) {
   options.add_options()("set", po::value<std::vector<std::string>>()->value_name("PTR=VALUE"),
                         "override one scenario value, e.g. --set /cluster/nodes=32 (repeatable; "
-                        "VALUE is JSON, else a string)")("help,h", po::bool_switch(),
-                                                         "show this help");
+                        "VALUE is JSON, else a string)")(
+      "arithmetic", po::value<std::string>()->value_name("KIND")->default_value("auto"),
+      "the dense kernels: auto (the fastest this CPU runs: avx2_fma where it has AVX2 and FMA, "
+      "else portable), portable (the same bits on every x86-64 machine) or avx2_fma (about 2x "
+      "faster products, other last bits); the results record the one that ran")(
+      "help,h", po::bool_switch(), "show this help");
 }
 
 /// Parses `args` against `visible` plus a positional SCENARIO; nullopt after reporting an error.
@@ -186,10 +190,7 @@ po::options_description run_options() {
       "list-points", po::bool_switch(), "print the sweep points and exit without running")(
       "force", po::bool_switch(),
       "run even when the expected simulated time exceeds time_limit_s by orders of magnitude")(
-      "arithmetic", po::value<std::string>()->value_name("KIND")->default_value("portable"),
-      "portable (the same bits on every machine) or avx2_fma (about 2x faster products on CPUs "
-      "with AVX2 and FMA, other last bits; recorded in the results)")("quiet,q", po::bool_switch(),
-                                                                      "print nothing but errors");
+      "quiet,q", po::bool_switch(), "print nothing but errors");
   add_scenario_options(visible);
   return visible;
 }
@@ -206,6 +207,33 @@ std::optional<int> parse_jobs(const std::string& jobs, std::ostream& err) {
     return std::nullopt;
   }
   return count;
+}
+
+/// --arithmetic into `request` ("auto": the fastest arithmetic this CPU runs, so that the
+/// request and the results hold a concrete one); false after reporting an error.
+bool read_arithmetic(const std::string& command, const po::variables_map& values,
+                     RunRequest& request, std::ostream& err) {
+  request.arithmetic_text = values["arithmetic"].as<std::string>();
+  const std::optional<models::Arithmetic> arithmetic =
+      models::parse_arithmetic(request.arithmetic_text);
+  if (!arithmetic) {
+    err << "error: codesim " << command << ": --arithmetic " << printable(request.arithmetic_text)
+        << " is not an arithmetic (expected " << models::kArithmeticNames << ")\n";
+    return false;
+  }
+  request.arithmetic = *arithmetic;
+  return true;
+}
+
+/// Switches `experiment` to the request's arithmetic; a ScenarioError when this CPU lacks it.
+void apply_arithmetic(const RunRequest& request, Experiment& experiment) {
+  if (!models::arithmetic_available(request.arithmetic)) {
+    throw ScenarioError(request.file, "",
+                        "--arithmetic " + request.arithmetic_text +
+                            " needs a CPU with AVX2 and FMA and a build for x86-64 (expected "
+                            "auto or portable on this machine)");
+  }
+  use_arithmetic(experiment, request.arithmetic);
 }
 
 /// The request of a parsed `codesim run` line (one scenario); nullopt after reporting an error.
@@ -226,15 +254,7 @@ std::optional<RunRequest> run_request(const CommandLine& line, std::ostream& err
     if (!jobs) return std::nullopt;
     request.jobs = *jobs;
   }
-  request.arithmetic_text = values["arithmetic"].as<std::string>();
-  const std::optional<models::Arithmetic> arithmetic =
-      models::parse_arithmetic(request.arithmetic_text);
-  if (!arithmetic) {
-    err << "error: codesim run: --arithmetic " << request.arithmetic_text
-        << " is not an arithmetic (expected portable or avx2_fma)\n";
-    return std::nullopt;
-  }
-  request.arithmetic = *arithmetic;
+  if (!read_arithmetic("run", values, request, err)) return std::nullopt;
   return request;
 }
 
@@ -246,13 +266,7 @@ std::optional<int> load_for_run(const RunRequest& request, UnitExecutor& executo
     std::exception_ptr failure;
     try {
       experiment = load_experiment(request.file, request.sets);
-      if (!models::arithmetic_available(request.arithmetic)) {
-        throw ScenarioError(request.file, "",
-                            "--arithmetic " + request.arithmetic_text +
-                                " needs a CPU with AVX2 and FMA and a build for x86-64 (expected "
-                                "portable on this machine)");
-      }
-      use_arithmetic(experiment, request.arithmetic);
+      apply_arithmetic(request, experiment);
     } catch (...) {
       failure = std::current_exception();
     }
@@ -447,17 +461,19 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   }
   if (!check_one_scenario("validate", *line, err)) return kBadInput;
   const std::string& file = line->scenarios.front();
-  Experiment experiment;
-  try {
-    experiment = load_experiment(file, sets_of(line->values));
-  } catch (const ScenarioError& e) {
-    err << "error: " << e.what() << "\n";
-    return kBadInput;
-  }
   // Every check `run` makes before its units start, as a run on one thread without -o.
   RunRequest request;
   request.file = file;
   request.quiet = true;
+  if (!read_arithmetic("validate", line->values, request, err)) return kBadInput;
+  Experiment experiment;
+  try {
+    experiment = load_experiment(file, sets_of(line->values));
+    apply_arithmetic(request, experiment);
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
+  }
   const std::unique_ptr<UnitExecutor> executor = make_local_executor();
   PreparedRun prepared;
   if (const auto code = check_before_run(experiment, request, "", *executor, prepared, err))

@@ -29,6 +29,7 @@ std::string_view arithmetic_name(Arithmetic arithmetic) {
 std::optional<Arithmetic> parse_arithmetic(std::string_view name) {
   if (name == "portable") return Arithmetic::portable;
   if (name == "avx2_fma") return Arithmetic::avx2_fma;
+  if (name == "auto") return fastest_arithmetic();
   return std::nullopt;
 }
 
@@ -44,7 +45,7 @@ Arithmetic fastest_arithmetic() {
 DenseKernels::DenseKernels(Arithmetic arithmetic)
     : arithmetic_(arithmetic),
       table_(arithmetic == Arithmetic::avx2_fma ? detail::avx2_fma_kernels()
-                                                 : &detail::portable_kernels()) {
+                                                : &detail::portable_kernels()) {
   CODESIM_CHECK(arithmetic_available(arithmetic), "the arithmetic runs on this machine");
 }
 
@@ -77,7 +78,7 @@ void DenseKernels::combine_rows(const ConstMatrixRef& coefficients,
       static_cast<Eigen::Index>(sources.size()) == coefficients.cols() && width <= out_stride,
       "one source per coefficient column and rows that fit");
   table_->combine_rows(arg(coefficients), sources.data(), static_cast<long>(width), out,
-                         static_cast<long>(out_stride));
+                       static_cast<long>(out_stride));
 }
 
 }  // namespace codesim::models

@@ -1,6 +1,7 @@
 // The dense products of nodes, updates and decoders, in the arithmetic chosen for the run:
 // `portable` (default compiler flags: the same bits on every machine) or `avx2_fma` (AVX2 and
-// FMA instructions: about 2.4x faster products, different last bits).
+// FMA instructions: about 2.4x faster products, different last bits); `auto`, the command
+// lines' default, names the fastest of the two this CPU runs.
 #pragma once
 
 #include <Eigen/Dense>
@@ -13,8 +14,11 @@ namespace codesim::models {
 enum class Arithmetic { portable, avx2_fma };
 
 std::string_view arithmetic_name(Arithmetic arithmetic);
-/// "portable" or "avx2_fma"; nullopt otherwise.
+/// "portable" or "avx2_fma"; "auto": fastest_arithmetic() (a concrete arithmetic, so that what
+/// a run records can be given back to rerun it); nullopt otherwise.
 std::optional<Arithmetic> parse_arithmetic(std::string_view name);
+/// The names parse_arithmetic accepts, for messages: "auto, portable or avx2_fma".
+inline constexpr std::string_view kArithmeticNames = "auto, portable or avx2_fma";
 /// Built into this program and supported by this CPU.
 bool arithmetic_available(Arithmetic arithmetic);
 /// The fastest available arithmetic.

@@ -456,26 +456,70 @@ TEST_CASE("run warns of ill-conditioned decoding before running and records cond
   CHECK(quiet.err.empty());
 }
 
+/// A small numeric training scenario on synthetic data, whose bits depend on the arithmetic.
+fs::path write_small_training(const fs::path& directory) {
+  const fs::path path = directory / "train.json";
+  std::ofstream(path) << R"({"name": "train", "seed": 5, "replicas": 2,
+    "cluster": {"nodes": 4},
+    "workload": {"kind": "training", "layers": [20, 16, 10], "iterations": 6, "batch": 4,
+                 "dataset": {"kind": "synthetic", "samples": 200}},
+    "strategy": {"scheme": "gpd", "m": 2, "n": 1, "nodes": 4}})";
+  return path;
+}
+
 TEST_CASE("--arithmetic is recorded in the results, checked, and leaves later runs unchanged") {
   TempDirectory dir;
-  const fs::path scenario = write_small_scenario(dir.path());
+  const fs::path scenario = write_small_training(dir.path());
   const fs::path output = dir.path() / "a.json";
-  REQUIRE(cli({"run", scenario.string(), "-o", output.string(), "-q"}).code == 0);
-  const std::string portable = read_file(output);
+  const auto run = [&](const std::string& arithmetic) {
+    REQUIRE(cli({"run", scenario.string(), "-o", output.string(), "-q", "--arithmetic", arithmetic})
+                .code == 0);
+    return read_file(output);
+  };
+  const std::string portable = run("portable");
   CHECK(nlohmann::ordered_json::parse(portable)["arithmetic"] == "portable");
   if (codesim::models::arithmetic_available(codesim::models::Arithmetic::avx2_fma)) {
-    REQUIRE(cli({"run", scenario.string(), "-o", output.string(), "-q", "--arithmetic", "avx2_fma"})
-                .code == 0);
-    CHECK(nlohmann::ordered_json::parse(read_file(output))["arithmetic"] == "avx2_fma");
+    CHECK(nlohmann::ordered_json::parse(run("avx2_fma"))["arithmetic"] == "avx2_fma");
   }
+  CHECK(run("portable") == portable);
+}
+
+TEST_CASE("a run without --arithmetic, or with auto, uses and records the fastest arithmetic") {
+  TempDirectory dir;
+  const fs::path scenario = write_small_training(dir.path());
+  const fs::path output = dir.path() / "a.json";
+  const std::string fastest(
+      codesim::models::arithmetic_name(codesim::models::fastest_arithmetic()));
+  REQUIRE(
+      cli({"run", scenario.string(), "-o", output.string(), "-q", "--arithmetic", fastest}).code ==
+      0);
+  const std::string concrete = read_file(output);
+  CHECK(nlohmann::ordered_json::parse(concrete)["arithmetic"] == fastest);
   REQUIRE(cli({"run", scenario.string(), "-o", output.string(), "-q"}).code == 0);
-  CHECK(read_file(output) == portable);
+  CHECK(read_file(output) == concrete);
+  REQUIRE(
+      cli({"run", scenario.string(), "-o", output.string(), "-q", "--arithmetic", "auto"}).code ==
+      0);
+  CHECK(read_file(output) == concrete);
+  CHECK(cli({"validate", scenario.string(), "--arithmetic", "auto"}).code == 0);
+  CHECK(cli({"validate", scenario.string(), "--arithmetic", "portable"}).code == 0);
+}
+
+TEST_CASE("an unknown --arithmetic is refused with one line naming auto, and writes nothing") {
+  TempDirectory dir;
+  const fs::path scenario = write_small_scenario(dir.path());
   const fs::path never = dir.path() / "never.json";
   const CliResult bad =
       cli({"run", scenario.string(), "-o", never.string(), "--arithmetic", "avx512"});
   CHECK(bad.code == 2);
   CHECK(bad.err ==
-        "error: codesim run: --arithmetic avx512 is not an arithmetic (expected portable or "
-        "avx2_fma)\n");
+        "error: codesim run: --arithmetic avx512 is not an arithmetic (expected auto, portable "
+        "or avx2_fma)\n");
   CHECK_FALSE(fs::exists(never));
+  const CliResult validate = cli({"validate", scenario.string(), "--arithmetic", "Auto"});
+  CHECK(validate.code == 2);
+  CHECK(validate.err ==
+        "error: codesim validate: --arithmetic Auto is not an arithmetic (expected auto, "
+        "portable or avx2_fma)\n");
+  CHECK(validate.out.empty());
 }

@@ -59,6 +59,8 @@ std::vector<MatrixXd> kernel_results(const Shape& s, const DenseKernels& kernels
 TEST_CASE("arithmetic names parse and the portable arithmetic is always available") {
   CHECK(parse_arithmetic("portable") == Arithmetic::portable);
   CHECK(parse_arithmetic("avx2_fma") == Arithmetic::avx2_fma);
+  CHECK(parse_arithmetic("auto") == fastest_arithmetic());
+  CHECK_FALSE(parse_arithmetic("Auto").has_value());
   CHECK_FALSE(parse_arithmetic("avx2").has_value());
   CHECK_FALSE(parse_arithmetic("").has_value());
   CHECK(arithmetic_name(Arithmetic::avx2_fma) == "avx2_fma");
