@@ -59,7 +59,10 @@ SingleBlockScheme::SingleBlockScheme(const SchemeSpec& spec, int rows, int cols,
                                      Arithmetic arithmetic)
     : CodingScheme(spec, rows, cols, arithmetic) {
   const auto [m, n] = block_grid(spec);
-  stored_.assign(static_cast<std::size_t>(node_count()), Matrix::Zero(rows / m, cols / n));
+  // Zeroed one by one rather than copied from a zero block: a copy would read as much as it
+  // writes, which at the paper's size is 1.5 GB more memory traffic at set-up.
+  stored_.resize(static_cast<std::size_t>(node_count()));
+  for (Matrix& block : stored_) block.setZero(rows / m, cols / n);
 }
 
 Matrix SingleBlockScheme::multiply(int node, Direction dir,

@@ -2,10 +2,12 @@
 // builds a document takes about a second for the 7.8 million numbers; this takes a fraction).
 #include "models/dnn/mnist_json_loader.hpp"
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +33,54 @@ std::string read_text(const std::filesystem::path& file) {
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The pixel byte of every value t / 1000 (t = 0..1000), computed as the general path computes it
+// (from_chars of the decimal text, then round(v * 255)). A decimal with fewer digits ("0.5") is
+// the same number as its three-digit form ("0.500"), hence the same double.
+const std::array<std::uint8_t, 1001>& thousandth_bytes() {
+  static const std::array<std::uint8_t, 1001> bytes = [] {
+    std::array<std::uint8_t, 1001> table{};
+    for (int t = 0; t <= 1000; ++t) {
+      const std::string text = std::to_string(t / 1000) + "." + std::to_string(t % 1000 / 100) +
+                               std::to_string(t % 100 / 10) + std::to_string(t % 10);
+      double value = 0.0;
+      std::from_chars(text.data(), text.data() + text.size(), value);
+      table[static_cast<std::size_t>(t)] = static_cast<std::uint8_t>(std::lround(value * 255.0));
+    }
+    return table;
+  }();
+  return bytes;
+}
+
+// The package writes every value as 0, 1 or 0. and one to three digits: such a value at `pos`
+// gives its byte and moves `pos` past it; any other text (more digits, an exponent, "1.0", a
+// malformed number) gives nullopt and leaves `pos`, for the general path to read or reject.
+std::optional<std::uint8_t> short_value_byte(std::string_view text, std::size_t& pos) {
+  const auto at = [&](std::size_t i) { return i < text.size() ? text[i] : '\0'; };
+  const auto ends = [&](std::size_t i) {
+    const char c = at(i);
+    return !is_digit(c) && c != '.' && c != 'e' && c != 'E';
+  };
+  std::size_t i = pos;
+  int thousandths = 0;
+  if (at(i) == '1' && ends(i + 1)) {
+    thousandths = 1000;
+    ++i;
+  } else if (at(i) == '0' && ends(i + 1)) {
+    ++i;
+  } else if (at(i) == '0' && at(i + 1) == '.') {
+    i += 2;
+    int digits = 0;
+    for (; digits < 3 && is_digit(at(i)); ++digits, ++i)
+      thousandths = thousandths * 10 + (at(i) - '0');
+    if (digits == 0 || !ends(i)) return std::nullopt;
+    for (; digits < 3; ++digits) thousandths *= 10;
+  } else {
+    return std::nullopt;
+  }
+  pos = i;
+  return thousandth_bytes()[static_cast<std::size_t>(thousandths)];
+}
 
 // Reads {"data": [numbers]} (other members are checked as JSON and ignored) into pixel bytes.
 class DigitFileReader {
@@ -205,17 +255,11 @@ class DigitFileReader {
     }
     while (true) {
       skip_space();
-      const char c = peek();
-      if (c != '-' && !is_digit(c))
-        malformed("element " + std::to_string(pixels.size()) + " of \"data\" is not a number");
-      const std::string_view number = read_number_text();
-      double value = 0.0;
-      const auto [end, error] =
-          std::from_chars(number.data(), number.data() + number.size(), value);
-      if (error != std::errc() || !(value >= 0.0 && value <= 1.0))
-        fail("value " + std::string(number) + " (element " + std::to_string(pixels.size()) +
-             " of \"data\") is outside [0, 1]");
-      pixels.push_back(static_cast<std::uint8_t>(std::lround(value * 255.0)));
+      if (const std::optional<std::uint8_t> byte = short_value_byte(text_, pos_)) {
+        pixels.push_back(*byte);
+      } else {
+        read_general_value(pixels);
+      }
       skip_space();
       if (peek() == ',') {
         ++pos_;
@@ -227,6 +271,20 @@ class DigitFileReader {
       }
       malformed("expected ',' or ']' in the \"data\" array");
     }
+  }
+
+  // Any JSON number in [0, 1], by from_chars.
+  void read_general_value(std::vector<std::uint8_t>& pixels) {
+    const char c = peek();
+    if (c != '-' && !is_digit(c))
+      malformed("element " + std::to_string(pixels.size()) + " of \"data\" is not a number");
+    const std::string_view number = read_number_text();
+    double value = 0.0;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (error != std::errc() || !(value >= 0.0 && value <= 1.0))
+      fail("value " + std::string(number) + " (element " + std::to_string(pixels.size()) +
+           " of \"data\") is outside [0, 1]");
+    pixels.push_back(static_cast<std::uint8_t>(std::lround(value * 255.0)));
   }
 
   void skip_value(int depth) {

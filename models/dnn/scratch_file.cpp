@@ -1,4 +1,4 @@
-// ScratchFile: the unlinked temporary file behind checkpoints and the slab read-out.
+// ScratchFile: the unlinked temporary file behind checkpoints.
 #include "models/dnn/scratch_file.hpp"
 
 #include <sys/types.h>

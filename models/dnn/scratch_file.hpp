@@ -1,6 +1,6 @@
-// Storage outside the process for coded training: checkpoints and the slab read-out of large
-// layers are raw doubles in an unlinked temporary file, so nothing is left behind however the run
-// ends and what is read back is bit for bit what was written.
+// Storage outside the process for coded training: checkpoints are raw doubles in an unlinked
+// temporary file, so nothing is left behind however the run ends and what is read back is bit for
+// bit what was written.
 #pragma once
 
 #include <Eigen/Core>

@@ -2,14 +2,18 @@
 #include "models/dnn/slab_weights.hpp"
 
 #include <algorithm>
-#include <array>
 #include <boost/random/normal_distribution.hpp>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include "models/dnn/round_costs.hpp"
-#include "models/dnn/scratch_file.hpp"
 #include "sim/check.hpp"
 #include "sim/random_stream.hpp"
 
@@ -77,57 +81,87 @@ std::vector<SlabSegment> slab_segments(const SlabPlan& plan, Eigen::Index matrix
 }
 
 // Layer `layer`'s initial weights exactly as glorot_init draws them: stream (seed, 0, "mlp_init",
-// layer + 1), column after column, N(0, sqrt(2 / (fan_in + fan_out))). With random access, a first
-// pass records the generator at the start of every column so that any columns can be redrawn.
+// layer + 1), column after column, N(0, sqrt(2 / (fan_in + fan_out))). Each column group is read
+// from its first column on, a slab after another, so a first pass records the generator where
+// each group starts (it draws every column before the last group's start, and no further).
 class InitialWeights {
  public:
-  InitialWeights(std::uint64_t seed, int layer, int rows, int cols, bool random_access)
+  InitialWeights(std::uint64_t seed, int layer, int rows, int cols, const SlabPlan& plan)
       : rows_(rows), sd_(std::sqrt(2.0 / (cols + rows))) {
     sim::RandomStream stream({seed, 0, "mlp_init", static_cast<std::uint64_t>(layer) + 1});
-    starts_.push_back(stream.generator());
-    if (!random_access) return;
-    boost::random::normal_distribution<double> normal(0.0, sd_);
     sim::StreamGenerator generator = stream.generator();
-    starts_.reserve(static_cast<std::size_t>(cols));
-    for (int c = 1; c < cols; ++c) {
-      for (int r = 0; r < rows; ++r) normal(generator);
-      starts_.push_back(generator);
+    cursors_.push_back({0, generator});
+    if (!plan.sliced()) return;
+    boost::random::normal_distribution<double> normal(0.0, sd_);
+    for (int g = 1; g < plan.groups; ++g) {
+      for (Eigen::Index c = 0; c < plan.group_width; ++c)
+        for (int r = 0; r < rows; ++r) normal(generator);
+      cursors_.push_back({g * plan.group_width, generator});
     }
   }
 
-  // Columns [first, first + out.cols()) into `out` (rows x count).
-  void columns(Eigen::Index first, Eigen::Ref<Matrix> out) const {
-    CODESIM_CHECK(first >= 0 && static_cast<std::size_t>(first) < starts_.size(),
-                  "the first column's generator was recorded");
+  // Columns [first, first + out.cols()) into `out` (rows x count); `first` is a group's start or
+  // where an earlier call ended.
+  void columns(Eigen::Index first, Eigen::Ref<Matrix> out) {
+    const auto cursor = std::find_if(cursors_.begin(), cursors_.end(),
+                                     [first](const Cursor& c) { return c.column == first; });
+    CODESIM_CHECK(cursor != cursors_.end(), "columns continue a group's earlier draws");
     boost::random::normal_distribution<double> normal(0.0, sd_);
-    sim::StreamGenerator generator = starts_[static_cast<std::size_t>(first)];
     for (Eigen::Index c = 0; c < out.cols(); ++c)
-      for (Eigen::Index r = 0; r < rows_; ++r) out(r, c) = normal(generator);
+      for (Eigen::Index r = 0; r < rows_; ++r) out(r, c) = normal(cursor->generator);
+    cursor->column += out.cols();
   }
 
  private:
+  struct Cursor {
+    Eigen::Index column;  // the next column this generator draws
+    sim::StreamGenerator generator;
+  };
   int rows_;
   double sd_;
-  std::vector<sim::StreamGenerator> starts_;  // generator before each column's first draw
+  std::vector<Cursor> cursors_;  // one per column group
 };
+
+// Returns the memory pages wholly inside columns [first, first + count) of `block` to the system
+// (they read as zeros afterwards): the read-out never reads those columns again, so W grows as
+// the blocks shrink and the peak stays that of the blocks, without a round trip through a file.
+void release_columns(Matrix& block, Eigen::Index first, Eigen::Index count) {
+#if defined(__linux__)
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(block.data() + first * block.rows());
+  const std::uintptr_t end =
+      begin + static_cast<std::uintptr_t>(count * block.rows()) * sizeof(double);
+  const std::uintptr_t from = (begin + page - 1) / page * page;
+  const std::uintptr_t to = end / page * page;
+  if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+#else
+  (void)block, (void)first, (void)count;
+#endif
+}
 
 }  // namespace
 
 // Writes glorot_init's weights of layer `layer`, encoded, into the blocks of `scheme` (a scheme of
 // `spec`, fresh or not): each slab (the whole layer when it is small) is encoded by a scheme of
-// its own shape and copied in.
+// its own shape and copied in. Every scheme's encode overwrites all of its blocks, so one slab
+// scheme serves every slab of its width.
 void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::uint64_t seed,
                             int layer, int rows, int cols) {
   const SlabPlan plan = plan_slabs(spec, scheme, rows, cols);
-  const InitialWeights initial(seed, layer, rows, cols, plan.sliced());
+  InitialWeights initial(seed, layer, rows, cols, plan);
+  std::unique_ptr<CodingScheme> part;
+  Eigen::Index part_cols = 0;
+  Matrix slab;
   for (Eigen::Index first = 0; first < plan.group_width; first += plan.slab_width) {
     const Eigen::Index width = std::min(plan.slab_width, plan.group_width - first);
-    Matrix slab(rows, plan.groups * width);
+    slab.resize(rows, plan.groups * width);
     for (const SlabSegment& s : slab_segments(plan, cols, first, width)) {
       initial.columns(s.full_col, slab.middleCols(s.slab_col, s.count));
     }
-    const std::unique_ptr<CodingScheme> part =
-        make_scheme(spec, rows, static_cast<int>(slab.cols()));
+    if (!part || part_cols != slab.cols()) {
+      part = make_scheme(spec, rows, static_cast<int>(slab.cols()));
+      part_cols = slab.cols();
+    }
     part->encode(slab);
     for (int p = 0; p < scheme.node_count(); ++p) {
       const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
@@ -145,9 +179,9 @@ void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::u
   }
 }
 
-// decode_weights() of `scheme`, whose blocks it releases. A large layer's blocks go to a
-// temporary file first and are decoded a slab at a time from there, so W never sits beside all of
-// its blocks.
+// decode_weights() of `scheme`, whose blocks it releases. A large layer is decoded a slab at a
+// time by a scheme of the slab's shape, each slab's columns copied out of the blocks and then
+// released, so W never sits beside all of its blocks.
 Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols) {
   const SlabPlan plan = plan_slabs(spec, scheme, rows, cols);
   const int nodes = scheme.node_count();
@@ -157,33 +191,24 @@ Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, 
       for (Matrix* block : scheme.stored_blocks(p)) *block = Matrix();
     return weights;
   }
-  std::vector<std::array<Eigen::Index, 3>> layout;  // per stored block: offset, rows, cols
-  ScratchFile file("read-out");
-  std::int64_t written = 0;
-  for (int p = 0; p < nodes; ++p) {
-    for (Matrix* block : scheme.stored_blocks(p)) {
-      layout.push_back({written, block->rows(), block->cols()});
-      file.write(block->data(), static_cast<std::size_t>(block->size()) * sizeof(double));
-      written += static_cast<std::int64_t>(block->size() * sizeof(double));
-      *block = Matrix();
-    }
-  }
-  file.flush();
   Matrix weights(rows, cols);
+  std::unique_ptr<CodingScheme> part;
+  Eigen::Index part_cols = 0;
   for (Eigen::Index first = 0; first < plan.group_width; first += plan.slab_width) {
     const Eigen::Index width = std::min(plan.slab_width, plan.group_width - first);
-    const std::unique_ptr<CodingScheme> part =
-        make_scheme(spec, rows, static_cast<int>(plan.groups * width));
-    std::size_t stored = 0;
+    if (!part || part_cols != plan.groups * width) {
+      part = make_scheme(spec, rows, static_cast<int>(plan.groups * width));
+      part_cols = plan.groups * width;
+    }
+    // Every slab block is overwritten whole: its columns are the union of its segments.
     for (int p = 0; p < nodes; ++p) {
-      for (Matrix* block : part->stored_blocks(p)) {
-        const auto [offset, block_rows, block_cols] = layout[stored++];
-        CODESIM_CHECK(block->rows() == block_rows, "slab blocks keep the block height");
-        for (const SlabSegment& s : slab_segments(plan, block_cols, first, width)) {
-          // Columns are contiguous in column-major storage: one read per range.
-          file.seek(offset + static_cast<std::int64_t>(s.full_col * block_rows * sizeof(double)));
-          file.read(block->col(s.slab_col).data(),
-                    static_cast<std::size_t>(s.count * block_rows) * sizeof(double));
+      const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
+      const std::vector<Matrix*> parts = part->stored_blocks(p);
+      CODESIM_CHECK(blocks.size() == parts.size(), "a slab scheme stores the same blocks");
+      for (std::size_t b = 0; b < blocks.size(); ++b) {
+        CODESIM_CHECK(parts[b]->rows() == blocks[b]->rows(), "slab blocks keep the block height");
+        for (const SlabSegment& s : slab_segments(plan, blocks[b]->cols(), first, width)) {
+          parts[b]->middleCols(s.slab_col, s.count) = blocks[b]->middleCols(s.full_col, s.count);
         }
       }
     }
@@ -191,7 +216,15 @@ Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, 
     for (const SlabSegment& s : slab_segments(plan, cols, first, width)) {
       weights.middleCols(s.full_col, s.count) = slab.middleCols(s.slab_col, s.count);
     }
+    for (int p = 0; p < nodes; ++p) {
+      for (Matrix* block : scheme.stored_blocks(p)) {
+        for (const SlabSegment& s : slab_segments(plan, block->cols(), first, width))
+          release_columns(*block, s.full_col, s.count);
+      }
+    }
   }
+  for (int p = 0; p < nodes; ++p)
+    for (Matrix* block : scheme.stored_blocks(p)) *block = Matrix();
   return weights;
 }
 

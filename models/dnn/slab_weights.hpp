@@ -18,8 +18,9 @@ void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::u
                             int layer, int rows, int cols);
 
 /// decode_weights() of `scheme` (a scheme of `spec` for a rows x cols matrix), whose blocks it
-/// releases (they are empty afterwards). A large layer's blocks go to a temporary file first and
-/// are decoded a slab at a time from there, so W never sits beside all of its blocks.
+/// releases (they are empty afterwards). A large layer is decoded a slab at a time, each slab's
+/// columns copied out of the blocks and then returned to the system, so W never sits beside all
+/// of its blocks.
 Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols);
 
 }  // namespace codesim::models::detail

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -97,6 +98,33 @@ TEST_CASE("a digit file maps each value back to its pixel byte and ignores other
   CHECK(pixels[2] == 159);
   CHECK(pixels[3] == 255);
   CHECK(pixels[1567] == 255);
+}
+
+TEST_CASE("every value reads as the byte of its from_chars value in short and general forms") {
+  // The short forms (0, 1, 0.d, 0.dd, 0.ddd) take a table, the others (more digits, exponents,
+  // 1.0) the general path: each must give round(from_chars(text) * 255).
+  std::vector<std::string> texts = {"0", "1", "1.0", "1.000", "0e0", "5e-1", "0.0039", "0.99999"};
+  for (int t = 0; t <= 1000; ++t) {
+    std::string digits = std::to_string(1000 + t).substr(1);  // three digits
+    texts.push_back("0." + digits);
+    texts.push_back("0." + digits + "0");
+    while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+    if (t < 1000) texts.push_back("0." + digits);
+  }
+  while (texts.size() % 784 != 0) texts.push_back("0.001");
+  std::string json = "{\"data\": [";
+  for (std::size_t i = 0; i < texts.size(); ++i) json += (i == 0 ? "" : ",") + texts[i];
+  const ScratchDir dir("mnist-values");
+  codesim::test::write_text(dir / "d.json", json + "]}");
+  const std::vector<std::uint8_t> pixels = codesim::models::read_mnist_json_digit(dir / "d.json");
+  REQUIRE(pixels.size() == texts.size());
+  int mismatches = 0;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    double value = 0.0;
+    std::from_chars(texts[i].data(), texts[i].data() + texts[i].size(), value);
+    mismatches += pixels[i] != static_cast<std::uint8_t>(std::lround(value * 255.0));
+  }
+  CHECK(mismatches == 0);
 }
 
 TEST_CASE("malformed MNIST JSON is rejected with the file and the position") {
