@@ -11,6 +11,8 @@ constexpr const char* kUsage =
     "usage: codesim-bench engine --nodes N --tasks K [--seed S] [--json]\n"
     "       codesim-bench codes [--json] [--quick]\n"
     "       codesim-bench training [--overhead | --memory] [options] (see training --help)\n"
+    "       codesim-bench floor [--iterations N] [--runs R] [--threads T] [--triad-mib M] "
+    "[--json]\n"
     "       codesim-bench stochastic [--case paper|large] [--iterations N] [--runs R] [--json]\n"
     "       codesim-bench topology [--shapes LIST] [--nodes LIST] [--iterations N] [--runs R] "
     "[--json]\n"
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   if (name == "engine") return codesim::bench::run_engine_bench(args, std::cout);
   if (name == "codes") return codesim::bench::run_codes_bench(args, arithmetic, std::cout);
   if (name == "training") return codesim::bench::run_training_bench(args, arithmetic, std::cout);
+  if (name == "floor") return codesim::bench::run_floor_bench(args, arithmetic, std::cout);
   if (name == "stochastic") return codesim::bench::run_stochastic_bench(args, std::cout);
   if (name == "topology") return codesim::bench::run_topology_bench(args, std::cout);
   if (name == "network") return codesim::bench::run_network_bench(args, argv[0], std::cout);
@@ -60,7 +63,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::cerr << "error: unknown benchmark '" << name
-            << "' (expected engine, codes, training, stochastic, topology or network)\n"
+            << "' (expected engine, codes, training, floor, stochastic, topology or network)\n"
             << kUsage;
   return 2;
 }

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include <boost/program_options.hpp>
 
@@ -173,6 +174,7 @@ struct RunRequest {
   std::string arithmetic_text;
   models::Arithmetic arithmetic = models::Arithmetic::portable;
   int jobs = 1;
+  int threads = 1;  ///< per run (training replica); never changes a result
   bool quiet = false;
   bool list_points = false;
   bool force = false;  ///< run even when the expected time far exceeds the time limit
@@ -187,6 +189,9 @@ po::options_description run_options() {
       "replicas", po::value<std::string>()->value_name("N"), "run N replicas")(
       "jobs,j", po::value<std::string>()->value_name("N"),
       "run replicas and sweep points on N threads (default 1; the results do not depend on N)")(
+      "threads", po::value<std::string>()->value_name("N"),
+      "share each numeric training run's large node products and updates between N threads "
+      "(default 1; the results do not depend on N; --jobs J --threads N uses J x N threads)")(
       "list-points", po::bool_switch(), "print the sweep points and exit without running")(
       "force", po::bool_switch(),
       "run even when the expected simulated time exceeds time_limit_s by orders of magnitude")(
@@ -195,14 +200,15 @@ po::options_description run_options() {
   return visible;
 }
 
-/// --jobs N as a thread count in [1, 1024]; nullopt after reporting an error.
-std::optional<int> parse_jobs(const std::string& jobs, std::ostream& err) {
+/// --jobs N or --threads N as a thread count in [1, 1024]; nullopt after reporting an error.
+std::optional<int> parse_thread_count(const std::string& flag, const std::string& text,
+                                      std::ostream& err) {
   const bool valid =
-      !jobs.empty() && jobs.size() <= 4 &&
-      std::all_of(jobs.begin(), jobs.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const int count = valid ? std::stoi(jobs) : 0;
+      !text.empty() && text.size() <= 4 &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int count = valid ? std::stoi(text) : 0;
   if (count < 1 || count > 1024) {
-    err << "error: codesim run: --jobs " << jobs << " is not a thread count (expected an "
+    err << "error: codesim run: " << flag << " " << text << " is not a thread count (expected an "
         << "integer in [1, 1024])\n";
     return std::nullopt;
   }
@@ -225,7 +231,8 @@ bool read_arithmetic(const std::string& command, const po::variables_map& values
   return true;
 }
 
-/// Switches `experiment` to the request's arithmetic; a ScenarioError when this CPU lacks it.
+/// Switches `experiment` to the request's arithmetic and threads per run; a ScenarioError when
+/// this CPU lacks the arithmetic.
 void apply_arithmetic(const RunRequest& request, Experiment& experiment) {
   if (!models::arithmetic_available(request.arithmetic)) {
     throw ScenarioError(request.file, "",
@@ -234,6 +241,7 @@ void apply_arithmetic(const RunRequest& request, Experiment& experiment) {
                             "auto or portable on this machine)");
   }
   use_arithmetic(experiment, request.arithmetic);
+  use_threads(experiment, request.threads);
 }
 
 /// The request of a parsed `codesim run` line (one scenario); nullopt after reporting an error.
@@ -249,10 +257,13 @@ std::optional<RunRequest> run_request(const CommandLine& line, std::ostream& err
   request.list_points = values["list-points"].as<bool>();
   request.force = values["force"].as<bool>();
   if (values.count("output")) request.output = values["output"].as<std::string>();
-  if (values.count("jobs")) {
-    const std::optional<int> jobs = parse_jobs(values["jobs"].as<std::string>(), err);
-    if (!jobs) return std::nullopt;
-    request.jobs = *jobs;
+  for (const auto& [flag, count] :
+       {std::pair{"jobs", &request.jobs}, {"threads", &request.threads}}) {
+    if (!values.count(flag)) continue;
+    const std::optional<int> parsed =
+        parse_thread_count(std::string("--") + flag, values[flag].as<std::string>(), err);
+    if (!parsed) return std::nullopt;
+    *count = *parsed;
   }
   if (!read_arithmetic("run", values, request, err)) return std::nullopt;
   return request;
@@ -294,7 +305,7 @@ bool preflight(const Experiment& experiment, const RunRequest& request, std::ost
     return false;
   }
   if (!request.quiet && estimate.flops > 0) {
-    const double threads = static_cast<double>(request.jobs) * mpi_size();
+    const double threads = static_cast<double>(request.jobs) * request.threads * mpi_size();
     const double wall_s = estimate.flops / (measured_flops_per_s() * threads);
     if (wall_s > 60) {
       err << "estimated wall time: " << describe_duration(wall_s) << " (" << estimate.flops

@@ -346,6 +346,14 @@ void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic) {
   }
 }
 
+void use_threads(Experiment& experiment, int threads) {
+  for (ExperimentPoint& point : experiment.points) {
+    if (auto* training = std::get_if<TrainingWorkload>(&point.scenario.workload)) {
+      training->spec.threads = threads;
+    }
+  }
+}
+
 PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor) {
   std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
   PreparedRun prepared;

@@ -41,6 +41,9 @@ struct Experiment {
 
 /// Runs every point of `experiment` on `arithmetic`'s kernels. Precondition: available.
 void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic);
+/// Shares every numeric training point's large products between `threads` threads (not recorded:
+/// the results do not depend on it).
+void use_threads(Experiment& experiment, int threads);
 
 /// Reads `path`, applies each "/pointer=VALUE" of `sets`, expands the sweep and validates every
 /// point. Every problem is a ScenarioError.

@@ -63,6 +63,9 @@ class CodingScheme {
   virtual ~CodingScheme() = default;
   const SchemeSummary& summary() const { return summary_; }
   int node_count() const { return summary_.nodes; }
+  /// Cuts the large node products and updates between `team`'s threads (null: none); the bits
+  /// stay those of one thread. The team must outlive the scheme's use of it.
+  void use_team(ThreadTeam* team) { kernels_.use_team(team); }
 
   /// Stores the encoded blocks of W (rows x cols must match the scheme). Called once.
   virtual void encode(const Matrix& weights) = 0;

@@ -21,6 +21,7 @@ std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int f
   if (!(spec.mlp.learning_rate > 0.0) || !std::isfinite(spec.mlp.learning_rate))
     return "learning_rate must be a positive number";
   if (spec.iterations < 1) return "iterations must be >= 1";
+  if (spec.threads < 1) return "threads must be >= 1";
   if (spec.eval_every < 0) return "eval_every must be >= 0";
   if (spec.eval_samples < 0) return "eval_samples must be >= 0";
   if (!(spec.eval_cost_s >= 0.0)) return "eval_cost_s must be >= 0";

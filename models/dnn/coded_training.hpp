@@ -40,6 +40,9 @@ struct TrainingSpec {
   /// The kernels of the run's products, updates and decodes: the run's context (codesim run
   /// --arithmetic), not a scenario key; portable gives the same bits on every machine.
   Arithmetic arithmetic = Arithmetic::portable;
+  /// Threads that share the large products and updates of the run (codesim run --threads), >= 1;
+  /// never changes a result, so it is not a scenario key and results do not record it.
+  int threads = 1;
   MlpSpec mlp;
   SchemeSpec scheme;
   int iterations = 100;  ///< useful SGD steps to complete, >= 1

@@ -369,8 +369,9 @@ void CodedTrainingRun::finish_update() {
     biases_[index] += eta * delta_[index].shared.rowwise().sum();
   }
   if (spec_.audit) {
-    const double shadow_loss =
-        sgd_step(shadow_, spec_.mlp, x0_, labels_, DenseKernels(spec_.arithmetic));
+    DenseKernels kernels(spec_.arithmetic);
+    kernels.use_team(team_.get());
+    const double shadow_loss = sgd_step(shadow_, spec_.mlp, x0_, labels_, kernels);
     if (std::abs(iteration_loss_ - shadow_loss) >
         spec_.audit_tolerance * std::max(1.0, std::abs(shadow_loss))) {
       ++silent_corruptions_;

@@ -58,12 +58,14 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
 // codewords.
 void CodedTrainingRun::init_layers() {
   const TrainingSpec& spec = spec_;
+  if (spec.threads > 1) team_ = std::make_unique<ThreadTeam>(spec.threads);
   for (int l = 0; l < layers_; ++l) {
     const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
     const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
     schemes_.push_back(make_scheme(spec.scheme, rows, cols, spec.arithmetic));
     CodingScheme& scheme = *schemes_.back();
     CODESIM_CHECK(scheme.node_count() == nodes_, "every layer's scheme has P nodes");
+    scheme.use_team(team_.get());
     // glorot_init's weights, a slab at a time for a large layer.
     encode_initial_weights(spec.scheme, scheme, seed_, l, rows, cols);
     biases_.push_back(Vector::Zero(rows));

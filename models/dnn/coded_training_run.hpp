@@ -20,6 +20,7 @@
 #include "models/dnn/coded_training.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/training_protocol.hpp"
+#include "models/linalg/thread_team.hpp"
 #include "sim/checkpoint_policy.hpp"
 #include "sim/cluster.hpp"
 #include "sim/engine.hpp"
@@ -183,6 +184,8 @@ class CodedTrainingRun {
   int nodes_ = 0;
   CheckpointStore checkpoints_;  // the last checkpoint; empty: the initial state
 
+  // Threads that share the large node products and updates (spec.threads > 1), else null.
+  std::unique_ptr<ThreadTeam> team_;
   std::vector<std::unique_ptr<CodingScheme>> schemes_;
   std::vector<LayerGeometry> geometry_;
   std::vector<std::array<RoundCodewords, 2>> codewords_;  // per layer: forward, backward

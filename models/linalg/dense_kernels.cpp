@@ -1,7 +1,11 @@
 // Picks the kernel build of an arithmetic and adapts Eigen arguments to its raw entry points.
 #include "models/linalg/dense_kernels.hpp"
 
+#include <algorithm>
+#include <functional>
+
 #include "models/linalg/kernel_table.hpp"
+#include "models/linalg/thread_team.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models {
@@ -18,6 +22,57 @@ bool cpu_has_avx2_fma() {
 detail::MatrixArg arg(const ConstMatrixRef& m) {
   return {m.data(), static_cast<long>(m.rows()), static_cast<long>(m.cols()),
           static_cast<long>(m.outerStride())};
+}
+
+// A product with one column (Eigen's GEMV) is cut along the output's rows: GEMV picks each row's
+// code path by its index from the call's start, in blocks of at most 32 rows, so cuts at
+// multiples of 64 keep every row's path. A product with several columns (GEMM) is cut along the
+// columns of its right side instead: GEMM sizes its row blocks from the row count (so a row's
+// register kernel would change with the cut), but lays its column panels 4 wide from the start
+// of every column block, so cuts at multiples of 16 keep every column's path.
+constexpr long kRowGranule = 64;
+constexpr long kColumnGranule = 16;
+// Calls below this many multiply-adds run whole: a cut would cost more than it saves.
+constexpr double kMinCutMultiplyAdds = 1 << 18;
+
+// Runs part(first, count) over [0, length) cut into one piece per thread of `team` at multiples
+// of `granule` (whole when there is no team or the work is small).
+void cut(ThreadTeam* team, long length, long granule, double multiply_adds,
+         const std::function<void(long, long)>& part) {
+  const long pieces = team == nullptr || multiply_adds < kMinCutMultiplyAdds
+                          ? 1
+                          : std::min<long>(team->size(), length / granule);
+  if (pieces <= 1) {
+    part(0, length);
+    return;
+  }
+  const long granules = (length + granule - 1) / granule;
+  team->parallel_for(static_cast<int>(pieces), [&](int piece) {
+    const long first = std::min(length, granules * piece / pieces * granule);
+    const long last = std::min(length, granules * (piece + 1) / pieces * granule);
+    if (last > first) part(first, last - first);
+  });
+}
+
+// out = op(a) b (op(a) = a^T when transpose), out column-major with out_rows rows, cut as above.
+void cut_product(ThreadTeam* team, const detail::KernelTable& table, detail::MatrixArg a,
+                 bool transpose, detail::MatrixArg b, double* out, long out_rows) {
+  const double multiply_adds =
+      static_cast<double>(a.rows) * static_cast<double>(a.cols) * static_cast<double>(b.cols);
+  if (b.cols == 1) {
+    cut(team, out_rows, kRowGranule, multiply_adds, [&](long first, long count) {
+      const detail::MatrixArg rows =
+          transpose
+              ? detail::MatrixArg{a.data + first * a.outer_stride, a.rows, count, a.outer_stride}
+              : detail::MatrixArg{a.data + first, count, a.cols, a.outer_stride};
+      table.product(rows, transpose, b, out + first, out_rows);
+    });
+    return;
+  }
+  cut(team, b.cols, kColumnGranule, multiply_adds, [&](long first, long count) {
+    const detail::MatrixArg columns{b.data + first * b.outer_stride, b.rows, count, b.outer_stride};
+    table.product(a, transpose, columns, out + first * out_rows, out_rows);
+  });
 }
 
 }  // namespace
@@ -52,7 +107,7 @@ DenseKernels::DenseKernels(Arithmetic arithmetic)
 Eigen::MatrixXd DenseKernels::product(const ConstMatrixRef& a, const ConstMatrixRef& b) const {
   CODESIM_CHECK(a.cols() == b.rows(), "a b has matching inner dimensions");
   Eigen::MatrixXd out(a.rows(), b.cols());
-  table_->product(arg(a), false, arg(b), out.data(), static_cast<long>(out.rows()));
+  cut_product(team_, *table_, arg(a), false, arg(b), out.data(), static_cast<long>(out.rows()));
   return out;
 }
 
@@ -60,7 +115,7 @@ Eigen::MatrixXd DenseKernels::transposed_product(const ConstMatrixRef& a,
                                                  const ConstMatrixRef& b) const {
   CODESIM_CHECK(a.rows() == b.rows(), "a^T b has matching inner dimensions");
   Eigen::MatrixXd out(a.cols(), b.cols());
-  table_->product(arg(a), true, arg(b), out.data(), static_cast<long>(out.rows()));
+  cut_product(team_, *table_, arg(a), true, arg(b), out.data(), static_cast<long>(out.rows()));
   return out;
 }
 
@@ -68,7 +123,14 @@ void DenseKernels::add_outer_product(Eigen::Ref<Eigen::MatrixXd> c, double alpha
                                      const ConstMatrixRef& a, const ConstMatrixRef& b) const {
   CODESIM_CHECK(c.rows() == a.rows() && c.cols() == b.rows() && a.cols() == b.cols(),
                 "c += alpha a b^T has matching shapes");
-  table_->add_outer_product(c.data(), static_cast<long>(c.outerStride()), alpha, arg(a), arg(b));
+  const long c_stride = static_cast<long>(c.outerStride());
+  const detail::MatrixArg right = arg(b);
+  // Columns of c (rows of b): GEMM's column panels, as for products with several columns.
+  cut(team_, right.rows, kRowGranule, static_cast<double>(c.size()) * static_cast<double>(a.cols()),
+      [&](long first, long count) {
+        const detail::MatrixArg rows{right.data + first, count, right.cols, right.outer_stride};
+        table_->add_outer_product(c.data() + first * c_stride, c_stride, alpha, arg(a), rows);
+      });
 }
 
 void DenseKernels::combine_rows(const ConstMatrixRef& coefficients,

@@ -26,6 +26,7 @@ Arithmetic fastest_arithmetic();
 namespace detail {
 struct KernelTable;
 }
+class ThreadTeam;
 
 using ConstMatrixRef = Eigen::Ref<const Eigen::MatrixXd>;
 
@@ -37,6 +38,11 @@ class DenseKernels {
   /// Precondition: arithmetic_available(arithmetic).
   explicit DenseKernels(Arithmetic arithmetic = Arithmetic::portable);
   Arithmetic arithmetic() const { return arithmetic_; }
+  /// Large products and updates are then cut between `team`'s threads (null: none; the team
+  /// must outlive these kernels). Cuts never split a sum and fall where Eigen's kernels give every
+  /// entry the same instructions as without a team (dense_kernels.cpp says where): the bits do
+  /// not depend on the thread count (tests/models/linalg/thread_team_test.cpp).
+  void use_team(ThreadTeam* team) { team_ = team; }
 
   /// a b.
   Eigen::MatrixXd product(const ConstMatrixRef& a, const ConstMatrixRef& b) const;
@@ -53,6 +59,7 @@ class DenseKernels {
  private:
   Arithmetic arithmetic_;
   const detail::KernelTable* table_;
+  ThreadTeam* team_ = nullptr;
 };
 
 }  // namespace codesim::models

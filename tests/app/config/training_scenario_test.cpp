@@ -2,6 +2,8 @@
 // through the CLI, fault-log replay and thread-count independence.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -347,12 +349,19 @@ TEST_CASE("--list-points prints the sweep without running it") {
   CHECK(!fs::exists(dir / "o.json"));
 }
 
-TEST_CASE("--jobs must be a positive thread count") {
+TEST_CASE("--jobs and --threads must be positive thread counts, and nothing is written") {
   TempDirectory dir;
   const fs::path scenario = write_json(dir / "s.json", training_scenario());
-  for (const char* bad : {"0", "x", "-1", "99999"}) {
-    const CliResult r = cli({"run", scenario.string(), "--jobs", bad});
-    CHECK(r.code == 2);
-    CHECK(r.err.find("--jobs") != std::string::npos);
+  const fs::path output = dir / "o.json";
+  for (const char* flag : {"--jobs", "--threads"}) {
+    for (const char* bad : {"0", "x", "-1", "99999", ""}) {
+      CAPTURE(flag);
+      CAPTURE(bad);
+      const CliResult r = cli({"run", scenario.string(), "-o", output.string(), flag, bad});
+      CHECK(r.code == 2);
+      CHECK(r.err.rfind(std::string("error: codesim run: ") + flag, 0) == 0);
+      CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+      CHECK(!fs::exists(output));
+    }
   }
 }

@@ -1,5 +1,5 @@
 // Determinism suite: every shipped scenario, shortened, gives byte-identical results when run
-// twice and when run on two threads.
+// twice, on two threads, and with each training run's products cut between threads.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -65,4 +65,34 @@ TEST_CASE("every shipped scenario gives the same bytes twice and on two threads"
     CHECK(outputs[0] == outputs[2]);
   }
   CHECK(scenarios >= 6);
+}
+
+TEST_CASE("every shipped training scenario gives the same bytes with its products on 3 threads") {
+  int scenarios = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(CODESIM_SOURCE_DIR) / "scenarios")) {
+    const std::string text = read_file(entry.path());
+    if (entry.path().extension() != ".json" || text.find("\"training\"") == std::string::npos ||
+        text.find("\"stochastic\"") != std::string::npos) {
+      continue;
+    }
+    ++scenarios;
+    CAPTURE(entry.path().string());
+    TempDirectory dir;
+    std::vector<std::string> sets = shortening(text);
+    // Layers wide enough that the node products and updates are cut between the threads.
+    sets.insert(sets.end(), {"--set", "/workload/layers=[784, 520, 200, 10]", "--set",
+                             "/workload/iterations=4", "--set", "/replicas=1"});
+    std::vector<std::string> outputs;
+    for (const char* threads : {"1", "3"}) {
+      const fs::path output = dir / (std::string("threads") + threads + ".json");
+      std::vector<std::string> args = {"run", entry.path().string(), "-o",   output.string(),
+                                       "-q",  "--threads",           threads};
+      args.insert(args.end(), sets.begin(), sets.end());
+      REQUIRE(run(args) == 0);
+      outputs.push_back(read_file(output));
+    }
+    CHECK(!outputs[0].empty());
+    CHECK(outputs[0] == outputs[1]);
+  }
+  CHECK(scenarios >= 4);
 }
