@@ -9,19 +9,15 @@
 #include <cstdlib>
 #include <vector>
 
+#include "kernel_test_support.hpp"
+
 using namespace codesim::models;
 using Eigen::MatrixXd;
 
 namespace {
 
-MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, unsigned seed) {
-  std::srand(seed);
-  return MatrixXd::Random(rows, cols);
-}
-
-struct Shape {
-  Eigen::Index rows, depth, cols;
-};
+using codesim::test::random_matrix;
+using Shape = codesim::test::KernelShape;
 
 // Coefficient-based (tiny), GEMV (one column) and blocked GEMM sizes.
 const std::vector<Shape> kShapes = {

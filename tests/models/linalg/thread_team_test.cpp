@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernel_test_support.hpp"
 #include "models/linalg/dense_kernels.hpp"
 
 using namespace codesim::models;
@@ -17,19 +18,13 @@ using Eigen::MatrixXd;
 
 namespace {
 
-MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, unsigned seed) {
-  std::srand(seed);
-  return MatrixXd::Random(rows, cols);
-}
+using codesim::test::random_matrix;
+using Shape = codesim::test::KernelShape;
 
 bool same_bits(const MatrixXd& a, const MatrixXd& b) {
   return a.rows() == b.rows() && a.cols() == b.cols() &&
          std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
 }
-
-struct Shape {
-  Eigen::Index rows, depth, batch;
-};
 
 // Large enough to be cut (rows, depth and batch over a few granules, some not multiples of them);
 // batch 1 takes Eigen's GEMV paths, the others its blocked GEMM (17 is cut in updates only).
@@ -41,8 +36,8 @@ const std::vector<Shape> kShapes = {{1000, 700, 1},  {2500, 2000, 1}, {777, 901,
 std::vector<MatrixXd> results(const Shape& s, const DenseKernels& kernels) {
   const MatrixXd wide = random_matrix(s.rows + 9, s.depth + 5, 1);
   const auto a = wide.block(3, 2, s.rows, s.depth);
-  const MatrixXd x = random_matrix(s.depth, s.batch, 2);
-  const MatrixXd d = random_matrix(s.rows, s.batch, 3);
+  const MatrixXd x = random_matrix(s.depth, s.cols, 2);
+  const MatrixXd d = random_matrix(s.rows, s.cols, 3);
   std::vector<MatrixXd> out{kernels.product(a, x), kernels.transposed_product(a, d)};
   for (double alpha : {1.0, -0.037}) {
     MatrixXd c = wide;
@@ -104,7 +99,7 @@ TEST_CASE("products and updates cut between threads give the bits of one thread"
         CAPTURE(threads);
         CAPTURE(s.rows);
         CAPTURE(s.depth);
-        CAPTURE(s.batch);
+        CAPTURE(s.cols);
         const std::vector<MatrixXd> expected = results(s, alone);
         const std::vector<MatrixXd> actual = results(s, shared);
         REQUIRE(expected.size() == actual.size());
