@@ -1,0 +1,151 @@
+// ABFT checks: residuals of each column's checksums, one wrong entry located from their ratios.
+#include "models/coding/abft_checksums.hpp"
+
+#include <array>
+#include <cmath>
+
+namespace codesim::models::abft {
+namespace {
+
+constexpr double kUnitRoundoff = 0x1p-53;
+
+struct Residuals {
+  std::array<double, kChecksums> value{};      // sum_i weight(k, i) y_i - s_k
+  std::array<double, kChecksums> threshold{};  // the round-off allowance of each
+  bool significant(int k) const { return !(std::abs(value[k]) <= threshold[k]); }  // NaN too
+};
+
+Residuals residuals(const Eigen::Ref<const Eigen::VectorXd>& column, Eigen::Index length,
+                    const CheckOptions& options) {
+  const double scale = options.tolerance_factor * kUnitRoundoff * options.inner_dimension;
+  Residuals r;
+  for (int k = 0; k < kChecksums; ++k) {
+    double sum = 0.0;
+    double magnitude = 0.0;
+    for (Eigen::Index i = 0; i < length; ++i) {
+      sum += weight(k, i) * column[i];
+      magnitude += weight(k, i) * std::abs(column[i]);
+    }
+    const double checksum = column[length + k];
+    r.value[k] = sum - checksum;
+    r.threshold[k] = scale * (magnitude + std::abs(checksum));
+    // NaN or Inf anywhere makes the residual non-finite: an error that nothing locates.
+    if (!std::isfinite(r.value[k])) r.threshold[k] = -1.0;
+  }
+  return r;
+}
+
+bool consistent(const Eigen::Ref<const Eigen::VectorXd>& column, Eigen::Index length,
+                const CheckOptions& options) {
+  const Residuals r = residuals(column, length, options);
+  for (int k = 0; k < kChecksums; ++k)
+    if (r.significant(k)) return false;
+  return true;
+}
+
+enum class ColumnOutcome { clean, value, checksum, detected };
+
+// One column: clean, one wrong value corrected, one wrong checksum recomputed, or detected.
+ColumnOutcome check_column(Eigen::Ref<Eigen::VectorXd> column, Eigen::Index length,
+                           const CheckOptions& options) {
+  const Residuals r = residuals(column, length, options);
+  int significant = 0;
+  int last = 0;
+  for (int k = 0; k < kChecksums; ++k) {
+    if (r.significant(k)) {
+      ++significant;
+      last = k;
+    }
+  }
+  if (significant == 0) return ColumnOutcome::clean;
+  Eigen::VectorXd corrected = column;
+  if (significant == 1) {
+    // One checksum off and the values agree with the others: the checksum is the wrong entry.
+    corrected[length + last] += r.value[last];
+    if (!consistent(corrected, length, options)) return ColumnOutcome::detected;
+    column = corrected;
+    return ColumnOutcome::checksum;
+  }
+  // One wrong value d at entry i gives residuals d, (i + 1) d, (i + 1)^2 d.
+  if (r.value[1] == 0.0) return ColumnOutcome::detected;
+  const double position = std::round(r.value[2] / r.value[1]);
+  if (!(position >= 1.0 && position <= static_cast<double>(length))) {
+    return ColumnOutcome::detected;
+  }
+  const auto entry = static_cast<Eigen::Index>(position) - 1;
+  corrected[entry] -= r.value[1] / position;
+  // Two or more wrong entries never fit one: the corrected column would still disagree.
+  if (!consistent(corrected, length, options)) return ColumnOutcome::detected;
+  column = corrected;
+  return ColumnOutcome::value;
+}
+
+void merge(CheckResult& result, ColumnOutcome outcome) {
+  switch (outcome) {
+    case ColumnOutcome::clean:
+      return;
+    case ColumnOutcome::value:
+      ++result.corrected_values;
+      break;
+    case ColumnOutcome::checksum:
+      ++result.corrected_checksums;
+      break;
+    case ColumnOutcome::detected:
+      ++result.detected_columns;
+      result.verdict = Verdict::detected;
+      return;
+  }
+  if (result.verdict == Verdict::clean) result.verdict = Verdict::corrected;
+}
+
+}  // namespace
+
+Matrix weights(Eigen::Index length) {
+  Matrix w(length, kChecksums);
+  for (Eigen::Index i = 0; i < length; ++i)
+    for (int k = 0; k < kChecksums; ++k) w(i, k) = weight(k, i);
+  return w;
+}
+
+Matrix with_checksums(const Eigen::Ref<const Matrix>& values) {
+  Matrix out(values.rows() + kChecksums, values.cols());
+  out.topRows(values.rows()) = values;
+  out.bottomRows(kChecksums).noalias() = weights(values.rows()).transpose() * values;
+  return out;
+}
+
+Matrix augment(const Eigen::Ref<const Matrix>& block) {
+  const Eigen::Index rows = block.rows();
+  const Eigen::Index cols = block.cols();
+  Matrix out(rows + kChecksums, cols + kChecksums);
+  out.topLeftCorner(rows, cols) = block;
+  out.topRightCorner(rows, kChecksums).noalias() = block * weights(cols);
+  out.bottomRows(kChecksums).noalias() =
+      weights(rows).transpose() * out.topRows(rows);  // checksums of both kinds of columns
+  return out;
+}
+
+CheckResult check_columns(Eigen::Ref<Matrix> product, Eigen::Index length,
+                          const CheckOptions& options) {
+  CheckResult result;
+  for (Eigen::Index c = 0; c < product.cols(); ++c) {
+    merge(result, check_column(product.col(c), length, options));
+  }
+  return result;
+}
+
+CheckResult check_block(Matrix& augmented, Eigen::Index rows, Eigen::Index cols,
+                        const CheckOptions& options) {
+  CheckResult by_columns = check_columns(augmented, rows, options);
+  if (by_columns.verdict != Verdict::detected) return by_columns;
+  // Several corrupted entries in one column may still be one per row.
+  Matrix transposed = augmented.transpose();
+  const CheckResult by_rows = check_columns(transposed, cols, options);
+  augmented = transposed.transpose();
+  CheckResult result = by_rows;
+  result.corrected_values += by_columns.corrected_values;
+  result.corrected_checksums += by_columns.corrected_checksums;
+  return result;
+}
+
+}  // namespace codesim::models::abft
