@@ -102,6 +102,8 @@ std::vector<int> kind_defaults(models::SchemeKind kind) {
       return {2, 2, 10, 0};
     case models::SchemeKind::codenet_grid:
       return {5, 4, 7, 6};
+    case models::SchemeKind::abft:
+      return {1, 1};
   }
   return {};
 }

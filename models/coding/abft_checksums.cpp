@@ -136,15 +136,38 @@ CheckResult check_columns(Eigen::Ref<Matrix> product, Eigen::Index length,
 
 CheckResult check_block(Matrix& augmented, Eigen::Index rows, Eigen::Index cols,
                         const CheckOptions& options) {
-  CheckResult by_columns = check_columns(augmented, rows, options);
-  if (by_columns.verdict != Verdict::detected) return by_columns;
-  // Several corrupted entries in one column may still be one per row.
-  Matrix transposed = augmented.transpose();
-  const CheckResult by_rows = check_columns(transposed, cols, options);
-  augmented = transposed.transpose();
-  CheckResult result = by_rows;
-  result.corrected_values += by_columns.corrected_values;
-  result.corrected_checksums += by_columns.corrected_checksums;
+  // W's columns against the checksum rows first. When they agree (after at most one correction
+  // each), W is right and its checksum columns follow from it: any that disagree (which products
+  // forward never read) are recomputed. Otherwise W's rows against the checksum columns, then the
+  // columns again. The corner (checksums of checksums) is read by no product and locates
+  // nothing: it is recomputed at the end.
+  const auto columns = [&] {
+    return check_columns(augmented.topLeftCorner(rows + kChecksums, cols), rows, options);
+  };
+  CheckResult result = columns();
+  Matrix core_rows = augmented.topRows(rows).transpose();
+  const CheckResult by_rows = check_columns(core_rows, cols, options);
+  if (result.verdict != Verdict::detected) {
+    if (by_rows.verdict != Verdict::clean) {
+      augmented.topRightCorner(rows, kChecksums) =
+          augmented.topLeftCorner(rows, cols) * weights(cols);
+      result.corrected_checksums += by_rows.corrected_checksums + by_rows.detected_columns;
+      result.verdict = Verdict::corrected;
+    }
+  } else {
+    augmented.topRows(rows) = core_rows.transpose();
+    const CheckResult confirmed = columns();
+    result.verdict = by_rows.verdict == Verdict::detected || confirmed.verdict == Verdict::detected
+                         ? Verdict::detected
+                         : Verdict::corrected;
+    result.detected_columns = confirmed.detected_columns + by_rows.detected_columns;
+    for (const CheckResult* part : {&by_rows, &confirmed}) {
+      result.corrected_values += part->corrected_values;
+      result.corrected_checksums += part->corrected_checksums;
+    }
+  }
+  augmented.bottomRightCorner(kChecksums, kChecksums) =
+      augmented.bottomLeftCorner(kChecksums, cols) * weights(cols);
   return result;
 }
 

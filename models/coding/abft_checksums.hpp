@@ -58,9 +58,10 @@ struct CheckOptions {
 CheckResult check_columns(Eigen::Ref<Matrix> product, Eigen::Index length,
                           const CheckOptions& options = {});
 
-/// Checks a stored augmented block (rows x cols of W inside) against its checksum rows, column by
-/// column, then what remains against its checksum columns, row by row; corrects one corrupted
-/// entry per column (or, failing that, per row) in place. Detected: what neither explains.
+/// Checks a stored augmented block (rows x cols of W inside) and repairs it in place: one
+/// corrupted entry per column of W (found from the checksum rows) or, failing that, per row (from
+/// the checksum columns); checksum columns that disagree with a sound W, and the corner (checksums
+/// of checksums, which no product reads), are recomputed. Detected: what neither explains.
 CheckResult check_block(Matrix& augmented, Eigen::Index rows, Eigen::Index cols,
                         const CheckOptions& options = {});
 

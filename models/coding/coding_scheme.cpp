@@ -155,10 +155,17 @@ ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, cons
   std::vector<std::optional<Matrix>> symbols(static_cast<std::size_t>(symbol_count));
   std::vector<std::size_t> added(static_cast<std::size_t>(symbol_count), 0);
   std::vector<char> broken(static_cast<std::size_t>(symbol_count), 0);
+  bool locally_corrected = false;
   for (int node : scheme.participants(dir)) {
     Matrix partial = multiply_input(scheme, node, dir, input);
     const std::vector<int>& mine = node_symbols[static_cast<std::size_t>(node)];
-    const bool kept = !faulty || faulty(node, partial);
+    // A partial its node finds wrong beyond repair is withheld, like a lost one.
+    bool kept = !faulty || faulty(node, partial);
+    if (kept) {
+      const DecodeStatus local = scheme.check_partial(node, dir, partial, options).status;
+      kept = local != DecodeStatus::detected;
+      locally_corrected = locally_corrected || local == DecodeStatus::corrected;
+    }
     for (std::size_t i = 0; i < mine.size(); ++i) {
       const auto s = static_cast<std::size_t>(mine[i]);
       if (!kept) broken[s] = 1;
@@ -176,7 +183,11 @@ ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, cons
   for (std::size_t s = 0; s < symbols.size(); ++s) {
     if (broken[s] || added[s] != members[s].size()) symbols[s].reset();
   }
-  return scheme.decode(dir, symbols, options);
+  ProductDecode decoded = scheme.decode(dir, symbols, options);
+  if (locally_corrected && decoded.status == DecodeStatus::clean) {
+    decoded.status = DecodeStatus::corrected;  // at a node, which needs no regeneration
+  }
+  return decoded;
 }
 
 }  // namespace codesim::models

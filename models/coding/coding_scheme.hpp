@@ -54,6 +54,14 @@ struct ProductDecode {
   double condition_number = 0.0;  ///< worst over the codewords decoded
 };
 
+/// What node p's own check of its partial result found (ABFT's; other schemes check nothing).
+struct PartialCheck {
+  /// corrected: put right at the node; detected: wrong beyond repair, so the node withholds it
+  /// (an erasure for the decoder).
+  DecodeStatus status = DecodeStatus::clean;
+  bool block_suspect = false;  ///< the node should check its stored block (repair_block)
+};
+
 /// A coding scheme. Nodes are 0..node_count()-1. Products go through "symbols": a symbol is
 /// the sum of the partial results of its member nodes (one member for GPD and MDS; a grid row
 /// or column for the CodeNet grid, uncoded and replication), and decoding works on symbols.
@@ -91,6 +99,17 @@ class CodingScheme {
   int symbol_count(Direction dir) const { return static_cast<int>(symbols(dir).members.size()); }
   const std::vector<int>& symbol_members(Direction dir, int symbol) const {
     return symbols(dir).members.at(static_cast<std::size_t>(symbol));
+  }
+  /// Node p's check of its partial result (from multiply) before it leaves the node: may correct
+  /// it, and leaves in it only what the node sends. By default there is nothing to check.
+  virtual PartialCheck check_partial(int /*node*/, Direction /*dir*/, Matrix& /*partial*/,
+                                     const DecodeOptions& /*options*/) const {
+    return {};
+  }
+  /// Checks node p's stored block(s) against what they carry: clean, corrected (repaired in
+  /// place) or detected (beyond repair). By default there is nothing to check.
+  virtual DecodeStatus repair_block(int /*node*/, const DecodeOptions& /*options*/) {
+    return DecodeStatus::clean;
   }
   /// Decodes the product from symbols (nullopt = erasure: a member straggled or crashed).
   virtual ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
@@ -196,7 +215,8 @@ Matrix multiply_input(const CodingScheme& scheme, int node, Direction dir, const
 using PartialResultHook = std::function<bool(int node, Matrix& partial)>;
 
 /// Helper for callers and tests: every participant encodes its input and computes, the partial
-/// results are summed into symbols (after `faulty`, when given), then decoded.
+/// results are summed into symbols (after `faulty`, when given, and each node's check_partial),
+/// then decoded.
 ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, const Matrix& input,
                                  const DecodeOptions& options,
                                  const PartialResultHook& faulty = {});

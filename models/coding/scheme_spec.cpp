@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "models/coding/abft_scheme.hpp"
 #include "models/coding/codenet_grid_scheme.hpp"
 #include "models/coding/gpd_scheme.hpp"
 #include "models/coding/mds_scheme.hpp"
@@ -16,8 +17,8 @@ namespace {
 // In SchemeKind order, which is the order of SchemeSpec's alternatives.
 const std::array<SchemeDescriptor, std::variant_size_v<SchemeSpec>>& all_descriptors() {
   static const std::array<SchemeDescriptor, std::variant_size_v<SchemeSpec>> descriptors = {
-      uncoded_descriptor(), replication_descriptor(), mds_descriptor(), gpd_descriptor(),
-      codenet_grid_descriptor()};
+      uncoded_descriptor(), replication_descriptor(),  mds_descriptor(),
+      gpd_descriptor(),     codenet_grid_descriptor(), abft_descriptor()};
   return descriptors;
 }
 
@@ -108,7 +109,7 @@ std::pair<int, int> block_grid(const SchemeSpec& spec) {
 }
 
 int repetition_copies(const SchemeSpec& spec) {
-  if (std::holds_alternative<UncodedSpec>(spec)) return 1;
+  if (std::holds_alternative<UncodedSpec>(spec) || std::holds_alternative<AbftSpec>(spec)) return 1;
   if (const auto* replication = std::get_if<ReplicationSpec>(&spec)) return replication->copies;
   return 0;
 }
@@ -118,6 +119,8 @@ void set_generator_seed(SchemeSpec& spec, std::uint64_t seed) {
 }
 
 SchemeSpec uncoded_spec(int m, int n) { return UncodedSpec{.m = m, .n = n}; }
+
+SchemeSpec abft_spec(int m, int n) { return AbftSpec{.m = m, .n = n}; }
 
 SchemeSpec replication_spec(int m, int n, int copies) {
   return ReplicationSpec{.m = m, .n = n, .copies = copies};

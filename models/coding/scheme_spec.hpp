@@ -60,9 +60,17 @@ struct CodenetGridSpec {
   std::uint64_t seed = 0;
 };
 
+/// ABFT (Huang and Abraham 1984): the uncoded m x n block grid, each node's block carrying
+/// checksum rows and columns that correct one wrong entry per column at the node.
+struct AbftSpec {
+  int m = 1;
+  int n = 1;
+};
+
 /// A scheme's description; the alternative's index is its SchemeKind.
-using SchemeSpec = std::variant<UncodedSpec, ReplicationSpec, MdsSpec, GpdSpec, CodenetGridSpec>;
-enum class SchemeKind { uncoded, replication, mds, gpd, codenet_grid };
+using SchemeSpec =
+    std::variant<UncodedSpec, ReplicationSpec, MdsSpec, GpdSpec, CodenetGridSpec, AbftSpec>;
+enum class SchemeKind { uncoded, replication, mds, gpd, codenet_grid, abft };
 
 /// One setting of a scheme. Integer fields hold their value; choice fields hold the index of
 /// their choice.
@@ -126,7 +134,7 @@ std::span<const SchemeDescriptor> scheme_descriptors();
 const SchemeDescriptor& descriptor_of(SchemeKind kind);
 /// The descriptor named `name`; null when there is none.
 const SchemeDescriptor* find_scheme(std::string_view name);
-/// "uncoded, replication, mds, gpd or codenet_grid".
+/// "uncoded, replication, mds, gpd, codenet_grid or abft".
 std::string scheme_names_list();
 
 SchemeKind kind_of(const SchemeSpec& spec);
@@ -134,7 +142,8 @@ const SchemeDescriptor& descriptor_of(const SchemeSpec& spec);
 std::string_view scheme_name(const SchemeSpec& spec);
 /// The smallest W the scheme accepts (its block grid): m x n, or k x k for MDS.
 std::pair<int, int> block_grid(const SchemeSpec& spec);
-/// Copies of each block for the repetition schemes (uncoded 1, replication r); 0 for codes.
+/// Copies of each block for the repetition schemes (uncoded and ABFT 1, replication r); 0 for
+/// codes.
 int repetition_copies(const SchemeSpec& spec);
 /// Sets the seed of the scheme's random generators (the CodeNet grid's); others have none.
 void set_generator_seed(SchemeSpec& spec, std::uint64_t seed);
@@ -144,6 +153,7 @@ SchemeSpec replication_spec(int m, int n, int copies);
 SchemeSpec mds_spec(int k, int nodes);
 SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored = false);
 SchemeSpec codenet_grid_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed = 0);
+SchemeSpec abft_spec(int m, int n);
 
 /// The descriptor's ranges, field by field; the first field out of range, else an empty problem.
 SchemeProblem check_field_ranges(const SchemeDescriptor& descriptor, std::span<const int> values);

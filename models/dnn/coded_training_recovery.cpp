@@ -121,12 +121,23 @@ CodedTrainingRun::Verification CodedTrainingRun::verify() {
         return decoded.status;
       },
       [&](int l, int) {
+        // Corrected at the nodes (ABFT), no one blamed: each node repairs its own block.
+        if (blamed.empty()) return repair_blocks(l);
         const std::optional<double> r = regenerate_blamed(l, blamed);
         if (r) t += *r;
         return r.has_value();
       },
       progress_.counts);
   return {passed, t};
+}
+
+// Every live node checks and repairs its own block of layer l; false when one cannot.
+bool CodedTrainingRun::repair_blocks(int layer) {
+  CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
+  for (int p = 0; p < nodes_; ++p) {
+    if (up(p) && scheme.repair_block(p, spec_.decode) == DecodeStatus::detected) return false;
+  }
+  return true;
 }
 
 // Every node writes (or reads) its own blocks in parallel: node 0's values, the largest.

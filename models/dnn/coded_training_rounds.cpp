@@ -113,9 +113,14 @@ void CodedTrainingRun::on_partial(int p) {
   offer(p, dir_name(dir), l, FaultTarget::weights, flops, block);
   Matrix partial = multiply_input(scheme, p, dir, input.of(p));
   offer(p, dir_name(dir), l, FaultTarget::product, flops, partial);
+  --pending_tasks_;
+  if (!checked_at_node(scheme, p, dir, input.of(p), partial)) {
+    task_state_[static_cast<std::size_t>(p)] = TaskState::lost;  // withheld: an erasure
+    check_round_done();
+    return;
+  }
   partials_[static_cast<std::size_t>(p)] = std::move(partial);
   task_state_[static_cast<std::size_t>(p)] = TaskState::done;
-  --pending_tasks_;
   for (int s : g.node_symbols[static_cast<std::size_t>(p)]) {
     if (++member_done_[static_cast<std::size_t>(s)] ==
         static_cast<int>(g.members[static_cast<std::size_t>(s)].size())) {
@@ -124,6 +129,29 @@ void CodedTrainingRun::on_partial(int p) {
     }
   }
   check_round_done();
+}
+
+// The node's own check of its partial (ABFT; nothing for the other schemes), counted when it
+// corrects. A failed check makes the node check its block: when it repaired the block, the
+// product is computed again from it; a block beyond repair, or a product wrong beyond repair from
+// a sound block, is withheld (false: an erasure), and the former leaves the node stale.
+bool CodedTrainingRun::checked_at_node(CodingScheme& scheme, int p, Direction dir,
+                                       const Matrix& input, Matrix& partial) {
+  PartialCheck check = scheme.check_partial(p, dir, partial, spec_.decode);
+  if (check.block_suspect) {
+    const DecodeStatus block = scheme.repair_block(p, spec_.decode);
+    if (block == DecodeStatus::detected) {
+      stale_[static_cast<std::size_t>(p)] = true;
+      return false;
+    }
+    if (block == DecodeStatus::corrected && check.status == DecodeStatus::detected) {
+      partial = multiply_input(scheme, p, dir, input);
+      check = scheme.check_partial(p, dir, partial, spec_.decode);
+      if (check.status == DecodeStatus::clean) check.status = DecodeStatus::corrected;
+    }
+  }
+  if (check.status == DecodeStatus::corrected) ++progress_.counts.corrected;
+  return check.status != DecodeStatus::detected;
 }
 
 void CodedTrainingRun::check_round_done() {

@@ -132,6 +132,9 @@ class CodedTrainingRun {
   void on_partial(int p);
   /// Runs `flops` on idle node p; `done(p)` follows unless the phase or the attempt moved on.
   void start_task(int p, double flops, void (CodedTrainingRun::*done)(int));
+  bool checked_at_node(CodingScheme& scheme, int p, Direction dir, const Matrix& input,
+                       Matrix& partial);
+  bool repair_blocks(int layer);
   void check_round_done();
   void finish_round();
   std::vector<std::optional<Matrix>> gather_symbols(const DirectionGeometry& g, int& present);

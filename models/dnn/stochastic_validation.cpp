@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "models/dnn/stochastic_training.hpp"
@@ -54,6 +55,9 @@ std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const 
                                          const FaultConfig& faults) {
   const std::vector<int>& sizes = spec.mlp.layer_sizes;
   if (sizes.size() < 2) return "the MLP needs at least an input and an output size";
+  if (std::holds_alternative<AbftSpec>(spec.scheme)) {
+    return "stochastic mode does not model abft's checks at the nodes yet (numeric mode only)";
+  }
   std::string problem = validate_training(spec, cluster.node_count(), sizes.front(), 0);
   if (!problem.empty()) return problem;
   problem = validate_fault_config(faults, cluster.node_count());

@@ -88,8 +88,8 @@ TEST_CASE("codes rejects bad combinations with exit code 2 and one error line") 
       {{"--scheme", "gpd", "--m", "1", "--n", "1", "--nodes", "3", "--orientation", "sideways"},
        "error: codesim codes: unknown orientation 'sideways' (expected default or mirrored)\n"},
       {{"--scheme", "polydot"},
-       "error: codesim codes: unknown scheme 'polydot' (expected uncoded, replication, mds, gpd "
-       "or codenet_grid)\n"},
+       "error: codesim codes: unknown scheme 'polydot' (expected uncoded, replication, mds, gpd, "
+       "codenet_grid or abft)\n"},
       {{"--scheme", "uncoded", "--m", "3", "--n", "2", "--rows", "10", "--cols", "4"},
        "error: codesim codes: m = 3 does not divide rows = 10\n"},
       {{"--scheme", "uncoded", "--m", "3", "--n", "2", "--rows", "9"},
@@ -97,8 +97,8 @@ TEST_CASE("codes rejects bad combinations with exit code 2 and one error line") 
       {{"--scheme", "codenet_grid", "--m", "5", "--n", "4", "--grid-rows", "4", "--grid-cols", "6"},
        "error: codesim codes: grid_rows = 4 must be in [5, 4096]\n"},
       {{"--m", "2"},
-       "error: codesim codes: --scheme is required (expected uncoded, replication, mds, gpd or "
-       "codenet_grid)\n"},
+       "error: codesim codes: --scheme is required (expected uncoded, replication, mds, gpd, "
+       "codenet_grid or abft)\n"},
   };
   for (const auto& [args, message] : cases) {
     const CliResult o = codes(args);
