@@ -1,4 +1,4 @@
-// Engine: a 4-ary min-heap of (time, sequence) entries pointing into reusable closure slots.
+// Engine: a 4-ary min-heap of (time, sequence, slot) entries pointing into reusable event slots.
 #include "sim/engine.hpp"
 
 #include <algorithm>
@@ -21,13 +21,17 @@ __extension__ using OrderKey = unsigned __int128;
 // True when `a` runs before `b`: earlier time, or equal time and scheduled earlier.
 template <class Entry>
 bool runs_before(const Entry& a, const Entry& b) {
-  return ((OrderKey{a.time_bits} << 64) | a.sequence) <
-         ((OrderKey{b.time_bits} << 64) | b.sequence);
+  return ((OrderKey{a.time_bits} << 64) | a.order) < ((OrderKey{b.time_bits} << 64) | b.order);
 }
 
 // Runs after every real entry (real times are finite, so their bits are below all ones).
 template <class Entry>
-constexpr Entry kSentinel{~std::uint64_t{0}, ~std::uint64_t{0}, 0, 0};
+constexpr Entry kSentinel{~std::uint64_t{0}, ~std::uint64_t{0}};
+
+// The sequence sits above the slot in an entry's `order`.
+constexpr int kSlotBits = 32;
+constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
+constexpr std::uint64_t kSequenceLimit = std::uint64_t{1} << (64 - kSlotBits);
 
 // Cancelled entries may outnumber the pending ones by this many before the heap is compacted.
 constexpr std::size_t kStaleSlack = 64;
@@ -85,30 +89,56 @@ void pop_front(std::vector<Entry>& heap, std::size_t size) {
 }
 }  // namespace
 
-EventId Engine::schedule_at(SimTime time_s, Action action) {
-  CODESIM_CHECK(time_s >= now_, "cannot schedule an event in the past");  // NaN fails too
-  if (time_s == INFINITY) return {};  // never runs: not queued, and the handle matches nothing
-  std::uint32_t index;
+void Engine::stored_action(void* /*engine*/) {}
+
+std::uint32_t Engine::acquire_slot() {
   if (!free_slots_.empty()) {
-    index = free_slots_.back();
+    const std::uint32_t index = free_slots_.back();
     free_slots_.pop_back();
-  } else {
-    index = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
+    return index;
   }
-  Slot& slot = slots_[index];
+  CODESIM_CHECK(slots_.size() < kSlotMask, "more than 2^32 - 1 events in the queue");
+  slots_.emplace_back();
+  return static_cast<std::uint32_t>(slots_.size() - 1);
+}
+
+void Engine::push(SimTime time_s, std::uint32_t slot) {
   if (heap_.size() < heap_size_ + 1 + kArity) {
     heap_.resize(heap_size_ + 1 + kArity, kSentinel<QueueEntry>);
   }
+  if (next_sequence_ == kSequenceLimit) renumber();
   // + 0.0 turns -0.0 into +0.0, whose bits order correctly.
-  const QueueEntry entry{std::bit_cast<std::uint64_t>(time_s + 0.0), next_sequence_++, index,
-                         slot.generation};
+  const QueueEntry entry{std::bit_cast<std::uint64_t>(time_s + 0.0),
+                         (next_sequence_++ << kSlotBits) | slot};
   sift_up(heap_, heap_size_, entry);
   ++heap_size_;
   ++pending_;
+}
+
+EventId Engine::schedule_at(SimTime time_s, Callback callback, void* context) {
+  CODESIM_CHECK(time_s >= now_, "cannot schedule an event in the past");  // NaN fails too
+  CODESIM_CHECK(callback != nullptr, "an event needs a callback");
+  if (time_s == INFINITY) return {};  // never runs: not queued, and the handle matches nothing
+  const std::uint32_t index = acquire_slot();
+  push(time_s, index);
+  Slot& slot = slots_[index];
+  slot.callback = callback;
+  slot.context = context;
+  return {index, slot.generation};
+}
+
+EventId Engine::schedule_at(SimTime time_s, Action action) {
+  CODESIM_CHECK(time_s >= now_, "cannot schedule an event in the past");  // NaN fails too
+  if (time_s == INFINITY) return {};  // never runs: not queued, and the handle matches nothing
+  const std::uint32_t index = acquire_slot();
+  if (actions_.size() <= index) actions_.resize(slots_.size());
+  push(time_s, index);
+  Slot& slot = slots_[index];
+  slot.callback = kStoredAction;
+  slot.context = this;  // prefetched like any context: harmless
   // Last: the caller has usually just built `action`, and copying it right away would stall on
   // store-to-load forwarding (its 16-byte copy reads two 8-byte stores still in flight).
-  slot.action = std::move(action);
+  actions_[index] = std::move(action);
   return {index, slot.generation};
 }
 
@@ -116,8 +146,9 @@ bool Engine::cancel(EventId id) {
   if (id.slot >= slots_.size()) return false;
   Slot& slot = slots_[id.slot];
   if (slot.generation != id.generation) return false;
-  slot.action = nullptr;
-  release(slot, id.slot);  // the heap entry stays and is skipped when popped
+  if (slot.callback == kStoredAction) actions_[id.slot] = nullptr;
+  slot.callback = nullptr;  // the heap entry stays, keeps the slot, and is skipped when popped
+  ++slot.generation;
   --pending_;
   // Far-future entries may never reach the top: drop them once they dominate the heap, so
   // memory follows the pending events, not the cancellations (amortized O(1) per cancel).
@@ -129,7 +160,12 @@ void Engine::compact() {
   std::size_t live = 0;
   for (std::size_t i = 0; i < heap_size_; ++i) {
     const QueueEntry& entry = heap_[i];
-    if (slots_[entry.slot].generation == entry.generation) heap_[live++] = entry;
+    const auto slot = static_cast<std::uint32_t>(entry.order & kSlotMask);
+    if (slots_[slot].callback != nullptr) {
+      heap_[live++] = entry;
+    } else {
+      free_slots_.push_back(slot);
+    }
   }
   heap_.resize(live + 1 + kArity);
   std::fill(heap_.begin() + static_cast<std::ptrdiff_t>(live), heap_.end(), kSentinel<QueueEntry>);
@@ -139,9 +175,23 @@ void Engine::compact() {
   for (std::size_t i = live / kArity + 1; i-- > 0;) sift_down(heap_, i, live);
 }
 
-void Engine::release(Slot& slot, std::uint32_t index) {
-  ++slot.generation;
-  free_slots_.push_back(index);
+void Engine::renumber() {
+  // A sorted array is a heap, and keeps its order under the new sequences.
+  const auto first = heap_.begin();
+  const auto last = first + static_cast<std::ptrdiff_t>(heap_size_);
+  std::sort(first, last,
+            [](const QueueEntry& a, const QueueEntry& b) { return runs_before(a, b); });
+  for (std::size_t i = 0; i < heap_size_; ++i) {
+    heap_[i].order = (std::uint64_t{i} << kSlotBits) | (heap_[i].order & kSlotMask);
+  }
+  next_sequence_ = heap_size_;
+}
+
+void Engine::run_stored_action(std::uint32_t slot) {
+  // Moved out first: the action may schedule events that reuse the slot or grow actions_.
+  const Action action = std::move(actions_[slot]);
+  actions_[slot] = nullptr;
+  action();
 }
 
 bool Engine::pop_and_run_next(SimTime end_s) {
@@ -149,22 +199,30 @@ bool Engine::pop_and_run_next(SimTime end_s) {
     const QueueEntry top = heap_[0];
     const SimTime time_s = std::bit_cast<SimTime>(top.time_bits);
     if (time_s > end_s) return false;
+    const auto index = static_cast<std::uint32_t>(top.order & kSlotMask);
+    Slot& slot = slots_[index];
+    const Slot event = slot;
+    // The callback reads its context right away: start loading it during the pop.
+    __builtin_prefetch(event.context);
     pop_front(heap_, heap_size_);
     --heap_size_;
-    Slot& slot = slots_[top.slot];
-    if (slot.generation != top.generation) continue;  // cancelled
-    const Action action = std::move(slot.action);
-    slot.action = nullptr;
-    release(slot, top.slot);
+    // The next event's slot, most likely a cache miss, arrives while this one runs.
+    if (heap_size_ > 0) __builtin_prefetch(&slots_[heap_[0].order & kSlotMask]);
+    free_slots_.push_back(index);
+    if (event.callback == nullptr) continue;  // cancelled
+    ++slot.generation;
     --pending_;
     now_ = time_s;
     ++events_run_;
-    action();
+    if (event.callback == kStoredAction) {
+      run_stored_action(index);
+    } else {
+      event.callback(event.context);
+    }
     return true;
   }
   return false;
 }
-
 void Engine::run() {
   stopped_ = false;
   while (!stopped_ && pop_and_run_next(INFINITY)) {

@@ -32,16 +32,18 @@ double Node::run_task(Engine& engine, double flops, std::function<void()> on_don
   const double duration_s = draw_task_duration_s(flops);
   busy_ = true;
   on_done_ = std::move(on_done);
-  // schedule_at rather than schedule_in: the closure is built straight into the parameter,
-  // saving schedule_in's extra move of a just-written std::function.
-  running_ = engine.schedule_at(engine.now() + duration_s, [this] {
-    busy_ = false;
-    // Moved out first: `done` may start this node's next task, which refills on_done_.
-    const std::function<void()> done = std::move(on_done_);
-    on_done_ = nullptr;
-    done();
-  });
+  // The engine's fast path: a plain callback on this node, no std::function to store or call.
+  running_ = engine.schedule_in(duration_s, &Node::complete_task, this);
   return duration_s;
+}
+
+void Node::complete_task(void* node) {
+  Node& self = *static_cast<Node*>(node);
+  self.busy_ = false;
+  // Moved out first: `done` may start this node's next task, which refills on_done_.
+  const std::function<void()> done = std::move(self.on_done_);
+  self.on_done_ = nullptr;
+  done();
 }
 
 bool Node::crash(Engine& engine) {

@@ -39,6 +39,9 @@ class Node {
   void repair() { state_ = NodeState::up; }
 
  private:
+  // The completion event of the running task (`node` is this).
+  static void complete_task(void* node);
+
   // Hot members first: the completion event touches them, while the stream's large state sits
   // on other cache lines and is read only when a factor is drawn.
   int id_;
