@@ -38,7 +38,7 @@ constexpr std::size_t kStaleSlack = 64;
 
 // Moves the hole at `hole` up until `entry` fits there.
 template <class Entry>
-void sift_up(std::vector<Entry>& heap, std::size_t hole, const Entry& entry) {
+void sift_up(Entry* heap, std::size_t hole, const Entry& entry) {
   while (hole > 0) {
     const std::size_t parent = (hole - 1) / kArity;
     if (!runs_before(entry, heap[parent])) break;
@@ -50,7 +50,7 @@ void sift_up(std::vector<Entry>& heap, std::size_t hole, const Entry& entry) {
 
 // Index of the earliest of the four children starting at `first` (sentinels pad a partial group).
 template <class Entry>
-std::size_t earliest_child(const std::vector<Entry>& heap, std::size_t first) {
+std::size_t earliest_child(const Entry* heap, std::size_t first) {
   const std::size_t low = first + runs_before(heap[first + 1], heap[first]);
   const std::size_t high = first + 2 + runs_before(heap[first + 3], heap[first + 2]);
   const std::size_t pick_high = runs_before(heap[high], heap[low]);
@@ -60,7 +60,7 @@ std::size_t earliest_child(const std::vector<Entry>& heap, std::size_t first) {
 // Moves heap[hole] down until it runs before its children, in a heap of `size` entries followed
 // by sentinels.
 template <class Entry>
-void sift_down(std::vector<Entry>& heap, std::size_t hole, std::size_t size) {
+void sift_down(Entry* heap, std::size_t hole, std::size_t size) {
   const Entry entry = heap[hole];
   for (std::size_t first = kArity * hole + 1; first < size; first = kArity * hole + 1) {
     const std::size_t child = earliest_child(heap, first);
@@ -74,7 +74,7 @@ void sift_down(std::vector<Entry>& heap, std::size_t hole, std::size_t size) {
 // Removes heap[0] from a heap of `size` > 0 entries. Floyd's method: the hole sinks to a leaf
 // along the earliest children, then the last entry rises from there, usually by a step or none.
 template <class Entry>
-void pop_front(std::vector<Entry>& heap, std::size_t size) {
+void pop_front(Entry* heap, std::size_t size) {
   const Entry last = heap[size - 1];
   heap[size - 1] = kSentinel<Entry>;
   --size;
@@ -103,14 +103,14 @@ std::uint32_t Engine::acquire_slot() {
 }
 
 void Engine::push(SimTime time_s, std::uint32_t slot) {
-  if (heap_.size() < heap_size_ + 1 + kArity) {
-    heap_.resize(heap_size_ + 1 + kArity, kSentinel<QueueEntry>);
+  if (heap_.size() < kHeapOffset + heap_size_ + 1 + kArity) {
+    heap_.resize(kHeapOffset + heap_size_ + 1 + kArity, kSentinel<QueueEntry>);
   }
   if (next_sequence_ == kSequenceLimit) renumber();
   // + 0.0 turns -0.0 into +0.0, whose bits order correctly.
   const QueueEntry entry{std::bit_cast<std::uint64_t>(time_s + 0.0),
                          (next_sequence_++ << kSlotBits) | slot};
-  sift_up(heap_, heap_size_, entry);
+  sift_up(heap(), heap_size_, entry);
   ++heap_size_;
   ++pending_;
 }
@@ -157,32 +157,33 @@ bool Engine::cancel(EventId id) {
 }
 
 void Engine::compact() {
+  QueueEntry* const entries = heap();
   std::size_t live = 0;
   for (std::size_t i = 0; i < heap_size_; ++i) {
-    const QueueEntry& entry = heap_[i];
+    const QueueEntry entry = entries[i];
     const auto slot = static_cast<std::uint32_t>(entry.order & kSlotMask);
     if (slots_[slot].callback != nullptr) {
-      heap_[live++] = entry;
+      entries[live++] = entry;
     } else {
       free_slots_.push_back(slot);
     }
   }
-  heap_.resize(live + 1 + kArity);
-  std::fill(heap_.begin() + static_cast<std::ptrdiff_t>(live), heap_.end(), kSentinel<QueueEntry>);
+  heap_.resize(kHeapOffset + live + 1 + kArity);
+  std::fill(heap_.begin() + static_cast<std::ptrdiff_t>(kHeapOffset + live), heap_.end(),
+            kSentinel<QueueEntry>);
   heap_size_ = live;
   // Floyd's heap construction; (time, sequence) keys are unique, so the order of the events
   // that run does not depend on the heap's layout.
-  for (std::size_t i = live / kArity + 1; i-- > 0;) sift_down(heap_, i, live);
+  for (std::size_t i = live / kArity + 1; i-- > 0;) sift_down(heap(), i, live);
 }
 
 void Engine::renumber() {
   // A sorted array is a heap, and keeps its order under the new sequences.
-  const auto first = heap_.begin();
-  const auto last = first + static_cast<std::ptrdiff_t>(heap_size_);
-  std::sort(first, last,
+  QueueEntry* const entries = heap();
+  std::sort(entries, entries + heap_size_,
             [](const QueueEntry& a, const QueueEntry& b) { return runs_before(a, b); });
   for (std::size_t i = 0; i < heap_size_; ++i) {
-    heap_[i].order = (std::uint64_t{i} << kSlotBits) | (heap_[i].order & kSlotMask);
+    entries[i].order = (std::uint64_t{i} << kSlotBits) | (entries[i].order & kSlotMask);
   }
   next_sequence_ = heap_size_;
 }
@@ -195,8 +196,9 @@ void Engine::run_stored_action(std::uint32_t slot) {
 }
 
 bool Engine::pop_and_run_next(SimTime end_s) {
+  QueueEntry* const entries = heap();
   while (heap_size_ > 0) {
-    const QueueEntry top = heap_[0];
+    const QueueEntry top = entries[0];
     const SimTime time_s = std::bit_cast<SimTime>(top.time_bits);
     if (time_s > end_s) return false;
     const auto index = static_cast<std::uint32_t>(top.order & kSlotMask);
@@ -204,10 +206,10 @@ bool Engine::pop_and_run_next(SimTime end_s) {
     const Slot event = slot;
     // The callback reads its context right away: start loading it during the pop.
     __builtin_prefetch(event.context);
-    pop_front(heap_, heap_size_);
+    pop_front(entries, heap_size_);
     --heap_size_;
     // The next event's slot, most likely a cache miss, arrives while this one runs.
-    if (heap_size_ > 0) __builtin_prefetch(&slots_[heap_[0].order & kSlotMask]);
+    if (heap_size_ > 0) __builtin_prefetch(&slots_[entries[0].order & kSlotMask]);
     free_slots_.push_back(index);
     if (event.callback == nullptr) continue;  // cancelled
     ++slot.generation;

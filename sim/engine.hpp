@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <new>
 #include <vector>
 
 namespace codesim::sim {
@@ -14,6 +15,19 @@ using SimTime = double;
 struct EventId {
   std::uint32_t slot = 0;
   std::uint32_t generation = 0;
+};
+
+/// Allocates on cache-line boundaries (std::allocator only promises 16 bytes).
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kAlignment{64};
+  CacheLineAllocator() = default;
+  template <class U>
+  CacheLineAllocator(const CacheLineAllocator<U>& /*other*/) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
+  void deallocate(T* p, std::size_t /*n*/) { ::operator delete(p, kAlignment); }
+  friend bool operator==(const CacheLineAllocator&, const CacheLineAllocator&) { return true; }
 };
 
 /// Gives tests access to the engine's internals (engine_sequence_test.cpp).
@@ -88,9 +102,12 @@ class Engine {
   // Gives the queued entries the sequences 0, 1, ... in their order, when the 32 bits run out.
   void renumber();
 
-  // heap_[0, heap_size_) is a 4-ary min-heap; the entries after it are sentinels that run after
-  // everything, so a group of four children can always be read whole.
-  std::vector<QueueEntry> heap_;
+  // heap()[0, heap_size_) is a 4-ary min-heap; the entries after it are sentinels that run after
+  // everything, so a group of four children can always be read whole. It starts 3 entries into
+  // heap_, which is cache-line aligned: the four children of an entry, 64 bytes, are one line.
+  static constexpr std::size_t kHeapOffset = 3;
+  QueueEntry* heap() { return heap_.data() + kHeapOffset; }
+  std::vector<QueueEntry, CacheLineAllocator<QueueEntry>> heap_;
   std::size_t heap_size_ = 0;
   std::vector<Slot> slots_;
   std::vector<Action> actions_;  // sized lazily: the fast path never touches it
