@@ -9,8 +9,9 @@ namespace codesim::sim {
 
 Node::Node(int id, double speed_flops_per_s, std::shared_ptr<const StragglerModel> straggler,
            RandomStream straggler_stream)
-    : id_(id),
+    : straggler_model_(straggler.get()),
       speed_flops_per_s_(speed_flops_per_s),
+      id_(id),
       straggler_(std::move(straggler)),
       straggler_stream_(std::move(straggler_stream)) {
   CODESIM_CHECK(speed_flops_per_s > 0.0, "node speed must be positive");
@@ -19,7 +20,7 @@ Node::Node(int id, double speed_flops_per_s, std::shared_ptr<const StragglerMode
 
 double Node::draw_task_duration_s(double flops) {
   const double nominal_s = flops / speed_flops_per_s_;
-  const double factor = straggler_->sample_factor(straggler_stream_);
+  const double factor = straggler_model_->sample_factor(straggler_stream_);
   // A time or factor that overflowed makes a task that never ends, even times a factor (or a
   // time) that underflowed to 0, whose product would be NaN.
   if (std::isinf(nominal_s) || std::isinf(factor)) return INFINITY;
@@ -47,7 +48,7 @@ void Node::complete_task(void* node) {
 }
 
 bool Node::crash(Engine& engine) {
-  state_ = NodeState::down;
+  up_ = false;
   const bool lost = busy_;  // a task that never ends is lost too, though it holds no event
   if (busy_) engine.cancel(running_);
   busy_ = false;
