@@ -71,30 +71,26 @@ void sift_down(Entry* heap, std::size_t hole, std::size_t size) {
   heap[hole] = entry;
 }
 
-// Removes heap[0] from a heap of `size` > 0 entries. Floyd's method: the hole sinks to a leaf
-// along the earliest children, then the last entry rises from there, usually by a step or none.
+// Floyd's method for removing heap[0] from a heap of `size` > 0 entries, first half: the hole
+// sinks to a leaf along the earliest children. Returns the leaf, whose entry is now stale.
 template <class Entry>
-void pop_front(Entry* heap, std::size_t size) {
-  const Entry last = heap[size - 1];
-  heap[size - 1] = kSentinel<Entry>;
-  --size;
-  if (size == 0) return;
+std::size_t sink_root(Entry* heap, std::size_t size) {
   std::size_t hole = 0;
   for (std::size_t first = 1; first < size; first = kArity * hole + 1) {
     const std::size_t child = earliest_child(heap, first);
     heap[hole] = heap[child];
     hole = child;
   }
-  sift_up(heap, hole, last);
+  return hole;
 }
 }  // namespace
 
 void Engine::stored_action(void* /*engine*/) {}
 
 std::uint32_t Engine::acquire_slot() {
-  if (!free_slots_.empty()) {
-    const std::uint32_t index = free_slots_.back();
-    free_slots_.pop_back();
+  if (free_head_ != kNoSlot) {
+    const std::uint32_t index = free_head_;
+    free_head_ = slots_[index].next_free;
     return index;
   }
   CODESIM_CHECK(slots_.size() < kSlotMask, "more than 2^32 - 1 events in the queue");
@@ -102,17 +98,39 @@ std::uint32_t Engine::acquire_slot() {
   return static_cast<std::uint32_t>(slots_.size() - 1);
 }
 
+void Engine::release(std::uint32_t slot) {
+  slots_[slot].next_free = free_head_;
+  free_head_ = slot;
+}
+
 void Engine::push(SimTime time_s, std::uint32_t slot) {
-  if (heap_.size() < kHeapOffset + heap_size_ + 1 + kArity) {
-    heap_.resize(kHeapOffset + heap_size_ + 1 + kArity, kSentinel<QueueEntry>);
-  }
   if (next_sequence_ == kSequenceLimit) renumber();
   // + 0.0 turns -0.0 into +0.0, whose bits order correctly.
   const QueueEntry entry{std::bit_cast<std::uint64_t>(time_s + 0.0),
                          (next_sequence_++ << kSlotBits) | slot};
+  ++pending_;
+  if (hole_ != kNoHole) {
+    // The running event's leaf: the new entry rises from there instead of the heap's last one,
+    // which stays in place.
+    sift_up(heap(), hole_, entry);
+    hole_ = kNoHole;
+    return;
+  }
+  if (heap_.size() < kHeapOffset + heap_size_ + 1 + kArity) {
+    heap_.resize(kHeapOffset + heap_size_ + 1 + kArity, kSentinel<QueueEntry>);
+  }
   sift_up(heap(), heap_size_, entry);
   ++heap_size_;
-  ++pending_;
+}
+
+void Engine::fill_hole() {
+  if (hole_ == kNoHole) return;
+  // Floyd's second half: the last entry rises from the hole (usually by a step or none).
+  QueueEntry* const entries = heap();
+  const std::size_t last = --heap_size_;
+  if (hole_ != last) sift_up(entries, hole_, entries[last]);
+  entries[last] = kSentinel<QueueEntry>;
+  hole_ = kNoHole;
 }
 
 EventId Engine::schedule_at(SimTime time_s, Callback callback, void* context) {
@@ -157,6 +175,7 @@ bool Engine::cancel(EventId id) {
 }
 
 void Engine::compact() {
+  fill_hole();
   QueueEntry* const entries = heap();
   std::size_t live = 0;
   for (std::size_t i = 0; i < heap_size_; ++i) {
@@ -165,7 +184,7 @@ void Engine::compact() {
     if (slots_[slot].callback != nullptr) {
       entries[live++] = entry;
     } else {
-      free_slots_.push_back(slot);
+      release(slot);
     }
   }
   heap_.resize(kHeapOffset + live + 1 + kArity);
@@ -178,6 +197,7 @@ void Engine::compact() {
 }
 
 void Engine::renumber() {
+  fill_hole();
   // A sorted array is a heap, and keeps its order under the new sequences.
   QueueEntry* const entries = heap();
   std::sort(entries, entries + heap_size_,
@@ -197,7 +217,9 @@ void Engine::run_stored_action(std::uint32_t slot) {
 
 bool Engine::pop_and_run_next(SimTime end_s) {
   QueueEntry* const entries = heap();
-  while (heap_size_ > 0) {
+  for (;;) {
+    fill_hole();  // left by the previous event when it scheduled nothing
+    if (heap_size_ == 0) return false;
     const QueueEntry top = entries[0];
     const SimTime time_s = std::bit_cast<SimTime>(top.time_bits);
     if (time_s > end_s) return false;
@@ -206,11 +228,11 @@ bool Engine::pop_and_run_next(SimTime end_s) {
     const Slot event = slot;
     // The callback reads its context right away: start loading it during the pop.
     __builtin_prefetch(event.context);
-    pop_front(entries, heap_size_);
-    --heap_size_;
+    // The hole is filled by the first event this one schedules, else by fill_hole().
+    hole_ = sink_root(entries, heap_size_);
     // The next event's slot, most likely a cache miss, arrives while this one runs.
-    if (heap_size_ > 0) __builtin_prefetch(&slots_[entries[0].order & kSlotMask]);
-    free_slots_.push_back(index);
+    if (heap_size_ > 1) __builtin_prefetch(&slots_[entries[0].order & kSlotMask]);
+    release(index);
     if (event.callback == nullptr) continue;  // cancelled
     ++slot.generation;
     --pending_;
@@ -223,8 +245,8 @@ bool Engine::pop_and_run_next(SimTime end_s) {
     }
     return true;
   }
-  return false;
 }
+
 void Engine::run() {
   stopped_ = false;
   while (!stopped_ && pop_and_run_next(INFINITY)) {

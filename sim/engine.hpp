@@ -70,7 +70,7 @@ class Engine {
   std::uint64_t events_run() const { return events_run_; }
   /// Entries in the queue, cancelled ones not yet dropped included: at most about twice
   /// pending_events(), whatever the number of cancellations (the queue's memory follows it).
-  std::size_t queue_entries() const { return heap_size_; }
+  std::size_t queue_entries() const { return heap_size_ - (hole_ != kNoHole ? 1 : 0); }
 
  private:
   friend struct EngineTestAccess;
@@ -89,12 +89,16 @@ class Engine {
     Callback callback = nullptr;  // null once cancelled; kStoredAction for actions_[slot]
     void* context = nullptr;
     std::uint32_t generation = 1;
+    std::uint32_t next_free = 0;  // the free list's next slot, while free
   };
   static void stored_action(void* engine);  // a marker, never called
   static constexpr Callback kStoredAction = &stored_action;
 
   std::uint32_t acquire_slot();
+  void release(std::uint32_t slot);
   void push(SimTime time_s, std::uint32_t slot);
+  // Moves the heap's last entry into the hole the last pop left, if any.
+  void fill_hole();
   bool pop_and_run_next(SimTime end_s);
   void run_stored_action(std::uint32_t slot);
   // Drops the cancelled entries from the heap and rebuilds it.
@@ -111,7 +115,12 @@ class Engine {
   std::size_t heap_size_ = 0;
   std::vector<Slot> slots_;
   std::vector<Action> actions_;  // sized lazily: the fast path never touches it
-  std::vector<std::uint32_t> free_slots_;
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+  std::uint32_t free_head_ = kNoSlot;  // free slots form a list through Slot::next_free
+  // A leaf of the heap whose entry is stale: the last pop sank the root's hole there, and the
+  // running event's first schedule fills it (saving a sift) or fill_hole() does.
+  static constexpr std::size_t kNoHole = ~std::size_t{0};
+  std::size_t hole_ = kNoHole;
   SimTime now_ = 0.0;
   std::uint64_t next_sequence_ = 0;
   std::uint64_t events_run_ = 0;
