@@ -83,6 +83,15 @@ std::size_t sink_root(Entry* heap, std::size_t size) {
   }
   return hole;
 }
+
+// Appends a fresh slot. Kept out of line: inlined, its reallocation path would make every
+// schedule save and restore all callee-saved registers.
+template <class Slots>
+[[gnu::noinline]] std::uint32_t add_slot(Slots& slots) {
+  CODESIM_CHECK(slots.size() < kSlotMask, "more than 2^32 - 1 events in the queue");
+  slots.emplace_back();
+  return static_cast<std::uint32_t>(slots.size() - 1);
+}
 }  // namespace
 
 void Engine::stored_action(void* /*engine*/) {}
@@ -93,9 +102,7 @@ std::uint32_t Engine::acquire_slot() {
     free_head_ = slots_[index].next_free;
     return index;
   }
-  CODESIM_CHECK(slots_.size() < kSlotMask, "more than 2^32 - 1 events in the queue");
-  slots_.emplace_back();
-  return static_cast<std::uint32_t>(slots_.size() - 1);
+  return add_slot(slots_);
 }
 
 void Engine::release(std::uint32_t slot) {
