@@ -205,6 +205,10 @@ void Engine::compact() {
 
 void Engine::renumber() {
   fill_hole();
+  if (heap_size_ == 0) {  // heap_ may not be allocated yet
+    next_sequence_ = 0;
+    return;
+  }
   // A sorted array is a heap, and keeps its order under the new sequences.
   QueueEntry* const entries = heap();
   std::sort(entries, entries + heap_size_,
@@ -222,11 +226,12 @@ void Engine::run_stored_action(std::uint32_t slot) {
   action();
 }
 
-bool Engine::pop_and_run_next(SimTime end_s) {
-  QueueEntry* const entries = heap();
+// Inlined into run() and run_until(): a call per event costs a dozen instructions.
+[[gnu::always_inline]] inline bool Engine::pop_and_run_next(SimTime end_s) {
   for (;;) {
     fill_hole();  // left by the previous event when it scheduled nothing
     if (heap_size_ == 0) return false;
+    QueueEntry* const entries = heap();  // not before: heap_ may not be allocated yet
     const QueueEntry top = entries[0];
     const SimTime time_s = std::bit_cast<SimTime>(top.time_bits);
     if (time_s > end_s) return false;

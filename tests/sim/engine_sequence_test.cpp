@@ -97,3 +97,14 @@ TEST_CASE("a callback event at infinity is dropped and its handle cancels nothin
   engine.run();
   CHECK(ran.empty());
 }
+
+TEST_CASE("the sequence limit reached with nothing queued starts the sequences over") {
+  Engine engine;
+  EngineTestAccess::set_next_sequence(engine, std::uint64_t{1} << 32);
+  std::vector<int> ran;
+  engine.schedule_at(2.0, [&] { ran.push_back(2); });
+  engine.schedule_at(1.0, [&] { ran.push_back(1); });
+  engine.schedule_at(2.0, [&] { ran.push_back(3); });
+  engine.run();
+  CHECK(ran == std::vector<int>{1, 2, 3});
+}
