@@ -24,9 +24,9 @@ constexpr double kSpeedFlopsPerS = kEngineBenchSpeedFlopsPerS;
 constexpr double kBaseFlops = kEngineBenchBaseFlops;
 
 // One node and the stream its task sizes come from (keyed like the SimGrid peer's, so both
-// sides simulate the very same tasks). Aligned to 128 bytes: the node's hot members fill the first
-// cache line, the stream's position and the task count sit in the second, and the two lines form
-// the aligned pair that the hardware fetches together.
+// sides simulate the very same tasks). Aligned so that a task touches two cache lines, no more: the
+// node's hot members fill the first (the engine prefetches it), the stream's position and the
+// task count sit in the second.
 struct alignas(128) Worker {
   sim::Node node;
   sim::RandomStream task_sizes;
