@@ -24,12 +24,13 @@ constexpr double kSpeedFlopsPerS = kEngineBenchSpeedFlopsPerS;
 constexpr double kBaseFlops = kEngineBenchBaseFlops;
 
 // One node and the stream its task sizes come from (keyed like the SimGrid peer's, so both
-// sides simulate the very same tasks). The stream's large state comes first so that its position,
-// the task count and the node's hot members share cache lines.
-struct Worker {
+// sides simulate the very same tasks). Aligned so that a task touches two cache lines, no more: the
+// node's hot members fill the first (the engine prefetches it), the stream's position and the
+// task count sit in the second.
+struct alignas(128) Worker {
+  sim::Node node;
   sim::RandomStream task_sizes;
   long remaining_tasks;
-  sim::Node node;
 };
 
 struct Workload {
@@ -68,9 +69,9 @@ EngineBenchResult run_workload(const EngineBenchOptions& options) {
   for (long i = 0; i < options.nodes; ++i) {
     const auto index = static_cast<std::uint64_t>(i);
     workload.workers.push_back(
-        Worker{sim::RandomStream({options.seed, 0, "bench_task", index}), options.tasks,
-               sim::Node(static_cast<int>(i), kSpeedFlopsPerS, no_straggler,
-                         sim::RandomStream({options.seed, 0, "straggler", index}))});
+        Worker{sim::Node(static_cast<int>(i), kSpeedFlopsPerS, no_straggler,
+                         sim::RandomStream({options.seed, 0, "straggler", index})),
+               sim::RandomStream({options.seed, 0, "bench_task", index}), options.tasks});
   }
   result.setup_s = seconds_since(setup_start);
 

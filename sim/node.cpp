@@ -9,8 +9,9 @@ namespace codesim::sim {
 
 Node::Node(int id, double speed_flops_per_s, std::shared_ptr<const StragglerModel> straggler,
            RandomStream straggler_stream)
-    : id_(id),
+    : straggler_model_(straggler.get()),
       speed_flops_per_s_(speed_flops_per_s),
+      id_(id),
       straggler_(std::move(straggler)),
       straggler_stream_(std::move(straggler_stream)) {
   CODESIM_CHECK(speed_flops_per_s > 0.0, "node speed must be positive");
@@ -19,7 +20,7 @@ Node::Node(int id, double speed_flops_per_s, std::shared_ptr<const StragglerMode
 
 double Node::draw_task_duration_s(double flops) {
   const double nominal_s = flops / speed_flops_per_s_;
-  const double factor = straggler_->sample_factor(straggler_stream_);
+  const double factor = straggler_model_->sample_factor(straggler_stream_);
   // A time or factor that overflowed makes a task that never ends, even times a factor (or a
   // time) that underflowed to 0, whose product would be NaN.
   if (std::isinf(nominal_s) || std::isinf(factor)) return INFINITY;
@@ -32,20 +33,22 @@ double Node::run_task(Engine& engine, double flops, std::function<void()> on_don
   const double duration_s = draw_task_duration_s(flops);
   busy_ = true;
   on_done_ = std::move(on_done);
-  // schedule_at rather than schedule_in: the closure is built straight into the parameter,
-  // saving schedule_in's extra move of a just-written std::function.
-  running_ = engine.schedule_at(engine.now() + duration_s, [this] {
-    busy_ = false;
-    // Moved out first: `done` may start this node's next task, which refills on_done_.
-    const std::function<void()> done = std::move(on_done_);
-    on_done_ = nullptr;
-    done();
-  });
+  // The engine's fast path: a plain callback on this node, no std::function to store or call.
+  running_ = engine.schedule_in(duration_s, &Node::complete_task, this);
   return duration_s;
 }
 
+void Node::complete_task(void* node) {
+  Node& self = *static_cast<Node*>(node);
+  self.busy_ = false;
+  // Moved out first: `done` may start this node's next task, which refills on_done_.
+  const std::function<void()> done = std::move(self.on_done_);
+  self.on_done_ = nullptr;
+  done();
+}
+
 bool Node::crash(Engine& engine) {
-  state_ = NodeState::down;
+  up_ = false;
   const bool lost = busy_;  // a task that never ends is lost too, though it holds no event
   if (busy_) engine.cancel(running_);
   busy_ = false;

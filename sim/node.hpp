@@ -20,8 +20,8 @@ class Node {
 
   int id() const { return id_; }
   double speed_flops_per_s() const { return speed_flops_per_s_; }
-  NodeState state() const { return state_; }
-  bool is_up() const { return state_ == NodeState::up; }
+  NodeState state() const { return up_ ? NodeState::up : NodeState::down; }
+  bool is_up() const { return up_; }
   bool is_busy() const { return busy_; }
 
   /// Duration of a task of `flops`: flops / speed times a freshly drawn straggler factor;
@@ -36,19 +36,22 @@ class Node {
   /// Abandons the running task, if any (its completion never runs); the node stays up.
   void cancel_task(Engine& engine);
   /// Brings the node back up, idle.
-  void repair() { state_ = NodeState::up; }
+  void repair() { up_ = true; }
 
  private:
-  // Hot members first: the completion event touches them, while the stream's large state sits
-  // on other cache lines and is read only when a factor is drawn.
-  int id_;
-  NodeState state_ = NodeState::up;
-  bool busy_ = false;
-  EventId running_;
-  double speed_flops_per_s_;
-  // Kept here rather than captured by the event, so the event's closure fits std::function's
-  // small buffer and a task costs no allocation.
+  // The completion event of the running task (`node` is this).
+  static void complete_task(void* node);
+
+  // The first 64 bytes are all a task touches (one cache line when the node is aligned); the
+  // stream's state and the model's owner come after and are read only when a factor is drawn.
+  // on_done_ is kept here rather than captured by the event, which is a plain callback.
   std::function<void()> on_done_;
+  const StragglerModel* straggler_model_;  // straggler_.get()
+  double speed_flops_per_s_;
+  EventId running_;
+  int id_;
+  bool up_ = true;
+  bool busy_ = false;
   std::shared_ptr<const StragglerModel> straggler_;
   RandomStream straggler_stream_;
 };
