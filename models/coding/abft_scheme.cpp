@@ -3,6 +3,7 @@
 
 #include "models/coding/abft_checksums.hpp"
 #include "models/coding/scheme_support.hpp"
+#include "models/coding/uncoded_scheme.hpp"
 #include "models/linalg/dense_kernels.hpp"
 #include "sim/check.hpp"
 
@@ -10,13 +11,7 @@ namespace codesim::models {
 namespace {
 
 SchemeProblem validate(const AbftSpec& spec, int rows, int cols) {
-  if (SchemeProblem problem = check_grid_divides(spec.m, spec.n, rows, cols); !problem.empty()) {
-    return problem;
-  }
-  if (static_cast<long long>(spec.m) * spec.n > kMaxSchemeNodes) {
-    return {"", "m x n exceeds " + std::to_string(kMaxSchemeNodes) + " nodes"};
-  }
-  return {};
+  return validate_one_node_per_block(spec.m, spec.n, rows, cols);
 }
 
 SchemeSummary summarize(const AbftSpec& spec, double out_length, double in_length) {

@@ -7,13 +7,7 @@ namespace codesim::models {
 namespace {
 
 SchemeProblem validate(const UncodedSpec& spec, int rows, int cols) {
-  if (SchemeProblem problem = check_grid_divides(spec.m, spec.n, rows, cols); !problem.empty()) {
-    return problem;
-  }
-  if (static_cast<long long>(spec.m) * spec.n > kMaxSchemeNodes) {
-    return {"", "m x n exceeds " + std::to_string(kMaxSchemeNodes) + " nodes"};
-  }
-  return {};
+  return validate_one_node_per_block(spec.m, spec.n, rows, cols);
 }
 
 SchemeSummary summarize(const UncodedSpec& spec, double out_length, double in_length) {
@@ -26,6 +20,16 @@ std::unique_ptr<CodingScheme> build(const UncodedSpec& spec, int rows, int cols,
 }
 
 }  // namespace
+
+SchemeProblem validate_one_node_per_block(int m, int n, int rows, int cols) {
+  if (SchemeProblem problem = check_grid_divides(m, n, rows, cols); !problem.empty()) {
+    return problem;
+  }
+  if (static_cast<long long>(m) * n > kMaxSchemeNodes) {
+    return {"", "m x n exceeds " + std::to_string(kMaxSchemeNodes) + " nodes"};
+  }
+  return {};
+}
 
 const SchemeDescriptor& uncoded_descriptor() {
   static const SchemeDescriptor descriptor = {

@@ -17,5 +17,8 @@ class UncodedScheme final : public ReplicationScheme {
 /// The uncoded descriptor: its fields and the rules behind validate_scheme, summarize_scheme and
 /// make_scheme.
 const SchemeDescriptor& uncoded_descriptor();
+/// The rule of an m x n grid with one node per block (uncoded, abft): m divides rows, n divides
+/// cols, m n nodes at most kMaxSchemeNodes.
+SchemeProblem validate_one_node_per_block(int m, int n, int rows, int cols);
 
 }  // namespace codesim::models
