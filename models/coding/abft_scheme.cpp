@@ -69,7 +69,13 @@ AbftScheme::AbftScheme(int m, int n, int rows, int cols, Arithmetic arithmetic)
     : ReplicationScheme(abft_spec(m, n), rows, cols, arithmetic),
       m_(m),
       n_(n),
-      updates_(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0) {}
+      updates_(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0) {
+  // Checksummed from the start, so that every reader of the blocks' shapes (round costs,
+  // checkpoints, the slab encoder, which then encodes the layer whole) sees what is stored.
+  for (Matrix& block : stored_) {
+    block = Matrix::Zero(height() + abft::kChecksums, width() + abft::kChecksums);
+  }
+}
 
 void AbftScheme::encode(const Matrix& weights) {
   check_weights(weights);
@@ -127,6 +133,8 @@ PartialCheck AbftScheme::check_partial(int node, Direction dir, Matrix& partial,
   out.block_suspect = result.verdict != abft::Verdict::clean;
   return out;
 }
+
+int AbftScheme::checksum_lines() const { return abft::kChecksums; }
 
 DecodeStatus AbftScheme::repair_block(int node, const DecodeOptions& options) {
   Matrix& block = stored_.at(static_cast<std::size_t>(node));

@@ -27,6 +27,7 @@ class AbftScheme final : public ReplicationScheme {
   PartialCheck check_partial(int node, Direction dir, Matrix& partial,
                              const DecodeOptions& options) const override;
   DecodeStatus repair_block(int node, const DecodeOptions& options) override;
+  int checksum_lines() const override;
 
  private:
   Eigen::Index height() const { return rows() / m_; }

@@ -111,6 +111,9 @@ class CodingScheme {
   virtual DecodeStatus repair_block(int /*node*/, const DecodeOptions& /*options*/) {
     return DecodeStatus::clean;
   }
+  /// Rows and columns each stored block carries beyond its share of W (ABFT's checksums), which
+  /// the products compute and the nodes keep to themselves; 0 by default.
+  virtual int checksum_lines() const { return 0; }
   /// Decodes the product from symbols (nullopt = erasure: a member straggled or crashed).
   virtual ProductDecode decode(Direction dir, std::span<const std::optional<Matrix>> symbols,
                                const DecodeOptions& options) const = 0;

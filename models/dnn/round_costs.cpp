@@ -41,10 +41,15 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
   if (coded) g.update_flops_per_column += 2.0 * (rows + cols);
   const SchemeSummary summary = scheme.summary();
   const int nodes = scheme.node_count();
+  // ABFT's blocks carry checksum lines: a product computes them (forward from the block's first
+  // cols columns, backward from its first rows rows) and its node keeps them.
+  const std::int64_t extra = scheme.checksum_lines();
   for (Direction d : {Direction::forward, Direction::backward}) {
     const bool forward = d == Direction::forward;
     RoundShape& dg = g.dir[forward ? 0 : 1];
     const Block block = scaled(forward ? blocks.front() : blocks.back());
+    const Block read =
+        forward ? Block{block.rows, block.cols - extra} : Block{block.rows - extra, block.cols};
     dg.participants = scheme.participants(d);
     const int symbols = scheme.symbol_count(d);
     dg.node_symbols.assign(static_cast<std::size_t>(nodes), {});
@@ -52,10 +57,10 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
       dg.members.push_back(scheme.symbol_members(d, s));
       for (int p : dg.members.back()) dg.node_symbols[static_cast<std::size_t>(p)].push_back(s);
     }
-    dg.task_flops_per_column = 2.0 * block.size();
+    dg.task_flops_per_column = 2.0 * read.size();
     if (std::holds_alternative<GpdSpec>(spec))
       dg.task_flops_per_column += 2.0 * (forward ? cols : rows);
-    dg.partial_rows = static_cast<int>(forward ? block.rows : block.cols);
+    dg.partial_rows = static_cast<int>((forward ? block.rows : block.cols) - extra);
     dg.product_rows = forward ? rows : cols;
     dg.threshold =
         forward ? summary.forward.recovery_threshold : summary.backward.recovery_threshold;

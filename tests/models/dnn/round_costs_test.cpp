@@ -161,3 +161,22 @@ TEST_CASE(
   CHECK(shared.write_s == doctest::Approx(1.0 + 2 * kLatency_s + 4 * 8000.0 / 1e6));
   CHECK(shared.restart_s == doctest::Approx(2.0 + 2 * kLatency_s + 4 * 8000.0 / 1e6));
 }
+
+TEST_CASE("an abft round sends partials without their checksums and charges computing them") {
+  const codesim::models::SchemeSpec spec = codesim::models::abft_spec(2, 3);
+  const auto scheme = codesim::models::make_scheme(spec, 60, 90);
+  const codesim::models::LayerShape shape =
+      codesim::models::layer_shape(spec, *scheme, 60, 90, 60, 90);
+  const RoundShape& forward = shape.dir[0];
+  const RoundShape& backward = shape.dir[1];
+  CHECK(forward.partial_rows == 30);   // 60 / 2 rows of W, not the 3 checksums
+  CHECK(backward.partial_rows == 30);  // 90 / 3 columns
+  CHECK(forward.task_flops_per_column == doctest::Approx(2.0 * 33 * 30));
+  CHECK(backward.task_flops_per_column == doctest::Approx(2.0 * 30 * 33));
+  CHECK(shape.stored_values_per_node == doctest::Approx(33.0 * 33.0));
+  CHECK(shape.update_flops_per_column == doctest::Approx(2.0 * 33 * 33));
+  const auto uncoded = codesim::models::make_scheme(codesim::models::uncoded_spec(2, 3), 60, 90);
+  CHECK(codesim::models::layer_shape(codesim::models::uncoded_spec(2, 3), *uncoded, 60, 90, 60, 90)
+            .dir[0]
+            .task_flops_per_column == doctest::Approx(2.0 * 30 * 30));
+}
