@@ -25,6 +25,7 @@
 #include <boost/random/normal_distribution.hpp>
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_timing.hpp"
 #include "bench/benchmarks.hpp"
 #include "models/coding/coding_scheme.hpp"
 #include "models/coding/gpd_scheme.hpp"
@@ -61,16 +62,6 @@ Matrix random_matrix(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed) {
   Matrix matrix(rows, cols);
   for (Eigen::Index i = 0; i < matrix.size(); ++i) matrix.data()[i] = normal(engine);
   return matrix;
-}
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
 }
 
 struct BenchConfig {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_timing.hpp"
 #include "bench/benchmarks.hpp"
 #include "bench/engine_bench_options.hpp"
 #include "sim/engine.hpp"
@@ -52,10 +53,6 @@ struct EngineBenchResult {
   double wall_s = 0.0;
   double makespan_s = 0.0;
 };
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Setup (nodes and their streams) is timed apart from the run (first tasks scheduled, then
 // Engine::run), which is what events per second measure.

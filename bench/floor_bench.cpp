@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_timing.hpp"
 #include "bench/benchmarks.hpp"
 #include "bench/engine_bench_options.hpp"
 #include "models/coding/coding_scheme.hpp"
@@ -65,12 +66,6 @@ FloorOptions parse_floor_options(const std::vector<std::string>& args) {
     }
   }
   return options;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
 }
 
 // Best bytes per second of a = b + s c over `repeats` passes, the arrays cut between the team's

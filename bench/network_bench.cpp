@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_timing.hpp"
 #include "bench/benchmarks.hpp"
 #include "bench/option_values.hpp"
 #include "bench/patterns/network_patterns.hpp"
@@ -79,16 +80,6 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
   if (!o.small && !o.help && (o.pattern.empty() || o.nodes == 0))
     return "--pattern and --nodes are required (or --small)";
   return "";
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
 std::string join(const std::vector<double>& values) {

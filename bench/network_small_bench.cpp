@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_timing.hpp"
 #include "bench/benchmarks.hpp"
 #include "sim/collective_schedules.hpp"
 #include "sim/collectives.hpp"
@@ -57,10 +58,6 @@ std::vector<Case> cases() {
 
 using Call = std::function<void(const sim::Topology&)>;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // Calls per run: enough for kMinRunS, judged from one call on a topology of its own.
 int calls_per_run(const sim::TopologySpec& spec, const Call& call) {
   const sim::Topology topology(spec);
@@ -70,7 +67,9 @@ int calls_per_run(const sim::TopologySpec& spec, const Call& call) {
                     kMaxCalls);
 }
 
-double median(std::vector<double> values) {
+// The upper median (the higher middle value for an even count), as this benchmark has always
+// reported.
+double upper_median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
 }
@@ -89,7 +88,7 @@ double seconds_per_call(const sim::TopologySpec& spec, const Call& call, bool co
     for (int c = 0; c < calls; ++c) call(topologies[cold ? static_cast<std::size_t>(c) : 0]);
     per_call_s.push_back(seconds_since(start) / calls);
   }
-  return median(per_call_s);
+  return upper_median(per_call_s);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench_timing.hpp"
 #include "bench/benchmarks.hpp"
 #include "bench/option_values.hpp"
 #include "sim/iterative_job.hpp"
@@ -93,12 +94,6 @@ double run_job(sim::TopologyShape shape, int nodes, int iterations, double& comp
   const sim::MetricSet metrics = sim::run_iterative_job(cluster, sim::CheckpointSpec{}, job, 1, 0);
   completion_s = metrics.get("completion_time_s");
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
 }  // namespace

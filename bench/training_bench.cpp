@@ -28,6 +28,7 @@
 #include <boost/random/normal_distribution.hpp>
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_timing.hpp"
 #include "bench/benchmarks.hpp"
 #include "bench/engine_bench_options.hpp"
 #include "models/coding/coding_scheme.hpp"
@@ -181,10 +182,6 @@ TrainingBenchOptions parse_options(const std::vector<std::string>& args) {
   return options;
 }
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 // CPU seconds of this process so far: less disturbed than wall time by other jobs on a busy
 // machine (though not by their use of caches and memory bandwidth).
 double cpu_seconds() {
@@ -197,12 +194,6 @@ struct Timing {
   double wall_s = 0.0;
   double cpu_s = 0.0;
 };
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
-}
 
 std::string join(const std::vector<int>& sizes) {
   std::ostringstream text;
