@@ -105,6 +105,8 @@ std::vector<int> kind_defaults(models::SchemeKind kind) {
       return {5, 4, 7, 6};
     case models::SchemeKind::abft:
       return {1, 1};
+    case models::SchemeKind::abft_codenet:
+      return {5, 4, 7, 6};
   }
   return {};
 }

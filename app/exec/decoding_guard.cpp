@@ -51,9 +51,7 @@ using ConditioningCache = std::map<std::string, models::DecodingConditioning>;
 std::string spec_key(const models::SchemeSpec& s) {
   std::string key(models::scheme_name(s));
   for (int value : models::descriptor_of(s).values(s)) key += ' ' + std::to_string(value);
-  if (const auto* grid = std::get_if<models::CodenetGridSpec>(&s)) {
-    key += ' ' + std::to_string(grid->seed);
-  }
+  if (const auto seed = models::generator_seed(s)) key += ' ' + std::to_string(*seed);
   return key;
 }
 

@@ -74,18 +74,27 @@ const SchemeDescriptor& codenet_grid_descriptor() {
 
 CodenetGridScheme::CodenetGridScheme(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed,
                                      int rows, int cols, Arithmetic arithmetic)
-    : SingleBlockScheme(codenet_grid_spec(m, n, grid_rows, grid_cols, seed), rows, cols,
-                        arithmetic),
-      m_(m),
-      n_(n),
-      grid_rows_(grid_rows),
-      grid_cols_(grid_cols),
-      row_code_(
-          systematic_gaussian_generator(grid_rows, m, generator_seed(seed, "codenet_grid_rows")),
-          arithmetic),
-      column_code_(
-          systematic_gaussian_generator(grid_cols, n, generator_seed(seed, "codenet_grid_cols")),
-          arithmetic) {
+    : CodenetGridScheme(codenet_grid_spec(m, n, grid_rows, grid_cols, seed),
+                        CodenetGridSpec{m, n, grid_rows, grid_cols, seed}, rows, cols, arithmetic,
+                        false) {}
+
+CodenetGridScheme::CodenetGridScheme(const AbftCodenetSpec& spec, int rows, int cols,
+                                     Arithmetic arithmetic)
+    : CodenetGridScheme(spec, spec, rows, cols, arithmetic, true) {}
+
+CodenetGridScheme::CodenetGridScheme(const SchemeSpec& spec, const CodenetGridSpec& grid, int rows,
+                                     int cols, Arithmetic arithmetic, bool checksummed)
+    : SingleBlockScheme(spec, rows, cols, arithmetic, checksummed),
+      m_(grid.m),
+      n_(grid.n),
+      grid_rows_(grid.grid_rows),
+      grid_cols_(grid.grid_cols),
+      row_code_(systematic_gaussian_generator(grid_rows_, m_,
+                                              generator_seed(grid.seed, "codenet_grid_rows")),
+                arithmetic),
+      column_code_(systematic_gaussian_generator(grid_cols_, n_,
+                                                 generator_seed(grid.seed, "codenet_grid_cols")),
+                   arithmetic) {
   for (int r = 0; r < grid_rows_; ++r) {
     for (int c = 0; c < grid_cols_; ++c) {
       if (r < m_ || c < n_) positions_.emplace_back(r, c);
@@ -138,10 +147,11 @@ void CodenetGridScheme::encode(const Matrix& weights) {
       for (std::size_t p = 0; p < positions_.size(); ++p) {
         const auto [r, c] = positions_[p];
         const double weight = g_r(r, k) * g_c(c, l);
-        if (weight != 0.0) stored_[p].noalias() += weight * block;
+        if (weight != 0.0) share(static_cast<int>(p)).noalias() += weight * block;
       }
     }
   }
+  refresh_checksums();
 }
 
 Matrix CodenetGridScheme::decode_weights() const {
@@ -150,7 +160,7 @@ Matrix CodenetGridScheme::decode_weights() const {
   const Eigen::Index width = cols() / n_;
   for (int r = 0; r < m_; ++r) {
     for (int c = 0; c < n_; ++c) {
-      weights.block(r * height, c * width, height, width) = stored_[node_at(r, c)];
+      weights.block(r * height, c * width, height, width) = share(node_at(r, c));
     }
   }
   return weights;
@@ -193,7 +203,7 @@ void CodenetGridScheme::update(int node, const Matrix& delta, const Matrix& inpu
   // W~_rc += eta (sum_k G_r(r, k) D_k) (sum_l G_c(c, l) X_l)^T.
   const Matrix delta_hat = eta * detail::combine_row_blocks(delta, row_code_.generator().row(r));
   const Matrix input_hat = detail::combine_row_blocks(input, column_code_.generator().row(c));
-  kernels().add_outer_product(stored_.at(node), 1.0, delta_hat, input_hat);
+  add_to_block(node, delta_hat, input_hat);
 }
 
 bool CodenetGridScheme::regenerate_along(int node, const std::vector<int>& line, bool column,

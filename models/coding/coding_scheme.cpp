@@ -55,21 +55,6 @@ void CodingScheme::check_update(const Matrix& delta, const Matrix& input) const 
                 "D is N_out x B and X is N_in x B");
 }
 
-SingleBlockScheme::SingleBlockScheme(const SchemeSpec& spec, int rows, int cols,
-                                     Arithmetic arithmetic)
-    : CodingScheme(spec, rows, cols, arithmetic) {
-  const auto [m, n] = block_grid(spec);
-  // Zeroed one by one rather than copied from a zero block: a copy would read as much as it
-  // writes, which at the paper's size is 1.5 GB more memory traffic at set-up.
-  stored_.resize(static_cast<std::size_t>(node_count()));
-  for (Matrix& block : stored_) block.setZero(rows / m, cols / n);
-}
-
-Matrix SingleBlockScheme::multiply(int node, Direction dir,
-                                   const Eigen::Ref<const Matrix>& encoded_input) const {
-  return detail::block_product(kernels(), stored_.at(node), dir, encoded_input);
-}
-
 DirectionCapability mds_capability(int symbols, int dimension) {
   DirectionCapability capability;
   const int redundancy = symbols - dimension;
@@ -156,6 +141,7 @@ ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, cons
   std::vector<std::size_t> added(static_cast<std::size_t>(symbol_count), 0);
   std::vector<char> broken(static_cast<std::size_t>(symbol_count), 0);
   bool locally_corrected = false;
+  std::vector<int> withheld;  // nodes whose own check found their partial wrong beyond repair
   for (int node : scheme.participants(dir)) {
     Matrix partial = multiply_input(scheme, node, dir, input);
     const std::vector<int>& mine = node_symbols[static_cast<std::size_t>(node)];
@@ -164,6 +150,7 @@ ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, cons
     if (kept) {
       const DecodeStatus local = scheme.check_partial(node, dir, partial, options).status;
       kept = local != DecodeStatus::detected;
+      if (!kept) withheld.push_back(node);
       locally_corrected = locally_corrected || local == DecodeStatus::corrected;
     }
     for (std::size_t i = 0; i < mine.size(); ++i) {
@@ -184,7 +171,14 @@ ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, cons
     if (broken[s] || added[s] != members[s].size()) symbols[s].reset();
   }
   ProductDecode decoded = scheme.decode(dir, symbols, options);
-  if (locally_corrected && decoded.status == DecodeStatus::clean) {
+  if (decoded.status == DecodeStatus::detected) return decoded;
+  if (!withheld.empty()) {
+    // Decoded around them (abft_codenet): they blamed themselves, and need regeneration.
+    decoded.status = DecodeStatus::corrected;
+    std::vector<int> blamed = decoded.blamed_nodes;
+    blamed.insert(blamed.end(), withheld.begin(), withheld.end());
+    decoded.blamed_nodes = detail::sorted_unique(std::move(blamed));
+  } else if (locally_corrected && decoded.status == DecodeStatus::clean) {
     decoded.status = DecodeStatus::corrected;  // at a node, which needs no regeneration
   }
   return decoded;

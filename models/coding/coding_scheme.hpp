@@ -171,18 +171,46 @@ class CodingScheme {
 };
 
 /// A scheme whose nodes each store one block of W (rows/m x cols/n for its m x n block grid) and
-/// multiply it in both directions: GPD, replication, uncoded and the CodeNet grid.
+/// multiply it in both directions: GPD, replication, uncoded and the CodeNet grid. With checksums
+/// (ABFT's, abft_checksums.hpp: the `abft` and `abft_codenet` schemes), each block also carries
+/// checksum rows and columns: its products compute their checksums, which the node checks
+/// (check_partial) and keeps; its updates keep them current; repair_block checks the block.
 class SingleBlockScheme : public CodingScheme {
  public:
   std::vector<Matrix*> stored_blocks(int node) override { return {&stored_.at(node)}; }
   Matrix multiply(int node, Direction dir,
                   const Eigen::Ref<const Matrix>& encoded_input) const override;
+  /// With checksums: corrects one wrong entry per column and strips the checksum rows.
+  PartialCheck check_partial(int node, Direction dir, Matrix& partial,
+                             const DecodeOptions& options) const override;
+  /// With checksums: one corrupted entry per column (or row) of the block repaired in place.
+  DecodeStatus repair_block(int node, const DecodeOptions& options) override;
+  int checksum_lines() const override { return checksum_lines_; }
 
  protected:
-  /// As CodingScheme's, with a zero block for every node.
-  SingleBlockScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic);
+  /// As CodingScheme's, with a zero block for every node (with checksums when `checksummed`).
+  SingleBlockScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic,
+                    bool checksummed = false);
+
+  /// Node p's share of W: its stored block without the checksums.
+  Eigen::Block<Matrix> share(int node) {
+    return stored_.at(node).topLeftCorner(share_rows_, share_cols_);
+  }
+  Eigen::Block<const Matrix> share(int node) const {
+    return stored_.at(node).topLeftCorner(share_rows_, share_cols_);
+  }
+  /// Recomputes every block's checksums from its share (after encode wrote the shares).
+  void refresh_checksums();
+  /// Node p's block += delta_hat input_hat^T (eta already in delta_hat), checksums included.
+  void add_to_block(int node, const Matrix& delta_hat, const Eigen::Ref<const Matrix>& input_hat);
 
   std::vector<Matrix> stored_;  // node p's block
+
+ private:
+  Eigen::Index share_rows_ = 0;
+  Eigen::Index share_cols_ = 0;
+  int checksum_lines_ = 0;
+  std::vector<long> updates_;  // per node, since encode (the checks' round-off scale)
 };
 
 /// Checks a spec against W's shape (rows x cols; 0 = do not check divisibility): the descriptor's
@@ -219,7 +247,8 @@ using PartialResultHook = std::function<bool(int node, Matrix& partial)>;
 
 /// Helper for callers and tests: every participant encodes its input and computes, the partial
 /// results are summed into symbols (after `faulty`, when given, and each node's check_partial),
-/// then decoded.
+/// then decoded. A node whose own check withholds its partial is blamed when the decode succeeds
+/// without it (corrected: its block needs regeneration).
 ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, const Matrix& input,
                                  const DecodeOptions& options,
                                  const PartialResultHook& faulty = {});

@@ -223,7 +223,7 @@ void GpdScheme::update(int node, const Matrix& delta, const Matrix& input, doubl
   for (int j = 0; j < n_; ++j) input_weights(j) = power(node, j * exponents_.beta);
   const Matrix delta_hat = eta * detail::combine_row_blocks(delta, delta_weights);
   const Matrix input_hat = detail::combine_row_blocks(input, input_weights);
-  kernels().add_outer_product(stored_.at(node), 1.0, delta_hat, input_hat);
+  add_to_block(node, delta_hat, input_hat);
 }
 
 bool GpdScheme::regenerate(int node, std::span<const int> healthy) {

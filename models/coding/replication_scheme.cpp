@@ -70,8 +70,8 @@ ReplicationScheme::ReplicationScheme(int m, int n, int copies, int rows, int col
     : ReplicationScheme(replication_spec(m, n, copies), rows, cols, arithmetic) {}
 
 ReplicationScheme::ReplicationScheme(const SchemeSpec& spec, int rows, int cols,
-                                     Arithmetic arithmetic)
-    : SingleBlockScheme(spec, rows, cols, arithmetic),
+                                     Arithmetic arithmetic, bool checksummed)
+    : SingleBlockScheme(spec, rows, cols, arithmetic, checksummed),
       m_(block_grid(spec).first),
       n_(block_grid(spec).second),
       copies_(repetition_copies(spec)),
@@ -98,9 +98,10 @@ void ReplicationScheme::encode(const Matrix& weights) {
   for (int r = 0; r < m_; ++r) {
     for (int c = 0; c < n_; ++c) {
       const Matrix block = detail::grid_block(weights, m_, n_, r, c);
-      for (int copy = 0; copy < copies_; ++copy) stored_[(copy * m_ + r) * n_ + c] = block;
+      for (int copy = 0; copy < copies_; ++copy) share((copy * m_ + r) * n_ + c) = block;
     }
   }
+  refresh_checksums();
 }
 
 Matrix ReplicationScheme::decode_weights() const {
@@ -109,7 +110,7 @@ Matrix ReplicationScheme::decode_weights() const {
   const Eigen::Index width = cols() / n_;
   for (int r = 0; r < m_; ++r) {
     for (int c = 0; c < n_; ++c) {
-      weights.block(r * height, c * width, height, width) = stored_[r * n_ + c];
+      weights.block(r * height, c * width, height, width) = share(r * n_ + c);
     }
   }
   return weights;
@@ -181,8 +182,7 @@ void ReplicationScheme::update(int node, const Matrix& delta, const Matrix& inpu
   const Eigen::Index width = cols() / n_;
   // eta D_r is formed first (so eta is not folded into the product); X_c is read in place.
   const Matrix delta_part = eta * delta.middleRows((within / n_) * height, height);
-  kernels().add_outer_product(stored_.at(node), 1.0, delta_part,
-                              input.middleRows((within % n_) * width, width));
+  add_to_block(node, delta_part, input.middleRows((within % n_) * width, width));
 }
 
 bool ReplicationScheme::regenerate(int node, std::span<const int> healthy) {

@@ -25,8 +25,10 @@ class ReplicationScheme : public SingleBlockScheme {
   std::vector<int> regeneration_sources(int node, std::span<const int> exclude) const override;
 
  protected:
-  /// A replication spec or, for UncodedScheme, an uncoded spec (one copy).
-  ReplicationScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic);
+  /// A replication spec or, for UncodedScheme and AbftScheme, a spec of one copy; AbftScheme's
+  /// blocks carry checksums.
+  ReplicationScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic,
+                    bool checksummed = false);
 
  private:
   int m_;

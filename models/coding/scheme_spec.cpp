@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "models/coding/abft_codenet_scheme.hpp"
 #include "models/coding/abft_scheme.hpp"
 #include "models/coding/codenet_grid_scheme.hpp"
 #include "models/coding/gpd_scheme.hpp"
@@ -17,8 +18,9 @@ namespace {
 // In SchemeKind order, which is the order of SchemeSpec's alternatives.
 const std::array<SchemeDescriptor, std::variant_size_v<SchemeSpec>>& all_descriptors() {
   static const std::array<SchemeDescriptor, std::variant_size_v<SchemeSpec>> descriptors = {
-      uncoded_descriptor(), replication_descriptor(),  mds_descriptor(),
-      gpd_descriptor(),     codenet_grid_descriptor(), abft_descriptor()};
+      uncoded_descriptor(),     replication_descriptor(),  mds_descriptor(),
+      gpd_descriptor(),         codenet_grid_descriptor(), abft_descriptor(),
+      abft_codenet_descriptor()};
   return descriptors;
 }
 
@@ -114,13 +116,38 @@ int repetition_copies(const SchemeSpec& spec) {
   return 0;
 }
 
+bool checks_at_nodes(const SchemeSpec& spec) {
+  return std::holds_alternative<AbftSpec>(spec) || std::holds_alternative<AbftCodenetSpec>(spec);
+}
+
 void set_generator_seed(SchemeSpec& spec, std::uint64_t seed) {
-  if (auto* grid = std::get_if<CodenetGridSpec>(&spec)) grid->seed = seed;
+  std::visit(
+      [seed](auto& s) {
+        if constexpr (requires { s.seed; }) s.seed = seed;
+      },
+      spec);
+}
+
+std::optional<std::uint64_t> generator_seed(const SchemeSpec& spec) {
+  return std::visit(
+      [](const auto& s) -> std::optional<std::uint64_t> {
+        if constexpr (requires { s.seed; }) {
+          return s.seed;
+        } else {
+          return std::nullopt;
+        }
+      },
+      spec);
 }
 
 SchemeSpec uncoded_spec(int m, int n) { return UncodedSpec{.m = m, .n = n}; }
 
 SchemeSpec abft_spec(int m, int n) { return AbftSpec{.m = m, .n = n}; }
+
+SchemeSpec abft_codenet_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed) {
+  return AbftCodenetSpec{
+      std::get<CodenetGridSpec>(codenet_grid_spec(m, n, grid_rows, grid_cols, seed))};
+}
 
 SchemeSpec replication_spec(int m, int n, int copies) {
   return ReplicationSpec{.m = m, .n = n, .copies = copies};

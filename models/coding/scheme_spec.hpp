@@ -67,10 +67,14 @@ struct AbftSpec {
   int n = 1;
 };
 
+/// The hybrid: a CodeNet grid (its fields) whose every node also keeps ABFT checksums of its own
+/// block, correcting local errors before the grid decode.
+struct AbftCodenetSpec : CodenetGridSpec {};
+
 /// A scheme's description; the alternative's index is its SchemeKind.
-using SchemeSpec =
-    std::variant<UncodedSpec, ReplicationSpec, MdsSpec, GpdSpec, CodenetGridSpec, AbftSpec>;
-enum class SchemeKind { uncoded, replication, mds, gpd, codenet_grid, abft };
+using SchemeSpec = std::variant<UncodedSpec, ReplicationSpec, MdsSpec, GpdSpec, CodenetGridSpec,
+                                AbftSpec, AbftCodenetSpec>;
+enum class SchemeKind { uncoded, replication, mds, gpd, codenet_grid, abft, abft_codenet };
 
 /// One setting of a scheme. Integer fields hold their value; choice fields hold the index of
 /// their choice.
@@ -134,7 +138,7 @@ std::span<const SchemeDescriptor> scheme_descriptors();
 const SchemeDescriptor& descriptor_of(SchemeKind kind);
 /// The descriptor named `name`; null when there is none.
 const SchemeDescriptor* find_scheme(std::string_view name);
-/// "uncoded, replication, mds, gpd, codenet_grid or abft".
+/// "uncoded, replication, mds, gpd, codenet_grid, abft or abft_codenet".
 std::string scheme_names_list();
 
 SchemeKind kind_of(const SchemeSpec& spec);
@@ -145,8 +149,13 @@ std::pair<int, int> block_grid(const SchemeSpec& spec);
 /// Copies of each block for the repetition schemes (uncoded and ABFT 1, replication r); 0 for
 /// codes.
 int repetition_copies(const SchemeSpec& spec);
-/// Sets the seed of the scheme's random generators (the CodeNet grid's); others have none.
+/// True when the scheme's nodes keep ABFT checksums of their blocks and check their own products
+/// (abft, abft_codenet).
+bool checks_at_nodes(const SchemeSpec& spec);
+/// Sets the seed of the scheme's random generators (the CodeNet grids'); others have none.
 void set_generator_seed(SchemeSpec& spec, std::uint64_t seed);
+/// The seed of the scheme's random generators; nullopt when it has none.
+std::optional<std::uint64_t> generator_seed(const SchemeSpec& spec);
 
 SchemeSpec uncoded_spec(int m, int n);
 SchemeSpec replication_spec(int m, int n, int copies);
@@ -154,6 +163,7 @@ SchemeSpec mds_spec(int k, int nodes);
 SchemeSpec gpd_spec(int m, int n, int nodes, bool mirrored = false);
 SchemeSpec codenet_grid_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed = 0);
 SchemeSpec abft_spec(int m, int n);
+SchemeSpec abft_codenet_spec(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed = 0);
 
 /// The descriptor's ranges, field by field; the first field out of range, else an empty problem.
 SchemeProblem check_field_ranges(const SchemeDescriptor& descriptor, std::span<const int> values);

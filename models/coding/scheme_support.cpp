@@ -9,8 +9,8 @@
 
 namespace codesim::models::detail {
 
-Matrix block_product(const DenseKernels& kernels, const Matrix& block, Direction dir,
-                     const Eigen::Ref<const Matrix>& input) {
+Matrix block_product(const DenseKernels& kernels, const Eigen::Ref<const Matrix>& block,
+                     Direction dir, const Eigen::Ref<const Matrix>& input) {
   if (dir == Direction::forward) {
     CODESIM_CHECK(input.rows() == block.cols(), "the input matches the block");
     return kernels.product(block, input);

@@ -18,8 +18,8 @@ Matrix row_block(const Matrix& matrix, int parts, int index);
 Matrix grid_block(const Matrix& matrix, int row_parts, int col_parts, int i, int j);
 /// A node's partial result from one stored block: block * input forward, block^T * input
 /// backward, on the run's kernels (checks that the input's length matches the block).
-Matrix block_product(const DenseKernels& kernels, const Matrix& block, Direction dir,
-                     const Eigen::Ref<const Matrix>& input);
+Matrix block_product(const DenseKernels& kernels, const Eigen::Ref<const Matrix>& block,
+                     Direction dir, const Eigen::Ref<const Matrix>& input);
 /// Sum over k of weights[k] * row_block(matrix, weights.size(), k), skipping zero weights.
 Matrix combine_row_blocks(const Matrix& matrix, const Eigen::RowVectorXd& weights);
 

@@ -205,8 +205,9 @@ std::string validate_training_theory(const SchemeSpec& spec, const std::vector<i
     }
   }
   if (SchemeProblem problem = validate_scheme(spec); !problem.empty()) return problem.message;
-  if (std::holds_alternative<AbftSpec>(spec)) {
-    return "the closed forms do not cover abft's checks at the nodes yet (simulate it instead)";
+  if (checks_at_nodes(spec)) {
+    return "the closed forms do not cover " + std::string(scheme_name(spec)) +
+           "'s checks at the nodes yet (simulate it instead)";
   }
   for (std::size_t l = 0; l + 1 < layer_sizes.size(); ++l) {
     const std::string problem = validate_scheme(spec, layer_sizes[l + 1], layer_sizes[l]).message;

@@ -89,7 +89,7 @@ TEST_CASE("codes rejects bad combinations with exit code 2 and one error line") 
        "error: codesim codes: unknown orientation 'sideways' (expected default or mirrored)\n"},
       {{"--scheme", "polydot"},
        "error: codesim codes: unknown scheme 'polydot' (expected uncoded, replication, mds, gpd, "
-       "codenet_grid or abft)\n"},
+       "codenet_grid, abft or abft_codenet)\n"},
       {{"--scheme", "uncoded", "--m", "3", "--n", "2", "--rows", "10", "--cols", "4"},
        "error: codesim codes: m = 3 does not divide rows = 10\n"},
       {{"--scheme", "uncoded", "--m", "3", "--n", "2", "--rows", "9"},
@@ -98,7 +98,7 @@ TEST_CASE("codes rejects bad combinations with exit code 2 and one error line") 
        "error: codesim codes: grid_rows = 4 must be in [5, 4096]\n"},
       {{"--m", "2"},
        "error: codesim codes: --scheme is required (expected uncoded, replication, mds, gpd, "
-       "codenet_grid or abft)\n"},
+       "codenet_grid, abft or abft_codenet)\n"},
   };
   for (const auto& [args, message] : cases) {
     const CliResult o = codes(args);

@@ -9,136 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "models/dnn/synthetic_dataset.hpp"
 #include "models/linalg/dense_kernels.hpp"
 #include "sim/random_stream.hpp"
+#include "tests/models/dnn/coded_training_test_support.hpp"
 
 using namespace codesim;
 using namespace codesim::models;
 
 namespace {
 
-struct Data {
-  Dataset train;
-  Dataset test;
-};
-
-const Data& data() {
-  static const Data d = [] {
-    SyntheticSpec spec;
-    spec.classes = 4;
-    spec.features = 8;
-    spec.samples = 240;
-    spec.separation = 4.0;
-    spec.seed = 5;
-    DatasetSplit split = split_dataset(make_synthetic_dataset(spec), 60, 2);
-    return Data{std::move(split.train), std::move(split.test)};
-  }();
-  return d;
-}
-
-SchemeSpec scheme(const std::string& kind) {
-  // GPD: K forward 5, backward 6, corrects one error in each direction. CodeNet grid: 12 nodes,
-  // corrects one grid row (column) per decode.
-  SchemeSpec s = kind == "replication3"   ? replication_spec(2, 2, 3)
-                 : kind == "replication"  ? replication_spec(2, 2, 2)
-                 : kind == "mds"          ? mds_spec(2, 4)
-                 : kind == "gpd"          ? gpd_spec(2, 2, 8)
-                 : kind == "codenet_grid" ? codenet_grid_spec(2, 2, 4, 4)
-                 : kind == "abft"         ? abft_spec(2, 2)
-                                          : uncoded_spec(2, 2);
-  set_generator_seed(s, 11);
-  return s;
-}
-
-TrainingSpec training(const std::string& kind, int iterations, int batch = 1) {
-  TrainingSpec t;
-  t.mlp.layer_sizes = {8, 12, 12, 4};
-  t.mlp.learning_rate = 0.05;
-  t.mlp.batch_size = batch;
-  t.scheme = scheme(kind);
-  t.iterations = iterations;
-  return t;
-}
-
-sim::ClusterSpec cluster(int nodes = 16) {
-  sim::ClusterSpec c = sim::uniform_cluster(nodes, 1e9);
-  c.network.latency_s = 1e-6;
-  c.network.bandwidth_Bps = 1e9;
-  return c;
-}
-
-FaultConfig no_faults() {
-  FaultConfig f = default_fault_config();
-  for (FaultTargetSpec& t : f.targets) t.rate = {};
-  return f;
-}
-
-// Probability 1 at every opportunity of `target` on `node`, nothing elsewhere.
-FaultConfig always_on(int node, FaultTarget target, ValueModelSpec model = {}) {
-  FaultConfig f = no_faults();
-  f[target].model = model;
-  FaultRateOverride o;
-  o.nodes = {node};
-  o.target = target;
-  o.rate.probability_per_operation = 1.0;
-  f.overrides.push_back(o);
-  return f;
-}
-
-// Plain SGD on the batches the protocol documents: sample k of the concatenated epochs, epoch e
-// in seeded_permutation order keyed by (seed, replica, "batch_order", e).
-MlpParameters reference(const TrainingSpec& spec, int iterations, std::uint64_t seed,
-                        std::uint64_t replica = 0) {
-  const Dataset& train = data().train;
-  MlpParameters p = glorot_init(spec.mlp, seed);
-  const int n = train.samples();
-  const int batch = spec.mlp.batch_size;
-  for (int i = 0; i < iterations; ++i) {
-    Matrix x(train.features(), batch);
-    std::vector<int> y(static_cast<std::size_t>(batch));
-    for (int b = 0; b < batch; ++b) {
-      const long k = static_cast<long>(i) * batch + b;
-      const std::uint64_t key =
-          sim::stream_seed({seed, replica, "batch_order", static_cast<std::uint64_t>(k / n)});
-      const int sample = seeded_permutation(n, key)[static_cast<std::size_t>(k % n)];
-      x.col(b) = train.images.col(sample);
-      y[static_cast<std::size_t>(b)] = train.labels[static_cast<std::size_t>(sample)];
-    }
-    sgd_step(p, spec.mlp, x, y);
-  }
-  return p;
-}
-
-double max_difference(const MlpParameters& a, const MlpParameters& b) {
-  double worst = 0.0;
-  for (std::size_t l = 0; l < a.weights.size(); ++l) {
-    worst = std::max(worst, (a.weights[l] - b.weights[l]).cwiseAbs().maxCoeff());
-    worst = std::max(worst, (a.biases[l] - b.biases[l]).cwiseAbs().maxCoeff());
-  }
-  return worst;
-}
-
-TrainingResult train(const TrainingSpec& spec, FaultInjector& injector,
-                     const sim::CheckpointSpec& checkpoint = {},
-                     const sim::ClusterSpec& c = cluster(), std::uint64_t seed = 3,
-                     const TrainingObserver& observer = {}) {
-  return train_coded(c, checkpoint, spec, injector, data().train, data().test, seed, 0, observer);
-}
-
-TrainingResult train(const TrainingSpec& spec, const FaultConfig& faults,
-                     const sim::CheckpointSpec& checkpoint = {},
-                     const sim::ClusterSpec& c = cluster(), std::uint64_t seed = 3) {
-  FaultInjector injector(faults, c.node_count(), seed, 0);
-  return train(spec, injector, checkpoint, c, seed);
-}
-
-sim::CheckpointSpec every(int iterations) {
-  sim::CheckpointSpec c;
-  c.policy = sim::CheckpointKind::every_iterations;
-  c.every_iterations = iterations;
-  return c;
-}
+using namespace codesim::models::testing;
 
 double breakdown_s(const sim::MetricSet& m) {
   return m.get("time_compute_s") + m.get("time_communication_s") + m.get("time_decode_s") +
@@ -174,8 +54,8 @@ FaultLog single_fault(const TrainingSpec& spec, const sim::CheckpointSpec& check
 }  // namespace
 
 TEST_CASE("without faults one step of every strategy equals a plain SGD step") {
-  for (const char* kind :
-       {"uncoded", "replication", "replication3", "mds", "gpd", "codenet_grid", "abft"}) {
+  for (const char* kind : {"uncoded", "replication", "replication3", "mds", "gpd", "codenet_grid",
+                           "abft", "abft_codenet"}) {
     for (int batch : {1, 3}) {
       CAPTURE(kind);
       CAPTURE(batch);
@@ -320,40 +200,6 @@ TEST_CASE("uncoded training lets a corruption persist silently") {
   CHECK(r.metrics.get("silent_corruptions") > 0.0);
   CHECK(r.metrics.get("audit_final_weight_deviation") > 1e-3);
   CHECK(max_difference(r.parameters, reference(spec, 10, 3)) > 1e-3);
-}
-
-TEST_CASE("abft corrects a wrong product entry at its node and a corrupted weight in place") {
-  ValueModelSpec one_entry = value_model_defaults(ValueModelKind::sparse_additive);
-  one_entry.entries = 1;
-  for (const FaultTarget target : {FaultTarget::product, FaultTarget::weights}) {
-    CAPTURE(to_string(target));
-    TrainingSpec spec = training("abft", 12, 2);
-    spec.audit = true;
-    const TrainingResult r = train(spec, always_on(1, target, one_entry), every(5));
-    CHECK(r.metrics.get("faults_injected") > 12.0);
-    CHECK(r.metrics.get("corrected") > 0.0);
-    // A strike at every opportunity sometimes puts two errors in one column and row of a block
-    // between two checks: detected and rolled back, rarely.
-    CHECK(r.metrics.get("detected") <= 0.1 * r.metrics.get("corrected"));
-    CHECK(r.metrics.get("rollbacks") <= r.metrics.get("detected"));
-    CHECK(r.metrics.get("regenerations") == 0.0);  // repaired at the node, not from others
-    CHECK(r.metrics.get("silent_corruptions") == 0.0);
-    CHECK(max_difference(r.parameters, reference(spec, 12, 3)) < 1e-9);
-  }
-}
-
-TEST_CASE("abft detects what it cannot correct and rolls back instead of going on silently") {
-  ValueModelSpec two_entries = value_model_defaults(ValueModelKind::sparse_additive);
-  two_entries.entries = 6;  // every entry of a 6-row partial at batch 1: a column with several
-  TrainingSpec spec = training("abft", 6);
-  spec.audit = true;
-  FaultConfig faults = always_on(2, FaultTarget::product, two_entries);
-  faults.overrides.front().rate.probability_per_operation = 0.3;
-  const TrainingResult r = train(spec, faults, every(2));
-  CHECK(r.metrics.get("detected") > 0.0);
-  CHECK(r.metrics.get("rollbacks") > 0.0);
-  CHECK(r.metrics.get("silent_corruptions") == 0.0);
-  CHECK(max_difference(r.parameters, reference(spec, 6, 3)) < 1e-9);
 }
 
 TEST_CASE("decode faults are corrected when every node decodes and silent with a master") {
