@@ -12,6 +12,7 @@ from typing import Callable
 import accuracy_vs_time
 import common
 import loss_vs_iteration
+import strategy_comparison
 import sweep_metric
 import time_breakdown
 
@@ -77,6 +78,8 @@ def figures(results: common.Results) -> list[Figure]:
                 print(f"skipping {name}: no replica has a {' or '.join(series)} series"
                       " (stochastic mode computes no accuracy or loss)", file=sys.stderr)
         chosen.append(("time_breakdown", time_breakdown.draw))
+        if strategy_comparison.fits(results):
+            chosen.append(("strategy_comparison", strategy_comparison.draw))
         return chosen + sweep_figures(
             results, ["final_test_accuracy", "completion_time_s", "rollbacks", "corrected"])
     if kind == "iterative_job":

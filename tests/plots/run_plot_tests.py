@@ -484,6 +484,41 @@ class PaperFigures(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertTrue((out / "figures" / "grid.sweep_rollbacks.png").is_file(), result.stdout)
 
+    def test_the_dispatcher_compares_labelled_strategies_under_swept_settings(self):
+        # {a, b} x two fault sections: the settings are objects, so no sweep axis, but a
+        # comparison with one group of bars per setting.
+        faults = [{"targets": {"weights": {"probability_per_operation": 3e-4}}},
+                  {"value_model": {"kind": "bitflip", "field": "exponent"},
+                   "targets": {"product": {"probability_per_operation": 3e-4}}}]
+        points = []
+        for label in ("a", "b"):
+            for f in faults:
+                replicas = [{"replica": 0, "rollbacks": 2.0, "completion_time_s": 1.5,
+                             "final_test_accuracy": 0.9, "time_compute_s": 1.0}]
+                points.append(self.point({"/faults": f, "/label": label}, label, replicas))
+        document = self.results_with(points)
+        document["scenario"]["workload"] = {"kind": "training"}
+        out = Path(tempfile.mkdtemp())
+        (out / "cmp.json").write_text(json.dumps(document))
+        result = run("plot.py", str(out / "cmp.json"), "-o", str(out / "figures"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        png = out / "figures" / "cmp.strategy_comparison.png"
+        self.assertEqual(png.read_bytes()[:8], PNG_SIGNATURE)
+        self.assertFalse(list((out / "figures").glob("cmp.sweep_*.png")), result.stdout)
+
+    def test_swept_settings_are_named_in_a_few_words(self):
+        import strategy_comparison
+        self.assertEqual(strategy_comparison.short_text({}), "off")
+        self.assertEqual(strategy_comparison.short_text({"kind": "shifted_exponential",
+                                                         "shift": 1}), "shifted_exponential")
+        self.assertEqual(strategy_comparison.short_text(
+            {"value_model": {"kind": "bitflip", "field": "exponent"},
+             "targets": {"weights": {"probability_per_operation": 0},
+                         "product": {"probability_per_operation": 3e-4}}}),
+            "product: bitflip exponent")
+        self.assertEqual(strategy_comparison.short_text({"mtbf_s": 50, "repair_s": 0.5}),
+                         "mtbf_s=50, repair_s=0.5")
+
     def test_a_missing_input_exits_2_with_one_error_line(self):
         missing = Path(tempfile.mkdtemp()) / "absent.json"
         result = run("paper_figures.py", "t3", str(missing), "-o", str(missing.with_suffix(".png")))
