@@ -113,13 +113,27 @@ void CodedTrainingRun::on_partial(int p) {
   offer(p, dir_name(dir), l, FaultTarget::weights, flops, block);
   Matrix partial = multiply_input(scheme, p, dir, input.of(p));
   offer(p, dir_name(dir), l, FaultTarget::product, flops, partial);
+  const NodeCheck check = checked_at_node(scheme, p, dir, input.of(p), partial);
+  if (check.kept) partials_[static_cast<std::size_t>(p)] = std::move(partial);
+  if (check.extra_flops > 0.0) {
+    // The node checked its block (and recomputed): the partial leaves when that is done.
+    --pending_tasks_;
+    start_task(p, check.extra_flops, &CodedTrainingRun::deliver_partial);
+    return;
+  }
+  deliver_partial(p);
+}
+
+// Node p's task (product, or its block check) is over: its partial joins its symbols.
+void CodedTrainingRun::deliver_partial(int p) {
   --pending_tasks_;
-  if (!checked_at_node(scheme, p, dir, input.of(p), partial)) {
+  if (!partials_[static_cast<std::size_t>(p)]) {
     task_state_[static_cast<std::size_t>(p)] = TaskState::lost;  // withheld: an erasure
     check_round_done();
     return;
   }
-  partials_[static_cast<std::size_t>(p)] = std::move(partial);
+  const DirectionGeometry& g = geometry_[static_cast<std::size_t>(round_layer_)]
+                                   .dir[static_cast<std::size_t>(dir_index(round_dir_))];
   task_state_[static_cast<std::size_t>(p)] = TaskState::done;
   for (int s : g.node_symbols[static_cast<std::size_t>(p)]) {
     if (++member_done_[static_cast<std::size_t>(s)] ==
@@ -132,26 +146,38 @@ void CodedTrainingRun::on_partial(int p) {
 }
 
 // The node's own check of its partial (ABFT; nothing for the other schemes), counted when it
-// corrects. A failed check makes the node check its block: when it repaired the block, the
-// product is computed again from it; a block beyond repair, or a product wrong beyond repair from
-// a sound block, is withheld (false: an erasure), and the former leaves the node stale.
-bool CodedTrainingRun::checked_at_node(CodingScheme& scheme, int p, Direction dir,
-                                       const Matrix& input, Matrix& partial) {
+// corrects. A failed check makes the node check its block (its time charged): when it repaired
+// the block, the product is computed again from it (charged too); a block beyond repair, or a
+// product wrong beyond repair from a sound block, is withheld (an erasure), and the former
+// leaves the node stale.
+CodedTrainingRun::NodeCheck CodedTrainingRun::checked_at_node(CodingScheme& scheme, int p,
+                                                              Direction dir, const Matrix& input,
+                                                              Matrix& partial) {
   PartialCheck check = scheme.check_partial(p, dir, partial, spec_.decode);
+  NodeCheck out;
   if (check.block_suspect) {
+    const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
+    out.extra_flops =
+        block_check_flops(dir == Direction::forward ? *blocks.front() : *blocks.back());
     const DecodeStatus block = scheme.repair_block(p, spec_.decode);
     if (block == DecodeStatus::detected) {
       stale_[static_cast<std::size_t>(p)] = true;
-      return false;
+      out.kept = false;
+      return out;
     }
     if (block == DecodeStatus::corrected && check.status == DecodeStatus::detected) {
       partial = multiply_input(scheme, p, dir, input);
       check = scheme.check_partial(p, dir, partial, spec_.decode);
       if (check.status == DecodeStatus::clean) check.status = DecodeStatus::corrected;
+      out.extra_flops += geometry_[static_cast<std::size_t>(round_layer_)]
+                             .dir[static_cast<std::size_t>(dir_index(dir))]
+                             .task_flops_per_column *
+                         batch_;
     }
   }
   if (check.status == DecodeStatus::corrected) ++progress_.counts.corrected;
-  return check.status != DecodeStatus::detected;
+  out.kept = check.status != DecodeStatus::detected;
+  return out;
 }
 
 void CodedTrainingRun::check_round_done() {

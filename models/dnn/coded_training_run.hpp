@@ -132,8 +132,19 @@ class CodedTrainingRun {
   void on_partial(int p);
   /// Runs `flops` on idle node p; `done(p)` follows unless the phase or the attempt moved on.
   void start_task(int p, double flops, void (CodedTrainingRun::*done)(int));
-  bool checked_at_node(CodingScheme& scheme, int p, Direction dir, const Matrix& input,
-                       Matrix& partial);
+  // Delivers node p's checked partial (partials_[p]; empty: withheld) to its symbols.
+  void deliver_partial(int p);
+  // A block check's flops: 24 per stored entry (by columns, then by rows: three weighted sums
+  // and three magnitudes per entry and pass).
+  static double block_check_flops(const Matrix& block) { return 24.0 * block.size(); }
+  // kept: the partial goes out; extra_flops: the node's block check and recomputation, which
+  // delay it.
+  struct NodeCheck {
+    bool kept = true;
+    double extra_flops = 0.0;
+  };
+  NodeCheck checked_at_node(CodingScheme& scheme, int p, Direction dir, const Matrix& input,
+                            Matrix& partial);
   bool repair_blocks(int layer);
   void check_round_done();
   void finish_round();

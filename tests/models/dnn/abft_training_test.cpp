@@ -78,3 +78,18 @@ TEST_CASE("the hybrid regenerates a block its node cannot repair instead of roll
   const TrainingResult a = train(alone, on_abft, every(3));
   CHECK(a.metrics.get("rollbacks") > 0.0);
 }
+
+TEST_CASE("a node that checks and repairs its block delays its partial by the check's time") {
+  ValueModelSpec one_entry = value_model_defaults(ValueModelKind::sparse_additive);
+  one_entry.entries = 1;
+  const TrainingSpec spec = training("abft", 1);
+  const TrainingResult clean = train(spec, no_faults());
+  const TrainingResult repaired = train(spec, always_on(1, FaultTarget::weights, one_entry));
+  REQUIRE(repaired.metrics.get("corrected") > 0.0);
+  CHECK(repaired.metrics.get("rollbacks") == 0.0);
+  // Node 1's forward block is 6 x 4 plus 3 checksum lines: a check is 24 flops per stored entry
+  // (9 x 7) at 1e9 flop/s, and a recomputation after the repair; the round waits for it.
+  const double check_s = 24.0 * 9 * 7 / 1e9;
+  CHECK(repaired.metrics.get("time_compute_s") >= clean.metrics.get("time_compute_s") + check_s);
+  CHECK(max_difference(repaired.parameters, clean.parameters) < 1e-12);
+}
