@@ -45,10 +45,11 @@
 //    before any repair and withholds one with two wrong entries, so there a struck block passes
 //    with V_j instead (its struck entries of W and the checksum rows in one row, or only
 //    checksum-column entries, in one column); a repair that one node's pass triggers for the
-//    whole layer is neglected. Nothing is silent: three checksums always detect two wrong
-//    entries. The
-//    value model of the weight strikes (TrainingTheoryOptions::weight_fault_model) matters only
-//    here.
+//    whole layer is neglected. A strike hidden behind zero inputs (see above) can reach the
+//    verification pass instead of a training read, where V_j < Q_j: with 2 or 3 entries per
+//    strike on toy blocks train_coded then rolls back more than predicted. Nothing is silent:
+//    three checksums always detect two wrong entries. The value model of the weight strikes
+//    (TrainingTheoryOptions::weight_fault_model) matters only here.
 // Every strike then reaches exactly one read, so the decodes of an iteration are independent and
 // p = 1 - prod_j (1 - failure_j) is exact under these assumptions.
 //
