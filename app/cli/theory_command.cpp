@@ -30,8 +30,11 @@ constexpr double kDefaultRollbackS = 1.0;    // reloading every block
 
 // Options of the training model, which the tables do not take.
 const std::vector<std::string> kModelOptions = {
-    "scheme",     "layers", "eps",         "iteration-s",         "checkpoint-s",
-    "rollback-s", "tau",    "error-model", "first-layer-backward"};
+    "scheme",        "layers",       "eps",         "iteration-s",          "checkpoint-s",
+    "rollback-s",    "tau",          "error-model", "first-layer-backward", "weight-fault",
+    "fault-entries", "fault-density"};
+// The weight strikes' value model: only the nodes' own checks (abft) depend on it.
+const std::vector<std::string> kFaultOptions = {"weight-fault", "fault-entries", "fault-density"};
 
 // A failed check: what is wrong, with "(expected ...)".
 struct Problem {
@@ -61,8 +64,16 @@ po::options_description theory_options() {
       "adversarial (default: t = floor((S-K)/2)) or random (t = S-K-1)")(
       "first-layer-backward", po::bool_switch(),
       "model a backward round in layer 0 too (the CodeNet experiment code; train_coded skips "
-      "it)")("table", po::value<std::string>()->value_name("NAME"),
-             "thresholds (T1) or tolerance (T3, with --m --n) instead of the training model")(
+      "it)")("weight-fault", po::value<std::string>()->value_name("MODEL"),
+             "abft: what a weight strike does, bitflip, sparse_additive, random_value, gaussian or "
+             "stuck_at_zero, with their defaults (default sparse_additive)")(
+      "fault-entries", po::value<long long>()->value_name("N"),
+      "abft: entries of the checksummed block one strike changes (default: by density)")(
+      "fault-density", po::value<double>()->value_name("D"),
+      "abft: fraction of the checksummed block's entries one strike changes (default 0.005; "
+      "bitflip strikes one entry)")(
+      "table", po::value<std::string>()->value_name("NAME"),
+      "thresholds (T1) or tolerance (T3, with --m --n) instead of the training model")(
       "json", po::bool_switch(), "print JSON")("help,h", po::bool_switch(), "show this help");
   return options;
 }
@@ -128,11 +139,58 @@ std::optional<Problem> read_costs(const po::variables_map& values,
   return std::nullopt;
 }
 
+// --weight-fault, --fault-entries, --fault-density: abft only, one of entries and density.
+std::optional<Problem> read_fault_model(const po::variables_map& values, TheoryInputs& in) {
+  const bool given = std::any_of(kFaultOptions.begin(), kFaultOptions.end(),
+                                 [&](const std::string& name) { return values.count(name) > 0; });
+  if (!given) return std::nullopt;
+  if (!std::holds_alternative<models::AbftSpec>(in.spec)) {
+    return Problem{
+        "--weight-fault, --fault-entries and --fault-density apply only to nodes that "
+        "check their own blocks (expected --scheme abft)"};
+  }
+  models::ValueModelSpec& spec = in.options.weight_fault_model;
+  if (values.count("weight-fault")) {
+    const std::string name = values["weight-fault"].as<std::string>();
+    const auto kind = models::parse_value_model_kind(name);
+    if (!kind) {
+      return Problem{"unknown value model '" + name +
+                     "' (expected bitflip, sparse_additive, random_value, gaussian or "
+                     "stuck_at_zero)"};
+    }
+    spec = models::value_model_defaults(*kind);
+  }
+  if (values.count("fault-entries") && values.count("fault-density")) {
+    return Problem{"--fault-entries and --fault-density are both given (expected one)"};
+  }
+  if (values.count("fault-entries")) {
+    const long long entries = values["fault-entries"].as<long long>();
+    if (entries < 1) {
+      return Problem{"--fault-entries " + std::to_string(entries) +
+                     " is out of range (expected an integer >= 1)"};
+    }
+    spec.entries = entries;
+  }
+  if (values.count("fault-density")) {
+    spec.density = values["fault-density"].as<double>();
+    spec.entries = 0;
+    if (!(spec.density > 0.0 && spec.density <= 1.0)) {
+      std::ostringstream message;
+      message << "--fault-density " << spec.density << " is out of range (expected (0, 1])";
+      return Problem{message.str()};
+    }
+  }
+  if (std::string problem = models::validate_value_model(spec); !problem.empty()) {
+    return Problem{expecting("weight fault model: " + problem, "a valid value model")};
+  }
+  return std::nullopt;
+}
+
 std::optional<Problem> read_model_inputs(const po::variables_map& values, TheoryInputs& in) {
   if (!values.count("scheme")) {
     return Problem{
-        "--scheme is required (expected uncoded, replication, mds, gpd or codenet_grid, or "
-        "--table)"};
+        "--scheme is required (expected uncoded, replication, mds, gpd, codenet_grid or abft, "
+        "or --table)"};
   }
   std::variant<models::SchemeSpec, std::string> read = read_scheme_options(values);
   if (read.index() == 1) return Problem{std::get<std::string>(read)};
@@ -174,7 +232,7 @@ std::optional<Problem> read_model_inputs(const po::variables_map& values, Theory
   if (!problem.empty()) {
     return Problem{expecting(problem, "a scheme whose m, n or k divide every layer's W")};
   }
-  return std::nullopt;
+  return read_fault_model(values, in);
 }
 
 // The tables take no training-model options and (tolerance) only --m, --n, --orientation.

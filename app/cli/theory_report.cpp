@@ -166,7 +166,20 @@ TheoryReport theory_report(const TheoryInputs& in) {
   report.silent_probability_per_iteration = theory.silent_corruption_probability(eps);
   const bool detects_nothing =
       theory.summary().forward.detectable == 0 && theory.summary().backward.detectable == 0;
-  report.silent_expected_per_iteration = detects_nothing ? theory.expected_strikes(eps) : 0.0;
+  const bool checks_at_nodes = !theory.local_corrections().empty();
+  report.silent_expected_per_iteration =
+      detects_nothing && !checks_at_nodes ? theory.expected_strikes(eps) : 0.0;
+  if (checks_at_nodes) {
+    TheoryLocalCorrection local;
+    local.value_model = std::string(models::to_string(in.options.weight_fault_model.kind));
+    for (const models::AbftCorrection& layer : theory.local_corrections()) {
+      local.entries_per_strike.push_back(layer.model().entries);
+      local.per_strike.push_back(layer.per_strike());
+      local.exact.push_back(layer.exact());
+    }
+    local.expected_per_iteration = theory.expected_local_corrections(eps);
+    report.local_correction = std::move(local);
+  }
   report.costs = in.costs;
   add_checkpoint_model(theory, in, report);
   return report;
@@ -190,6 +203,14 @@ Json to_json(const TheoryReport& r) {
   json["expected_corrected_decodes_per_iteration"] = r.expected_corrected_decodes_per_iteration;
   json["silent_corruption"] = {{"probability_per_iteration", r.silent_probability_per_iteration},
                                {"expected_per_iteration", r.silent_expected_per_iteration}};
+  if (r.local_correction) {
+    const TheoryLocalCorrection& local = *r.local_correction;
+    json["local_correction"] = {{"value_model", local.value_model},
+                                {"entries_per_strike", local.entries_per_strike},
+                                {"per_strike", local.per_strike},
+                                {"exact", local.exact},
+                                {"expected_per_iteration", local.expected_per_iteration}};
+  }
   json["costs"] = {{"iteration_s", r.costs.iteration_s},
                    {"checkpoint_s", r.costs.checkpoint_s},
                    {"rollback_s", r.costs.rollback_s}};

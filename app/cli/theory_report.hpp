@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -50,6 +51,16 @@ struct TheoryDecode {
   double silent = 0.0;
 };
 
+/// Nodes that check their own blocks (abft): what a weight strike does to a block and how often
+/// the node corrects it, per weight layer.
+struct TheoryLocalCorrection {
+  std::string value_model;                       ///< the weight strikes' value model kind
+  std::vector<std::int64_t> entries_per_strike;  ///< of the stored (checksummed) block
+  std::vector<double> per_strike;                ///< q: P(one strike corrected at its node)
+  std::vector<bool> exact;                       ///< false: q and Q_j are upper bounds
+  double expected_per_iteration = 0.0;           ///< blocks corrected at their nodes
+};
+
 /// The checkpoint model at one interval tau. Infinite values stand for "never completes".
 struct TheoryInterval {
   int tau = 1;
@@ -78,6 +89,7 @@ struct TheoryReport {
   double expected_corrected_decodes_per_iteration = 0.0;
   double silent_probability_per_iteration = 0.0;
   double silent_expected_per_iteration = 0.0;
+  std::optional<TheoryLocalCorrection> local_correction;  ///< abft only
   analysis::CheckpointCosts costs;
   std::vector<TheoryInterval> intervals;  ///< ascending tau: the default list and requested_tau
   std::optional<int> requested_tau;

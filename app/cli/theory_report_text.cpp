@@ -70,6 +70,17 @@ void print_exposure(const TheoryReport& r, std::ostream& out) {
       << text(r.expected_corrected_decodes_per_iteration) << "\n";
   out << "silent corruptions per iteration: " << text(r.silent_expected_per_iteration)
       << " expected (probability " << text(r.silent_probability_per_iteration) << ")\n";
+  if (r.local_correction) {
+    const TheoryLocalCorrection& local = *r.local_correction;
+    out << "corrected at the node per strike (" << local.value_model << "):";
+    for (std::size_t l = 0; l < local.per_strike.size(); ++l) {
+      out << (l == 0 ? " " : "; ") << "layer " << l << " q = " << text(local.per_strike[l])
+          << (local.exact[l] ? "" : " (upper bound)") << ", " << local.entries_per_strike[l]
+          << " entries per strike";
+    }
+    out << "\nexpected blocks corrected at their nodes per iteration: "
+        << text(local.expected_per_iteration) << "\n";
+  }
 }
 
 void print_optimal(const char* label, const analysis::OptimalInterval& o, std::ostream& out) {

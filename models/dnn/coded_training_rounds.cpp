@@ -76,6 +76,7 @@ void CodedTrainingRun::start_round(int layer, Direction dir) {
   tally_.reset(
       codewords_[static_cast<std::size_t>(layer)][static_cast<std::size_t>(dir_index(dir))], wait_);
   pending_tasks_ = 0;
+  withheld_blocks_.clear();
   const double flops = g.task_flops_per_column * batch_;
   for (int p : g.participants) {
     if (!usable(p)) {
@@ -148,8 +149,8 @@ void CodedTrainingRun::deliver_partial(int p) {
 // The node's own check of its partial (ABFT; nothing for the other schemes), counted when it
 // corrects. A failed check makes the node check its block (its time charged): when it repaired
 // the block, the product is computed again from it (charged too); a block beyond repair, or a
-// product wrong beyond repair from a sound block, is withheld (an erasure), and the former
-// leaves the node stale.
+// product wrong beyond repair from a sound block, is withheld (an erasure); the former's block is
+// regenerated from the other nodes after the decode (abft_codenet), or the job rolls back (abft).
 CodedTrainingRun::NodeCheck CodedTrainingRun::checked_at_node(CodingScheme& scheme, int p,
                                                               Direction dir, const Matrix& input,
                                                               Matrix& partial) {
@@ -161,7 +162,7 @@ CodedTrainingRun::NodeCheck CodedTrainingRun::checked_at_node(CodingScheme& sche
         block_check_flops(dir == Direction::forward ? *blocks.front() : *blocks.back());
     const DecodeStatus block = scheme.repair_block(p, spec_.decode);
     if (block == DecodeStatus::detected) {
-      stale_[static_cast<std::size_t>(p)] = true;
+      withheld_blocks_.push_back(p);  // regenerated after the decode, if the code can
       out.kept = false;
       return out;
     }
@@ -257,6 +258,14 @@ void CodedTrainingRun::after_decode() {
     ++progress_.counts.detected;
     rollback();
     return;
+  }
+  if (!withheld_blocks_.empty()) {
+    // Decoded around blocks their nodes could not repair: they are regenerated like blamed ones.
+    round_decode_.status = DecodeStatus::corrected;
+    std::vector<int>& blamed = round_decode_.blamed_nodes;
+    blamed.insert(blamed.end(), withheld_blocks_.begin(), withheld_blocks_.end());
+    std::sort(blamed.begin(), blamed.end());
+    blamed.erase(std::unique(blamed.begin(), blamed.end()), blamed.end());
   }
   if (round_decode_.status == DecodeStatus::corrected) {
     ++progress_.counts.corrected;

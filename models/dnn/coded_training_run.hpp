@@ -228,6 +228,7 @@ class CodedTrainingRun {
   double round_start_s_ = 0.0;
   std::vector<TaskState> task_state_;
   std::vector<std::optional<Matrix>> partials_;
+  std::vector<int> withheld_blocks_;  // this round's nodes whose block is beyond their repair
   std::vector<int> member_done_;
   std::vector<char> symbol_complete_;
   CodewordTally tally_;  // the complete symbols against the wait rule

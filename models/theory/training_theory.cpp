@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <variant>
 
@@ -129,6 +130,66 @@ std::vector<std::vector<int>> codeword_symbols(const SchemeSpec& spec, int symbo
   return codewords;
 }
 
+// One symbol at one decode: log P(no strike reached it), P(erroneous or withheld), and the
+// expected member blocks corrected at their nodes.
+struct SymbolOdds {
+  double log_clean = 0.0;
+  double bad = 0.0;
+  double local_corrections = 0.0;
+};
+
+SymbolOdds unchecked(const SymbolExposure& symbol, double eps, int iterations) {
+  const double strikes =
+      symbol.strikes + static_cast<double>(iterations) * symbol.strikes_per_iteration;
+  SymbolOdds odds;
+  odds.log_clean = log_clean(strikes, eps);
+  odds.bad = one_minus_exp(odds.log_clean);
+  return odds;
+}
+
+// Binomial(n, eps) probability of j strikes, exact at eps = 0 and eps = 1.
+double strike_pmf(int n, int j, double eps) {
+  if (eps == 0.0) return j == 0 ? 1.0 : 0.0;
+  if (eps == 1.0) return j == n ? 1.0 : 0.0;
+  return std::exp(std::lgamma(n + 1.0) - std::lgamma(j + 1.0) - std::lgamma(n - j + 1.0) +
+                  j * std::log(eps) + (n - j) * std::log1p(-eps));
+}
+
+// Each member block is withheld unless what struck it since its last read is corrected; the
+// symbol is withheld when any member is. Sums the binomial terms directly (no 1 - x).
+SymbolOdds locally_checked(const DecodeExposure& decode, const SymbolExposure& symbol, double eps,
+                           int iterations) {
+  const std::vector<double>& corrected = decode.corrected_given_strikes;
+  SymbolOdds odds;
+  double log_kept = 0.0;
+  for (const BlockExposure& block : symbol.blocks) {
+    const int n = block.strikes + iterations * block.strikes_per_iteration;
+    odds.log_clean += log_clean(n, eps);
+    // Q_j is tabulated up to J = corrected.size() - 1 and constant beyond. When n (which grows
+    // with the checkpoint interval for latent blocks) is far beyond J, the strikes from J on are
+    // one term, P(at least J strikes) = 1 - P(fewer): O(J) instead of O(n).
+    const int tabulated = static_cast<int>(corrected.size()) - 1;
+    const int last = tabulated >= 1 && n - tabulated > 256 ? tabulated : n + 1;
+    double withheld = 0.0;
+    double below_last = std::exp(log_clean(n, eps));  // P(fewer than j strikes), from j = 1
+    for (int j = 1; j <= std::min(n, last - 1); ++j) {
+      const double p = strike_pmf(n, j, eps);
+      const double q = corrected[std::min(static_cast<std::size_t>(j), corrected.size() - 1)];
+      withheld += p * (1.0 - q);
+      odds.local_corrections += p * q;
+      below_last += p;
+    }
+    if (last <= n) {
+      const double at_least_last = std::max(0.0, 1.0 - below_last);
+      withheld += at_least_last * (1.0 - corrected.back());
+      odds.local_corrections += at_least_last * corrected.back();
+    }
+    log_kept += log_complement(std::min(1.0, withheld));
+  }
+  odds.bad = one_minus_exp(log_kept);
+  return odds;
+}
+
 }  // namespace
 
 int DecodeExposure::symbol_count() const {
@@ -139,7 +200,9 @@ int DecodeExposure::symbol_count() const {
 
 DecodeProbabilities decode_probabilities(const DecodeExposure& decode, double eps, int iterations) {
   CODESIM_CHECK(eps >= 0.0 && eps <= 1.0 && iterations >= 1, "eps in [0, 1], iterations >= 1");
-  const int t = std::max(0, decode.correctable);
+  const bool local = decode.corrects_locally();
+  const int t = std::max(0, local ? decode.erasures_tolerated : decode.correctable);
+  double local_corrections = 0.0;
   double log_ok = 0.0;              // sum over codewords of log P(at most t erroneous)
   double log_clean_given_ok = 0.0;  // sum of log P(none erroneous | at most t)
   double log_all_clean = 0.0;       // sum of log P(none erroneous)
@@ -151,11 +214,11 @@ DecodeProbabilities decode_probabilities(const DecodeExposure& decode, double ep
     double tail = 0.0;
     double log_clean_codeword = 0.0;
     for (const SymbolExposure& symbol : codeword) {
-      const double strikes =
-          symbol.strikes + static_cast<double>(iterations) * symbol.strikes_per_iteration;
-      const double log_none = log_clean(strikes, eps);
-      log_clean_codeword += log_none;
-      const double q = one_minus_exp(log_none);  // P(the symbol is erroneous)
+      const SymbolOdds odds = local ? locally_checked(decode, symbol, eps, iterations)
+                                    : unchecked(symbol, eps, iterations);
+      log_clean_codeword += odds.log_clean;
+      local_corrections += odds.local_corrections;
+      const double q = odds.bad;  // P(the symbol is erroneous, or withheld)
       if (q == 0.0) continue;
       if (static_cast<int>(mass.size()) == t + 1) tail += mass.back() * q;
       for (std::size_t k = mass.size() - 1; k >= 1; --k) {
@@ -169,7 +232,8 @@ DecodeProbabilities decode_probabilities(const DecodeExposure& decode, double ep
     if (std::isfinite(log_ok_codeword)) log_clean_given_ok += log_clean_codeword - log_ok_codeword;
   }
   DecodeProbabilities out;
-  if (!decode.detects) {
+  out.local_corrections = local_corrections;
+  if (!decode.detects && !local) {
     out.silent = one_minus_exp(log_all_clean);
     return out;
   }
@@ -177,6 +241,8 @@ DecodeProbabilities decode_probabilities(const DecodeExposure& decode, double ep
   // P(all ok) - P(all clean) = P(all ok) (1 - prod P(clean | ok)), without cancellation.
   out.corrected =
       std::isfinite(log_ok) ? std::exp(log_ok) * one_minus_exp(log_clean_given_ok) : 0.0;
+  // Local correction can make P(ok) round to P(clean) from below (q near 0): not below 0.
+  if (local) out.corrected = std::max(0.0, out.corrected);
   return out;
 }
 
@@ -188,6 +254,7 @@ SequenceProbabilities sequence_probabilities(std::span<const DecodeExposure> dec
   for (const DecodeExposure& decode : decodes) {
     const DecodeProbabilities p = decode_probabilities(decode, eps, iterations);
     out.expected_corrected += std::exp(log_survive) * p.corrected;
+    out.expected_local_corrections += std::exp(log_survive) * p.local_corrections;
     log_survive += log_complement(p.failure);
     log_no_silent += log_complement(p.silent);
   }
@@ -205,10 +272,6 @@ std::string validate_training_theory(const SchemeSpec& spec, const std::vector<i
     }
   }
   if (SchemeProblem problem = validate_scheme(spec); !problem.empty()) return problem.message;
-  if (checks_at_nodes(spec)) {
-    return "the closed forms do not cover " + std::string(scheme_name(spec)) +
-           "'s checks at the nodes yet (simulate it instead)";
-  }
   for (std::size_t l = 0; l + 1 < layer_sizes.size(); ++l) {
     const std::string problem = validate_scheme(spec, layer_sizes[l + 1], layer_sizes[l]).message;
     if (!problem.empty()) {
@@ -226,6 +289,20 @@ std::string validate_training_theory(const SchemeSpec& spec, const std::vector<i
 
 namespace {
 
+// W's part of one node's block when the scheme's nodes check their own blocks and correct or
+// withhold (abft: W_rc of the m x n grid), else nullopt. A scheme whose nodes keep ABFT checksums
+// on top of a code (a CodeNet grid of ABFT nodes) needs only its node block here: its symbols,
+// codewords and erasures_tolerated already come from the scheme and its summary.
+std::optional<AbftBlockShape> locally_checked_block(const SchemeSpec& spec, int rows, int cols) {
+  if (const auto* abft = std::get_if<AbftSpec>(&spec)) {
+    return AbftBlockShape{.rows = rows / abft->m, .cols = cols / abft->n};
+  }
+  if (const auto* hybrid = std::get_if<AbftCodenetSpec>(&spec)) {
+    return AbftBlockShape{.rows = rows / hybrid->m, .cols = cols / hybrid->n};
+  }
+  return std::nullopt;
+}
+
 // What the theory reads of a scheme, per direction d (kForward, kBackward).
 struct SchemeStructure {
   std::unique_ptr<CodingScheme> scheme;  // on the smallest W with the scheme's block structure
@@ -236,6 +313,7 @@ struct SchemeStructure {
   std::vector<std::vector<int>> codewords[2];
   int correctable[2] = {0, 0};
   bool detects[2] = {true, true};
+  int erasures_tolerated[2] = {0, 0};
 };
 
 SchemeStructure read_structure(const SchemeSpec& spec, const SchemeSummary& summary,
@@ -260,6 +338,7 @@ SchemeStructure read_structure(const SchemeSpec& spec, const SchemeSummary& summ
     s.correctable[d] = error_model == ErrorModel::adversarial ? capability.correctable_adversarial
                                                               : capability.correctable_random;
     s.detects[d] = capability.detectable > 0;
+    s.erasures_tolerated[d] = capability.erasures_tolerated;
   }
   return s;
 }
@@ -324,25 +403,53 @@ LayerOpportunities layer_exposure(const SchemeStructure& s, int l, bool backward
   return opportunities;
 }
 
-// Sums member exposures into symbols, grouped into codewords.
+// Sums member exposures into symbols, grouped into codewords; with local correction (`local`
+// not null) keeps each member block's exposure and the nodes' Q_j.
 DecodeExposure make_decode(const SchemeStructure& s, const Exposures (&exposure)[2], int l, int d,
-                           SymbolExposure ReadExposure::*kind) {
+                           SymbolExposure ReadExposure::*kind, const AbftCorrection* local) {
   DecodeExposure decode;
   decode.layer = l;
   decode.direction = kDirections[d];
   decode.correctable = s.correctable[d];
   decode.detects = s.detects[d];
+  if (local != nullptr) {
+    // The verification pass checks its products before repairing (AbftCorrection::V_j).
+    const bool verification = kind == &ReadExposure::verification;
+    for (int j = 0; j <= local->max_strikes(); ++j) {
+      decode.corrected_given_strikes.push_back(verification ? local->at_verification(j)
+                                                            : local->given_strikes(j));
+    }
+    decode.erasures_tolerated = s.erasures_tolerated[d];
+  }
   for (const auto& codeword : s.codewords[d]) {
     decode.codewords.emplace_back();
     for (int symbol : codeword) {
       SymbolExposure sum;
       for (int p : s.scheme->symbol_members(kDirections[d], symbol)) {
-        sum += exposure[d][static_cast<std::size_t>(l)][static_cast<std::size_t>(p)].*kind;
+        const SymbolExposure& member =
+            exposure[d][static_cast<std::size_t>(l)][static_cast<std::size_t>(p)].*kind;
+        sum += member;
+        if (local != nullptr) {
+          sum.blocks.push_back({member.strikes, member.strikes_per_iteration});
+        }
       }
       decode.codewords.back().push_back(sum);
     }
   }
   return decode;
+}
+
+// The most strikes one read of layer l's blocks can see in one iteration (at least 1).
+int max_read_strikes(const Exposures (&exposure)[2], int l) {
+  int most = 1;
+  for (int d : {kForward, kBackward}) {
+    for (const ReadExposure& read : exposure[d][static_cast<std::size_t>(l)]) {
+      for (const SymbolExposure* e : {&read.steady, &read.first, &read.verification}) {
+        most = std::max(most, e->strikes + e->strikes_per_iteration);
+      }
+    }
+  }
+  return most;
 }
 
 }  // namespace
@@ -352,6 +459,8 @@ TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& l
     : options_(options) {
   CODESIM_CHECK(validate_training_theory(spec, layer_sizes).empty(),
                 "the training theory needs a valid scheme and MLP");
+  CODESIM_CHECK(validate_value_model(options.weight_fault_model).empty(),
+                "the training theory needs a valid weight fault model");
   summary_ = summarize_scheme(spec);
   const SchemeStructure s = read_structure(spec, summary_, options.error_model);
   const int layer_count = static_cast<int>(layer_sizes.size()) - 1;
@@ -364,18 +473,29 @@ TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& l
     const bool backward_round = l >= 1 || options.first_layer_backward;
     opportunities_.push_back(layer_exposure(s, l, backward_round, exposure, latent_blocks_));
   }
+  for (int l = 0; l < layer_count; ++l) {
+    const auto shape = locally_checked_block(spec, layer_sizes[static_cast<std::size_t>(l) + 1],
+                                             layer_sizes[static_cast<std::size_t>(l)]);
+    if (!shape) break;
+    local_.emplace_back(*shape, abft_strike_model(options.weight_fault_model, *shape),
+                        max_read_strikes(exposure, l));
+  }
+  const auto local = [this](int l) {
+    return local_.empty() ? nullptr : &local_[static_cast<std::size_t>(l)];
+  };
   const int lowest_backward = options.first_layer_backward ? 0 : 1;
   for (int l = 0; l < layer_count; ++l) {
-    steady_.push_back(make_decode(s, exposure, l, kForward, &ReadExposure::steady));
-    first_.push_back(make_decode(s, exposure, l, kForward, &ReadExposure::first));
+    steady_.push_back(make_decode(s, exposure, l, kForward, &ReadExposure::steady, local(l)));
+    first_.push_back(make_decode(s, exposure, l, kForward, &ReadExposure::first, local(l)));
   }
   for (int l = layer_count - 1; l >= lowest_backward; --l) {
-    steady_.push_back(make_decode(s, exposure, l, kBackward, &ReadExposure::steady));
-    first_.push_back(make_decode(s, exposure, l, kBackward, &ReadExposure::first));
+    steady_.push_back(make_decode(s, exposure, l, kBackward, &ReadExposure::steady, local(l)));
+    first_.push_back(make_decode(s, exposure, l, kBackward, &ReadExposure::first, local(l)));
   }
   for (int l = 0; l < layer_count; ++l) {
     for (int d : {kForward, kBackward}) {
-      verification_.push_back(make_decode(s, exposure, l, d, &ReadExposure::verification));
+      verification_.push_back(
+          make_decode(s, exposure, l, d, &ReadExposure::verification, local(l)));
     }
   }
 }
@@ -404,6 +524,10 @@ double TrainingTheory::expected_corrected_decodes(double eps) const {
 
 double TrainingTheory::silent_corruption_probability(double eps) const {
   return sequence_probabilities(steady_, eps).silent;
+}
+
+double TrainingTheory::expected_local_corrections(double eps) const {
+  return sequence_probabilities(steady_, eps).expected_local_corrections;
 }
 
 }  // namespace codesim::models

@@ -32,7 +32,24 @@
 //    are regenerated, so a second read finds the block clean;
 //  - checkpoints are written only after a passing verification pass (verify_before_checkpoint),
 //    so a rollback restores clean blocks;
-//  - no crashes or stragglers (no erasures); every node is up.
+//  - no crashes or stragglers; every node is up. The only erasures are partials that a node
+//    checking its own block (abft) withholds;
+//  - abft: a read of a struck block checks the whole block (the product's checksums flag the
+//    strike; strikes that only hit entries the product does not read, checksum columns forward,
+//    checksum rows backward, or the corner, are neglected: they are alone only for single-entry
+//    strikes, which are always corrected). The read corrects the union of the entries struck
+//    since the block's last read with probability Q_j for j strikes (abft_correction.hpp: exact
+//    for uniformly chosen entries, an upper bound for large blocks), else the node withholds its
+//    partial: an erasure. A codeword fails beyond the scheme's erasures_tolerated (0 for abft's
+//    uncoded grid). The verification pass checks its batch-1 all-ones products at the node
+//    before any repair and withholds one with two wrong entries, so there a struck block passes
+//    with V_j instead (its struck entries of W and the checksum rows in one row, or only
+//    checksum-column entries, in one column); a repair that one node's pass triggers for the
+//    whole layer is neglected. A strike hidden behind zero inputs (see above) can reach the
+//    verification pass instead of a training read, where V_j < Q_j: with 2 or 3 entries per
+//    strike on toy blocks train_coded then rolls back more than predicted. Nothing is silent:
+//    three checksums always detect two wrong entries. The value model of the weight strikes
+//    (TrainingTheoryOptions::weight_fault_model) matters only here.
 // Every strike then reaches exactly one read, so the decodes of an iteration are independent and
 // p = 1 - prod_j (1 - failure_j) is exact under these assumptions.
 //
@@ -50,6 +67,8 @@
 #include <vector>
 
 #include "models/coding/coding_scheme.hpp"
+#include "models/faults/value_model.hpp"
+#include "models/theory/abft_correction.hpp"
 
 namespace codesim::models {
 
@@ -60,6 +79,10 @@ struct TrainingTheoryOptions {
   /// Also run layer 0's backward product, as the CodeNet experiment code does (the every-layer
   /// count of docs/reproduction.md); train_coded skips it.
   bool first_layer_backward = false;
+  /// What a weight strike does (entries and values): decides how often a node that checks its
+  /// own block (abft) corrects it. The CodeNet experiment's sparse additive noise at density
+  /// 0.005 by default; the other schemes' numbers do not depend on it.
+  ValueModelSpec weight_fault_model = value_model_defaults(ValueModelKind::sparse_additive);
 };
 
 /// Weight-fault opportunities of one layer per iteration.
@@ -70,11 +93,20 @@ struct LayerOpportunities {
   int total() const { return forward + backward + update; }
 };
 
-/// Strikes that can reach one symbol at one decode: `strikes`, plus `strikes_per_iteration`
-/// for every iteration since the last clean state (latent blocks, verification pass only).
+/// Strikes that can reach one block at one read: `strikes`, plus `strikes_per_iteration` for
+/// every iteration since the last clean state (latent blocks, verification pass only).
+struct BlockExposure {
+  int strikes = 0;
+  int strikes_per_iteration = 0;
+};
+
+/// Strikes that can reach one symbol at one decode (the sum over its member blocks).
 struct SymbolExposure {
   int strikes = 0;
   int strikes_per_iteration = 0;
+  /// The member blocks one by one; filled only for decodes with local correction, where each
+  /// block is corrected or withheld on its own.
+  std::vector<BlockExposure> blocks;
 };
 
 /// One decode of one layer: its codewords (replication and uncoded: one per block row forward or
@@ -85,7 +117,14 @@ struct DecodeExposure {
   std::vector<std::vector<SymbolExposure>> codewords;
   int correctable = 0;  ///< erroneous symbols each codeword corrects, t
   bool detects = true;  ///< false: nothing is detected (uncoded)
+  /// Local correction at the nodes (abft): Q_j, the probability that a member block read after
+  /// j strikes is corrected at its node rather than withheld (index j, Q_0 = 1; beyond the end,
+  /// the last entry). Empty: the nodes check nothing and strikes make symbols erroneous.
+  std::vector<double> corrected_given_strikes;
+  /// With local correction: withheld symbols (erasures) each codeword tolerates.
+  int erasures_tolerated = 0;
   int symbol_count() const;
+  bool corrects_locally() const { return !corrected_given_strikes.empty(); }
 };
 
 /// Probabilities of one decode.
@@ -96,20 +135,26 @@ struct DecodeProbabilities {
   double corrected = 0.0;
   /// At least one erroneous symbol that nothing detects (decodes with detects == false).
   double silent = 0.0;
+  /// Expected member blocks corrected at their nodes (local correction only).
+  double local_corrections = 0.0;
 };
 
 /// Decode probabilities when each strike hits with probability eps and `iterations` iterations
 /// passed since the last clean state: a symbol is erroneous with probability
 /// 1 - (1 - eps)^(strikes + iterations strikes_per_iteration); codewords fail independently
-/// (Poisson-binomial tail, summed without cancellation). eps in [0, 1], iterations >= 1.
+/// (Poisson-binomial tail, summed without cancellation). With local correction a symbol is
+/// instead withheld unless every member block is clean or corrected, a block exposed to n
+/// strikes being fine with probability sum_j Binomial(n, eps)(j) Q_j, and a codeword fails
+/// beyond erasures_tolerated withheld symbols. eps in [0, 1], iterations >= 1.
 DecodeProbabilities decode_probabilities(const DecodeExposure& decode, double eps,
                                          int iterations = 1);
 
 /// A sequence of independent decodes (one iteration, or one verification pass).
 struct SequenceProbabilities {
-  double failure = 0.0;             ///< 1 - prod_j (1 - failure_j)
-  double expected_corrected = 0.0;  ///< sum_j P(no earlier failure) corrected_j
-  double silent = 0.0;              ///< 1 - prod_j (1 - silent_j)
+  double failure = 0.0;                     ///< 1 - prod_j (1 - failure_j)
+  double expected_corrected = 0.0;          ///< sum_j P(no earlier failure) corrected_j
+  double silent = 0.0;                      ///< 1 - prod_j (1 - silent_j)
+  double expected_local_corrections = 0.0;  ///< sum_j P(no earlier failure) local_corrections_j
 };
 
 SequenceProbabilities sequence_probabilities(std::span<const DecodeExposure> decodes, double eps,
@@ -156,6 +201,10 @@ class TrainingTheory {
   double expected_corrected_decodes(double eps) const;
   /// Probability that a steady iteration adds an undetected corruption (uncoded; else 0).
   double silent_corruption_probability(double eps) const;
+  /// Expected blocks corrected at their nodes in a steady iteration (abft; else 0).
+  double expected_local_corrections(double eps) const;
+  /// Per layer, the nodes' correction of their blocks (abft); empty for the other schemes.
+  const std::vector<AbftCorrection>& local_corrections() const { return local_; }
   /// Expected strikes per iteration: opportunities_per_iteration() eps.
   double expected_strikes(double eps) const { return opportunities_per_iteration() * eps; }
 
@@ -164,6 +213,7 @@ class TrainingTheory {
   SchemeSummary summary_;
   std::vector<LayerOpportunities> opportunities_;
   int latent_blocks_ = 0;
+  std::vector<AbftCorrection> local_;
   std::vector<DecodeExposure> steady_;
   std::vector<DecodeExposure> first_;
   std::vector<DecodeExposure> verification_;

@@ -112,14 +112,6 @@ TEST_CASE("the scenario reader, codes and theory build the same spec from every 
     CHECK(codes["parameters"].size() == d.fields.size());
     std::vector<std::string> theory_args = args;
     theory_args.insert(theory_args.end(), {"--layers", "40,40,40,10", "--json"});
-    if (models::checks_at_nodes(expected)) {
-      // No closed forms for the checks at the nodes yet: refused in one line.
-      const auto refused =
-          codesim::test::run_captured(codesim::app::run_theory_command, theory_args);
-      CHECK(refused.code == 2);
-      CHECK(refused.err.find("do not cover " + std::string(d.name)) != std::string::npos);
-      continue;
-    }
     const auto theory =
         json_of(codesim::test::run_captured(codesim::app::run_theory_command, theory_args));
     CHECK(theory["parameters"] == codes["parameters"]);

@@ -32,6 +32,8 @@ const std::vector<std::string> kCodenet = {"--scheme", "codenet_grid", "--m", "5
 const std::vector<std::string> kReplication = {"--scheme", "replication", "--m",      "5",
                                                "--n",      "4",           "--copies", "2"};
 
+const std::vector<std::string> kAbft = {"--scheme", "abft", "--m", "5", "--n", "4"};
+
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
@@ -123,6 +125,40 @@ TEST_CASE("theory models the every-layer-backward protocol and other schemes") {
   CHECK(mds["latent_blocks"] == 8);
 }
 
+TEST_CASE("theory reports abft's corrections at the nodes and no silent corruption") {
+  const CliResult o = theory(kAbft);
+  CHECK(o.code == 0);
+  CHECK(o.err.empty());
+  CHECK(o.out.find("scheme: abft (m 5, n 4)\n") == 0);
+  CHECK(o.out.find("corrected at the node per strike (sparse_additive): layer 0 q = ") !=
+        std::string::npos);
+  CHECK(o.out.find(", 1993 entries per strike;") != std::string::npos);
+  CHECK(o.out.find("expected blocks corrected at their nodes per iteration: ") !=
+        std::string::npos);
+  CHECK(o.out.find("silent corruptions per iteration: 0 expected (probability 0)") !=
+        std::string::npos);
+
+  const nlohmann::json dense = theory_json(kAbft);
+  CHECK(dense["silent_corruption"]["expected_per_iteration"] == 0.0);
+  CHECK(dense["local_correction"]["value_model"] == "sparse_additive");
+  CHECK(dense["local_correction"]["entries_per_strike"] == nlohmann::json({1993, 25068, 63}));
+  CHECK(dense["local_correction"]["per_strike"][1] == 0.0);
+  // One bit flip per strike: corrected unless an exponent flip overflows an entry of W or of a
+  // checksum row.
+  const nlohmann::json flips = theory_json(with(kAbft, {"--weight-fault", "bitflip"}));
+  CHECK(flips["local_correction"]["entries_per_strike"] == nlohmann::json({1, 1, 1}));
+  for (const auto& q : flips["local_correction"]["per_strike"]) {
+    CHECK(q.get<double>() > 0.9);
+    CHECK(q.get<double>() < 1.0);
+  }
+  CHECK(flips["rollback_probability"]["per_iteration"].get<double>() <
+        dense["rollback_probability"]["per_iteration"].get<double>() / 10.0);
+  const nlohmann::json two = theory_json(with(kAbft, {"--fault-entries", "2"}));
+  CHECK(two["local_correction"]["entries_per_strike"] == nlohmann::json({2, 2, 2}));
+  // The other schemes' reports carry no local correction.
+  CHECK(!theory_json(kCodenet).contains("local_correction"));
+}
+
 TEST_CASE("theory --table thresholds prints T1 in text and JSON") {
   const CliResult o = theory({"--table", "thresholds"});
   CHECK(o.code == 0);
@@ -177,6 +213,13 @@ TEST_CASE("theory rejects bad options with exit code 2 and one error line") {
       {"--table", "tolerance", "--m", "2"},
       {"--table", "tolerance", "--m", "2", "--n", "2", "--eps", "0.1"},
       {"--table", "tolerance", "--m", "2", "--n", "2", "--orientation", "sideways"},
+      {"--table", "thresholds", "--weight-fault", "bitflip"},
+      with(kCodenet, {"--weight-fault", "bitflip"}),
+      with(kAbft, {"--weight-fault", "cosmic_ray"}),
+      with(kAbft, {"--fault-density", "0"}),
+      with(kAbft, {"--fault-density", "1.5"}),
+      with(kAbft, {"--fault-entries", "0"}),
+      with(kAbft, {"--fault-entries", "2", "--fault-density", "0.1"}),
   };
   for (const auto& args : bad) {
     std::string joined;
