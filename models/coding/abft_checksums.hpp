@@ -54,7 +54,11 @@ struct CheckOptions {
 
 /// Checks every column of `product` (length values, then kChecksums checksums) and corrects in
 /// place what one wrong entry per column explains: a wrong value, or a wrong checksum. Columns
-/// with more are left as they are and counted as detected.
+/// with more are left as they are and counted as detected. The weighted sums of all columns come
+/// from one GEMM and screen them with |sum_i weight(k, i) y_i| in place of the magnitude (a lower
+/// bound on it, so a stricter allowance); only the columns that fail the screen are summed again
+/// in entry order with their magnitudes and judged by the allowance above. A clean partial costs
+/// 3 x length x B multiply-adds (the product behind it: length x inner x B).
 CheckResult check_columns(Eigen::Ref<Matrix> product, Eigen::Index length,
                           const CheckOptions& options = {});
 
