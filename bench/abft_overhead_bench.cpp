@@ -1,7 +1,8 @@
 // ABFT overhead: each node's products through its augmented block (3 checksum rows and columns)
 // against the same products on a plain copy of its share, the node's check of its partial, and
 // the checksummed rank-B update against a plain one. The overhead is a difference of two long
-// times on a shared machine, so the two sides run interleaved (alternating which goes first) and
+// times on a shared machine, so the two sides run interleaved node by node (alternating which goes
+// first) and
 // the fraction is the median of the per-repetition differences over the median plain time.
 #include "bench/abft_overhead_bench.hpp"
 
@@ -55,20 +56,29 @@ struct Paired {
   std::vector<double> base_s;
   std::vector<double> test_s;
 
-  // Runs both, the baseline first on even repetitions, the other first on odd ones.
-  void run(int repetition, const std::function<void()>& base, const std::function<void()>& test) {
-    const auto timed = [](const std::function<void()>& work) {
+  // One repetition: the baseline and the test of every node (work(node)), alternating which runs
+  // first from node to node and from repetition to repetition, so that each pair is timed within
+  // a few milliseconds and the machine's slow phases hit both sides alike.
+  void run(int repetition, std::size_t nodes, const std::function<void(std::size_t)>& base,
+           const std::function<void(std::size_t)>& test) {
+    const auto timed = [](const std::function<void(std::size_t)>& work, std::size_t node) {
       const auto start = Clock::now();
-      work();
+      work(node);
       return seconds_since(start);
     };
-    if (repetition % 2 == 0) {
-      base_s.push_back(timed(base));
-      test_s.push_back(timed(test));
-    } else {
-      test_s.push_back(timed(test));
-      base_s.push_back(timed(base));
+    double base_total = 0.0;
+    double test_total = 0.0;
+    for (std::size_t node = 0; node < nodes; ++node) {
+      if ((static_cast<std::size_t>(repetition) + node) % 2 == 0) {
+        base_total += timed(base, node);
+        test_total += timed(test, node);
+      } else {
+        test_total += timed(test, node);
+        base_total += timed(base, node);
+      }
     }
+    base_s.push_back(base_total);
+    test_s.push_back(test_total);
   }
   std::vector<double> ratios() const {
     std::vector<double> out;
@@ -148,19 +158,16 @@ AbftOverheadCase run_case(const AbftConfig& config, Setup& setup, int batch, Dir
   std::string status = "clean";
   for (int rep = -1; rep < repetitions; ++rep) {
     Paired& into = rep < 0 ? warm_up : products;
+    const NodeShare* shares = setup.shares.data();
     into.run(
-        rep,
-        [&] {
-          for (const NodeShare& s : setup.shares) {
-            plain_out = forward ? setup.kernels.product(s.plain, node_input(s))
-                                : setup.kernels.transposed_product(s.plain, node_input(s));
-          }
+        rep + 1, setup.shares.size(),
+        [&](std::size_t i) {
+          plain_out =
+              forward ? setup.kernels.product(shares[i].plain, node_input(shares[i]))
+                      : setup.kernels.transposed_product(shares[i].plain, node_input(shares[i]));
         },
-        [&] {
-          for (std::size_t i = 0; i < setup.shares.size(); ++i) {
-            partials[i] =
-                setup.scheme->multiply(setup.shares[i].node, dir, node_input(setup.shares[i]));
-          }
+        [&](std::size_t i) {
+          partials[i] = setup.scheme->multiply(shares[i].node, dir, node_input(shares[i]));
         });
     const auto start = Clock::now();
     for (std::size_t i = 0; i < setup.shares.size(); ++i) {
@@ -172,16 +179,13 @@ AbftOverheadCase run_case(const AbftConfig& config, Setup& setup, int batch, Dir
     if (!forward) continue;
     Paired& update_into = rep < 0 ? warm_up : updates;
     update_into.run(
-        rep,
-        [&] {
-          for (NodeShare& s : setup.shares) {
-            setup.kernels.add_outer_product(s.plain, eta, d.middleRows(s.row_first, setup.height),
-                                            x.middleRows(s.col_first, setup.width));
-          }
+        rep + 1, setup.shares.size(),
+        [&](std::size_t i) {
+          NodeShare& s = setup.shares[i];
+          setup.kernels.add_outer_product(s.plain, eta, d.middleRows(s.row_first, setup.height),
+                                          x.middleRows(s.col_first, setup.width));
         },
-        [&] {
-          for (const NodeShare& s : setup.shares) setup.scheme->update(s.node, d, x, eta);
-        });
+        [&](std::size_t i) { setup.scheme->update(shares[i].node, d, x, eta); });
   }
   AbftOverheadCase out;
   out.config = config.name;

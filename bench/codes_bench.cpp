@@ -269,7 +269,7 @@ int run_codes_bench(const std::vector<std::string>& args, models::Arithmetic ari
     }
   }
   // Differences of long products on a shared machine: many interleaved repetitions.
-  const int abft_repetitions = options.quick ? 5 : 21;
+  const int abft_repetitions = options.quick ? 5 : 31;
   const std::vector<AbftOverheadCase> abft =
       run_abft_overhead(options.quick, arithmetic, abft_repetitions);
 
