@@ -28,7 +28,8 @@ struct AbftOverheadCase {
   double check_s = 0;            // check_partial on every node's partial
   double checksum_fraction = 0;  // (products - plain) / plain, paired
   double checksum_noise = 0;     // half the interquartile range of the paired fraction
-  double check_fraction = 0;     // check / plain
+  double checksum_min_fraction = 0;  // fastest augmented over fastest plain repetition, - 1
+  double check_fraction = 0;         // check / plain
   // Forward cases only (the update is one per iteration): the checksummed update (scheme.update)
   // against add_outer_product on the plain share, as a fraction of the plain update.
   bool has_update = false;
@@ -36,6 +37,7 @@ struct AbftOverheadCase {
   double update_s = 0;
   double update_fraction = 0;
   double update_noise = 0;
+  double update_min_fraction = 0;
   std::string status;  // the worst check_partial status seen (clean expected)
   double total_fraction() const { return checksum_fraction + check_fraction; }
 };
