@@ -25,7 +25,7 @@ struct AbftOverheadCase {
   models::Direction dir = models::Direction::forward;
   double plain_s = 0;            // all nodes' products on plain blocks (rows/m x cols/n)
   double products_s = 0;         // the same products through the augmented blocks (scheme.multiply)
-  double check_s = 0;            // check_partial on every node's partial
+  double check_s = 0;            // check_partial on every node's partial, right after its product
   double checksum_fraction = 0;  // (products - plain) / plain, paired
   double checksum_noise = 0;     // half the interquartile range of the paired fraction
   double checksum_min_fraction = 0;  // fastest augmented over fastest plain repetition, - 1
