@@ -11,7 +11,7 @@ namespace codesim::bench {
 
 /// `codesim-bench engine --nodes N --tasks K [--json]`.
 int run_engine_bench(const std::vector<std::string>& args, std::ostream& out);
-/// `codesim-bench codes [--json] [--quick]`.
+/// `codesim-bench codes [--json] [--quick] [--abft-only]`.
 int run_codes_bench(const std::vector<std::string>& args, models::Arithmetic arithmetic,
                     std::ostream& out);
 /// `codesim-bench training [--overhead | --memory] ...`: train_coded steps per second, overhead

@@ -9,7 +9,9 @@
 //                        decentralized node pays, since every node decodes;
 //   product_speed      = plain Eigen GEMV/GEMM time / scheme multiply time on the same blocks.
 // Nodes whose encoding is a plain slice of the input (the CodeNet grid) multiply it in place, as
-// train_coded does: they have no encoding work.
+// train_coded does: they have no encoding work. Then the ABFT cases (abft_overhead_bench.cpp): the
+// checksums, the node's check and the checksummed update against plain blocks; --abft-only runs
+// those alone.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -25,6 +27,7 @@
 #include <boost/random/normal_distribution.hpp>
 #include <nlohmann/json.hpp>
 
+#include "bench/abft_overhead_bench.hpp"
 #include "bench/bench_timing.hpp"
 #include "bench/benchmarks.hpp"
 #include "models/coding/coding_scheme.hpp"
@@ -40,6 +43,7 @@ using Clock = std::chrono::steady_clock;
 struct CodesBenchOptions {
   bool json = false;
   bool quick = false;
+  bool abft_only = false;
 };
 
 CodesBenchOptions parse_options(const std::vector<std::string>& args) {
@@ -49,8 +53,11 @@ CodesBenchOptions parse_options(const std::vector<std::string>& args) {
       options.json = true;
     } else if (arg == "--quick") {
       options.quick = true;
+    } else if (arg == "--abft-only") {
+      options.abft_only = true;
     } else {
-      throw std::invalid_argument("unknown argument '" + arg + "' (expected --json or --quick)");
+      throw std::invalid_argument("unknown argument '" + arg +
+                                  "' (expected --json, --quick or --abft-only)");
     }
   }
   return options;
@@ -211,6 +218,29 @@ double per_node_fraction(const CaseResult& r) {
 
 double product_speed(const CaseResult& r) { return r.plain_s / r.products_s; }
 
+void print_table(const std::vector<CaseResult>& results, bool quick, int repetitions,
+                 std::ostream& out) {
+  out << "codesim-bench codes (" << (quick ? "quick, " : "") << "medians of " << repetitions
+      << " repetitions, times in ms)\n";
+  out << std::left << std::setw(30) << "config" << std::right << std::setw(6) << "batch"
+      << std::setw(10) << "dir" << std::setw(11) << "encode" << std::setw(11) << "products"
+      << std::setw(10) << "decode" << std::setw(11) << "overhead" << std::setw(10) << "per-node"
+      << std::setw(8) << "speed" << std::setw(11) << "status" << std::setw(10) << "rel.err"
+      << "\n";
+  for (const auto& r : results) {
+    out << std::left << std::setw(30) << r.config << std::right << std::setw(6) << r.batch
+        << std::setw(10) << (r.dir == Direction::forward ? "forward" : "backward") << std::fixed
+        << std::setprecision(3) << std::setw(11) << r.encode_s * 1e3 << std::setw(11)
+        << std::setprecision(1) << r.products_s * 1e3 << std::setprecision(3) << std::setw(10)
+        << r.decode_s * 1e3 << std::setprecision(2) << std::setw(10) << overhead_fraction(r) * 100
+        << "%" << std::setw(9) << per_node_fraction(r) * 100 << "%" << std::setw(8)
+        << product_speed(r) << std::setw(11) << r.status << std::scientific << std::setprecision(1)
+        << std::setw(10) << r.relative_error << std::defaultfloat << "\n";
+  }
+  out << "overhead = (all input encodings + one decode) / all node products; per-node = (one "
+         "encoding + one decode) / one product; speed = plain Eigen time / node product time\n";
+}
+
 }  // namespace
 
 int run_codes_bench(const std::vector<std::string>& args, models::Arithmetic arithmetic,
@@ -225,7 +255,8 @@ int run_codes_bench(const std::vector<std::string>& args, models::Arithmetic ari
   const int repetitions = options.quick ? 3 : 5;
   std::vector<CaseResult> results;
   nlohmann::ordered_json encodings = nlohmann::ordered_json::array();
-  for (const auto& config : configs(options.quick)) {
+  for (const auto& config :
+       options.abft_only ? std::vector<BenchConfig>{} : configs(options.quick)) {
     auto scheme = models::make_scheme(config.spec, config.size, config.size, arithmetic);
     const Matrix weights = random_matrix(config.size, config.size, 5);
     const auto start = Clock::now();
@@ -237,6 +268,10 @@ int run_codes_bench(const std::vector<std::string>& args, models::Arithmetic ari
       }
     }
   }
+  // Differences of long products on a shared machine: many interleaved repetitions.
+  const int abft_repetitions = options.quick ? 5 : 31;
+  const std::vector<AbftOverheadCase> abft =
+      run_abft_overhead(options.quick, arithmetic, abft_repetitions);
 
   if (options.json) {
     nlohmann::ordered_json report;
@@ -264,28 +299,13 @@ int run_codes_bench(const std::vector<std::string>& args, models::Arithmetic ari
            {"condition_number", r.condition},
            {"relative_error", r.relative_error}});
     }
+    report["abft_repetitions"] = abft_repetitions;
+    report["abft"] = abft_overhead_json(abft);
     out << report.dump(2) << "\n";
     return 0;
   }
-  out << "codesim-bench codes (" << (options.quick ? "quick, " : "") << "medians of " << repetitions
-      << " repetitions, times in ms)\n";
-  out << std::left << std::setw(30) << "config" << std::right << std::setw(6) << "batch"
-      << std::setw(10) << "dir" << std::setw(11) << "encode" << std::setw(11) << "products"
-      << std::setw(10) << "decode" << std::setw(11) << "overhead" << std::setw(10) << "per-node"
-      << std::setw(8) << "speed" << std::setw(11) << "status" << std::setw(10) << "rel.err"
-      << "\n";
-  for (const auto& r : results) {
-    out << std::left << std::setw(30) << r.config << std::right << std::setw(6) << r.batch
-        << std::setw(10) << (r.dir == Direction::forward ? "forward" : "backward") << std::fixed
-        << std::setprecision(3) << std::setw(11) << r.encode_s * 1e3 << std::setw(11)
-        << std::setprecision(1) << r.products_s * 1e3 << std::setprecision(3) << std::setw(10)
-        << r.decode_s * 1e3 << std::setprecision(2) << std::setw(10) << overhead_fraction(r) * 100
-        << "%" << std::setw(9) << per_node_fraction(r) * 100 << "%" << std::setw(8)
-        << product_speed(r) << std::setw(11) << r.status << std::scientific << std::setprecision(1)
-        << std::setw(10) << r.relative_error << std::defaultfloat << "\n";
-  }
-  out << "overhead = (all input encodings + one decode) / all node products; per-node = (one "
-         "encoding + one decode) / one product; speed = plain Eigen time / node product time\n";
+  if (!results.empty()) print_table(results, options.quick, repetitions, out);
+  print_abft_overhead(abft, abft_repetitions, out);
   return 0;
 }
 

@@ -9,7 +9,7 @@
 namespace {
 constexpr const char* kUsage =
     "usage: codesim-bench engine --nodes N --tasks K [--seed S] [--json]\n"
-    "       codesim-bench codes [--json] [--quick]\n"
+    "       codesim-bench codes [--json] [--quick] [--abft-only]\n"
     "       codesim-bench training [--overhead | --memory] [options] (see training --help)\n"
     "       codesim-bench floor [--iterations N] [--runs R] [--threads T] [--triad-mib M] "
     "[--json]\n"

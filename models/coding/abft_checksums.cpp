@@ -3,6 +3,9 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
+
+#include "models/linalg/dense_kernels.hpp"
 
 namespace codesim::models::abft {
 namespace {
@@ -18,17 +21,23 @@ struct Residuals {
 Residuals residuals(const Eigen::Ref<const Eigen::VectorXd>& column, Eigen::Index length,
                     const CheckOptions& options) {
   const double scale = options.tolerance_factor * kUnitRoundoff * options.inner_dimension;
+  // One pass for the three checksums (each summed in entry order, as before).
+  std::array<double, kChecksums> sum{};
+  std::array<double, kChecksums> magnitude{};
+  for (Eigen::Index i = 0; i < length; ++i) {
+    const double w = static_cast<double>(i + 1);
+    const std::array<double, kChecksums> weight_of = {1.0, w, w * w};
+    const double value = column[i];
+    for (int k = 0; k < kChecksums; ++k) {
+      sum[k] += weight_of[k] * value;
+      magnitude[k] += weight_of[k] * std::abs(value);
+    }
+  }
   Residuals r;
   for (int k = 0; k < kChecksums; ++k) {
-    double sum = 0.0;
-    double magnitude = 0.0;
-    for (Eigen::Index i = 0; i < length; ++i) {
-      sum += weight(k, i) * column[i];
-      magnitude += weight(k, i) * std::abs(column[i]);
-    }
     const double checksum = column[length + k];
-    r.value[k] = sum - checksum;
-    r.threshold[k] = scale * (magnitude + std::abs(checksum));
+    r.value[k] = sum[k] - checksum;
+    r.threshold[k] = scale * (magnitude[k] + std::abs(checksum));
     // NaN or Inf anywhere makes the residual non-finite: an error that nothing locates.
     if (!std::isfinite(r.value[k])) r.threshold[k] = -1.0;
   }
@@ -98,6 +107,21 @@ void merge(CheckResult& result, ColumnOutcome outcome) {
   if (result.verdict == Verdict::clean) result.verdict = Verdict::corrected;
 }
 
+// weights(length) transposed (kChecksums x length), kept per thread for the last two lengths
+// asked (a node checks partials of two lengths: forward and backward), since rebuilding them per
+// call would cost more than the check itself at batch 1.
+const Matrix& weight_rows(Eigen::Index length) {
+  thread_local std::array<Matrix, 2> cache;
+  thread_local std::size_t oldest = 0;
+  for (const Matrix& rows : cache) {
+    if (rows.rows() == kChecksums && rows.cols() == length) return rows;
+  }
+  Matrix& rows = cache[oldest];
+  oldest = 1 - oldest;
+  rows = weights(length).transpose();
+  return rows;
+}
+
 }  // namespace
 
 Matrix weights(Eigen::Index length) {
@@ -128,8 +152,27 @@ Matrix augment(const Eigen::Ref<const Matrix>& block) {
 CheckResult check_columns(Eigen::Ref<Matrix> product, Eigen::Index length,
                           const CheckOptions& options) {
   CheckResult result;
+  if (product.cols() == 0) return result;
+  const double scale = options.tolerance_factor * kUnitRoundoff * options.inner_dimension;
+  // The weighted sums of every column at once: one small GEMM over contiguous memory (the
+  // column-by-column loop was 10-20x slower than the product it checks). It runs on the fastest
+  // kernels this CPU has whatever the run's arithmetic: the sums only decide which columns get
+  // the full check below (in entry order, the same bits everywhere), and the portable build of
+  // this 3-row GEMM alone cost about 2% of the AVX2 products at batch 64.
+  static const DenseKernels screen_kernels(fastest_arithmetic());
+  const Matrix sums = screen_kernels.product(weight_rows(length), product.topRows(length));
   for (Eigen::Index c = 0; c < product.cols(); ++c) {
-    merge(result, check_column(product.col(c), length, options));
+    bool suspect = false;
+    for (int k = 0; k < kChecksums; ++k) {
+      const double checksum = product(length + k, c);
+      // |sum_i w_i y_i| <= sum_i w_i |y_i|: the allowance with the sum in place of the magnitude
+      // is a lower bound on the full check's, so a column within it passes without the
+      // magnitudes (a second pass). NaN and Inf (whose allowance would be Inf) fail it.
+      const double residual = sums(k, c) - checksum;
+      suspect |= !std::isfinite(residual) ||
+                 !(std::abs(residual) <= scale * (std::abs(sums(k, c)) + std::abs(checksum)));
+    }
+    if (suspect) merge(result, check_column(product.col(c), length, options));
   }
   return result;
 }

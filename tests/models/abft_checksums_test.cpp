@@ -109,6 +109,27 @@ TEST_CASE("NaN and Inf in a product are detected") {
   }
 }
 
+TEST_CASE("a column whose weighted sums cancel is judged by its magnitudes, not its sums") {
+  // Values +-1 in pairs: every weighted sum is small against sum_i w_i |y_i|, so the one-GEMM
+  // screen (which allows round-off on |sum| only) sends the column to the full check, which
+  // allows round-off on the magnitudes and finds it clean; a real error is still corrected.
+  const Eigen::Index length = 64;
+  MatrixXd y = MatrixXd::Zero(length + abft::kChecksums, 3);
+  for (Eigen::Index i = 0; i < length; ++i) y(i, 0) = y(i, 1) = i % 2 ? -1.0 : 1.0;
+  y.bottomRows(abft::kChecksums) = abft::with_checksums(y.topRows(length)).bottomRows(3);
+  y.col(2) = abft::with_checksums(MatrixXd::Random(length, 1)).col(0);
+  const double roundoff = 0x1p-53;
+  y(length, 0) += 8 * roundoff;  // within 64 ulps of the magnitude (64), far above |sum| (0)
+  const MatrixXd before = y;
+  CHECK(abft::check_columns(y, length).verdict == abft::Verdict::clean);
+  CHECK(y == before);
+  y(10, 1) += 0.5;
+  const abft::CheckResult result = abft::check_columns(y, length);
+  CHECK(result.verdict == abft::Verdict::corrected);
+  CHECK(result.corrected_values == 1);
+  CHECK(y == before);
+}
+
 TEST_CASE("rank-B updates keep every checksum current over thousands of updates") {
   MatrixXd w = random_matrix(40, 30, 21);
   MatrixXd a = abft::augment(w);
