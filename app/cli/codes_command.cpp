@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command_line.hpp"
+#include "app/cli/local_checks_report.hpp"
 #include "app/cli/scheme_options.hpp"
 #include "models/coding/coding_scheme.hpp"
 #include "models/theory/decode_trials.hpp"
@@ -224,6 +225,7 @@ int run_codes_command(const std::vector<std::string>& args, std::ostream& out, s
   const models::SchemeSpec& spec = std::get<models::SchemeSpec>(read);
   const models::SchemeSummary summary = models::summarize_scheme(spec, rows, cols);
   nlohmann::ordered_json report = summary_json(summary, parameters_json(values, spec), rows > 0);
+  if (models::checks_at_nodes(spec)) report["local_checks"] = local_checks_json(spec, rows, cols);
   if (values.count("trials")) {
     report["decode_trials"] =
         trials_json(spec, summary, values["trials"].as<int>(), values["seed"].as<std::uint64_t>());
@@ -232,6 +234,7 @@ int run_codes_command(const std::vector<std::string>& args, std::ostream& out, s
     out << report.dump(2) << "\n";
   } else {
     print_text(report, out);
+    if (report.contains("local_checks")) print_local_checks(report["local_checks"], out);
     if (report.contains("decode_trials")) print_trials(report["decode_trials"], out);
   }
   return kOk;

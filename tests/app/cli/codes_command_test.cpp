@@ -143,3 +143,28 @@ TEST_CASE("codes --trials adds decode outcomes per number of erroneous symbols")
 }
 
 }  // namespace
+
+TEST_CASE("codes reports what the nodes of the ABFT schemes correct on their own") {
+  const auto abft =
+      codes_json({"--scheme", "abft", "--m", "5", "--n", "8", "--rows", "280", "--cols", "784"});
+  const auto& checks = abft["local_checks"];
+  CHECK(checks["checksum_lines"] == 3);
+  CHECK(checks["block"]["rows"] == 56);
+  CHECK(checks["block"]["cols"] == 98);
+  CHECK(checks["stored_entries_per_node"] == 59 * 101);
+  // One bit flip is one entry, corrected unless it is far too large to locate; the CodeNet
+  // experiment's 0.5% of 5959 entries is 30, corrected only when they spread over the columns.
+  const auto& strike = checks["one_weight_strike"];
+  CHECK(strike["bitflip"]["entries_per_strike"] == 1);
+  CHECK(strike["bitflip"]["corrected_at_node"].get<double>() > 0.95);
+  CHECK(strike["sparse_additive"]["entries_per_strike"] == 30);
+  CHECK(strike["sparse_additive"]["corrected_at_node"].get<double>() < 0.9);
+  const auto hybrid = codes_json(
+      {"--scheme", "abft_codenet", "--m", "5", "--n", "4", "--grid-rows", "7", "--grid-cols", "6"});
+  CHECK(hybrid["local_checks"]["checksum_lines"] == 3);
+  CHECK_FALSE(hybrid["local_checks"].contains("block"));  // no shape given
+  CHECK(hybrid["erasures_tolerated"]["forward"] == 2);
+  const auto plain = codes_json(
+      {"--scheme", "codenet_grid", "--m", "5", "--n", "4", "--grid-rows", "7", "--grid-cols", "6"});
+  CHECK_FALSE(plain.contains("local_checks"));
+}
