@@ -519,6 +519,17 @@ class PaperFigures(unittest.TestCase):
         self.assertEqual(strategy_comparison.short_text({"mtbf_s": 50, "repair_s": 0.5}),
                          "mtbf_s=50, repair_s=0.5")
 
+    def test_the_report_trusts_no_strategy_with_silent_corruptions(self):
+        import strategy_report
+        rows = [{"strategy": "uncoded", "time": 1.0, "accuracy": 0.9, "silent": 5.0},
+                {"strategy": "abft", "time": 1.2, "accuracy": 0.88, "silent": 0.0},
+                {"strategy": "codenet", "time": 1.1, "accuracy": 0.80, "silent": 0.0}]
+        self.assertEqual(strategy_report.winner(rows)["strategy"], "abft")
+        self.assertEqual(strategy_report.nodes_of(
+            {"scheme": "abft_codenet", "m": 5, "n": 4, "grid_rows": 7, "grid_cols": 6}), 38)
+        self.assertEqual(strategy_report.nodes_of(
+            {"scheme": "replication", "m": 5, "n": 4, "copies": 2}), 40)
+
     def test_a_missing_input_exits_2_with_one_error_line(self):
         missing = Path(tempfile.mkdtemp()) / "absent.json"
         result = run("paper_figures.py", "t3", str(missing), "-o", str(missing.with_suffix(".png")))

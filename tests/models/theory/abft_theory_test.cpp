@@ -15,6 +15,7 @@
 #include "models/theory/abft_correction.hpp"
 #include "models/theory/training_theory.hpp"
 #include "sim/random_stream.hpp"
+#include "tests/models/theory/binomial_interval.hpp"
 
 namespace {
 
@@ -87,21 +88,8 @@ double exhaustive_fraction(AbftBlockShape shape, int s, RandomStream& stream, Pa
   return static_cast<double>(corrected) / static_cast<double>(total);
 }
 
-// 99.9% Wilson score interval of a binomial proportion.
-struct Interval {
-  double low = 0.0;
-  double high = 1.0;
-};
-
-Interval wilson(long successes, long trials) {
-  const double z = 3.2905;
-  const double n = static_cast<double>(trials);
-  const double phat = static_cast<double>(successes) / n;
-  const double denominator = 1.0 + z * z / n;
-  const double center = (phat + z * z / (2 * n)) / denominator;
-  const double half = z * std::sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / denominator;
-  return {center - half, center + half};
-}
+using codesim::models::testing::Interval;
+using codesim::models::testing::wilson;
 
 // Blocks struck `strikes` times by the real value model, then checked: how many pass.
 long struck_and_checked(AbftBlockShape shape, const ValueModelSpec& spec, int strikes, long trials,
@@ -358,15 +346,7 @@ ReplayCounts replay(int m, int n, const std::vector<int>& sizes, const ValueMode
   return counts;
 }
 
-void check_within(long failures, long trials, double predicted) {
-  CAPTURE(failures);
-  CAPTURE(trials);
-  CAPTURE(predicted);
-  REQUIRE(trials > 0);
-  const Interval interval = wilson(failures, trials);
-  CHECK(predicted >= interval.low);
-  CHECK(predicted <= interval.high);
-}
+using codesim::models::testing::check_within;
 
 }  // namespace
 

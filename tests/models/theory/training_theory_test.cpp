@@ -11,6 +11,7 @@
 #include "models/coding/coding_scheme.hpp"
 #include "models/theory/training_theory.hpp"
 #include "sim/random_stream.hpp"
+#include "tests/models/theory/binomial_interval.hpp"
 
 namespace {
 
@@ -65,21 +66,8 @@ double codenet_backward_failure(double eps) {
   return 1.0 - none - one;
 }
 
-// 99.9% Wilson score interval of a binomial proportion.
-struct Interval {
-  double low = 0.0;
-  double high = 1.0;
-};
-
-Interval wilson(long successes, long trials) {
-  const double z = 3.2905;
-  const double n = static_cast<double>(trials);
-  const double phat = successes / n;
-  const double denominator = 1.0 + z * z / n;
-  const double center = (phat + z * z / (2 * n)) / denominator;
-  const double half = z * std::sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / denominator;
-  return {center - half, center + half};
-}
+using codesim::models::testing::Interval;
+using codesim::models::testing::wilson;
 
 // Monte Carlo replay of train_coded's weight-fault protocol on corrupted/clean flags: per
 // iteration, forward of layers 0..L-1 then backward of L-1..1, each participant struck with
@@ -187,15 +175,7 @@ MonteCarloCounts simulate(const SchemeSpec& spec, int layers, double eps, int ta
   return counts;
 }
 
-void check_within(long failures, long trials, double predicted) {
-  CAPTURE(failures);
-  CAPTURE(trials);
-  CAPTURE(predicted);
-  REQUIRE(trials > 0);
-  const Interval interval = wilson(failures, trials);
-  CHECK(predicted >= interval.low);
-  CHECK(predicted <= interval.high);
-}
+using codesim::models::testing::check_within;
 
 }  // namespace
 
