@@ -2,6 +2,7 @@
 // the optimal interval by search, and the classic Young/Daly intervals for comparison.
 #include "analysis/theory.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -34,20 +35,17 @@ double charge(double count, double seconds) { return seconds == 0.0 ? 0.0 : coun
 
 // Scans tau = 1, 2, ... keeping the strict minimum; stops once tau > 2 tau_best + 64 without
 // improvement (E[T] rising past a quasi-convex minimum) or at kMaxInterval (at_bound). Beyond
-// kExactScan iterations (rollbacks so rare that E[T] changes in its last digits per step) tau
-// grows by 1% per step, so that a risk that costs microseconds per tau (the ABFT schemes') is
-// not evaluated a million times; kMaxInterval is still the last step.
+// kExactScan, while E[T] still falls, it steps by 1% to bracket the minimum and then scans the
+// bracket tau by tau, so a risk that costs microseconds per tau (the ABFT schemes') is not
+// evaluated a million times; for a quasi-convex E[T] the result is the full scan's.
 constexpr int kExactScan = 4096;
 
-int next_tau(int tau) {
-  if (tau < kExactScan) return tau + 1;
-  return std::min(kMaxInterval, tau + std::max(1, tau / 100));
-}
+int next_coarse(int tau) { return std::min(kMaxInterval, tau + std::max(1, tau / 100)); }
 
 template <typename Time>
 OptimalInterval scan(const Time& time) {
   OptimalInterval best{1, time(1), false};
-  for (int tau = 2; tau <= kMaxInterval; tau = tau == kMaxInterval ? tau + 1 : next_tau(tau)) {
+  for (int tau = 2; tau <= std::min(kExactScan, kMaxInterval); ++tau) {
     const double t = time(tau);
     if (t < best.time_per_iteration_s) {
       best.tau = tau;
@@ -56,7 +54,31 @@ OptimalInterval scan(const Time& time) {
       return best;
     }
   }
-  best.at_bound = true;
+  // Still falling at kExactScan: coarse steps until one does not improve.
+  int lower = best.tau;  // the coarse point before the best one
+  int upper = kMaxInterval + 1;
+  for (int tau = next_coarse(kExactScan), last = kExactScan; last < kMaxInterval;
+       last = tau, tau = next_coarse(tau)) {
+    const double t = time(tau);
+    if (!(t < best.time_per_iteration_s)) {
+      upper = tau;
+      break;
+    }
+    lower = last;
+    best.tau = tau;
+    best.time_per_iteration_s = t;
+  }
+  const int coarse_best = best.tau;
+  for (int tau = lower + 1; tau < upper; ++tau) {
+    if (tau == coarse_best) continue;
+    const double t = time(tau);
+    if (t < best.time_per_iteration_s || (t == best.time_per_iteration_s && tau < best.tau)) {
+      best.tau = tau;
+      best.time_per_iteration_s = t;
+    }
+  }
+  // The full scan stops early once tau passes 2 tau_best + 64 below the bound.
+  best.at_bound = kMaxInterval <= 2 * best.tau + 64;
   return best;
 }
 

@@ -4,7 +4,7 @@ computed from it (which strategy wins where), never written by hand."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import common
 import strategy_comparison
@@ -86,7 +86,54 @@ def conclusions(table: dict[str, list[dict[str, Any]]]) -> list[str]:
     return lines
 
 
-def abft_section(results: common.Results) -> list[str]:
+def iteration_s(results: common.Results, label: str) -> float | None:
+    """A strategy's simulated time per executed iteration without checkpoints, restarts, lost
+    work or evaluations (compute, communication, decode), over its points; None without data."""
+    times = []
+    for p in results.points:
+        if results.label(p) != label or not p.mean("iterations_executed"):
+            continue
+        busy = sum(p.mean(f"time_{k}_s") or 0.0 for k in ("compute", "communication", "decode"))
+        times.append(busy / p.mean("iterations_executed"))
+    return min(times) if times else None
+
+
+def crossover_lines(results: common.Results, expected_time: Callable[..., float]) -> list[str]:
+    """Where ABFT and CodeNet trade places as epsilon grows, from the closed forms:
+    expected_time(scheme_label, eps, fault, iteration_s) is `codesim theory`'s expected time per
+    useful iteration at the optimal checkpoint interval."""
+    labels = [results.label(p) for p in results.points]
+    abft = next((x for x in labels if x.startswith("abft ")), None)
+    codenet = next((x for x in labels if x.startswith("codenet")), None)
+    if abft is None or codenet is None:
+        return []
+    t_abft, t_codenet = iteration_s(results, abft), iteration_s(results, codenet)
+    if t_abft is None or t_codenet is None:
+        return []
+    grid = [10 ** (-6 + k / 10) for k in range(41)]  # 1e-6 .. 1e-2
+    lines = ["", f"Where the curves cross (closed forms of `codesim theory` at each strategy's "
+                 f"optimal checkpoint interval, with the iteration times measured here: "
+                 f"{abft} {1e3 * t_abft:.3f} ms, {codenet} {1e3 * t_codenet:.3f} ms; epsilon "
+                 "from 1e-6 to 1e-2 per node per operation, weight strikes):", ""]
+    for fault in ("sparse_additive", "bitflip"):
+        faster = []
+        for eps in grid:
+            a = expected_time(abft, eps, fault, t_abft)
+            c = expected_time(codenet, eps, fault, t_codenet)
+            faster.append("ABFT" if a < c else "CodeNet")
+        flips = [f"{grid[i]:.2g}" for i in range(1, len(grid)) if faster[i] != faster[i - 1]]
+        where = (f"{faster[0]} is faster up to epsilon = {flips[0]}, {faster[-1]} beyond"
+                 if len(flips) == 1 else
+                 f"{faster[0]} is faster over the whole range" if not flips else
+                 f"the faster strategy changes at epsilon = {', '.join(flips)}")
+        name = {"sparse_additive": "sparse additive (0.5% of a block)",
+                "bitflip": "single bit flips (any bit)"}.get(fault, fault)
+        lines.append(f"- {name}: {where}.")
+    return lines
+
+
+def abft_section(results: common.Results,
+                 expected_time: Callable[..., float] | None = None) -> list[str]:
     """The report section's lines (markdown)."""
     table = rows_by_setting(results)
     replicas = {len(p.replicas) for p in results.points}
@@ -109,6 +156,8 @@ def abft_section(results: common.Results) -> list[str]:
                          f"{fmt(r['silent'], 1)} |")
     lines += ["", "Which strategy wins where (computed from the table):", ""]
     lines += conclusions(table)
+    if expected_time is not None:
+        lines += crossover_lines(results, expected_time)
     lines += ["", f"![{results.name}.strategy_comparison.png]"
                   f"(../figures/{results.name}.strategy_comparison.png)"]
     return lines

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "models/coding/abft_checksums.hpp"
 #include "models/dnn/idx_loader.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/theory/training_theory.hpp"
@@ -46,7 +47,15 @@ TrainingEstimate estimate_training(const TrainingSpec& spec,
     const double rows = sizes[l + 1];
     const double cols = sizes[l];
     const SchemeSummary summary = summarize_scheme(spec.scheme, 0, 0);
-    const double layer_stored = summary.redundancy * rows * cols;
+    double layer_stored = summary.redundancy * rows * cols;
+    if (checks_at_nodes(spec.scheme)) {
+      // Every node's block also carries its checksum rows and columns.
+      const auto [m, n] = block_grid(spec.scheme);
+      const double height = rows / m;
+      const double width = cols / n;
+      const double lines = abft::kChecksums;
+      layer_stored += summary.nodes * ((height + lines) * (width + lines) - height * width);
+    }
     stored_values += layer_stored;
     weights += rows * cols;
     largest_layer = std::max(largest_layer, rows * cols);

@@ -34,6 +34,12 @@ TEST_CASE("a replica stores every copy and works on one decoded layer and the au
   CHECK(estimate_training(spec, {}).working_bytes == plain.working_bytes + 18 * 8.0);
 }
 
+TEST_CASE("an abft replica stores its blocks with their checksum rows and columns") {
+  TrainingSpec spec = replicated({4, 6, 2}, 1);
+  spec.scheme = abft_spec(2, 1);  // blocks 3 x 4 and 1 x 6, stored 6 x 7 and 4 x 9, two each
+  CHECK(estimate_training(spec, {}).stored_bytes == 2 * (6 * 7 + 4 * 9) * 8.0);
+}
+
 TEST_CASE("a stochastic replica counts node operations and stores nothing") {
   TrainingSpec spec = replicated({4, 3, 2}, 1);
   spec.mode = TrainingMode::stochastic;
