@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "models/coding/abft_checksums.hpp"
@@ -16,6 +17,7 @@
 #include "models/theory/training_theory.hpp"
 #include "sim/random_stream.hpp"
 #include "tests/models/theory/binomial_interval.hpp"
+#include "tests/models/theory/protocol_replay.hpp"
 
 namespace {
 
@@ -234,15 +236,7 @@ TEST_CASE("Monte Carlo of the real value model on random blocks agrees with q an
 
 namespace {
 
-struct ReplayCounts {
-  long steady = 0;
-  long steady_failures = 0;
-  long first = 0;
-  long first_failures = 0;
-  long verifications = 0;
-  long verification_failures = 0;
-  double local_corrections = 0.0;  // over steady iterations
-};
+using codesim::models::testing::ReplayCounts;
 
 // Replay of train_coded's weight-fault protocol for abft on an m x n grid of real blocks: per
 // iteration, forward of layers 0..L-1 then backward of L-1..1 (no backward round in layer 0);
@@ -305,45 +299,18 @@ ReplayCounts replay(int m, int n, const std::vector<int>& sizes, const ValueMode
     blocks = clean;
     for (auto& layer : struck) std::fill(layer.begin(), layer.end(), 0);
   };
-  ReplayCounts counts;
-  bool first = true;
-  int done = 0;
-  for (int i = 0; i < iterations; ++i) {
-    corrections = 0;
-    bool ok = true;
-    for (int l = 0; l < layers && ok; ++l) {
-      for (int p = 0; p < nodes; ++p) strike(l, p);
-      ok = read_all(l);
-    }
-    for (int l = layers - 1; l >= 1 && ok; --l) {
-      for (int p = 0; p < nodes; ++p) strike(l, p);
-      ok = read_all(l);
-    }
-    if (ok) {
-      for (int l = 0; l < layers; ++l)
-        for (int p = 0; p < nodes; ++p) strike(l, p);
-    }
-    ++(first ? counts.first : counts.steady);
-    if (!first) counts.local_corrections += corrections;
-    if (!ok) ++(first ? counts.first_failures : counts.steady_failures);
-    first = !ok;
-    if (!ok) {
-      restore();
-      done = 0;
-      continue;
-    }
-    if (++done < tau) continue;
-    ++counts.verifications;
-    bool passed = true;
-    for (int l = 0; l < layers && passed; ++l) passed = verify_all(l);
-    if (!passed) {
-      ++counts.verification_failures;
-      restore();
-    }
-    first = true;
-    done = 0;
-  }
-  return counts;
+  codesim::models::testing::ReplayHooks hooks;
+  hooks.strike = [&](int l, int) {
+    for (int p = 0; p < nodes; ++p) strike(l, p);
+  };
+  hooks.read = [&](int l, int) { return read_all(l); };
+  hooks.strike_update = [&](int l) {
+    for (int p = 0; p < nodes; ++p) strike(l, p);
+  };
+  hooks.verify = verify_all;
+  hooks.restore = restore;
+  hooks.take_corrections = [&] { return std::exchange(corrections, 0); };
+  return codesim::models::testing::replay_protocol(layers, tau, iterations, hooks);
 }
 
 using codesim::models::testing::check_within;

@@ -12,6 +12,7 @@
 #include "models/theory/training_theory.hpp"
 #include "sim/random_stream.hpp"
 #include "tests/models/theory/binomial_interval.hpp"
+#include "tests/models/theory/protocol_replay.hpp"
 
 namespace {
 
@@ -76,14 +77,7 @@ using codesim::models::testing::wilson;
 // the members of erroneous symbols (regeneration); after the update every node is struck once.
 // A failure restores the clean checkpoint. After tau useful iterations the verification pass
 // decodes forward and backward of every layer without strikes; a failure rolls back.
-struct MonteCarloCounts {
-  long steady = 0;
-  long steady_failures = 0;
-  long first = 0;
-  long first_failures = 0;
-  long verifications = 0;
-  long verification_failures = 0;
-};
+using MonteCarloCounts = codesim::models::testing::ReplayCounts;
 
 MonteCarloCounts simulate(const SchemeSpec& spec, int layers, double eps, int tau, int iterations,
                           std::uint64_t seed) {
@@ -133,46 +127,19 @@ MonteCarloCounts simulate(const SchemeSpec& spec, int layers, double eps, int ta
       for (int p : members[d][static_cast<std::size_t>(s)]) layer[static_cast<std::size_t>(p)] = 0;
     return true;
   };
-  MonteCarloCounts counts;
-  bool first = true;
-  int done = 0;
-  const auto restore = [&] {
+  codesim::models::testing::ReplayHooks hooks;
+  hooks.strike = [&](int l, int d) {
+    for (int p : participants[d]) strike(l, p);
+  };
+  hooks.read = decode;
+  hooks.strike_update = [&](int l) {
+    for (int p = 0; p < nodes; ++p) strike(l, p);
+  };
+  hooks.verify = [&](int l) { return decode(l, 0) && decode(l, 1); };
+  hooks.restore = [&] {
     for (auto& layer : corrupted) std::fill(layer.begin(), layer.end(), 0);
   };
-  for (int i = 0; i < iterations; ++i) {
-    bool ok = true;
-    for (int l = 0; l < layers && ok; ++l) {
-      for (int p : participants[0]) strike(l, p);
-      ok = decode(l, 0);
-    }
-    for (int l = layers - 1; l >= 1 && ok; --l) {
-      for (int p : participants[1]) strike(l, p);
-      ok = decode(l, 1);
-    }
-    if (ok) {
-      for (int l = 0; l < layers; ++l)
-        for (int p = 0; p < nodes; ++p) strike(l, p);
-    }
-    ++(first ? counts.first : counts.steady);
-    if (!ok) ++(first ? counts.first_failures : counts.steady_failures);
-    first = !ok;
-    if (!ok) {
-      restore();
-      done = 0;
-      continue;
-    }
-    if (++done < tau) continue;
-    ++counts.verifications;
-    bool passed = true;
-    for (int l = 0; l < layers && passed; ++l) passed = decode(l, 0) && decode(l, 1);
-    if (!passed) {
-      ++counts.verification_failures;
-      restore();
-    }
-    first = true;
-    done = 0;
-  }
-  return counts;
+  return codesim::models::testing::replay_protocol(layers, tau, iterations, hooks);
 }
 
 using codesim::models::testing::check_within;
