@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,8 @@ def fits(results: common.Results) -> bool:
 
 
 def setting_name(point: common.Point, keys: list[str]) -> str:
-    return "\n".join(short_text(point.params.get(k)) for k in keys)
+    """One line per swept setting, wrapped to fit under its group of bars."""
+    return "\n".join(textwrap.fill(short_text(point.params.get(k)), 20) for k in keys)
 
 
 def draw(results: common.Results, output: Path) -> None:
@@ -75,7 +77,7 @@ def draw(results: common.Results, output: Path) -> None:
     by_cell = {(results.label(p), setting_name(p, keys)): p for p in results.points}
     metrics = [m for m in METRICS if any(p.mean(m) is not None for p in results.points)]
     plt = common.pyplot()
-    width_in = max(7.0, 1.2 + 0.22 * len(labels) * len(settings))
+    width_in = max(7.0, 1.5 + 0.3 * len(labels) * len(settings))
     fig, axes = plt.subplots(len(metrics), 1, figsize=(width_in, 2.2 * len(metrics) + 1.4),
                              sharex=True, squeeze=False)
     bar = 0.8 / len(labels)
@@ -91,6 +93,8 @@ def draw(results: common.Results, output: Path) -> None:
                 errors.append(point.ci95(metric) or 0.0)
             ax.bar(xs, means, bar, yerr=errors, capsize=2, label=label,
                    color=f"C{i % 10}", error_kw={"elinewidth": 0.8})
+        if all((p.mean(metric) or 0.0) >= 0.0 for p in results.points):
+            ax.set_ylim(bottom=0.0)  # counts and times: an interval below 0 is cut at 0
         ax.set_ylabel(common.quantity_label(metric), fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
     bottom = axes[-1, 0]

@@ -40,7 +40,7 @@ def rows_by_setting(results: common.Results) -> dict[str, list[dict[str, Any]]]:
     keys = strategy_comparison.setting_keys(results)
     table: dict[str, list[dict[str, Any]]] = {}
     for p in results.points:
-        setting = strategy_comparison.setting_name(p, keys).replace("\n", "; ")
+        setting = "; ".join(strategy_comparison.short_text(p.params.get(k)) for k in keys)
         table.setdefault(setting, []).append({
             "strategy": results.label(p),
             "nodes": nodes_of(p.params.get("/strategy", {})),
@@ -121,11 +121,15 @@ def crossover_lines(results: common.Results, expected_time: Callable[..., float]
             a = expected_time(abft, eps, fault, t_abft)
             c = expected_time(codenet, eps, fault, t_codenet)
             faster.append("ABFT" if a < c else "CodeNet")
-        flips = [f"{grid[i]:.2g}" for i in range(1, len(grid)) if faster[i] != faster[i - 1]]
-        where = (f"{faster[0]} is faster up to epsilon = {flips[0]}, {faster[-1]} beyond"
-                 if len(flips) == 1 else
-                 f"{faster[0]} is faster over the whole range" if not flips else
-                 f"the faster strategy changes at epsilon = {', '.join(flips)}")
+        # Segments of the epsilon range with the same faster strategy.
+        segments = []
+        for eps, who in zip(grid, faster):
+            if segments and segments[-1][0] == who:
+                segments[-1][2] = eps
+            else:
+                segments.append([who, eps, eps])
+        where = "; ".join(f"{who} is faster from epsilon = {lo:.2g} to {hi:.2g}"
+                          for who, lo, hi in segments)
         name = {"sparse_additive": "sparse additive (0.5% of a block)",
                 "bitflip": "single bit flips (any bit)"}.get(fault, fault)
         lines.append(f"- {name}: {where}.")
