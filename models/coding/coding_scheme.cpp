@@ -123,6 +123,14 @@ Matrix multiply_input(const CodingScheme& scheme, int node, Direction dir, const
   return scheme.multiply(node, dir, scheme.encode_input(node, dir, input));
 }
 
+void blame_withheld(ProductDecode& decoded, std::span<const int> withheld) {
+  if (decoded.status == DecodeStatus::detected || withheld.empty()) return;
+  decoded.status = DecodeStatus::corrected;
+  std::vector<int> blamed = decoded.blamed_nodes;
+  blamed.insert(blamed.end(), withheld.begin(), withheld.end());
+  decoded.blamed_nodes = detail::sorted_unique(std::move(blamed));
+}
+
 ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, const Matrix& input,
                                  const DecodeOptions& options, const PartialResultHook& faulty) {
   // Each partial result is added to its symbols as soon as it is computed, so at most one partial
@@ -173,11 +181,7 @@ ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, cons
   ProductDecode decoded = scheme.decode(dir, symbols, options);
   if (decoded.status == DecodeStatus::detected) return decoded;
   if (!withheld.empty()) {
-    // Decoded around them (abft_codenet): they blamed themselves, and need regeneration.
-    decoded.status = DecodeStatus::corrected;
-    std::vector<int> blamed = decoded.blamed_nodes;
-    blamed.insert(blamed.end(), withheld.begin(), withheld.end());
-    decoded.blamed_nodes = detail::sorted_unique(std::move(blamed));
+    blame_withheld(decoded, withheld);
   } else if (locally_corrected && decoded.status == DecodeStatus::clean) {
     decoded.status = DecodeStatus::corrected;  // at a node, which needs no regeneration
   }

@@ -245,6 +245,11 @@ Matrix multiply_input(const CodingScheme& scheme, int node, Direction dir, const
 /// returning false drops it (the node straggled or crashed: its symbol becomes an erasure).
 using PartialResultHook = std::function<bool(int node, Matrix& partial)>;
 
+/// A decode that succeeded without the partials of `withheld` (nodes whose own check found their
+/// block or product beyond repair, abft_codenet): they blamed themselves, so the decode counts as
+/// corrected and blames them too, for regeneration. A failed decode is left as it is.
+void blame_withheld(ProductDecode& decoded, std::span<const int> withheld);
+
 /// Helper for callers and tests: every participant encodes its input and computes, the partial
 /// results are summed into symbols (after `faulty`, when given, and each node's check_partial),
 /// then decoded. A node whose own check withholds its partial is blamed when the decode succeeds

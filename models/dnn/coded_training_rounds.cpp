@@ -259,14 +259,8 @@ void CodedTrainingRun::after_decode() {
     rollback();
     return;
   }
-  if (!withheld_blocks_.empty()) {
-    // Decoded around blocks their nodes could not repair: they are regenerated like blamed ones.
-    round_decode_.status = DecodeStatus::corrected;
-    std::vector<int>& blamed = round_decode_.blamed_nodes;
-    blamed.insert(blamed.end(), withheld_blocks_.begin(), withheld_blocks_.end());
-    std::sort(blamed.begin(), blamed.end());
-    blamed.erase(std::unique(blamed.begin(), blamed.end()), blamed.end());
-  }
+  // Decoded around blocks their nodes could not repair: they are regenerated like blamed ones.
+  blame_withheld(round_decode_, withheld_blocks_);
   if (round_decode_.status == DecodeStatus::corrected) {
     ++progress_.counts.corrected;
     const std::optional<double> t = regenerate_blamed(l, round_decode_.blamed_nodes);
