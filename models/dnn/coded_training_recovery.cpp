@@ -120,9 +120,12 @@ CodedTrainingRun::Verification CodedTrainingRun::verify() {
         blamed = decoded.blamed_nodes;
         return decoded.status;
       },
-      [&](int l, int) {
-        // Corrected at the nodes (ABFT), no one blamed: each node repairs its own block.
-        if (blamed.empty()) return repair_blocks(l);
+      [&](int l, int d) {
+        // Corrected at the nodes (ABFT): each node of the decode not blamed repairs its own
+        // block, and the blamed ones (withheld, or wrong for the decoder) are regenerated.
+        if (!repair_blocks(l, d == 0 ? Direction::forward : Direction::backward, blamed))
+          return false;
+        if (blamed.empty()) return true;
         const std::optional<double> r = regenerate_blamed(l, blamed);
         if (r) t += *r;
         return r.has_value();
@@ -131,11 +134,13 @@ CodedTrainingRun::Verification CodedTrainingRun::verify() {
   return {passed, t};
 }
 
-// Every live node checks and repairs its own block of layer l; false when one cannot.
-bool CodedTrainingRun::repair_blocks(int layer) {
+// Every live participant of layer l's product in `dir` but `blamed` (ascending) checks and
+// repairs its own block; false when one cannot. (The others' blocks wait for their own reads.)
+bool CodedTrainingRun::repair_blocks(int layer, Direction dir, const std::vector<int>& blamed) {
   CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
-  for (int p = 0; p < nodes_; ++p) {
-    if (up(p) && scheme.repair_block(p, spec_.decode) == DecodeStatus::detected) return false;
+  for (int p : scheme.participants(dir)) {
+    if (!up(p) || std::binary_search(blamed.begin(), blamed.end(), p)) continue;
+    if (scheme.repair_block(p, spec_.decode) == DecodeStatus::detected) return false;
   }
   return true;
 }

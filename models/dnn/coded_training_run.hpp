@@ -145,7 +145,7 @@ class CodedTrainingRun {
   };
   NodeCheck checked_at_node(CodingScheme& scheme, int p, Direction dir, const Matrix& input,
                             Matrix& partial);
-  bool repair_blocks(int layer);
+  bool repair_blocks(int layer, Direction dir, const std::vector<int>& blamed);
   void check_round_done();
   void finish_round();
   std::vector<std::optional<Matrix>> gather_symbols(const DirectionGeometry& g, int& present);

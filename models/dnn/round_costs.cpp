@@ -26,8 +26,11 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
     std::int64_t cols;
     double size() const { return static_cast<double>(rows * cols); }
   };
+  // ABFT's blocks carry checksum lines: a product computes them (forward from the block's first
+  // cols columns, backward from its first rows rows) and its node keeps them. They do not scale.
+  const std::int64_t extra = scheme.checksum_lines();
   const auto scaled = [&](const Matrix* b) {
-    return Block{b->rows() * row_scale, b->cols() * col_scale};
+    return Block{(b->rows() - extra) * row_scale + extra, (b->cols() - extra) * col_scale + extra};
   };
   LayerShape g;
   g.rows = rows;
@@ -41,9 +44,6 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
   if (coded) g.update_flops_per_column += 2.0 * (rows + cols);
   const SchemeSummary summary = scheme.summary();
   const int nodes = scheme.node_count();
-  // ABFT's blocks carry checksum lines: a product computes them (forward from the block's first
-  // cols columns, backward from its first rows rows) and its node keeps them.
-  const std::int64_t extra = scheme.checksum_lines();
   for (Direction d : {Direction::forward, Direction::backward}) {
     const bool forward = d == Direction::forward;
     RoundShape& dg = g.dir[forward ? 0 : 1];

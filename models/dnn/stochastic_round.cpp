@@ -5,14 +5,34 @@
 
 namespace codesim::models::detail {
 
-void RoundResolver::resolve(const Round& r, double now_s, const std::vector<double>& durations,
-                            const WaitPolicy& wait, RoundTiming& t) {
-  const std::size_t n = r.participants.size();
+void RoundResolver::start(const Round& r, double now_s, const WaitPolicy& wait, RoundTiming& t) {
   const std::size_t symbols = r.member_count.size();
-  t.done.assign(n, 0);
+  t.done.assign(r.participants.size(), 0);
   t.present.assign(symbols, 0);
   t.tally.reset(r.codewords, wait);
   t.end_s = now_s;
+  member_done_.assign(symbols, 0);
+}
+
+// Participant i's partial joins its symbols; a symbol is present once all its members' have.
+void RoundResolver::deliver(const Round& r, std::size_t i, RoundTiming& t) {
+  for (int k = r.symbol_begin[i]; k < r.symbol_begin[i + 1]; ++k) {
+    const auto s = static_cast<std::size_t>(r.symbol_list[static_cast<std::size_t>(k)]);
+    if (++member_done_[s] != r.member_count[s]) continue;
+    t.present[s] = 1;
+    t.tally.add(static_cast<int>(s));
+  }
+}
+
+void RoundResolver::finish(const Round& r, RoundTiming& t) const {
+  t.all_present = t.tally.present_total() == static_cast<int>(r.member_count.size());
+  t.decodable = t.tally.decodable();
+}
+
+void RoundResolver::resolve(const Round& r, double now_s, const std::vector<double>& durations,
+                            const WaitPolicy& wait, RoundTiming& t) {
+  const std::size_t n = r.participants.size();
+  start(r, now_s, wait, t);
   order_.resize(n);
   ends_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -24,21 +44,54 @@ void RoundResolver::resolve(const Round& r, double now_s, const std::vector<doub
       return ends_[static_cast<std::size_t>(a)] < ends_[static_cast<std::size_t>(b)];
     });
   }
-  member_done_.assign(symbols, 0);
   for (int i : order_) {
     const auto index = static_cast<std::size_t>(i);
     t.done[index] = 1;
     t.end_s = std::max(t.end_s, ends_[index]);
-    for (int k = r.symbol_begin[index]; k < r.symbol_begin[index + 1]; ++k) {
-      const auto s = static_cast<std::size_t>(r.symbol_list[static_cast<std::size_t>(k)]);
-      if (++member_done_[s] != r.member_count[s]) continue;
-      t.present[s] = 1;
-      t.tally.add(static_cast<int>(s));
-    }
+    deliver(r, index, t);
     if (wait.stops_early() && t.tally.enough()) break;
   }
-  t.all_present = t.tally.present_total() == static_cast<int>(symbols);
-  t.decodable = t.tally.decodable();
+  finish(r, t);
+}
+
+void RoundResolver::resolve_checked(const Round& r, double now_s,
+                                    const std::vector<double>& durations, const WaitPolicy& wait,
+                                    RoundTiming& t,
+                                    const std::function<CheckedProduct(std::size_t)>& check) {
+  const std::size_t n = r.participants.size();
+  start(r, now_s, wait, t);
+  // A min-heap of task ends by (time, sequence): products first in participant order, then the
+  // check tasks in the order they start.
+  const auto later = [](const Event& a, const Event& b) {
+    return a.time_s != b.time_s ? a.time_s > b.time_s : a.sequence > b.sequence;
+  };
+  events_.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    events_.push_back({now_s + durations[i], i, static_cast<int>(i), false, false});
+  std::make_heap(events_.begin(), events_.end(), later);
+  std::uint64_t sequence = n;
+  std::size_t pending = n;
+  while (!events_.empty()) {
+    std::pop_heap(events_.begin(), events_.end(), later);
+    const Event e = events_.back();
+    events_.pop_back();
+    const auto i = static_cast<std::size_t>(e.participant);
+    t.end_s = std::max(t.end_s, e.time_s);
+    bool withheld = e.withheld;
+    if (!e.delivery) {
+      t.done[i] = 1;
+      const CheckedProduct c = check(i);
+      if (c.extra_s > 0.0) {
+        events_.push_back({e.time_s + c.extra_s, sequence++, e.participant, true, c.withheld});
+        std::push_heap(events_.begin(), events_.end(), later);
+        continue;
+      }
+      withheld = c.withheld;
+    }
+    if (!withheld) deliver(r, i, t);
+    if (--pending == 0 || (wait.stops_early() && t.tally.enough())) break;
+  }
+  finish(r, t);
 }
 
 void SymbolErrors::size(std::size_t symbols, std::size_t codewords) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "models/coding/coding_scheme.hpp"
@@ -58,6 +59,12 @@ struct Outcome {
   bool silent = false;  ///< read an erroneous symbol nothing could detect
 };
 
+/// What a node that checks its own partial makes of its finished product.
+struct CheckedProduct {
+  double extra_s = 0.0;   ///< a further task (its block's check) before the partial leaves
+  bool withheld = false;  ///< the partial never reaches its symbols (an erasure)
+};
+
 /// Resolves which tasks of a round finish before it ends; keeps its scratch between rounds.
 class RoundResolver {
  public:
@@ -65,11 +72,31 @@ class RoundResolver {
   /// `wait`, into `t` (ties finish in participant order, as the engine's FIFO events do).
   void resolve(const Round& r, double now_s, const std::vector<double>& durations,
                const WaitPolicy& wait, RoundTiming& t);
+  /// The same for nodes that check their partials: `check(i)` is called for each participant
+  /// whose product finishes before the round ends, in the order the products finish, and its
+  /// partial reaches its symbols extra_s later unless withheld (a further task ending at the same
+  /// time as a product finishes after it, as it was scheduled later). t.done: the product
+  /// finished.
+  void resolve_checked(const Round& r, double now_s, const std::vector<double>& durations,
+                       const WaitPolicy& wait, RoundTiming& t,
+                       const std::function<CheckedProduct(std::size_t)>& check);
 
  private:
+  struct Event {
+    double time_s = 0.0;
+    std::uint64_t sequence = 0;
+    int participant = 0;
+    bool delivery = false;  // the end of the check task, not of the product
+    bool withheld = false;
+  };
+  void start(const Round& r, double now_s, const WaitPolicy& wait, RoundTiming& t);
+  void deliver(const Round& r, std::size_t i, RoundTiming& t);
+  void finish(const Round& r, RoundTiming& t) const;
+
   std::vector<int> order_;
   std::vector<double> ends_;
   std::vector<int> member_done_;
+  std::vector<Event> events_;
 };
 
 /// The erroneous symbols of one decode and the outcome per codeword: a codeword with a present

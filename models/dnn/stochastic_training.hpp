@@ -63,6 +63,11 @@ std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const 
 ///    (stream (seed, replica, "straggler", node), one draw per task, as train_coded); wait_for
 ///    ends a round at the task completing the rule; communication, decode (x4 when not clean),
 ///    regeneration, verification and checkpoint costs as train_coded's. No evaluation.
+///  - Nodes that check their own blocks (abft, abft_codenet; stochastic_local_checks.hpp): a block
+///    counts its strikes since its last read; a read that meets strikes, or a struck partial,
+///    makes the node check its block (time charged) and correct it or withhold its partial (an
+///    erasure), by the closed forms' probabilities; withheld blocks are regenerated after a decode
+///    that could do without them, else the round rolls back.
 ///  - Checkpoints: the verification pass (forward and backward of every layer, no strikes) before
 ///    each write; at the end an untimed verification pass, as train_coded's read-out.
 ///

@@ -55,10 +55,6 @@ std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const 
                                          const FaultConfig& faults) {
   const std::vector<int>& sizes = spec.mlp.layer_sizes;
   if (sizes.size() < 2) return "the MLP needs at least an input and an output size";
-  if (checks_at_nodes(spec.scheme)) {
-    return "stochastic mode does not model " + std::string(scheme_name(spec.scheme)) +
-           "'s checks at the nodes yet (numeric mode only)";
-  }
   std::string problem = validate_training(spec, cluster.node_count(), sizes.front(), 0);
   if (!problem.empty()) return problem;
   problem = validate_fault_config(faults, cluster.node_count());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <variant>
 
 #include "sim/check.hpp"
 
@@ -274,6 +275,31 @@ AbftStrikeModel abft_strike_model(const ValueModelSpec& spec, AbftBlockShape sha
   model.checksum_beyond_correction =
       any_of(count(std::begin(kChecksumOverflowBits), std::end(kChecksumOverflowBits)));
   return model;
+}
+
+std::optional<AbftBlockShape> locally_checked_block(const SchemeSpec& spec, int rows, int cols) {
+  if (const auto* abft = std::get_if<AbftSpec>(&spec)) {
+    return AbftBlockShape{.rows = rows / abft->m, .cols = cols / abft->n};
+  }
+  if (const auto* hybrid = std::get_if<AbftCodenetSpec>(&spec)) {
+    return AbftBlockShape{.rows = rows / hybrid->m, .cols = cols / hybrid->n};
+  }
+  return std::nullopt;
+}
+
+double abft_partial_correction(const ValueModelSpec& spec, int length, int batch) {
+  CODESIM_CHECK(length >= 1 && batch >= 1, "a partial has values and columns");
+  const AbftStrikeModel model = abft_strike_model(spec, {.rows = length, .cols = batch});
+  const auto cells = static_cast<std::int64_t>(length + kChecksumLines) * batch;
+  const std::int64_t entries = entries_to_corrupt(spec, cells);
+  if (entries > batch) return 0.0;
+  // Choose the struck columns, then one correctable entry in each, over all choices of entries.
+  const double choices = length * (1.0 - model.beyond_correction) +
+                         kChecksumLines * (1.0 - model.checksum_beyond_correction);
+  if (choices <= 0.0) return 0.0;
+  const auto e = static_cast<double>(entries);
+  return std::exp(log_choose(batch, e) + e * std::log(choices) -
+                  log_choose(static_cast<double>(cells), e));
 }
 
 AbftCorrection::AbftCorrection(AbftBlockShape shape, AbftStrikeModel model, int max_strikes)

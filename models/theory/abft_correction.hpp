@@ -17,8 +17,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "models/coding/scheme_spec.hpp"
 #include "models/faults/value_model.hpp"
 
 namespace codesim::models {
@@ -49,6 +51,19 @@ struct AbftStrikeModel {
 
 /// The strike model of `spec` (valid for float64) on blocks of `shape`.
 AbftStrikeModel abft_strike_model(const ValueModelSpec& spec, AbftBlockShape shape);
+
+/// W's part of one node's block of a rows x cols layer when the scheme's nodes check their own
+/// blocks and correct or withhold (abft: W_rc of the m x n grid; abft_codenet: the same block of
+/// its CodeNet grid, whose symbols and erasures come from the grid), else nullopt.
+std::optional<AbftBlockShape> locally_checked_block(const SchemeSpec& spec, int rows, int cols);
+
+/// The probability that a node's check of its partial (abft::check_columns: one wrong value or
+/// checksum per column) corrects one strike of `spec` on it: `length` values and 3 checksums per
+/// column, `batch` columns. The strike's entries (entries_to_corrupt of the whole partial) must lie
+/// in distinct columns, each correctable; an entry is beyond correction with the probabilities of
+/// abft_strike_model (the partial's values and checksums taken for the block's: an
+/// approximation for bit flips, exact for the other value models).
+double abft_partial_correction(const ValueModelSpec& spec, int length, int batch);
 
 /// q(s) for one block shape and strike model, and Q_j, the probability that a block read after j
 /// strikes (the union of their entry sets) is corrected rather than detected.

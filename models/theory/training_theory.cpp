@@ -289,20 +289,6 @@ std::string validate_training_theory(const SchemeSpec& spec, const std::vector<i
 
 namespace {
 
-// W's part of one node's block when the scheme's nodes check their own blocks and correct or
-// withhold (abft: W_rc of the m x n grid), else nullopt. A scheme whose nodes keep ABFT checksums
-// on top of a code (a CodeNet grid of ABFT nodes) needs only its node block here: its symbols,
-// codewords and erasures_tolerated already come from the scheme and its summary.
-std::optional<AbftBlockShape> locally_checked_block(const SchemeSpec& spec, int rows, int cols) {
-  if (const auto* abft = std::get_if<AbftSpec>(&spec)) {
-    return AbftBlockShape{.rows = rows / abft->m, .cols = cols / abft->n};
-  }
-  if (const auto* hybrid = std::get_if<AbftCodenetSpec>(&spec)) {
-    return AbftBlockShape{.rows = rows / hybrid->m, .cols = cols / hybrid->n};
-  }
-  return std::nullopt;
-}
-
 // What the theory reads of a scheme, per direction d (kForward, kBackward).
 struct SchemeStructure {
   std::unique_ptr<CodingScheme> scheme;  // on the smallest W with the scheme's block structure

@@ -25,6 +25,8 @@ SchemeSpec small(const std::string& kind) {
                  : kind == "gpd"          ? gpd_spec(2, 2, 8)
                  : kind == "codenet_grid" ? codenet_grid_spec(2, 2, 4, 4)
                  : kind == "replication"  ? replication_spec(2, 2, 3)
+                 : kind == "abft"         ? abft_spec(2, 2)
+                 : kind == "abft_codenet" ? abft_codenet_spec(2, 2, 4, 4)
                                           : uncoded_spec(2, 2);
   set_generator_seed(s, 11);
   return s;
@@ -84,11 +86,22 @@ constexpr double kZ95 = 1.96;
 // Checkpointing after every iteration makes every attempt a first iteration after a clean state:
 // the per-attempt rollback, per-pass verification failure and corrected counts follow the
 // closed forms for the first iteration and the verification pass after one iteration.
-void check_against_theory(const SchemeSpec& scheme, double eps, int iterations) {
+// With nodes that check their own blocks (abft), the weight strikes' value model decides how
+// often they correct, and `corrected` counts each node's own correction of a training read (not
+// the decode after it, which the theory counts as corrected too), and each decode that
+// regenerates withheld blocks: with `decodes_correct` false no decode does (abft's grid tolerates
+// no erasure; the theory's corrected decodes are then its local corrections).
+void check_against_theory(
+    const SchemeSpec& scheme, double eps, int iterations,
+    const ValueModelSpec& weight_model = value_model_defaults(ValueModelKind::sparse_additive),
+    bool decodes_correct = true) {
   const TrainingSpec spec = training(scheme, iterations);
-  const sim::MetricSet m =
-      run_stochastic_training(cluster(), every(1), spec, weights_at(eps), 7, 0);
-  const TrainingTheory theory(scheme, spec.mlp.layer_sizes);
+  FaultConfig faults = weights_at(eps);
+  faults[FaultTarget::weights].model = weight_model;
+  const sim::MetricSet m = run_stochastic_training(cluster(), every(1), spec, faults, 7, 0);
+  TrainingTheoryOptions options;
+  options.weight_fault_model = weight_model;
+  const TrainingTheory theory(scheme, spec.mlp.layer_sizes, options);
   const double executed = m.get("iterations_executed");
   const double verifications = executed - 1.0;  // none after the last iteration
   const double verification_failures = verifications - m.get("checkpoints");
@@ -107,11 +120,15 @@ void check_against_theory(const SchemeSpec& scheme, double eps, int iterations) 
   CHECK(within(verification_failures, verifications * q, verifications * q * (1 - q), kZ99));
 
   // Corrected decodes: per attempt and per verification pass (plus the final untimed pass).
-  const double per_attempt = sequence_probabilities(theory.first_decodes(), eps).expected_corrected;
+  const SequenceProbabilities first = sequence_probabilities(theory.first_decodes(), eps);
+  const double per_attempt =
+      (decodes_correct ? first.expected_corrected : 0.0) + first.expected_local_corrections;
   const double per_pass =
       sequence_probabilities(theory.verification_decodes(), eps, 1).expected_corrected;
   const double expected = attempts * per_attempt + (verifications + 1.0) * per_pass;
-  INFO("corrected " << m.get("corrected") << ", expected " << expected);
+  INFO("corrected " << m.get("corrected") << ", expected " << expected << " (per attempt "
+                    << first.expected_corrected << " + " << first.expected_local_corrections
+                    << " local, per pass " << per_pass << ")");
   // A count of rare independent decodes: its variance is at most its mean.
   CHECK(within(m.get("corrected"), expected, expected, kZ99));
 }
@@ -134,6 +151,29 @@ const NumericData& numeric_data() {
   return d;
 }
 
+// Sums `names` over replicas of both modes and checks that each pair agrees (and is > 20).
+void check_modes_agree(const TrainingSpec& spec, const FaultConfig& faults,
+                       const sim::CheckpointSpec& checkpoint, const std::vector<const char*>& names,
+                       int replicas = 24) {
+  std::vector<double> numeric(names.size(), 0.0);
+  std::vector<double> stochastic(names.size(), 0.0);
+  for (std::uint64_t r = 0; r < static_cast<std::uint64_t>(replicas); ++r) {
+    const sim::MetricSet a = run_coded_training(cluster(), checkpoint, spec, faults,
+                                                numeric_data().train, numeric_data().test, 9, r);
+    const sim::MetricSet b = run_stochastic_training(cluster(), checkpoint, spec, faults, 9, r);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      numeric[i] += a.get(names[i]);
+      stochastic[i] += b.get(names[i]);
+    }
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    INFO(std::string(names[i]) << ": numeric " << numeric[i] << ", stochastic " << stochastic[i]);
+    CHECK(numeric[i] > 20.0);
+    // Two Poisson-like counts: the difference's variance is at most their sum.
+    CHECK(within(numeric[i], stochastic[i], numeric[i] + stochastic[i], kZ95));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("CodeNet's stochastic rollback and correction rates match the closed forms") {
@@ -144,11 +184,26 @@ TEST_CASE("replication's stochastic rollback rate matches the closed form") {
   check_against_theory(replication(), 1e-3, 4000);
 }
 
+TEST_CASE("abft's stochastic rollback and correction rates match the closed forms") {
+  // Blocks 20 x 20 and 5 x 20: a strike changes 2% of their stored entries (11 and 3), which
+  // the node corrects most of the time; the rest are withheld and roll back.
+  ValueModelSpec sparse = value_model_defaults(ValueModelKind::sparse_additive);
+  sparse.density = 0.02;
+  check_against_theory(abft_spec(2, 2), 4e-3, 20000, sparse, false);
+}
+
+TEST_CASE("the abft_codenet hybrid's stochastic rates match the closed forms") {
+  // Every entry struck: no node corrects its block, each struck block is withheld and the 3 x 3
+  // grid decodes around one erasure per row or column, rolling back beyond.
+  ValueModelSpec whole = value_model_defaults(ValueModelKind::sparse_additive);
+  whole.density = 1.0;
+  check_against_theory(abft_codenet_spec(2, 2, 3, 3), 2e-2, 20000, whole);
+}
+
 TEST_CASE("stochastic and numeric modes agree on rollbacks, corrections and strikes") {
   // Sigmoid hidden units and a value model that changes every entry, so that every strike shows
   // in the numeric products (a sparse strike can hide behind zero inputs).
-  const SchemeSpec scheme = codenet();
-  TrainingSpec spec = training(scheme, 150);
+  TrainingSpec spec = training(codenet(), 150);
   spec.mlp.hidden_activation = Activation::sigmoid;
   FaultConfig faults = weights_at(2.5e-3);
   faults[FaultTarget::product].rate.probability_per_operation = 1e-3;
@@ -157,26 +212,30 @@ TEST_CASE("stochastic and numeric modes agree on rollbacks, corrections and stri
     faults[t].model.density = 1.0;
     faults[t].model.sigma = 1.0;
   }
-  const sim::CheckpointSpec checkpoint = every(5);
-  double numeric[4] = {0, 0, 0, 0};
-  double stochastic[4] = {0, 0, 0, 0};
-  const char* names[4] = {"rollbacks", "corrected", "faults_injected", "checkpoints"};
-  constexpr int kReplicas = 24;
-  for (std::uint64_t r = 0; r < kReplicas; ++r) {
-    const sim::MetricSet a = run_coded_training(cluster(), checkpoint, spec, faults,
-                                                numeric_data().train, numeric_data().test, 9, r);
-    const sim::MetricSet b = run_stochastic_training(cluster(), checkpoint, spec, faults, 9, r);
-    for (int i = 0; i < 4; ++i) {
-      numeric[i] += a.get(names[i]);
-      stochastic[i] += b.get(names[i]);
-    }
-  }
-  for (int i = 0; i < 4; ++i) {
-    INFO(names[i] << ": numeric " << numeric[i] << ", stochastic " << stochastic[i]);
-    CHECK(numeric[i] > 20.0);
-    // Two Poisson-like counts: the difference's variance is at most their sum.
-    CHECK(within(numeric[i], stochastic[i], numeric[i] + stochastic[i], kZ95));
-  }
+  check_modes_agree(spec, faults, every(5),
+                    {"rollbacks", "corrected", "faults_injected", "checkpoints"});
+}
+
+TEST_CASE("stochastic and numeric modes agree for nodes that check their own blocks") {
+  // abft: weight strikes on 2% of a block's entries, mostly corrected at the node; product
+  // strikes that add noise to one value, which the partial's check corrects (a bit flip can stay
+  // below the check's round-off allowance, where the numeric check lets it pass uncounted).
+  FaultConfig faults = weights_at(1.5e-2);
+  faults[FaultTarget::weights].model.density = 0.02;
+  faults[FaultTarget::product].rate.probability_per_operation = 4e-3;
+  faults[FaultTarget::product].model = value_model_defaults(ValueModelKind::gaussian);
+  faults[FaultTarget::product].model.entries = 1;
+  TrainingSpec spec = training(abft_spec(2, 2), 150);
+  spec.mlp.hidden_activation = Activation::sigmoid;
+  check_modes_agree(spec, faults, every(5),
+                    {"rollbacks", "corrected", "faults_injected", "checkpoints"});
+  // The hybrid: every entry struck, so each struck block is withheld and regenerated.
+  faults[FaultTarget::weights].model.density = 1.0;
+  faults[FaultTarget::product].model = value_model_defaults(ValueModelKind::gaussian);
+  faults[FaultTarget::product].model.density = 1.0;
+  spec.scheme = abft_codenet_spec(2, 2, 3, 3);
+  check_modes_agree(spec, faults, every(5),
+                    {"rollbacks", "corrected", "regenerations", "faults_injected"});
 }
 
 TEST_CASE("the same seed gives identical metrics and another replica differs") {
@@ -208,7 +267,8 @@ TEST_CASE("without faults the stochastic mode takes exactly the numeric mode's t
   const NumericData& d = numeric_data();
   sim::CheckpointSpec checkpoint = every(3);
   checkpoint.write_bandwidth_Bps = 1e8;
-  for (const char* kind : {"uncoded", "replication", "mds", "gpd", "codenet_grid"}) {
+  for (const char* kind :
+       {"uncoded", "replication", "mds", "gpd", "codenet_grid", "abft", "abft_codenet"}) {
     for (bool decentralized : {true, false}) {
       TrainingSpec spec = training(small(kind), 7, {40, 20, 20, 10});
       spec.decentralized = decentralized;
@@ -230,6 +290,30 @@ TEST_CASE("without faults the stochastic mode takes exactly the numeric mode's t
         CHECK(b.get(name) == a.get(name));
       }
     }
+  }
+}
+
+TEST_CASE("a node's check of a struck partial takes the numeric mode's time") {
+  // Every product of node 0 struck in one value: its check corrects it and then checks its block
+  // (24 flops per stored entry), which delays its partial and so every round.
+  const NumericData& d = numeric_data();
+  FaultConfig faults = weights_at(0.0);
+  faults[FaultTarget::product].model = value_model_defaults(ValueModelKind::gaussian);
+  faults[FaultTarget::product].model.entries = 1;
+  faults.overrides.push_back({{0}, FaultTarget::product, {.probability_per_operation = 1.0}});
+  for (const char* kind : {"abft", "abft_codenet"}) {
+    const TrainingSpec spec = training(small(kind), 7, {40, 20, 20, 10});
+    const sim::MetricSet a =
+        run_coded_training(cluster(16), every(3), spec, faults, d.train, d.test, 3, 0);
+    const sim::MetricSet b = run_stochastic_training(cluster(16), every(3), spec, faults, 3, 0);
+    const sim::MetricSet clean =
+        run_stochastic_training(cluster(16), every(3), spec, weights_at(0.0), 3, 0);
+    CAPTURE(kind);
+    CHECK(b.get("completion_time_s") == doctest::Approx(a.get("completion_time_s")).epsilon(1e-12));
+    CHECK(b.get("time_compute_s") > clean.get("time_compute_s"));
+    CHECK(b.get("corrected") == a.get("corrected"));
+    CHECK(b.get("corrected") >= 7 * 5);  // every round of every iteration (3 forward, 2 backward)
+    CHECK(b.get("rollbacks") == 0.0);
   }
 }
 

@@ -234,6 +234,50 @@ TEST_CASE("Monte Carlo of the real value model on random blocks agrees with q an
   }
 }
 
+TEST_CASE("a struck partial is corrected at its node with abft_partial_correction's probability") {
+  // The real value model on random partials (values and their checksums), then check_columns.
+  struct Case {
+    int length;
+    int batch;
+    ValueModelSpec spec;
+  };
+  ValueModelSpec two_entries = one_entry(ValueModelKind::gaussian);
+  two_entries.entries = 2;
+  const Case cases[] = {
+      {6, 4, two_entries},             // 2 entries of 36: distinct columns 77%
+      {10, 8, sparse_additive(0.03)},  // 3 entries of 104
+      // One value of 203: all bits but the top exponent bit (and a few of a checksum's, whose
+      // share the formula takes for the block's checksums: conservative on short partials).
+      {200, 1, one_entry(ValueModelKind::bitflip)},
+      {5, 1, two_entries},               // two entries of one column: never
+      {20, 64, sparse_additive(0.005)},  // 7 entries of 1472
+  };
+  constexpr long kTrials = 20000;
+  std::uint64_t seed = 40;
+  for (const Case& test : cases) {
+    RandomStream values({++seed, 0, "abft_partial_values", 0});
+    RandomStream faults({seed, 0, "abft_partial_faults", 0});
+    long passed = 0;
+    for (long trial = 0; trial < kTrials; ++trial) {
+      abft::Matrix y(test.length, test.batch);
+      for (Eigen::Index i = 0; i < y.size(); ++i) y.data()[i] = values.uniform(-1.0, 1.0);
+      abft::Matrix partial = abft::with_checksums(y);
+      codesim::models::apply_value_model(test.spec, partial, faults);
+      const abft::CheckResult result = abft::check_columns(partial, test.length);
+      passed += result.verdict != abft::Verdict::detected ? 1 : 0;
+    }
+    const double predicted =
+        codesim::models::abft_partial_correction(test.spec, test.length, test.batch);
+    const Interval interval = wilson(passed, kTrials);
+    CAPTURE(test.length);
+    CAPTURE(test.batch);
+    CAPTURE(predicted);
+    CAPTURE(passed);
+    CHECK(predicted >= interval.low);
+    CHECK(predicted <= interval.high);
+  }
+}
+
 namespace {
 
 using codesim::models::testing::ReplayCounts;

@@ -1,0 +1,165 @@
+// The stochastic run's state (run_stochastic_training): the scheme's structure, per-block strike
+// counts, the strike streams and the rounds. Its setup, iteration loop, update, checkpoints and
+// rollbacks are in stochastic_training.cpp; its rounds, regenerations and verification pass in
+// stochastic_run_rounds.cpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "models/dnn/round_costs.hpp"
+#include "models/dnn/stochastic_local_checks.hpp"
+#include "models/dnn/stochastic_round.hpp"
+#include "models/dnn/stochastic_training.hpp"
+#include "models/dnn/training_protocol.hpp"
+#include "models/faults/fault_injector.hpp"
+#include "sim/node.hpp"
+#include "sim/random_stream.hpp"
+#include "sim/topology.hpp"
+
+namespace codesim::models::detail {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The fault injector's strike probability per opportunity; 0 for a disabled (node, target).
+class StrikeRates {
+ public:
+  StrikeRates(const FaultConfig& faults, int cluster_nodes, std::uint64_t seed,
+              std::uint64_t replica)
+      : rates_(faults, cluster_nodes, seed, replica),
+        resolved_(resolve_fault_rates(faults, cluster_nodes)) {}
+
+  bool enabled(int p, FaultTarget target) const {
+    return !is_disabled(resolved_[static_cast<std::size_t>(p)][static_cast<std::size_t>(target)]);
+  }
+  double probability(int p, FaultTarget target, double flops) const {
+    return enabled(p, target) ? rates_.strike_probability(p, target, flops) : 0.0;
+  }
+
+ private:
+  FaultInjector rates_;
+  std::vector<NodeFaultRates> resolved_;
+};
+
+// Thrown when the clock passes the time limit: the run stops there, in the middle of its step.
+struct OutOfTime {};
+
+class StochasticRun {
+ public:
+  StochasticRun(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
+                const TrainingSpec& spec, const FaultConfig& faults, std::uint64_t seed,
+                std::uint64_t replica, const std::function<bool()>& should_stop);
+  sim::MetricSet run();
+
+ private:
+  struct Verification {
+    bool passed = true;
+    double time_s = 0.0;
+  };
+
+  // --- setup (stochastic_training.cpp) ------------------------------------------------------
+  void init_structure();
+  void init_nodes(const sim::ClusterSpec& cluster, std::uint64_t seed, std::uint64_t replica);
+  void open_streams(const StrikeRates& strikes, FaultTarget target, std::uint64_t seed,
+                    std::uint64_t replica, std::vector<double>& budget,
+                    std::vector<std::optional<sim::RandomStream>>& streams) const;
+  void init_rounds(const StrikeRates& strikes);
+  void init_update(const StrikeRates& strikes);
+  void build_round(int l, int d, const StrikeRates& strikes);
+  Round& round(int layer, int dir) {
+    return rounds_[static_cast<std::size_t>(layer) * 2 + static_cast<std::size_t>(dir)];
+  }
+
+  // --- the loop (stochastic_training.cpp) ---------------------------------------------------
+  void run_iterations();
+  void check_time() const {
+    if (!(now_s_ <= spec_.time_limit_s)) throw OutOfTime{};
+  }
+  void run_update();
+  void checkpoint();
+  void rollback();
+  void finish() { progress_.complete(now_s_); }
+  sim::MetricSet metrics() const;
+
+  // --- rounds (stochastic_run_rounds.cpp) ---------------------------------------------------
+  static double redraw(std::optional<sim::RandomStream>& stream) {
+    return stream->exponential(1.0);
+  }
+  bool strike_weights(int p, const Round& r, std::size_t i);
+  bool strike_product(int p, const Round& r, std::size_t i);
+  void draw_durations(const Round& r);
+  bool run_round(const Round& r);
+  bool run_checked_round(const Round& r);
+  bool finish_round(const Round& r, const RoundTiming& t, double end_s, const Outcome& outcome);
+  std::optional<sim::CommunicationCost> regenerate(const Round& r);
+  std::optional<sim::CommunicationCost> regenerate_nodes(int layer);
+  Verification verify();
+  Outcome verification_decode(const Round& r, double& t_s);
+
+  // --- configuration ----------------------------------------------------------------------
+  const TrainingSpec& spec_;
+  sim::CheckpointPolicy policy_;
+  sim::Topology topology_;
+  const std::function<bool()>& should_stop_;
+  int layers_;
+  int batch_;
+  WaitPolicy wait_;
+  int nodes_ = 0;
+  bool stragglers_ = false;
+  std::unique_ptr<CodingScheme> structure_;
+  std::vector<LayerShape> shapes_;
+  std::vector<int> first_block_;  // per node + 1
+  int blocks_per_layer_ = 0;
+  std::vector<double> speeds_;  // per cluster node
+  std::vector<char> usable_;    // per cluster node: a scheme node
+  std::vector<int> live_;
+  std::vector<sim::Node> nodes_state_;
+  double decoder_speed_ = 0.0;
+  std::vector<Round> rounds_;      // layer * 2 + dir
+  std::vector<Round*> iteration_;  // forward 0..L-1, backward L-1..1
+  double update_flops_ = 0.0;
+  double update_fixed_s_ = 0.0;
+  std::vector<int> update_begin_;  // per node + 1, into update_block_
+  std::vector<int> update_block_;
+  std::vector<double> update_hazard_;
+  std::size_t max_symbols_ = 0;
+  std::size_t max_codewords_ = 0;
+  LocalChecks local_;  // active for schemes whose nodes check their own blocks
+
+  // --- strikes ------------------------------------------------------------------------------
+  std::vector<double> weight_budget_;  // per node: hazard left before the next strike
+  std::vector<double> product_budget_;
+  std::vector<std::optional<sim::RandomStream>> weight_streams_;
+  std::vector<std::optional<sim::RandomStream>> product_streams_;
+
+  // --- state --------------------------------------------------------------------------------
+  // Per block: strikes not yet repaired (a node that checks its block: since the block's last
+  // read; other schemes read only whether it is 0).
+  std::vector<int> wrong_;
+  std::vector<int> checkpoint_wrong_;
+  std::vector<int> previous_wrong_;            // at the checkpoint before the last
+  bool stopped_ = false;                       // the watchdog stopped the run
+  std::uint64_t faults_at_attempt_start_ = 0;  // faults_ at the last checkpoint or rollback
+  std::map<std::vector<int>, Regeneration> regenerations_cache_;  // by regenerated nodes
+
+  // --- scratch ------------------------------------------------------------------------------
+  RoundResolver resolver_;
+  SymbolErrors errors_;
+  std::vector<int> regenerated_;  // the nodes the next regeneration rebuilds
+  std::vector<double> durations_;
+  RoundTiming scratch_timing_;
+  RoundTiming verification_timing_;
+
+  // --- progress and accounting --------------------------------------------------------------
+  double now_s_ = 0.0;
+  std::uint64_t silent_corruptions_ = 0;
+  std::uint64_t faults_ = 0, node_operations_ = 0;
+  TrainingProgress progress_;
+};
+
+}  // namespace codesim::models::detail
