@@ -37,6 +37,7 @@ ClusterSpec uniform_cluster(int nodes, double speed_flops_per_s) {
   spec.stragglers.assign(nodes, StragglerSpec{});
   spec.crashes.assign(nodes, CrashSpec{});
   spec.soft_errors.assign(nodes, SoftErrorSpec{});
+  spec.power.assign(nodes, PowerSpec{});
   spec.network.nodes = nodes;
   return spec;
 }

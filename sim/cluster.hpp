@@ -14,6 +14,22 @@
 
 namespace codesim::sim {
 
+/// What one node draws, in watts: computing, up and waiting, and down (crashed until repaired).
+/// Defaults: a two-socket server at full load and idle (scenarios/README.md, "cluster.power",
+/// gives the sources); a crashed node is taken to be powered off.
+struct PowerSpec {
+  double busy_W = 300.0;
+  double idle_W = 150.0;
+  double down_W = 0.0;
+};
+
+/// Energy of moving data: per byte sent between nodes, and per checkpoint byte written (the
+/// transfer to storage and the write). Defaults: scenarios/README.md, "cluster.power".
+struct TransferEnergySpec {
+  double network_J_per_B = 2e-8;
+  double checkpoint_J_per_B = 3e-8;
+};
+
 /// Plain per-node description of a cluster (defaults and overrides already resolved). Every
 /// vector has one entry per node.
 struct ClusterSpec {
@@ -21,6 +37,8 @@ struct ClusterSpec {
   std::vector<StragglerSpec> stragglers;
   std::vector<CrashSpec> crashes;
   std::vector<SoftErrorSpec> soft_errors;
+  std::vector<PowerSpec> power;
+  TransferEnergySpec transfer_energy;
   TopologySpec network;  ///< network.nodes == number of nodes
 
   int node_count() const { return static_cast<int>(speeds_flops_per_s.size()); }

@@ -165,15 +165,33 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
   return t;
 }
 
+// A node's power draw (busy_W, idle_W, down_W), each key defaulting to `defaults`'.
+sim::PowerSpec read_power(ObjectReader& r, const sim::PowerSpec& defaults) {
+  sim::PowerSpec power;
+  power.busy_W = r.number("busy_W", defaults.busy_W, at_least(0.0));
+  power.idle_W = r.number("idle_W", defaults.idle_W, at_least(0.0));
+  power.down_W = r.number("down_W", defaults.down_W, at_least(0.0));
+  return power;
+}
+
+// cluster.power: the nodes' draw and the energy per byte moved and per checkpoint byte.
+sim::PowerSpec read_cluster_power(ObjectReader& r, sim::TransferEnergySpec& transfer) {
+  const sim::PowerSpec power = read_power(r, sim::PowerSpec{});
+  transfer.network_J_per_B = r.number("network_J_per_B", transfer.network_J_per_B, at_least(0.0));
+  transfer.checkpoint_J_per_B =
+      r.number("checkpoint_J_per_B", transfer.checkpoint_J_per_B, at_least(0.0));
+  return power;
+}
+
 void read_overrides(ObjectReader& r, sim::ClusterSpec& cluster, double speed,
                     const sim::StragglerSpec& straggler, const sim::CrashSpec& crash,
-                    const sim::SoftErrorSpec& soft_error) {
+                    const sim::SoftErrorSpec& soft_error, const sim::PowerSpec& power) {
   const Json* raw = r.raw("overrides");
   Json resolved = Json::array();
   if (raw != nullptr && !raw->is_array()) {
     r.fail("overrides", "wrong type: got " + describe_json(*raw) +
                             " (expected an array of {nodes, speed_flops_per_s, stragglers, "
-                            "crashes, soft_errors} objects)");
+                            "crashes, soft_errors, power} objects)");
   }
   const std::size_t count = raw == nullptr ? 0 : raw->size();
   for (std::size_t i = 0; i < count; ++i) {
@@ -203,6 +221,12 @@ void read_overrides(ObjectReader& r, sim::ClusterSpec& cluster, double speed,
         for (int id : ids) cluster.soft_errors[id] = s;
       });
     }
+    if (o.has("power")) {
+      o.object("power", [&](ObjectReader& section) {
+        const sim::PowerSpec p = read_power(section, power);
+        for (int id : ids) cluster.power[id] = p;
+      });
+    }
     resolved.push_back(o.finish());
   }
   r.record("overrides", std::move(resolved));
@@ -219,11 +243,15 @@ sim::ClusterSpec read_cluster(ObjectReader& r) {
   r.object("crashes", [&](ObjectReader& c) { crash = read_crashes(c, crash); });
   sim::SoftErrorSpec soft_error;
   r.object("soft_errors", [&](ObjectReader& s) { soft_error = read_soft_errors(s, soft_error); });
+  sim::PowerSpec power;
+  r.object("power",
+           [&](ObjectReader& p) { power = read_cluster_power(p, cluster.transfer_energy); });
   cluster.speeds_flops_per_s.assign(nodes, speed);
   cluster.stragglers.assign(nodes, straggler);
   cluster.crashes.assign(nodes, crash);
   cluster.soft_errors.assign(nodes, soft_error);
-  read_overrides(r, cluster, speed, straggler, crash, soft_error);
+  cluster.power.assign(nodes, power);
+  read_overrides(r, cluster, speed, straggler, crash, soft_error, power);
   return cluster;
 }
 

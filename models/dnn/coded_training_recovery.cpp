@@ -51,6 +51,7 @@ std::optional<double> CodedTrainingRun::regenerate(const std::vector<std::pair<i
                          cluster_.node(node).speed_flops_per_s()});
   }
   const sim::CommunicationCost cost = parallel_regeneration_cost(cluster_.topology(), transfers);
+  progress_.energy.network(regeneration_bytes(transfers));
   progress_.time.link_wait_s += cost.link_wait_s;
   return cost.time_s;
 }
@@ -159,14 +160,17 @@ void CodedTrainingRun::start_checkpoint() {
     const Verification verified = verify();
     if (!verified.passed) {
       // The verification time is spent, then the rollback counts it as lost.
+      progress_.energy.verification(verified.time_s);
       spend(TimeKind::checkpoint, verified.time_s, [this] { rollback(); });
       return;
     }
+    progress_.energy.verification(verified.time_s);
     t += verified.time_s;
   }
   t += policy_.write_cost_s();
   progress_.time.charge_later(engine_.now(), TimeKind::checkpoint);
   after(t, [this, t] {
+    progress_.energy.checkpoint_written(stored_values_per_node() * nodes_ * kBytesPerValue);
     progress_.checkpoint_written(t);
     events_at_attempt_start_ = random_events();
     take_snapshot();
@@ -176,10 +180,11 @@ void CodedTrainingRun::start_checkpoint() {
 }
 
 void CodedTrainingRun::rollback() {
+  // Cancelled first, so that the part of the tasks that ran is lost with the attempt.
+  for (int p = 0; p < nodes_; ++p) cancel_task(p);
   const RollbackTarget target = progress_.roll_back(random_events() != events_at_attempt_start_);
   events_at_attempt_start_ = random_events();
   ++attempt_;
-  for (int p = 0; p < nodes_; ++p) cluster_.node(p).cancel_task(engine_);
   if (target == RollbackTarget::stop) {
     // Every checkpoint, then the initial state, stalled: stop rather than loop (completed = 0).
     phase_ = Phase::done;

@@ -95,9 +95,19 @@ void CodedTrainingRun::start_task(int p, double flops, void (CodedTrainingRun::*
   ++pending_tasks_;
   const std::uint32_t attempt = attempt_;
   const Phase phase = phase_;
+  task_start_s_[static_cast<std::size_t>(p)] = engine_.now();
   node.run_task(engine_, flops, [this, p, attempt, phase, done] {
+    progress_.energy.busy(p, engine_.now() - task_start_s_[static_cast<std::size_t>(p)]);
     if (attempt == attempt_ && phase_ == phase) (this->*done)(p);
   });
+}
+
+void CodedTrainingRun::cancel_task(int p) {
+  sim::Node& node = cluster_.node(p);
+  // The part that ran was spent.
+  if (node.is_busy())
+    progress_.energy.busy(p, engine_.now() - task_start_s_[static_cast<std::size_t>(p)]);
+  node.cancel_task(engine_);
 }
 
 void CodedTrainingRun::on_partial(int p) {
@@ -192,7 +202,7 @@ void CodedTrainingRun::finish_round() {
   phase_ = Phase::after_round;
   for (int p = 0; p < nodes_; ++p) {
     if (task_state_[static_cast<std::size_t>(p)] == TaskState::pending) {
-      cluster_.node(p).cancel_task(engine_);
+      cancel_task(p);
       task_state_[static_cast<std::size_t>(p)] = TaskState::lost;
     }
   }
@@ -211,9 +221,17 @@ void CodedTrainingRun::finish_round() {
   const double decode_s =
       decode_flops(present, g.partial_rows, batch_, round_decode_.status == DecodeStatus::clean) /
       decoder_speed;
+  charge_decoders(decode_s);
   progress_.time.charge_ahead(
       engine_.now(), {{TimeKind::communication, communication_s}, {TimeKind::decode, decode_s}});
   after(communication_s + decode_s, [this] { after_decode(); });
+}
+
+// The decoders' busy time: every live node when decentralized, else node 0.
+void CodedTrainingRun::charge_decoders(double decode_s) {
+  for (int p = 0; p < nodes_; ++p) {
+    if ((spec_.decentralized || p == 0) && up(p)) progress_.energy.busy(p, decode_s);
+  }
 }
 
 // The complete symbols of the round, each the sum of its members' partials in member order
@@ -243,9 +261,11 @@ double CodedTrainingRun::communication_time_s(const DirectionGeometry& g,
   std::vector<char> present(symbols.size());
   for (std::size_t s = 0; s < symbols.size(); ++s) present[s] = symbols[s].has_value();
   const double product_bytes = static_cast<double>(g.product_rows) * batch_ * kBytesPerValue;
-  const sim::CommunicationCost cost =
-      round_communication_cost(cluster_.topology(), g, present, live_nodes(), symbol_bytes,
-                               product_bytes, spec_.decentralized);
+  const std::vector<int> live = live_nodes();
+  const sim::CommunicationCost cost = round_communication_cost(
+      cluster_.topology(), g, present, live, symbol_bytes, product_bytes, spec_.decentralized);
+  progress_.energy.network(round_communication_bytes(g, present, live, symbol_bytes, product_bytes,
+                                                     spec_.decentralized));
   progress_.time.link_wait_s += cost.link_wait_s;
   return cost.time_s;
 }

@@ -48,6 +48,9 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
   if (spec.audit) shadow_ = glorot_init(spec.mlp, seed);
   stale_.assign(static_cast<std::size_t>(nodes_), false);
   task_state_.assign(static_cast<std::size_t>(nodes_), TaskState::none);
+  task_start_s_.assign(static_cast<std::size_t>(nodes_), 0.0);
+  down_since_s_.assign(static_cast<std::size_t>(nodes_), -1.0);
+  progress_.energy = EnergyMeter(cluster_spec, nodes_);
   partials_.resize(static_cast<std::size_t>(nodes_));
   init_evaluation(test);
   cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
@@ -241,7 +244,10 @@ void CodedTrainingRun::on_crash(int node) {
   ++crashes_;
   if (node >= nodes_) return;
   const auto index = static_cast<std::size_t>(node);
+  down_since_s_[index] = engine_.now();
   if (task_state_[index] != TaskState::pending) return;
+  // The crash cancelled the task: the part that ran was spent.
+  progress_.energy.busy(node, engine_.now() - task_start_s_[index]);
   task_state_[index] = TaskState::lost;
   if (phase_ == Phase::round) {
     --pending_tasks_;
@@ -253,7 +259,11 @@ void CodedTrainingRun::on_crash(int node) {
 }
 
 void CodedTrainingRun::on_repair(int node) {
-  if (node >= nodes_ || phase_ != Phase::waiting) return;
+  if (node >= nodes_) return;
+  const auto index = static_cast<std::size_t>(node);
+  progress_.energy.down(node, engine_.now() - down_since_s_[index], phase_ == Phase::waiting);
+  down_since_s_[index] = -1.0;
+  if (phase_ != Phase::waiting) return;
   progress_.restart(engine_.now() - wait_start_s_);
   start_iteration();
 }
@@ -276,6 +286,12 @@ void CodedTrainingRun::fill_metrics(const MlpParameters& final_parameters) {
   m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
   m.set("audit_final_weight_deviation", audit_weight_deviation(final_parameters));
   progress_.time.add_to(m);
+  for (int p = 0; p < nodes_; ++p) {
+    const double since = down_since_s_[static_cast<std::size_t>(p)];
+    if (since >= 0.0) progress_.energy.down(p, engine_.now() - since, phase_ == Phase::waiting);
+  }
+  progress_.energy.commit();  // what is still pending at the end was kept
+  progress_.energy.add_to(m, progress_.time);
 }
 
 // Audit: max over layers of max|W - W_shadow| / max|W_shadow|; else 0.

@@ -132,6 +132,9 @@ class CodedTrainingRun {
   void on_partial(int p);
   /// Runs `flops` on idle node p; `done(p)` follows unless the phase or the attempt moved on.
   void start_task(int p, double flops, void (CodedTrainingRun::*done)(int));
+  // Cancels node p's running task, if any, charging the part that ran as busy time.
+  void cancel_task(int p);
+  void charge_decoders(double decode_s);
   // Delivers node p's checked partial (partials_[p]; empty: withheld) to its symbols.
   void deliver_partial(int p);
   // A block check's flops: 24 per stored entry (by columns, then by rows: three weighted sums
@@ -227,6 +230,8 @@ class CodedTrainingRun {
   Direction round_dir_ = Direction::forward;
   double round_start_s_ = 0.0;
   std::vector<TaskState> task_state_;
+  std::vector<double> task_start_s_;  // per node: when its running task started (energy)
+  std::vector<double> down_since_s_;  // per node: when it went down, or -1 when up (energy)
   std::vector<std::optional<Matrix>> partials_;
   std::vector<int> withheld_blocks_;  // this round's nodes whose block is beyond their repair
   std::vector<int> member_done_;

@@ -162,6 +162,28 @@ double round_communication_time_s(const sim::Topology& topology, const RoundShap
       .time_s;
 }
 
+double round_communication_bytes(const RoundShape& shape, std::span<const char> present,
+                                 std::span<const int> live, double symbol_bytes,
+                                 double product_bytes, bool decentralized) {
+  double bytes = 0.0;
+  for (std::size_t s = 0; s < present.size(); ++s) {
+    if (!present[s]) continue;
+    bytes += static_cast<double>(shape.members[s].size() - 1) * symbol_bytes;
+    if (!decentralized && shape.members[s].front() != 0) bytes += symbol_bytes;
+  }
+  const auto nodes = static_cast<double>(live.size());
+  if (decentralized) return bytes + nodes * (nodes - 1.0) * symbol_bytes;
+  const bool zero_live = std::find(live.begin(), live.end(), 0) != live.end();
+  return bytes + (zero_live ? nodes - 1.0 : nodes) * product_bytes;
+}
+
+double regeneration_bytes(std::span<const RegenerationJob> jobs) {
+  double bytes = 0.0;
+  for (const RegenerationJob& job : jobs)
+    bytes += static_cast<double>(job.sources.size()) * job.stored_values * kBytesPerValue;
+  return bytes;
+}
+
 double decode_flops(int present_symbols, int partial_rows, int batch, bool clean) {
   return 2.0 * present_symbols * present_symbols * partial_rows * batch *
          (clean ? 1.0 : kUncleanDecodeFactor);

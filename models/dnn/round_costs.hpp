@@ -104,6 +104,17 @@ struct RegenerationJob {
 /// the link wait is that time minus the same without sharing. One job costs regeneration_cost.
 sim::CommunicationCost parallel_regeneration_cost(const sim::Topology& topology,
                                                   std::span<const RegenerationJob> jobs);
+/// Bytes the regenerations send: each source sends its stored values once per job.
+double regeneration_bytes(std::span<const RegenerationJob> jobs);
+
+/// Bytes a round's communication sends between nodes (what round_communication_cost schedules):
+/// each present symbol reduced over its members (members - 1 transfers of symbol_bytes), then
+/// decentralized: an all-gather of one symbol per live node (L (L - 1) transfers); centralized:
+/// the symbols not already at node 0 sent there and the product broadcast to the other live
+/// nodes. A byte counts once however many links it crosses.
+double round_communication_bytes(const RoundShape& shape, std::span<const char> present,
+                                 std::span<const int> live, double symbol_bytes,
+                                 double product_bytes, bool decentralized);
 
 /// What one checkpoint write and one restart take in a training run, seconds. A write: the spec's
 /// write_s + bytes / write_bandwidth_Bps, or, when the spec gives a bandwidth and no byte count,

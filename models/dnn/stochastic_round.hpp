@@ -142,6 +142,7 @@ struct Regeneration {
   bool possible = true;
   std::vector<int> nodes;                    ///< regenerated, ascending
   std::vector<sim::CommunicationCost> cost;  ///< per layer: the slowest node's
+  std::vector<double> bytes;                 ///< per layer: sent by the sources
 };
 
 }  // namespace codesim::models::detail

@@ -96,6 +96,8 @@ class StochasticRun {
   bool run_round(const Round& r);
   bool run_checked_round(const Round& r);
   bool finish_round(const Round& r, const RoundTiming& t, double end_s, const Outcome& outcome);
+  void charge_round_tasks(const Round& r, const RoundTiming& t, double end_s, bool clean,
+                          const std::vector<double>* extra_s);
   std::optional<sim::CommunicationCost> regenerate(const Round& r);
   std::optional<sim::CommunicationCost> regenerate_nodes(int layer);
   Verification verify();
@@ -120,8 +122,9 @@ class StochasticRun {
   std::vector<int> live_;
   std::vector<sim::Node> nodes_state_;
   double decoder_speed_ = 0.0;
-  std::vector<Round> rounds_;      // layer * 2 + dir
-  std::vector<Round*> iteration_;  // forward 0..L-1, backward L-1..1
+  std::vector<Round> rounds_;       // layer * 2 + dir
+  std::vector<Round*> iteration_;   // forward 0..L-1, backward L-1..1
+  double checkpoint_values_ = 0.0;  // values each node writes per checkpoint
   double update_flops_ = 0.0;
   double update_fixed_s_ = 0.0;
   std::vector<int> update_begin_;  // per node + 1, into update_block_
@@ -152,6 +155,7 @@ class StochasticRun {
   SymbolErrors errors_;
   std::vector<int> regenerated_;  // the nodes the next regeneration rebuilds
   std::vector<double> durations_;
+  std::vector<double> check_s_;  // per participant: its check task's seconds (0: none)
   RoundTiming scratch_timing_;
   RoundTiming verification_timing_;
 

@@ -40,6 +40,7 @@ std::optional<sim::CommunicationCost> StochasticRun::regenerate_nodes(int layer)
       for (RegenerationJob& job : jobs)
         job.stored_values = shapes_[static_cast<std::size_t>(l)].stored_values_per_node;
       entry.cost.push_back(parallel_regeneration_cost(topology_, jobs));
+      entry.bytes.push_back(regeneration_bytes(jobs));
     }
     it = regenerations_cache_.emplace(regenerated_, std::move(entry)).first;
   }
@@ -52,6 +53,7 @@ std::optional<sim::CommunicationCost> StochasticRun::regenerate_nodes(int layer)
       wrong_[static_cast<std::size_t>(base + b)] = 0;
   }
   progress_.counts.regenerations += entry.nodes.size();
+  progress_.energy.network(entry.bytes[static_cast<std::size_t>(layer)]);
   return entry.cost[static_cast<std::size_t>(layer)];
 }
 
@@ -108,6 +110,7 @@ bool StochasticRun::run_round(const Round& r) {
     if (product || wrong_[static_cast<std::size_t>(r.block[i])] != 0) errors_.mark_symbols(r, i, t);
   }
   const Outcome outcome = errors_.decode(r, t, spec_.decode.error_model);
+  charge_round_tasks(r, t, end_s, outcome.status == Status::clean, nullptr);
   if (!finish_round(r, t, end_s, outcome)) return false;
   if (outcome.status == Status::corrected) {
     ++progress_.counts.corrected;
@@ -138,6 +141,7 @@ bool StochasticRun::run_checked_round(const Round& r) {
     draw_durations(r);
   }
   std::vector<int> withheld_blocks;
+  check_s_.assign(r.participants.size(), 0.0);
   resolver_.resolve_checked(r, now_s_, durations_, wait_, scratch_timing_, [&](std::size_t i) {
     const int p = r.participants[i];
     strike_weights(p, r, i);
@@ -154,10 +158,13 @@ bool StochasticRun::run_checked_round(const Round& r) {
     if (read.extra_flops > 0.0)
       out.extra_s =
           nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(read.extra_flops);
+    check_s_[i] = out.extra_s;
     return out;
   });
   errors_.next_mark();
   const Outcome outcome = errors_.decode(r, scratch_timing_, spec_.decode.error_model);
+  charge_round_tasks(r, scratch_timing_, scratch_timing_.end_s, outcome.status == Status::clean,
+                     &check_s_);
   if (!finish_round(r, scratch_timing_, scratch_timing_.end_s, outcome)) return false;
   if (withheld_blocks.empty()) return true;
   // Decoded around blocks their nodes could not repair: they are regenerated like blamed ones.
@@ -173,6 +180,26 @@ bool StochasticRun::run_checked_round(const Round& r) {
   if (regeneration->time_s > 0.0) now_s_ += regeneration->time_s;
   check_time();
   return true;
+}
+
+// The energy of a round's tasks: each participant computes until its task (its product, then
+// its check when `extra_s` gives one) ends or the round does (a cancel), the decoders for the
+// decode; the bytes of its communication.
+void StochasticRun::charge_round_tasks(const Round& r, const RoundTiming& t, double end_s,
+                                       bool clean, const std::vector<double>* extra_s) {
+  for (std::size_t i = 0; i < r.participants.size(); ++i) {
+    const int p = r.participants[i];
+    double task_s = r.fixed && extra_s == nullptr ? r.flops / speeds_[static_cast<std::size_t>(p)]
+                                                  : durations_[i];
+    if (extra_s != nullptr && t.done[i]) task_s += (*extra_s)[i];
+    progress_.energy.busy(p, std::min(task_s, end_s - now_s_));
+  }
+  const double decode_s =
+      decode_flops(t.tally.present_total(), r.shape->partial_rows, batch_, clean) / decoder_speed_;
+  for (int p : live_)
+    if (spec_.decentralized || p == 0) progress_.energy.busy(p, decode_s);
+  progress_.energy.network(round_communication_bytes(*r.shape, t.present, live_, r.symbol_bytes,
+                                                     r.product_bytes, spec_.decentralized));
 }
 
 // The round's compute until end_s, its communication and decode; false when the decode detected

@@ -50,8 +50,10 @@ StochasticRun::StochasticRun(const sim::ClusterSpec& cluster, const sim::Checkpo
   init_rounds(strikes);
   init_update(strikes);
   local_ = LocalChecks(spec, faults, nodes_, seed, replica);
+  progress_.energy = EnergyMeter(cluster, nodes_);
   double values = 0.0;
   for (const LayerShape& g : shapes_) values += g.stored_values_per_node;
+  checkpoint_values_ = values;
   policy_ = sim::CheckpointPolicy(checkpoint, kInf,
                                   checkpoint_costs(checkpoint, values, topology_, nodes_));
   errors_.size(max_symbols_, max_codewords_);
@@ -231,10 +233,14 @@ void StochasticRun::run_update() {
   if (stragglers_) {
     end_s = now_s_;
     for (int p = 0; p < nodes_; ++p) {
-      end_s = std::max(
-          end_s,
-          now_s_ + nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(update_flops_));
+      const double duration_s =
+          nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(update_flops_);
+      end_s = std::max(end_s, now_s_ + duration_s);
+      progress_.energy.busy(p, duration_s);
     }
+  } else {
+    for (int p = 0; p < nodes_; ++p)
+      progress_.energy.busy(p, update_flops_ / speeds_[static_cast<std::size_t>(p)]);
   }
   for (int p = 0; p < nodes_; ++p) {
     const auto index = static_cast<std::size_t>(p);
@@ -258,6 +264,7 @@ void StochasticRun::checkpoint() {
   double t = 0.0;
   if (spec_.verify_before_checkpoint) {
     const Verification verified = verify();
+    progress_.energy.verification(verified.time_s);
     if (!verified.passed) {
       progress_.time.charge_ahead(now_s_, {{TimeKind::checkpoint, verified.time_s}});
       now_s_ += verified.time_s;
@@ -271,6 +278,7 @@ void StochasticRun::checkpoint() {
   progress_.time.charge_later(now_s_, TimeKind::checkpoint);
   now_s_ += t;
   check_time();
+  progress_.energy.checkpoint_written(checkpoint_values_ * nodes_ * kBytesPerValue);
   progress_.checkpoint_written(t);
   faults_at_attempt_start_ = faults_;
   previous_wrong_ = std::move(checkpoint_wrong_);
@@ -304,6 +312,7 @@ sim::MetricSet StochasticRun::metrics() const {
   m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
   m.set("node_operations", static_cast<double>(node_operations_));
   progress_.time.add_to(m);
+  progress_.energy.add_to(m, progress_.time);
   return m;
 }
 

@@ -100,6 +100,7 @@ bool TrainingProgress::checkpoint_due(const sim::CheckpointPolicy& policy) const
 void TrainingProgress::checkpoint_written(double cost_s) {
   time.committed.checkpoint_s += cost_s;
   time.commit();
+  energy.commit();
   ++counts.checkpoints;
   previous_done_ = checkpoint_done_;
   checkpoint_done_ = done_;
@@ -112,6 +113,7 @@ void TrainingProgress::checkpoint_written(double cost_s) {
 RollbackTarget TrainingProgress::roll_back(bool random_events) {
   ++counts.rollbacks;
   time.discard();
+  energy.discard();
   RollbackTarget target = RollbackTarget::last_checkpoint;
   if (watchdog_.rolled_back(done_ - checkpoint_done_, random_events)) {
     const std::string why = watchdog_.why();
@@ -140,6 +142,7 @@ void TrainingProgress::complete(double now_s) {
   completed_ = true;
   completion_time_s_ = now_s;
   time.commit();
+  energy.commit();
 }
 
 void TrainingProgress::add_to(sim::MetricSet& metrics, double end_s) const {

@@ -16,6 +16,7 @@
 
 #include "models/coding/coding_scheme.hpp"
 #include "models/dnn/coded_training.hpp"
+#include "models/dnn/energy_meter.hpp"
 #include "models/dnn/protocol_counters.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/time_breakdown.hpp"
@@ -164,6 +165,7 @@ class TrainingProgress {
   void stop_at(double end_s) {
     time.cut(end_s);
     time.commit();
+    energy.commit();
   }
   /// Sets completed, completion_time_s (`end_s` when the run did not complete), iterations and
   /// iterations_executed, in that order.
@@ -171,6 +173,7 @@ class TrainingProgress {
 
   ProtocolCounters counts;
   TimeBreakdown time;
+  EnergyMeter energy;  ///< committed and lost with `time`
 
  private:
   int target_;

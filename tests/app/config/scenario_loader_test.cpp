@@ -86,7 +86,7 @@ TEST_CASE("an unknown key is rejected at its pointer with a did-you-mean suggest
   document["cluster"]["nodez"] = 4;
   CHECK(error_of(document) ==
         "s.json: /cluster/nodez: unknown key \"nodez\", did you mean \"nodes\"? (expected one of: "
-        "nodes, speed_flops_per_s, network, stragglers, crashes, soft_errors, overrides)");
+        "nodes, speed_flops_per_s, network, stragglers, crashes, soft_errors, power, overrides)");
 }
 
 TEST_CASE("an unknown top-level section is rejected") {
@@ -175,6 +175,33 @@ TEST_CASE("overrides change only the listed nodes and start from the cluster-wid
   CHECK(s.cluster.stragglers[5].kind == codesim::sim::StragglerKind::pareto);
   CHECK(s.resolved["cluster"]["overrides"][1].dump() ==
         R"({"nodes":[5],"crashes":{"mtbf_s":50.0,"repair_s":10.0}})");
+}
+
+TEST_CASE("cluster.power gives every node its draw, overrides start from it, defaults resolved") {
+  Json document = with("/cluster/power={\"busy_W\": 400, \"network_J_per_B\": 1e-9}");
+  apply_set(document, "/cluster/overrides/-={\"nodes\": [3], \"power\": {\"idle_W\": 90}}",
+            "s.json");
+  const Scenario s = load_scenario(document, "s.json");
+  CHECK(s.cluster.power[0].busy_W == 400);
+  CHECK(s.cluster.power[0].idle_W == 150);  // the default
+  CHECK(s.cluster.power[3].busy_W == 400);  // from the cluster's
+  CHECK(s.cluster.power[3].idle_W == 90);
+  CHECK(s.cluster.transfer_energy.network_J_per_B == 1e-9);
+  CHECK(s.cluster.transfer_energy.checkpoint_J_per_B == 3e-8);
+  CHECK(s.resolved["cluster"]["power"].dump() ==
+        R"({"busy_W":400.0,"idle_W":150.0,"down_W":0.0,"network_J_per_B":1e-09,)"
+        R"("checkpoint_J_per_B":3e-08})");
+}
+
+TEST_CASE("negative watts and joules are rejected at their pointer") {
+  CHECK(error_of(with("/cluster/power={\"idle_W\": -1}")) ==
+        "s.json: /cluster/power/idle_W: value -1 is out of range (expected a number >= 0)");
+  CHECK(pointer_of_error(with("/cluster/power={\"checkpoint_J_per_B\": -2}")) ==
+        "/cluster/power/checkpoint_J_per_B");
+  CHECK(pointer_of_error(with("/cluster/overrides/0/power={\"busy_W\": -3}")) ==
+        "/cluster/overrides/0/power/busy_W");
+  CHECK(pointer_of_error(with("/cluster/overrides/0/power={\"network_J_per_B\": 1}")) ==
+        "/cluster/overrides/0/power/network_J_per_B");  // per byte is cluster-wide
 }
 
 TEST_CASE("a later override wins for a node listed twice") {

@@ -263,6 +263,27 @@ TEST_CASE("the time breakdown adds up to the completion time") {
   }
 }
 
+TEST_CASE("energy adds up, work rolled back costs lost energy, and idle power is a floor") {
+  for (const SchemeSpec& scheme : {codenet(), replication()}) {
+    const sim::MetricSet m =
+        run_stochastic_training(cluster(), every(4), training(scheme, 400), weights_at(5e-3), 2, 0);
+    CAPTURE(scheme_name(scheme));
+    double parts = 0.0;
+    for (const char* part : {"energy_compute_J", "energy_idle_J", "energy_network_J",
+                             "energy_checkpoint_J", "energy_restart_J", "energy_lost_J"}) {
+      CHECK(m.get(part) >= 0.0);
+      parts += m.get(part);
+    }
+    CHECK(m.get("energy_J") == doctest::Approx(parts).epsilon(1e-12));
+    CHECK(m.get("energy_lost_J") > 0.0);
+    // Every scheme node draws at least its idle power the whole run.
+    const double nodes = summarize_scheme(scheme).nodes;
+    CHECK(m.get("energy_J") >= 150.0 * nodes * m.get("completion_time_s"));
+    CHECK(m.get("energy_J") <= 300.0 * nodes * m.get("completion_time_s") +
+                                   m.get("energy_network_J") + m.get("energy_checkpoint_J"));
+  }
+}
+
 TEST_CASE("without faults the stochastic mode takes exactly the numeric mode's time") {
   const NumericData& d = numeric_data();
   sim::CheckpointSpec checkpoint = every(3);
@@ -281,7 +302,8 @@ TEST_CASE("without faults the stochastic mode takes exactly the numeric mode's t
       CAPTURE(kind);
       CAPTURE(decentralized);
       for (const char* name : {"completion_time_s", "time_compute_s", "time_communication_s",
-                               "time_decode_s", "time_checkpoint_s"}) {
+                               "time_decode_s", "time_checkpoint_s", "energy_J", "energy_compute_J",
+                               "energy_idle_J", "energy_network_J", "energy_checkpoint_J"}) {
         CAPTURE(name);
         CHECK(b.get(name) == doctest::Approx(a.get(name)).epsilon(1e-12));
       }

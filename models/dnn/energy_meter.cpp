@@ -1,0 +1,73 @@
+// Joules from node-seconds and bytes; the idle baseline priced from the time breakdown.
+#include "models/dnn/energy_meter.hpp"
+
+#include "sim/check.hpp"
+
+namespace codesim::models {
+
+void EnergyMeter::Work::add(const Work& w) {
+  busy_J += w.busy_J;
+  busy_idle_J += w.busy_idle_J;
+  down_extra_J += w.down_extra_J;
+  verification_J += w.verification_J;
+  network_B += w.network_B;
+}
+
+EnergyMeter::EnergyMeter(const sim::ClusterSpec& cluster, int nodes)
+    : power_(cluster.power.begin(), cluster.power.begin() + nodes),
+      transfer_(cluster.transfer_energy) {
+  CODESIM_CHECK(nodes >= 1 && nodes <= static_cast<int>(cluster.power.size()),
+                "the scheme's nodes have their power");
+  for (const sim::PowerSpec& p : power_) {
+    idle_W_ += p.idle_W;
+    extra_W_ += p.busy_W - p.idle_W;
+  }
+}
+
+void EnergyMeter::busy(int p, double seconds) {
+  const sim::PowerSpec& power = power_[static_cast<std::size_t>(p)];
+  pending_.busy_J += power.busy_W * seconds;
+  pending_.busy_idle_J += power.idle_W * seconds;
+}
+
+void EnergyMeter::verification(double seconds) { pending_.verification_J += extra_W_ * seconds; }
+
+void EnergyMeter::down(int p, double seconds, bool waiting) {
+  const sim::PowerSpec& power = power_[static_cast<std::size_t>(p)];
+  (waiting ? down_waiting_extra_J_ : pending_.down_extra_J) +=
+      (power.down_W - power.idle_W) * seconds;
+}
+
+void EnergyMeter::commit() {
+  committed_.add(pending_);
+  pending_ = {};
+}
+
+void EnergyMeter::discard() {
+  lost_.add(pending_);
+  pending_ = {};
+}
+
+void EnergyMeter::add_to(sim::MetricSet& metrics, const TimeBreakdown& time) const {
+  if (power_.empty()) return;
+  const WorkTime& w = time.committed;
+  const double work_s = w.compute_s + w.communication_s + w.decode_s + time.eval_s;
+  const double compute_J = committed_.busy_J;
+  const double idle_J = idle_W_ * work_s - committed_.busy_idle_J + committed_.down_extra_J;
+  const double network_J = committed_.network_B * transfer_.network_J_per_B;
+  const double checkpoint_J = idle_W_ * w.checkpoint_s + committed_.verification_J +
+                              checkpoint_B_ * transfer_.checkpoint_J_per_B;
+  const double restart_J = idle_W_ * time.restart_s + down_waiting_extra_J_;
+  const double lost_J = idle_W_ * time.lost_s + lost_.busy_J - lost_.busy_idle_J +
+                        lost_.down_extra_J + lost_.verification_J +
+                        lost_.network_B * transfer_.network_J_per_B;
+  metrics.set("energy_J", compute_J + idle_J + network_J + checkpoint_J + restart_J + lost_J);
+  metrics.set("energy_compute_J", compute_J);
+  metrics.set("energy_idle_J", idle_J);
+  metrics.set("energy_network_J", network_J);
+  metrics.set("energy_checkpoint_J", checkpoint_J);
+  metrics.set("energy_restart_J", restart_J);
+  metrics.set("energy_lost_J", lost_J);
+}
+
+}  // namespace codesim::models

@@ -1,0 +1,68 @@
+// The energy a training run spends, from the power of its nodes and the bytes it moves. Each of
+// the scheme's nodes draws its idle power the whole run, its busy power while it computes (its
+// tasks and decodes, and the verification pass) and its down power while crashed; bytes sent
+// between nodes and checkpoint bytes written cost their energy per byte. The cluster's nodes
+// outside the scheme are not counted (free for other jobs). Like TimeBreakdown, whose kinds of
+// time it prices, work since the last checkpoint is pending: a checkpoint commits it, a rollback
+// loses it.
+#pragma once
+
+#include <vector>
+
+#include "models/dnn/time_breakdown.hpp"
+#include "sim/cluster.hpp"
+#include "sim/metric_set.hpp"
+
+namespace codesim::models {
+
+class EnergyMeter {
+ public:
+  EnergyMeter() = default;
+  /// Nodes 0 .. nodes - 1 of `cluster`.
+  EnergyMeter(const sim::ClusterSpec& cluster, int nodes);
+
+  /// Node p computed for `seconds` (a task, or the part of it that ran before it was cancelled).
+  void busy(int p, double seconds);
+  /// Every node computed for `seconds` (the verification pass before a checkpoint).
+  void verification(double seconds);
+  /// Node p was down for `seconds`, which the time breakdown charged to work (compute,
+  /// communication, decode) or, `waiting`, to restart (the job waiting for repairs).
+  void down(int p, double seconds, bool waiting);
+  /// Bytes sent from one node to another.
+  void network(double bytes) { pending_.network_B += bytes; }
+  /// Bytes of a checkpoint written (committed at once: the checkpoint keeps them).
+  void checkpoint_written(double bytes) { checkpoint_B_ += bytes; }
+  /// pending -> committed.
+  void commit();
+  /// pending -> lost.
+  void discard();
+  /// Watts the scheme's nodes draw together when all are up and idle.
+  double idle_W() const { return idle_W_; }
+
+  /// Sets energy_J and its breakdown, energy_compute_J (busy nodes), energy_idle_J (waiting and
+  /// down nodes during work), energy_network_J, energy_checkpoint_J (the nodes during checkpoint
+  /// time, the verification's computing, the bytes written), energy_restart_J and energy_lost_J
+  /// (the nodes and bytes of work rolled back), from `time` (committed: commit() first).
+  void add_to(sim::MetricSet& metrics, const TimeBreakdown& time) const;
+
+ private:
+  struct Work {
+    double busy_J = 0.0;          // busy nodes at their busy power
+    double busy_idle_J = 0.0;     // the same node-seconds at idle power
+    double down_extra_J = 0.0;    // (down - idle power) of down node-seconds
+    double verification_J = 0.0;  // (busy - idle power) of the verification passes
+    double network_B = 0.0;
+    void add(const Work& w);
+  };
+  std::vector<sim::PowerSpec> power_;
+  sim::TransferEnergySpec transfer_;
+  double idle_W_ = 0.0;
+  double extra_W_ = 0.0;  // sum of busy - idle power
+  Work pending_;
+  Work committed_;
+  Work lost_;
+  double checkpoint_B_ = 0.0;
+  double down_waiting_extra_J_ = 0.0;  // down_extra_J of nodes down while the job waited
+};
+
+}  // namespace codesim::models
