@@ -150,9 +150,23 @@ Matrix weights(Eigen::Index length) {
 }
 
 Matrix with_checksums(const Eigen::Ref<const Matrix>& values) {
+  // weights(length), kept per thread for the last four lengths asked (an update asks two per
+  // layer: its delta's and its input's): rebuilding them per call cost a few us, several percent
+  // of a rank-1 update. Transposed in the same expression as before, so the same bits.
+  thread_local std::array<Matrix, 4> cache;
+  thread_local std::size_t oldest = 0;
+  const Matrix* cached = nullptr;
+  for (const Matrix& w : cache) {
+    if (w.cols() == kChecksums && w.rows() == values.rows()) cached = &w;
+  }
+  if (cached == nullptr) {
+    cache[oldest] = weights(values.rows());
+    cached = &cache[oldest];
+    oldest = (oldest + 1) % cache.size();
+  }
   Matrix out(values.rows() + kChecksums, values.cols());
   out.topRows(values.rows()) = values;
-  out.bottomRows(kChecksums).noalias() = weights(values.rows()).transpose() * values;
+  out.bottomRows(kChecksums).noalias() = cached->transpose() * values;
   return out;
 }
 
