@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 
 #include "models/linalg/dense_kernels.hpp"
 
@@ -107,19 +108,36 @@ void merge(CheckResult& result, ColumnOutcome outcome) {
   if (result.verdict == Verdict::clean) result.verdict = Verdict::corrected;
 }
 
-// weights(length) transposed (kChecksums x length), kept per thread for the last two lengths
-// asked (a node checks partials of two lengths: forward and backward), since rebuilding them per
-// call would cost more than the check itself at batch 1.
-const Matrix& weight_rows(Eigen::Index length) {
-  thread_local std::array<Matrix, 2> cache;
-  thread_local std::size_t oldest = 0;
-  for (const Matrix& rows : cache) {
-    if (rows.rows() == kChecksums && rows.cols() == length) return rows;
-  }
-  Matrix& rows = cache[oldest];
-  oldest = 1 - oldest;
-  rows = weights(length).transpose();
-  return rows;
+// Coefficients of the screen's allowance: a column passes the screen when, for every k,
+//   |s'_k - c_k| <= of_sum |s'_k| + of_checksum |c_k|
+// where s'_k is its weighted sum in the kernel's order and c_k its checksum. This must imply that
+// the full check passes it: |s_k - c_k| <= scale (M_k + |c_k|), with s_k and M_k = sum_i w_i |y_i|
+// summed in entry order (residuals()). Why it does (n = length, u = 2^-53, no overflow or
+// underflow): a floating-point sum of n products w_i y_i in any order and with or without FMA is
+// within g M of the exact sum, g = gamma_{n + 8} = (n + 8) u / (1 - (n + 8) u) (n roundings per
+// term at most; the 8 spare cover the few roundings of the residuals and allowances themselves).
+// Hence |s_k - s'_k| <= 2 g M, M >= |s'_k| / (1 + g), the full check's computed M_k >= (1 - g) M,
+// and the screen passing gives
+//   |s_k - c_k| <= |s'_k - c_k| + 2 g M <= (of_sum (1 + g) + 2 g) M + of_checksum |c_k|,
+// within scale ((1 - g) M + |c_k|) for the coefficients below (with a (1 - g) to spare for their
+// own rounding). Since |s'_k| <= M, the screen is stricter than the full check; when round-off
+// alone could reach the allowance (of_sum < 0: a column far longer than its inner dimension),
+// there is no screen and every column gets the full check.
+struct ScreenAllowance {
+  double of_sum = 0.0;
+  double of_checksum = 0.0;
+  bool usable() const { return of_sum >= 0.0; }
+};
+
+ScreenAllowance screen_allowance(double scale, Eigen::Index length) {
+  const double terms_u = static_cast<double>(length + 8) * kUnitRoundoff;
+  if (!(terms_u < 0.5)) return {.of_sum = -1.0};
+  const double g = terms_u / (1.0 - terms_u);
+  ScreenAllowance out;
+  out.of_sum =
+      (scale * (1.0 - g) * (1.0 - g) - 2.0 * g * (1.0 + g)) / ((1.0 + g) * (1.0 + g)) * (1.0 - g);
+  out.of_checksum = scale * (1.0 - g) * (1.0 - g);
+  return out;
 }
 
 }  // namespace
@@ -132,9 +150,23 @@ Matrix weights(Eigen::Index length) {
 }
 
 Matrix with_checksums(const Eigen::Ref<const Matrix>& values) {
+  // weights(length), kept per thread for the last four lengths asked (an update asks two per
+  // layer: its delta's and its input's): rebuilding them per call cost a few us, several percent
+  // of a rank-1 update. Transposed in the same expression as before, so the same bits.
+  thread_local std::array<Matrix, 4> cache;
+  thread_local std::size_t oldest = 0;
+  const Matrix* cached = nullptr;
+  for (const Matrix& w : cache) {
+    if (w.cols() == kChecksums && w.rows() == values.rows()) cached = &w;
+  }
+  if (cached == nullptr) {
+    cache[oldest] = weights(values.rows());
+    cached = &cache[oldest];
+    oldest = (oldest + 1) % cache.size();
+  }
   Matrix out(values.rows() + kChecksums, values.cols());
   out.topRows(values.rows()) = values;
-  out.bottomRows(kChecksums).noalias() = weights(values.rows()).transpose() * values;
+  out.bottomRows(kChecksums).noalias() = cached->transpose() * values;
   return out;
 }
 
@@ -154,27 +186,56 @@ CheckResult check_columns(Eigen::Ref<Matrix> product, Eigen::Index length,
   CheckResult result;
   if (product.cols() == 0) return result;
   const double scale = options.tolerance_factor * kUnitRoundoff * options.inner_dimension;
-  // The weighted sums of every column at once: one small GEMM over contiguous memory (the
-  // column-by-column loop was 10-20x slower than the product it checks). It runs on the fastest
-  // kernels this CPU has whatever the run's arithmetic: the sums only decide which columns get
-  // the full check below (in entry order, the same bits everywhere), and the portable build of
-  // this 3-row GEMM alone cost about 2% of the AVX2 products at batch 64.
+  const ScreenAllowance allowance = screen_allowance(scale, length);
+  if (!allowance.usable()) {
+    for (Eigen::Index c = 0; c < product.cols(); ++c)
+      merge(result, check_column(product.col(c), length, options));
+    return result;
+  }
+  // The weighted sums of every column in one pass (the column-by-column loop below was 10-20x
+  // slower than the product it checks). It runs on the fastest kernels this CPU has whatever the
+  // run's arithmetic: the sums only decide which columns get the full check (in entry order, the
+  // same bits everywhere); their summation order is the kernel's, which screen_allowance allows.
   static const DenseKernels screen_kernels(fastest_arithmetic());
-  const Matrix sums = screen_kernels.product(weight_rows(length), product.topRows(length));
+  const Eigen::Matrix<double, kChecksums, Eigen::Dynamic> sums =
+      screen_kernels.weighted_column_sums(product.topRows(length));
   for (Eigen::Index c = 0; c < product.cols(); ++c) {
     bool suspect = false;
     for (int k = 0; k < kChecksums; ++k) {
       const double checksum = product(length + k, c);
-      // |sum_i w_i y_i| <= sum_i w_i |y_i|: the allowance with the sum in place of the magnitude
-      // is a lower bound on the full check's, so a column within it passes without the
-      // magnitudes (a second pass). NaN and Inf (whose allowance would be Inf) fail it.
+      // NaN and Inf (whose allowance would be Inf or NaN) fail it.
       const double residual = sums(k, c) - checksum;
       suspect |= !std::isfinite(residual) ||
-                 !(std::abs(residual) <= scale * (std::abs(sums(k, c)) + std::abs(checksum)));
+                 !(std::abs(residual) <= allowance.of_sum * std::abs(sums(k, c)) +
+                                             allowance.of_checksum * std::abs(checksum));
     }
     if (suspect) merge(result, check_column(product.col(c), length, options));
   }
   return result;
+}
+
+void drop_checksum_rows(Matrix& product, Eigen::Index length) {
+  const Eigen::Index cols = product.cols();
+  const Eigen::Index stride = product.rows();
+  if (length == 0 || cols == 0) {
+    product.resize(length, cols);
+    return;
+  }
+  // Columns moved down in place (each to a lower address: memmove, the first stays), then the
+  // allocation cut without a copy: resize to the same size only relabels the shape (documented by
+  // Eigen), and conservativeResize of a single row reallocates (realloc, which shrinks in place;
+  // Eigen's aligned realloc keeps the data 32-byte aligned, as a fresh allocation would be, so
+  // the AVX2 kernels that read the partial later split their loops where they did before).
+  // conservativeResize(length, cols) on the matrix as it was would allocate and copy it all:
+  // 24-45 us per 819 x 64 partial, 0.5% of the product.
+  double* data = product.data();
+  for (Eigen::Index c = 1; c < cols; ++c) {
+    std::memmove(data + c * length, data + c * stride,
+                 static_cast<std::size_t>(length) * sizeof(double));
+  }
+  product.resize(1, stride * cols);
+  product.conservativeResize(1, length * cols);
+  product.resize(length, cols);
 }
 
 CheckResult check_block(Matrix& augmented, Eigen::Index rows, Eigen::Index cols,

@@ -55,16 +55,19 @@ struct CheckOptions {
 /// Checks every column of `product` (length values, then kChecksums checksums) and corrects in
 /// place what one wrong entry per column explains: a wrong value, or a wrong checksum. Columns
 /// with more are left as they are and counted as detected. The weighted sums of all columns come
-/// from one GEMM (on the fastest kernels of the CPU: they only screen) and screen them with
-/// |sum_i weight(k, i) y_i| in place of the magnitude (a lower bound on it, so a stricter
-/// allowance); only the columns that fail the screen are summed again in entry order with their
-/// magnitudes and judged by the allowance above, so what is corrected or detected does not depend
-/// on the screen. (The screen's sums differ from the entry-order ones by their summation order
-/// only, about length * 2^-53 * magnitude, far inside the allowance unless a column is much
-/// longer than its inner dimension.) A clean partial costs 3 x length x B multiply-adds (the
-/// product behind it: length x inner x B).
+/// from one pass (DenseKernels::weighted_column_sums, on the fastest kernels of the CPU: they only
+/// screen) and screen them with |sum_i weight(k, i) y_i| in place of the magnitude and an
+/// allowance cut by the round-off of the two summation orders (abft_checksums.cpp proves the
+/// screen never passes a column the full check flags); only the columns that fail the screen are
+/// summed again in entry order with their magnitudes and judged by the allowance above, so what
+/// is corrected or detected does not depend on the screen. A clean partial costs 3 x length x B
+/// multiply-adds (the product behind it: length x inner x B).
 CheckResult check_columns(Eigen::Ref<Matrix> product, Eigen::Index length,
                           const CheckOptions& options = {});
+
+/// Keeps the first `length` rows of `product` (its values, without the checksum rows), in place:
+/// the same values as product.topRows(length), without a new allocation and copy.
+void drop_checksum_rows(Matrix& product, Eigen::Index length);
 
 /// Checks a stored augmented block (rows x cols of W inside) and repairs it in place: one
 /// corrupted entry per column of W (found from the checksum rows) or, failing that, per row (from

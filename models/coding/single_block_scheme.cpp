@@ -89,7 +89,7 @@ PartialCheck SingleBlockScheme::check_partial(int node, Direction dir, Matrix& p
   const long inner = input_length(dir) + 1 + updates_[static_cast<std::size_t>(node)];
   const abft::CheckResult result =
       abft::check_columns(partial, length, check_options(options, inner));
-  partial.conservativeResize(length, Eigen::NoChange);  // the checksums stay at the node
+  abft::drop_checksum_rows(partial, length);  // the checksums stay at the node
   PartialCheck out;
   out.status = status_of(result);
   out.block_suspect = result.verdict != abft::Verdict::clean;

@@ -143,4 +143,11 @@ void DenseKernels::combine_rows(const ConstMatrixRef& coefficients,
                        static_cast<long>(out_stride));
 }
 
+Eigen::Matrix<double, 3, Eigen::Dynamic> DenseKernels::weighted_column_sums(
+    const ConstMatrixRef& values) const {
+  Eigen::Matrix<double, 3, Eigen::Dynamic> sums(3, values.cols());
+  table_->weighted_column_sums(arg(values), sums.data());
+  return sums;
+}
+
 }  // namespace codesim::models

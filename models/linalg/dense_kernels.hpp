@@ -55,6 +55,10 @@ class DenseKernels {
   /// sources[i][0, width): the rows of coefficients times the stacked source rows.
   void combine_rows(const ConstMatrixRef& coefficients, std::span<const double* const> sources,
                     Eigen::Index width, double* out, Eigen::Index out_stride) const;
+  /// Column c of `values` weighted by 1, i + 1 and (i + 1)^2 (entry i) and summed: column c of
+  /// the 3 x cols result (ABFT's checksum weights). The summation order is the kernel's (four or
+  /// eight lanes and a scalar tail), not the entries': these sums are for screening.
+  Eigen::Matrix<double, 3, Eigen::Dynamic> weighted_column_sums(const ConstMatrixRef& values) const;
 
  private:
   Arithmetic arithmetic_;

@@ -21,6 +21,9 @@ struct KernelTable {
   /// sources[i][0, width).
   void (*combine_rows)(MatrixArg coefficients, const double* const* sources, long width,
                        double* out, long out_stride);
+  /// Column c of `values` weighted by 1, i + 1 and (i + 1)^2 (entry i) and summed, in any order:
+  /// sums[3 c + k] for weight k.
+  void (*weighted_column_sums)(MatrixArg values, double* sums);
 };
 
 /// Built with the compiler's default flags (SSE2 on x86-64): the same bits on every machine.

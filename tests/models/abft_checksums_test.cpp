@@ -173,3 +173,74 @@ TEST_CASE("corruption that neither rows nor columns explain is detected") {
     for (const Eigen::Index j : {4, 9}) a(i, j) += 1.0 + static_cast<double>(i + j);
   CHECK(abft::check_block(a, 37, 23).verdict == abft::Verdict::detected);
 }
+
+namespace {
+
+// The full check's verdict on one column, by its documented allowance (entry order, magnitudes).
+bool flagged_by_full_check(const MatrixXd& y, Eigen::Index c, Eigen::Index length,
+                           const abft::CheckOptions& options) {
+  const double scale = options.tolerance_factor * 0x1p-53 * options.inner_dimension;
+  for (int k = 0; k < abft::kChecksums; ++k) {
+    double sum = 0.0;
+    double magnitude = 0.0;
+    for (Eigen::Index i = 0; i < length; ++i) {
+      sum += abft::weight(k, i) * y(i, c);
+      magnitude += abft::weight(k, i) * std::abs(y(i, c));
+    }
+    const double checksum = y(length + k, c);
+    if (!(std::abs(sum - checksum) <= scale * (magnitude + std::abs(checksum)))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("the screen never passes a column with an error above the full check's allowance") {
+  // Checksum errors planted at 0.5 to 1.5 times the full allowance, of either sign, in columns of
+  // every sign pattern (cancelling sums are where the screen's allowance is smallest): every
+  // column the full check flags must be reported (corrected or detected), none other.
+  for (const Eigen::Index length : {5, 64, 819}) {
+    for (const int inner : {1, 8, 1020}) {
+      abft::CheckOptions options;
+      options.inner_dimension = inner;
+      const double scale = options.tolerance_factor * 0x1p-53 * inner;
+      MatrixXd y = abft::with_checksums(random_matrix(length, 64, 41));
+      for (Eigen::Index i = 0; i < length; ++i) y(i, 0) = i % 2 ? -1.0 : 1.0;  // cancels
+      y.col(0) = abft::with_checksums(y.col(0).head(length)).col(0);
+      std::srand(static_cast<unsigned>(length + inner));
+      for (Eigen::Index c = 0; c < y.cols(); ++c) {
+        const int k = std::rand() % abft::kChecksums;
+        double magnitude = 0.0;
+        for (Eigen::Index i = 0; i < length; ++i)
+          magnitude += abft::weight(k, i) * std::abs(y(i, c));
+        const double edge = scale * (magnitude + std::abs(y(length + k, c)));
+        const double factor = 0.5 + static_cast<double>(std::rand() % 1001) / 1000.0;
+        y(length + k, c) += (std::rand() % 2 ? factor : -factor) * edge;
+      }
+      int flagged = 0;
+      for (Eigen::Index c = 0; c < y.cols(); ++c)
+        flagged += flagged_by_full_check(y, c, length, options);
+      CAPTURE(length);
+      CAPTURE(inner);
+      CHECK(flagged > 0);
+      const abft::CheckResult result = abft::check_columns(y, length, options);
+      CHECK(result.corrected_values + result.corrected_checksums + result.detected_columns ==
+            flagged);
+    }
+  }
+}
+
+TEST_CASE("dropping the checksum rows in place leaves exactly the values") {
+  for (const Eigen::Index cols : {0, 1, 2, 5, 64}) {
+    for (const Eigen::Index length : {0, 1, 819}) {
+      CAPTURE(cols);
+      CAPTURE(length);
+      MatrixXd y = random_matrix(length + abft::kChecksums, cols, 51);
+      const MatrixXd values = y.topRows(length);
+      abft::drop_checksum_rows(y, length);
+      REQUIRE(y.rows() == length);
+      REQUIRE(y.cols() == cols);
+      CHECK(y == values);  // bit for bit
+    }
+  }
+}

@@ -171,3 +171,38 @@ TEST_CASE("the avx2_fma kernels give the portable products to round-off, determi
                                      random_matrix(large.depth, large.cols, 2));
   CHECK(fast != slow);
 }
+
+TEST_CASE("weighted column sums match the entry-order sums with weights 1, i + 1, (i + 1)^2") {
+  std::vector<Arithmetic> arithmetics = {Arithmetic::portable};
+  if (arithmetic_available(Arithmetic::avx2_fma)) arithmetics.push_back(Arithmetic::avx2_fma);
+  // Lengths around the kernels' 4- and 8-row steps, column counts around their 4-column blocks.
+  for (const Arithmetic arithmetic : arithmetics) {
+    const DenseKernels kernels(arithmetic);
+    for (const Eigen::Index length : {0, 1, 3, 4, 7, 8, 9, 17, 819}) {
+      for (const Eigen::Index cols : {1, 3, 4, 5, 9}) {
+        CAPTURE(arithmetic_name(arithmetic));
+        CAPTURE(length);
+        CAPTURE(cols);
+        const MatrixXd stored = random_matrix(length + 3, cols, 31);  // outer stride length + 3
+        const Eigen::Matrix<double, 3, Eigen::Dynamic> sums =
+            kernels.weighted_column_sums(stored.topRows(length));
+        REQUIRE(sums.cols() == cols);
+        for (Eigen::Index c = 0; c < cols; ++c) {
+          for (int k = 0; k < 3; ++k) {
+            double sum = 0.0;
+            double magnitude = 0.0;
+            for (Eigen::Index i = 0; i < length; ++i) {
+              const double w = static_cast<double>(i + 1);
+              const double weight = k == 0 ? 1.0 : k == 1 ? w : w * w;
+              sum += weight * stored(i, c);
+              magnitude += weight * std::abs(stored(i, c));
+            }
+            // Any summation order is within 2 n u of the magnitude of the entry-order one.
+            CHECK(std::abs(sums(k, c) - sum) <=
+                  2.0 * static_cast<double>(length + 1) * 0x1p-53 * magnitude);
+          }
+        }
+      }
+    }
+  }
+}
