@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
+#include <system_error>
 #include <utility>
 
 namespace codesim::analysis {
@@ -21,6 +23,10 @@ constexpr std::array<std::string_view, 3> kLaneNames = {"compute", "protocol", "
 
 ChromeTraceWriter::ChromeTraceWriter(std::string path, const TraceOptions& options, int nodes)
     : path_(std::move(path)), temporary_(path_ + ".partial"), options_(options), job_pid_(nodes) {
+  // Like the fault logs, a trace may go to a directory the run creates.
+  const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
+  std::error_code ignored;  // a failure shows as the fopen error below
+  if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
   file_ = std::fopen(temporary_.c_str(), "wb");
   if (file_ == nullptr) {
     throw std::runtime_error("cannot write the trace " + temporary_ + ": " + std::strerror(errno));

@@ -28,8 +28,8 @@ struct TraceOptions {
 /// "ts" and "dur" are microseconds of simulated time. Not thread-safe: one writer per replica.
 class ChromeTraceWriter final : public sim::TraceSink {
  public:
-  /// Opens the temporary file and names the processes of `nodes` nodes; throws
-  /// std::runtime_error when it cannot be created.
+  /// Creates the parent directories, opens the temporary file and names the processes of
+  /// `nodes` nodes; throws std::runtime_error when it cannot be created.
   ChromeTraceWriter(std::string path, const TraceOptions& options, int nodes);
   ~ChromeTraceWriter() override;
   ChromeTraceWriter(const ChromeTraceWriter&) = delete;

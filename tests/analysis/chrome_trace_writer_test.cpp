@@ -94,6 +94,14 @@ TEST_CASE("the cap ends the trace as valid JSON that says it was truncated") {
   CHECK(trace["otherData"]["truncated"] == true);
 }
 
+TEST_CASE("a trace may go to a directory that does not exist yet") {
+  TempDirectory dir;
+  const auto path = (dir / "new" / "deeper" / "t.json").string();
+  ChromeTraceWriter w(path, TraceOptions{}, 1);
+  w.close();
+  CHECK(Json::parse(read_file(path))["traceEvents"].size() > 0);
+}
+
 TEST_CASE("a writer destroyed without close leaves no file") {
   TempDirectory dir;
   const auto path = (dir / "t.json").string();
