@@ -28,6 +28,7 @@
 #include "app/cli/progress_bar.hpp"
 #include "app/cli/run_summary.hpp"
 #include "app/cli/theory_command.hpp"
+#include "app/cli/trace_options.hpp"
 #include "app/config/fault_log_json.hpp"
 #include "app/config/object_reader.hpp"
 #include "app/config/scenario_error.hpp"
@@ -178,6 +179,7 @@ struct RunRequest {
   bool quiet = false;
   bool list_points = false;
   bool force = false;  ///< run even when the expected time far exceeds the time limit
+  std::optional<analysis::TraceOptions> trace;  ///< --trace and its window and cap
 };
 
 po::options_description run_options() {
@@ -196,6 +198,7 @@ po::options_description run_options() {
       "force", po::bool_switch(),
       "run even when the expected simulated time exceeds time_limit_s by orders of magnitude")(
       "quiet,q", po::bool_switch(), "print nothing but errors");
+  add_trace_options(visible);
   add_scenario_options(visible);
   return visible;
 }
@@ -266,6 +269,7 @@ std::optional<RunRequest> run_request(const CommandLine& line, std::ostream& err
     *count = *parsed;
   }
   if (!read_arithmetic("run", values, request, err)) return std::nullopt;
+  if (!read_trace_options(values, request.trace, err)) return std::nullopt;
   return request;
 }
 
@@ -278,6 +282,7 @@ std::optional<int> load_for_run(const RunRequest& request, UnitExecutor& executo
     try {
       experiment = load_experiment(request.file, request.sets);
       apply_arithmetic(request, experiment);
+      if (request.trace) use_trace(experiment, *request.trace);
     } catch (...) {
       failure = std::current_exception();
     }
@@ -399,6 +404,7 @@ int write_outputs(const Experiment& experiment, const RunOutput& run, const std:
     return kRuntimeFailure;
   }
   if (path == "-") out << analysis::json_text(run.results) << std::flush;
+  for (const std::string& warning : run.warnings) err << warning << "\n";
   const bool complete = run.results["complete"].get<bool>();
   if (!complete) {
     err << "interrupted: " << path << " holds the replicas that finished (\"complete\": false)\n";
@@ -407,6 +413,7 @@ int write_outputs(const Experiment& experiment, const RunOutput& run, const std:
     std::ostream& human = path == "-" ? err : out;
     print_run_summary(experiment, run.results, human);
     for (const FaultLogOutput& log : run.fault_logs) human << "fault log: " << log.path << "\n";
+    for (const std::string& trace : run.traces) human << "trace: " << trace << "\n";
     human << "results: " << (path == "-" ? std::string("standard output") : path) << "\n";
   }
   return complete ? kOk : kInterrupted;

@@ -48,13 +48,53 @@ std::optional<int> run_child(const std::vector<std::string>& argv) {
   return WEXITSTATUS(status);
 }
 
+/// Runs `argv`, reporting a Python that cannot be started; returns the exit code.
+int run_script(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  out << std::flush;
+  err << std::flush;
+  const std::optional<int> code = run_child(argv);
+  if (!code) {
+    err << "error: codesim plot: cannot run " << argv[0] << " " << argv[1]
+        << " (expected python3 with python3-matplotlib; set CODESIM_PYTHON3 to choose one)\n";
+    return 1;
+  }
+  return *code;
+}
+
+/// codesim plot --timeline TRACE.json [--window T0,T1] [-o DIR]: timeline.py.
+int run_timeline(const po::variables_map& values, std::ostream& out, std::ostream& err) {
+  if (values.count("results")) {
+    err << "error: codesim plot: --timeline takes no results file (expected either "
+           "RESULTS.json or --timeline TRACE.json)\n";
+    return 2;
+  }
+  const std::filesystem::path trace = values["timeline"].as<std::string>();
+  const std::filesystem::path directory =
+      values.count("output") ? values["output"].as<std::string>() : std::string("figures");
+  std::string stem = trace.filename().string();
+  if (stem.ends_with(".json")) stem.resize(stem.size() - 5);
+  std::vector<std::string> argv = {python_interpreter(),
+                                   std::string(CODESIM_PLOTS_DIR) + "/timeline.py", trace.string(),
+                                   "-o", (directory / (stem + ".timeline.png")).string()};
+  if (values.count("window")) {
+    argv.push_back("--window");
+    argv.push_back(values["window"].as<std::string>());
+  }
+  return run_script(argv, out, err);
+}
+
 }  // namespace
 
 int run_plot_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  po::options_description visible("codesim plot RESULTS.json [options]");
+  po::options_description visible(
+      "codesim plot RESULTS.json [options]\n       codesim plot --timeline TRACE.json [options]");
   visible.add_options()("output,o", po::value<std::string>()->value_name("DIR"),
                         "directory for the PNG figures (default figures/)")(
-      "help,h", po::bool_switch(), "show this help");
+      "timeline", po::value<std::string>()->value_name("TRACE.json"),
+      "draw the Gantt figure of a trace of codesim run --trace (DIR/<trace name>.timeline.png)")(
+      "window", po::value<std::string>()->value_name("T0,T1"),
+      "with --timeline: show simulated seconds T0 to T1")("help,h", po::bool_switch(),
+                                                          "show this help");
   po::options_description hidden;
   hidden.add_options()("results", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -73,8 +113,15 @@ int run_plot_command(const std::vector<std::string>& args, std::ostream& out, st
     out << visible
         << "\nDraws every figure that fits RESULTS.json (accuracy versus simulated time, loss "
            "versus iteration, time breakdown, metrics versus swept parameters) as "
-           "DIR/<results name>.<figure>.png, with matplotlib (python3-matplotlib).\n";
+           "DIR/<results name>.<figure>.png, with matplotlib (python3-matplotlib). With "
+           "--timeline: nodes as rows, one colour per activity, markers for faults, crashes, "
+           "rollbacks and checkpoints.\n";
     return 0;
+  }
+  if (values.count("timeline")) return run_timeline(values, out, err);
+  if (values.count("window")) {
+    err << "error: codesim plot: --window needs --timeline (expected --timeline TRACE.json)\n";
+    return 2;
   }
   const auto results = values.count("results") ? values["results"].as<std::vector<std::string>>()
                                                : std::vector<std::string>{};
@@ -90,15 +137,7 @@ int run_plot_command(const std::vector<std::string>& args, std::ostream& out, st
     argv.push_back("-o");
     argv.push_back(values["output"].as<std::string>());
   }
-  out << std::flush;
-  err << std::flush;
-  const std::optional<int> code = run_child(argv);
-  if (!code) {
-    err << "error: codesim plot: cannot run " << argv[0] << " " << argv[1]
-        << " (expected python3 with python3-matplotlib; set CODESIM_PYTHON3 to choose one)\n";
-    return 1;
-  }
-  return *code;
+  return run_script(argv, out, err);
 }
 
 }  // namespace codesim::app

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/chrome_trace_writer.hpp"
 #include "models/dnn/coded_training.hpp"
 #include "models/dnn/dataset_source.hpp"
 #include "models/faults/fault_targets.hpp"
@@ -26,6 +27,9 @@ struct TrainingWorkload {
   models::FaultConfig faults;
   std::string replay_file;     ///< fault log to replay instead of sampling; "" = sample
   std::string fault_log_file;  ///< per-replica fault log path pattern; "" = none
+  /// The timeline trace (the `trace` section or codesim run --trace); file is a path pattern
+  /// like fault_log_file's, "" = none.
+  analysis::TraceOptions trace;
 };
 
 /// What the cluster runs: an iterative job of tasks, or coded training (numeric or stochastic:

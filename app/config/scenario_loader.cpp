@@ -486,8 +486,11 @@ Scenario load_scenario(const Json& document, const std::string& file) {
     });
     root.object("faults",
                 [&](ObjectReader& r) { read_faults(r, s.cluster.node_count(), training); });
+    // Read only when given, so that scenarios without a trace resolve as before.
+    if (document.is_object() && document.contains("trace"))
+      root.object("trace", [&](ObjectReader& r) { read_trace(r, training); });
   } else {
-    for (const char* key : {"strategy", "faults"}) {
+    for (const char* key : {"strategy", "faults", "trace"}) {
       if (document.is_object() && document.contains(key)) {
         root.fail(key, std::string("the ") + key +
                            " section belongs to workload kind \"training\" (expected no " + key +

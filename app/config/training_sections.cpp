@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -308,8 +310,8 @@ namespace {
 /// The placeholders of a log_file pattern, in the order messages list them.
 constexpr std::array<std::string_view, 3> kLogFilePlaceholders = {"{name}", "{point}", "{replica}"};
 
-/// Fails at `log_file` at the first "{" that does not start a known placeholder.
-void check_log_file_pattern(ObjectReader& r, const std::string& pattern) {
+/// Fails at `key` at the first "{" that does not start a known placeholder.
+void check_log_file_pattern(ObjectReader& r, std::string_view key, const std::string& pattern) {
   for (std::size_t at = pattern.find('{'); at != std::string::npos;
        at = pattern.find('{', at + 1)) {
     const std::size_t close = pattern.find('}', at);
@@ -318,8 +320,8 @@ void check_log_file_pattern(ObjectReader& r, const std::string& pattern) {
     if (std::find(kLogFilePlaceholders.begin(), kLogFilePlaceholders.end(), word) !=
         kLogFilePlaceholders.end())
       continue;
-    r.fail("log_file", "unknown placeholder " + in_quotes(word) + " in " + in_quotes(pattern) +
-                           " (expected only {name}, {point} and {replica})");
+    r.fail(key, "unknown placeholder " + in_quotes(word) + " in " + in_quotes(pattern) +
+                    " (expected only {name}, {point} and {replica})");
   }
 }
 
@@ -334,10 +336,22 @@ void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training)
   read_fault_overrides(r, cluster_nodes, config);
   training.replay_file = r.string("replay", "");
   training.fault_log_file = r.string("log_file", "");
-  check_log_file_pattern(r, training.fault_log_file);
+  check_log_file_pattern(r, "log_file", training.fault_log_file);
   const std::string problem = models::validate_fault_config(config, cluster_nodes);
   if (!problem.empty()) r.fail("", problem + " (expected a valid fault configuration)");
   training.faults = std::move(config);
+}
+
+void read_trace(ObjectReader& r, TrainingWorkload& training) {
+  analysis::TraceOptions& t = training.trace;
+  t.file = r.string("file", std::nullopt);
+  check_log_file_pattern(r, "file", t.file);
+  if (t.file.empty()) r.fail("file", "an empty trace path (expected a file name pattern)");
+  t.from_s = r.number("from_s", 0.0, at_least(0.0));
+  t.to_s = r.number_or_infinity("to_s", INFINITY, at_least(t.from_s));
+  t.from_iteration = static_cast<int>(r.integer("from_iteration", 0, 0, INT_MAX));
+  t.to_iteration = static_cast<int>(r.integer("to_iteration", INT_MAX, t.from_iteration, INT_MAX));
+  t.max_events = r.integer("max_events", 1000000, 1, std::int64_t{1} << 50);
 }
 
 namespace {
@@ -426,6 +440,9 @@ void check_training_mode(const Scenario& scenario, const std::string& file) {
   }
   if (!training.fault_log_file.empty()) {
     fail("/faults/log_file", "stochastic mode writes no fault log", "no log_file");
+  }
+  if (!training.trace.file.empty()) {
+    fail("/trace/file", "stochastic mode writes no timeline trace", "no trace");
   }
   if (unmodelled) fail_unmodelled();
   const std::string problem =

@@ -27,6 +27,10 @@ models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, in
 /// may hold only the placeholders {name}, {point} and {replica}.
 void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training);
 
+/// Reads the `trace` section (the timeline trace of a numeric training run) into training.trace.
+/// Its `file` pattern may hold the placeholders of a `log_file` pattern.
+void read_trace(ObjectReader& r, TrainingWorkload& training);
+
 /// The fault log of replica `replica` of sweep point `point` of scenario `name`: the `log_file`
 /// `pattern` with its placeholders filled in.
 std::string fault_log_path(const std::string& pattern, const std::string& name, std::size_t point,

@@ -45,6 +45,14 @@ std::vector<Target> targets_of(const Experiment& experiment, const PreparedRun& 
                        "-o naming a regular file or a new one, or - for standard output",
                        "-o in a directory where files can be created"});
   }
+  for (const std::string& path : trace_paths(experiment, prepared)) {
+    const bool option = experiment.trace_from_command_line;
+    targets.push_back({path, option ? "" : "/trace/file", "the trace " + in_quotes(path),
+                       option ? "--trace naming regular files or new ones"
+                              : "a trace file pattern naming regular files or new ones",
+                       option ? "--trace in directories where files can be created"
+                              : "a trace file pattern in directories where files can be created"});
+  }
   for (const std::string& path : fault_log_paths(experiment, prepared)) {
     targets.push_back({path, "/faults/log_file", "the fault log " + in_quotes(path),
                        "a log_file pattern naming regular files or new ones",
@@ -127,7 +135,11 @@ void check_targets(const Experiment& experiment, const std::vector<Target>& targ
     std::error_code error;
     const fs::path file = fs::weakly_canonical(fs::absolute(target.path), error);
     if (!error && !files.insert(file).second) {
-      fail(experiment, target, "is written twice (by -o and faults.log_file)", target.expected);
+      const bool trace = target.name.starts_with("the trace");
+      fail(experiment, target,
+           trace ? "is written twice (by -o, faults.log_file or the trace)"
+                 : "is written twice (by -o and faults.log_file)",
+           target.expected);
     }
     const fs::path directory = existing_directory(target.path);
     if (!probed.insert(directory).second) continue;

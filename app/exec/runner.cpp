@@ -37,6 +37,7 @@ namespace {
 struct ReplicaOutput {
   sim::MetricSet metrics;
   std::optional<models::FaultLog> fault_log;
+  std::string trace_warning;  ///< "" unless the trace hit its cap
 };
 
 /// Loads a point's dataset (shared with earlier points that use the same one) and checks it
@@ -101,8 +102,30 @@ std::function<bool()> stop_poll(std::atomic<std::uint64_t>* iterations) {
   };
 }
 
+/// The trace writer of replica `replica` of point `point`, or null when none is asked for.
+std::unique_ptr<analysis::ChromeTraceWriter> trace_writer(const Scenario& scenario,
+                                                          std::size_t point,
+                                                          std::uint64_t replica) {
+  const analysis::TraceOptions& trace = std::get<TrainingWorkload>(scenario.workload).trace;
+  if (trace.file.empty()) return nullptr;
+  return std::make_unique<analysis::ChromeTraceWriter>(
+      fault_log_path(trace.file, scenario.name, point, replica), trace,
+      scenario.cluster.node_count());
+}
+
+/// Closes a replica's trace; the warning when its cap dropped events.
+std::string close_trace(analysis::ChromeTraceWriter* writer) {
+  if (writer == nullptr) return "";
+  writer->close();
+  if (!writer->truncated()) return "";
+  return "warning: the trace " + in_quotes(writer->path()) + " stopped at its cap of " +
+         std::to_string(writer->written()) + " events (" + std::to_string(writer->dropped()) +
+         " more dropped; the run went on): raise trace.max_events or narrow its window";
+}
+
 ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& inputs,
-                                   std::uint64_t replica, std::atomic<std::uint64_t>* iterations) {
+                                   std::size_t point, std::uint64_t replica,
+                                   std::atomic<std::uint64_t>* iterations) {
   const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
   std::optional<models::FaultInjector> injector;
   try {
@@ -113,10 +136,13 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
     }
     models::TrainingObserver observer;
     observer.should_stop = stop_poll(iterations);
+    const std::unique_ptr<analysis::ChromeTraceWriter> trace =
+        trace_writer(scenario, point, replica);
+    observer.trace = trace.get();
     models::TrainingResult result = models::train_coded(
         scenario.cluster, scenario.checkpoint, training.spec, *injector, inputs.data->train,
         inputs.data->test, scenario.seed, replica, observer);
-    ReplicaOutput output{std::move(result.metrics), std::nullopt};
+    ReplicaOutput output{std::move(result.metrics), std::nullopt, close_trace(trace.get())};
     if (!training.fault_log_file.empty()) output.fault_log = std::move(result.faults);
     return output;
   } catch (const models::FaultLogError& e) {
@@ -124,25 +150,25 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
   }
 }
 
-ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::uint64_t replica,
-                      std::atomic<std::uint64_t>* iterations = nullptr) {
+ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::size_t point,
+                      std::uint64_t replica, std::atomic<std::uint64_t>* iterations = nullptr) {
   const TrainingWorkload* training = training_of(scenario.workload);
   if (training == nullptr) {
     return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint,
                                    std::get<sim::IterativeJobSpec>(scenario.workload),
                                    scenario.seed, replica, stop_poll(nullptr)),
-            std::nullopt};
+            std::nullopt, ""};
   }
   switch (training->spec.mode) {
     case models::TrainingMode::stochastic:
       return {models::run_stochastic_training(scenario.cluster, scenario.checkpoint, training->spec,
                                               training->faults, scenario.seed, replica,
                                               stop_poll(iterations)),
-              std::nullopt};
+              std::nullopt, ""};
     case models::TrainingMode::numeric:
       break;
   }
-  return run_training_replica(scenario, inputs, replica, iterations);
+  return run_training_replica(scenario, inputs, point, replica, iterations);
 }
 
 std::string hex_bits(double value) { return models::hex_bits(std::bit_cast<std::uint64_t>(value)); }
@@ -165,6 +191,7 @@ std::string encode_output(const ReplicaOutput& output) {
         {{"name", series.name}, {"columns", series.columns}, {"values", std::move(values)}});
   }
   if (output.fault_log) document["fault_log"] = fault_log_to_json(*output.fault_log);
+  if (!output.trace_warning.empty()) document["trace_warning"] = output.trace_warning;
   return document.dump();
 }
 
@@ -190,26 +217,41 @@ ReplicaOutput decode_output(const std::string& text) {
   }
   if (document.contains("fault_log"))
     output.fault_log = fault_log_from_json(document["fault_log"], "(fault log of a replica)");
+  if (document.contains("trace_warning"))
+    output.trace_warning = document["trace_warning"].get<std::string>();
   return output;
 }
 
-/// Fault-log patterns must not make two replicas (or points) write the same file.
-void check_fault_log_patterns(const Experiment& experiment) {
-  for (const ExperimentPoint& point : experiment.points) {
-    const Scenario& s = point.scenario;
-    const TrainingWorkload* training = training_of(s.workload);
-    if (training == nullptr || training->fault_log_file.empty()) continue;
-    const std::string& pattern = training->fault_log_file;
-    const bool many_replicas = s.replicas > 1 && training->replay_file.empty();
+/// The key (or option) that names the trace files, for messages.
+std::string trace_pointer(const Experiment& experiment) {
+  return experiment.trace_from_command_line ? "" : "/trace/file";
+}
+
+/// Fault-log and trace patterns must not make two replicas (or points) write the same file.
+void check_output_patterns(const Experiment& experiment) {
+  const auto check = [&](const Scenario& s, const TrainingWorkload& training,
+                         const std::string& pattern, const std::string& pointer,
+                         const std::string& what) {
+    const bool many_replicas = s.replicas > 1 && training.replay_file.empty();
     if (many_replicas && pattern.find("{replica}") == std::string::npos) {
-      throw ScenarioError(experiment.file, "/faults/log_file",
-                          "every replica would write the same file " + in_quotes(pattern) +
+      throw ScenarioError(experiment.file, pointer,
+                          what + "every replica would write the same file " + in_quotes(pattern) +
                               " (expected {replica} in the pattern)");
     }
     if (experiment.points.size() > 1 && pattern.find("{point}") == std::string::npos) {
-      throw ScenarioError(experiment.file, "/faults/log_file",
-                          "every sweep point would write the same file " + in_quotes(pattern) +
-                              " (expected {point} in the pattern)");
+      throw ScenarioError(experiment.file, pointer,
+                          what + "every sweep point would write the same file " +
+                              in_quotes(pattern) + " (expected {point} in the pattern)");
+    }
+  };
+  for (const ExperimentPoint& point : experiment.points) {
+    const TrainingWorkload* training = training_of(point.scenario.workload);
+    if (training == nullptr) continue;
+    if (!training->fault_log_file.empty())
+      check(point.scenario, *training, training->fault_log_file, "/faults/log_file", "");
+    if (!training->trace.file.empty()) {
+      check(point.scenario, *training, training->trace.file, trace_pointer(experiment),
+            experiment.trace_from_command_line ? "--trace: " : "");
     }
   }
 }
@@ -231,8 +273,8 @@ std::vector<std::string> run_units(const Experiment& experiment, const PreparedR
         const Unit& unit = prepared.units[i];
         try {
           std::string output = encode_output(run_one(experiment.points[unit.point].scenario,
-                                                     prepared.inputs[unit.point], unit.replica,
-                                                     options.simulated_iterations));
+                                                     prepared.inputs[unit.point], unit.point,
+                                                     unit.replica, options.simulated_iterations));
           if (replicas_left[unit.point].fetch_sub(1) == 1) points_done.fetch_add(1);
           return output;
         } catch (const sim::RunStopped&) {
@@ -291,6 +333,11 @@ RunOutput collect_results(const Experiment& experiment, const PreparedRun& prepa
       if (!unit) continue;
       replicas.push_back(std::move(unit->metrics));
       numbers.push_back(r);
+      if (!unit->trace_warning.empty()) output.warnings.push_back(unit->trace_warning);
+      if (const TrainingWorkload* training = training_of(point.scenario.workload);
+          training != nullptr && !training->trace.file.empty()) {
+        output.traces.push_back(fault_log_path(training->trace.file, point.scenario.name, p, r));
+      }
       if (unit->fault_log) {
         output.fault_logs.push_back(
             {fault_log_path(std::get<TrainingWorkload>(point.scenario.workload).fault_log_file,
@@ -327,7 +374,7 @@ Experiment make_experiment(const Json& document, const std::string& file) {
   if (document.is_object() && document.contains("sweep")) {
     experiment.scenario["sweep"] = document["sweep"];
   }
-  check_fault_log_patterns(experiment);
+  check_output_patterns(experiment);
   return experiment;
 }
 
@@ -375,6 +422,31 @@ PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor) {
   return prepared;
 }
 
+std::vector<std::string> trace_paths(const Experiment& experiment, const PreparedRun& prepared) {
+  std::vector<std::string> paths;
+  for (const Unit& unit : prepared.units) {
+    const Scenario& scenario = experiment.points[unit.point].scenario;
+    const TrainingWorkload* training = training_of(scenario.workload);
+    if (training == nullptr || training->trace.file.empty()) continue;
+    paths.push_back(fault_log_path(training->trace.file, scenario.name, unit.point, unit.replica));
+  }
+  return paths;
+}
+
+void use_trace(Experiment& experiment, const analysis::TraceOptions& trace) {
+  experiment.trace_from_command_line = true;
+  for (ExperimentPoint& point : experiment.points) {
+    auto* training = std::get_if<TrainingWorkload>(&point.scenario.workload);
+    if (training == nullptr || training->spec.mode != models::TrainingMode::numeric) {
+      throw ScenarioError(experiment.file, "/workload",
+                          "--trace: only a numeric training run writes a timeline trace "
+                          "(expected workload.kind \"training\" with mode \"numeric\")");
+    }
+    training->trace = trace;
+  }
+  check_output_patterns(experiment);
+}
+
 std::vector<std::string> fault_log_paths(const Experiment& experiment,
                                          const PreparedRun& prepared) {
   std::vector<std::string> paths;
@@ -415,7 +487,7 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
 sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica) {
   std::map<std::string, std::shared_ptr<const models::DatasetSplit>> cache;
   const PointInputs inputs = prepare_point(scenario, scenario.name, cache);
-  return run_one(scenario, inputs, replica).metrics;
+  return run_one(scenario, inputs, 0, replica).metrics;
 }
 
 Json run_scenario(const Scenario& scenario) {

@@ -37,6 +37,9 @@ struct Experiment {
   std::vector<ExperimentPoint> points;
   /// The kernels every training point runs on (set with use_arithmetic; recorded in results).
   models::Arithmetic arithmetic = models::Arithmetic::portable;
+  /// True when the trace came from codesim run --trace (use_trace), not the scenario: messages
+  /// then name the option rather than /trace/file.
+  bool trace_from_command_line = false;
 };
 
 /// Runs every point of `experiment` on `arithmetic`'s kernels. Precondition: available.
@@ -44,6 +47,12 @@ void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic);
 /// Shares every numeric training point's large products between `threads` threads (not recorded:
 /// the results do not depend on it).
 void use_threads(Experiment& experiment, int threads);
+
+/// Writes a timeline trace of every training point's replicas (codesim run --trace), replacing
+/// any `trace` section; not recorded in the results, which do not depend on it. A ScenarioError
+/// when a point cannot be traced (not numeric training) or the pattern would make two replicas
+/// write one file.
+void use_trace(Experiment& experiment, const analysis::TraceOptions& trace);
 
 /// Reads `path`, applies each "/pointer=VALUE" of `sets`, expands the sweep and validates every
 /// point. Every problem is a ScenarioError.
@@ -88,6 +97,8 @@ struct RunOutput {
   /// and aggregate). No wall-clock time and no path, so the same experiment gives the same bytes.
   Json results;
   std::vector<FaultLogOutput> fault_logs;  ///< in (point, replica) order
+  std::vector<std::string> traces;         ///< trace files written, in (point, replica) order
+  std::vector<std::string> warnings;       ///< e.g. a trace cut at its cap, one line each
 };
 
 /// What the replicas of one point share: its data and the fault log it replays.
@@ -116,6 +127,9 @@ PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor);
 
 /// The fault logs the units of `prepared` write (faults.log_file), in (point, replica) order.
 std::vector<std::string> fault_log_paths(const Experiment& experiment, const PreparedRun& prepared);
+
+/// The timeline traces the units of `prepared` write, in (point, replica) order.
+std::vector<std::string> trace_paths(const Experiment& experiment, const PreparedRun& prepared);
 
 /// Runs the units of `prepared` (from prepare_run on the same executor) and collects the results.
 /// A fault log that does not match the run is a ScenarioError; other failures are

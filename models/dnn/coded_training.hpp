@@ -17,6 +17,7 @@
 #include "sim/cluster.hpp"
 #include "sim/metric_set.hpp"
 #include "sim/run_stopped.hpp"
+#include "sim/trace_sink.hpp"
 
 namespace codesim::models {
 
@@ -86,6 +87,9 @@ struct TrainingObserver {
   std::function<void(int iteration, const MlpParameters& parameters)> on_checkpoint;
   /// Right after a rollback restored the checkpoint of `iteration` useful iterations.
   std::function<void(int iteration, const MlpParameters& parameters)> on_rollback;
+  /// Receives the run's timeline when set (models/dnn/training_trace.hpp says what it holds);
+  /// not owned, must outlive the run. Never changes a result.
+  sim::TraceSink* trace = nullptr;
 };
 
 /// Metrics plus the decoded final parameters and the run's fault log.

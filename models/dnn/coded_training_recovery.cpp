@@ -53,6 +53,16 @@ std::optional<double> CodedTrainingRun::regenerate(const std::vector<std::pair<i
   const sim::CommunicationCost cost = parallel_regeneration_cost(cluster_.topology(), transfers);
   progress_.energy.network(regeneration_bytes(transfers));
   progress_.time.link_wait_s += cost.link_wait_s;
+  if (trace_.on()) {
+    // Per-transfer times are not kept: every transfer is drawn over the whole regeneration.
+    const double start_s = engine_.now() + trace_offset_s_;
+    for (const RegenerationJob& job : transfers) {
+      trace_.phase({job.node}, "regeneration", start_s, cost.time_s,
+                   {{"sources", static_cast<int>(job.sources.size())}});
+      for (int source : job.sources)
+        trace_.transfer("regeneration block", source, job.node, start_s, cost.time_s);
+    }
+  }
   return cost.time_s;
 }
 
@@ -127,7 +137,9 @@ CodedTrainingRun::Verification CodedTrainingRun::verify() {
         if (!repair_blocks(l, d == 0 ? Direction::forward : Direction::backward, blamed))
           return false;
         if (blamed.empty()) return true;
+        trace_offset_s_ = t;
         const std::optional<double> r = regenerate_blamed(l, blamed);
+        trace_offset_s_ = 0.0;
         if (r) t += *r;
         return r.has_value();
       },
@@ -158,6 +170,8 @@ void CodedTrainingRun::start_checkpoint() {
   double t = 0.0;
   if (spec_.verify_before_checkpoint) {
     const Verification verified = verify();
+    trace_sync(sim::kJobTrack, "verification");
+    trace_.phase(live_nodes(), "verification", engine_.now(), verified.time_s);
     if (!verified.passed) {
       // The verification time is spent, then the rollback counts it as lost.
       progress_.energy.verification(verified.time_s);
@@ -167,6 +181,7 @@ void CodedTrainingRun::start_checkpoint() {
     progress_.energy.verification(verified.time_s);
     t += verified.time_s;
   }
+  trace_.phase(live_nodes(), "checkpoint write", engine_.now() + t, policy_.write_cost_s());
   t += policy_.write_cost_s();
   progress_.time.charge_later(engine_.now(), TimeKind::checkpoint);
   after(t, [this, t] {
@@ -174,17 +189,25 @@ void CodedTrainingRun::start_checkpoint() {
     progress_.checkpoint_written(t);
     events_at_attempt_start_ = random_events();
     take_snapshot();
+    trace_.instant(sim::kJobTrack, "checkpoint", engine_.now(), {{"iteration", progress_.done()}});
     if (observer_.on_checkpoint) observer_.on_checkpoint(progress_.done(), decoded_parameters());
     start_iteration();
   });
 }
 
 void CodedTrainingRun::rollback() {
+  const int from_iteration = progress_.done();
   // Cancelled first, so that the part of the tasks that ran is lost with the attempt.
-  for (int p = 0; p < nodes_; ++p) cancel_task(p);
+  for (int p = 0; p < nodes_; ++p) {
+    cancel_task(p);
+    trace_.task_ended(p, engine_.now(), "rolled back");
+  }
   const RollbackTarget target = progress_.roll_back(random_events() != events_at_attempt_start_);
   events_at_attempt_start_ = random_events();
   ++attempt_;
+  trace_.instant(sim::kJobTrack, "rollback", engine_.now(),
+                 {{"from_iteration", from_iteration}, {"to_iteration", progress_.done()}});
+  trace_.progress(progress_.done());
   if (target == RollbackTarget::stop) {
     // Every checkpoint, then the initial state, stalled: stop rather than loop (completed = 0).
     phase_ = Phase::done;
@@ -196,6 +219,7 @@ void CodedTrainingRun::rollback() {
   if (observer_.on_rollback) observer_.on_rollback(progress_.done(), decoded_parameters());
   phase_ = Phase::restart;
   const double restart_s = policy_.restart_s();
+  trace_.phase(live_nodes(), "restart", engine_.now(), restart_s);
   progress_.time.charge_later(engine_.now(), TimeKind::restart);
   after(restart_s, [this, restart_s] {
     progress_.restart(restart_s);

@@ -22,6 +22,7 @@ void CodedTrainingRun::start_iteration() {
   }
   phase_ = Phase::idle;
   iteration_start_s_ = engine_.now();
+  trace_.progress(progress_.done());
   double regeneration_s = 0.0;
   if (!regenerate_repaired_nodes(regeneration_s)) {
     rollback();
@@ -96,10 +97,18 @@ void CodedTrainingRun::start_task(int p, double flops, void (CodedTrainingRun::*
   const std::uint32_t attempt = attempt_;
   const Phase phase = phase_;
   task_start_s_[static_cast<std::size_t>(p)] = engine_.now();
-  node.run_task(engine_, flops, [this, p, attempt, phase, done] {
+  const double duration_s = node.run_task(engine_, flops, [this, p, attempt, phase, done] {
     progress_.energy.busy(p, engine_.now() - task_start_s_[static_cast<std::size_t>(p)]);
+    trace_.task_ended(p, engine_.now(), "done");
     if (attempt == attempt_ && phase_ == phase) (this->*done)(p);
   });
+  if (trace_.on()) {
+    const char* name = done == &CodedTrainingRun::on_update_done ? "update"
+                       : done == &CodedTrainingRun::on_partial   ? dir_name(round_dir_)
+                                                                 : "block check";
+    trace_.task_started(p, engine_.now(), name, phase_ == Phase::update ? -1 : round_layer_, flops,
+                        flops / node.speed_flops_per_s(), duration_s);
+  }
 }
 
 void CodedTrainingRun::cancel_task(int p) {
@@ -125,6 +134,7 @@ void CodedTrainingRun::on_partial(int p) {
   Matrix partial = multiply_input(scheme, p, dir, input.of(p));
   offer(p, dir_name(dir), l, FaultTarget::product, flops, partial);
   const NodeCheck check = checked_at_node(scheme, p, dir, input.of(p), partial);
+  trace_sync(p, "node check");
   if (check.kept) partials_[static_cast<std::size_t>(p)] = std::move(partial);
   if (check.extra_flops > 0.0) {
     // The node checked its block (and recomputed): the partial leaves when that is done.
@@ -203,6 +213,7 @@ void CodedTrainingRun::finish_round() {
   for (int p = 0; p < nodes_; ++p) {
     if (task_state_[static_cast<std::size_t>(p)] == TaskState::pending) {
       cancel_task(p);
+      trace_.task_ended(p, engine_.now(), "cancelled");
       task_state_[static_cast<std::size_t>(p)] = TaskState::lost;
     }
   }
@@ -224,6 +235,14 @@ void CodedTrainingRun::finish_round() {
   charge_decoders(decode_s);
   progress_.time.charge_ahead(
       engine_.now(), {{TimeKind::communication, communication_s}, {TimeKind::decode, decode_s}});
+  if (trace_.on()) {
+    const std::vector<int> live = live_nodes();
+    trace_.phase(live, "communication", engine_.now(), communication_s,
+                 {{"layer", l}, {"direction", dir_name(dir)}, {"symbols", present}});
+    trace_.phase(spec_.decentralized ? live : std::vector<int>{0}, "decode",
+                 engine_.now() + communication_s, decode_s,
+                 {{"layer", l}, {"direction", dir_name(dir)}});
+  }
   after(communication_s + decode_s, [this] { after_decode(); });
 }
 
@@ -276,6 +295,7 @@ void CodedTrainingRun::after_decode() {
   double regeneration_s = 0.0;
   if (round_decode_.status == DecodeStatus::detected) {
     ++progress_.counts.detected;
+    trace_sync(sim::kJobTrack, "decode");
     rollback();
     return;
   }
@@ -283,6 +303,7 @@ void CodedTrainingRun::after_decode() {
   blame_withheld(round_decode_, withheld_blocks_);
   if (round_decode_.status == DecodeStatus::corrected) {
     ++progress_.counts.corrected;
+    trace_sync(sim::kJobTrack, "decode");
     const std::optional<double> t = regenerate_blamed(l, round_decode_.blamed_nodes);
     if (!t) {
       rollback();
@@ -295,6 +316,7 @@ void CodedTrainingRun::after_decode() {
   } else {
     apply_backward(l);
   }
+  trace_sync(sim::kJobTrack, "decode");
   if (regeneration_s > 0.0) {
     spend(TimeKind::communication, regeneration_s, [this, l, dir] { start_next_round(l, dir); });
   } else {
@@ -433,6 +455,7 @@ void CodedTrainingRun::on_update_done(int p) {
     }
     for (Matrix* block : blocks) offer(p, "update", l, FaultTarget::weights, flops, *block);
   }
+  trace_sync(p, "update");
   task_state_[static_cast<std::size_t>(p)] = TaskState::done;
   if (--pending_tasks_ == 0) finish_update();
 }
@@ -455,6 +478,9 @@ void CodedTrainingRun::finish_update() {
     }
   }
   progress_.iteration_done(engine_.now() - iteration_start_s_);
+  trace_.instant(sim::kJobTrack, "iteration done", engine_.now(),
+                 {{"iteration", progress_.done()}, {"started_s", iteration_start_s_}});
+  trace_.progress(progress_.done());
   loss_sum_ += iteration_loss_;
   ++loss_count_;
   if (spec_.record_loss) {
@@ -477,6 +503,8 @@ void CodedTrainingRun::end_iteration() {
     final_accuracy_ = accuracy;
     final_loss_ = mean_loss;
     eval_s = spec_.eval_cost_s;
+    trace_.accuracy_and_loss(engine_.now(), accuracy, mean_loss);
+    trace_.phase(live_nodes(), "evaluation", engine_.now(), eval_s);
   }
   const auto next = [this, last] {
     if (last) {

@@ -31,7 +31,8 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
       observer_(observer),
       layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
       batch_(spec.mlp.batch_size),
-      progress_(spec.iterations, checkpoint.max_stalled_rollbacks) {
+      progress_(spec.iterations, checkpoint.max_stalled_rollbacks),
+      trace_(observer.trace, cluster_.size(), spec.time_limit_s) {
   progress_.time.report_link_wait = cluster_spec.network.model == sim::NetworkModel::flow;
   const std::string problem =
       validate_training(spec, cluster_.size(), train.features(), train.classes);
@@ -94,8 +95,10 @@ TrainingResult CodedTrainingRun::run() {
   // Row 0: the initial model, its loss from the cluster's decoded logits of batch 0 (like every
   // later row's), so that W is never decoded whole beside its blocks.
   load_batch(0);
-  metrics_.append_row("accuracy_vs_time",
-                      {0.0, 0.0, evaluate_accuracy(), cross_entropy(coded_logits(x0_), labels_)});
+  const double accuracy = evaluate_accuracy();
+  const double loss = cross_entropy(coded_logits(x0_), labels_);
+  metrics_.append_row("accuracy_vs_time", {0.0, 0.0, accuracy, loss});
+  trace_.accuracy_and_loss(0.0, accuracy, loss);
   cluster_.crashes().start();
   engine_.schedule_at(0.0, [this] { start_iteration(); });
   engine_.run_until(spec_.time_limit_s);
@@ -103,7 +106,10 @@ TrainingResult CodedTrainingRun::run() {
     progress_.stop_at(engine_.now());
     final_accuracy_ = evaluate_accuracy();
   }
+  trace_sync(sim::kJobTrack, "run");
+  trace_.close(engine_.now());
   repair_before_read_out();
+  trace_sync(sim::kJobTrack, "read-out");  // the untimed read-out's corrections, at the end
   injector_.finish();
   TrainingResult result;
   result.parameters = read_out_parameters();
@@ -242,6 +248,8 @@ double CodedTrainingRun::evaluate_accuracy() const {
 
 void CodedTrainingRun::on_crash(int node) {
   ++crashes_;
+  trace_.task_ended(node, engine_.now(), "lost");
+  trace_.crashed(node, engine_.now());
   if (node >= nodes_) return;
   const auto index = static_cast<std::size_t>(node);
   down_since_s_[index] = engine_.now();
@@ -259,11 +267,13 @@ void CodedTrainingRun::on_crash(int node) {
 }
 
 void CodedTrainingRun::on_repair(int node) {
+  trace_.repaired(node, engine_.now());
   if (node >= nodes_) return;
   const auto index = static_cast<std::size_t>(node);
   progress_.energy.down(node, engine_.now() - down_since_s_[index], phase_ == Phase::waiting);
   down_since_s_[index] = -1.0;
   if (phase_ != Phase::waiting) return;
+  trace_.phase(live_nodes(), "waiting for repairs", wait_start_s_, engine_.now() - wait_start_s_);
   progress_.restart(engine_.now() - wait_start_s_);
   start_iteration();
 }

@@ -20,6 +20,7 @@
 #include "models/dnn/coded_training.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/training_protocol.hpp"
+#include "models/dnn/training_trace.hpp"
 #include "models/linalg/thread_team.hpp"
 #include "sim/checkpoint_policy.hpp"
 #include "sim/cluster.hpp"
@@ -184,6 +185,10 @@ class CodedTrainingRun {
   void start_checkpoint();
   void rollback();
   void wait_for_repairs();
+  // The timeline: faults, corrections and detections so far (on `track`, from `where`).
+  void trace_sync(int track, const char* where) {
+    trace_.sync(injector_.log(), progress_.counts, track, engine_.now(), where);
+  }
 
   // --- state --------------------------------------------------------------------------------
   const TrainingSpec& spec_;
@@ -250,6 +255,8 @@ class CodedTrainingRun {
   std::uint64_t crashes_ = 0, silent_corruptions_ = 0;
   std::uint64_t events_at_attempt_start_ = 0;  // random_events() at the last checkpoint or restore
   TrainingProgress progress_;
+  TrainingTrace trace_;
+  double trace_offset_s_ = 0.0;  // where regenerations start after now (within a verification)
 };
 
 }  // namespace codesim::models::detail

@@ -386,6 +386,76 @@ class Scripts(unittest.TestCase):
         self.assertFalse((self.dir / "none").exists())
 
 
+def timeline_trace(truncated: bool = False) -> dict:
+    """A small trace shaped like codesim run --trace writes: 3 nodes and the job."""
+    events = []
+    for pid, name in ((0, "node 0"), (1, "node 1"), (2, "node 2"), (3, "job")):
+        events.append({"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
+                       "args": {"name": name}})
+    for k in range(6):
+        for pid in range(3):
+            start = k * 1000.0
+            events.append({"name": "forward", "ph": "X", "pid": pid, "tid": 0, "ts": start,
+                           "dur": 300.0 + 100 * pid,
+                           "args": {"straggler_factor": 1.0 + pid,
+                                    "outcome": "cancelled" if pid == 2 else "done"}})
+            events.append({"name": "communication", "ph": "X", "pid": pid, "tid": 1,
+                           "ts": start + 600, "dur": 200.0})
+            events.append({"name": "decode", "ph": "X", "pid": pid, "tid": 1,
+                           "ts": start + 800, "dur": 100.0})
+    events.append({"name": "down", "ph": "X", "pid": 2, "tid": 2, "ts": 2500.0, "dur": 1000.0})
+    events.append({"name": "fault", "ph": "i", "s": "t", "pid": 1, "tid": 0, "ts": 1200.0,
+                   "args": {"target": "weights"}})
+    events.append({"name": "crash", "ph": "i", "s": "t", "pid": 2, "tid": 0, "ts": 2500.0})
+    events.append({"name": "rollback", "ph": "i", "s": "t", "pid": 3, "tid": 0, "ts": 3000.0})
+    events.append({"name": "checkpoint", "ph": "i", "s": "t", "pid": 3, "tid": 0, "ts": 2000.0})
+    return {"displayTimeUnit": "ms", "traceEvents": events,
+            "otherData": {"truncated": truncated, "events_written": len(events)}}
+
+
+class Timeline(unittest.TestCase):
+    """analysis/plots/timeline.py, the Gantt figure of codesim run --trace."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+        self.trace = self.dir / "trace.json"
+        self.trace.write_text(json.dumps(timeline_trace()))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_a_trace_is_drawn_as_a_gantt_png_the_same_bytes_every_time(self):
+        first, second = self.dir / "a.png", self.dir / "b.png"
+        for output in (first, second):
+            result = run("timeline.py", str(self.trace), "-o", str(output), "--window", "0,4")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(result.stderr, "")
+        self.assertEqual(first.read_bytes()[:8], PNG_SIGNATURE)
+        self.assertEqual(first.read_bytes(), second.read_bytes())
+        truncated = self.dir / "truncated.json"
+        truncated.write_text(json.dumps(timeline_trace(truncated=True)))
+        result = run("timeline.py", str(truncated), "-o", str(self.dir / "t.png"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_bad_timeline_input_exits_2_with_one_error_line(self):
+        not_trace = self.dir / "results.json"
+        not_trace.write_text(json.dumps({"points": []}))
+        out = self.dir / "bad" / "x.png"
+        for args, words in (((str(self.trace), "--window", "3,1"), "--window 3,1"),
+                            ((str(self.trace), "--window", "x"), "--window x"),
+                            ((str(self.dir / "missing.json"),), "no such file"),
+                            ((str(not_trace),), "traceEvents")):
+            with self.subTest(args=args):
+                result = run("timeline.py", *args, "-o", str(out))
+                self.assertEqual(result.returncode, 2, result.stderr)
+                lines = result.stderr.splitlines()
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertTrue(lines[0].startswith("error: "), lines[0])
+                self.assertIn(words, lines[0])
+        self.assertFalse((self.dir / "bad").exists())
+
+
 class PaperFigures(unittest.TestCase):
     """analysis/plots/paper_figures.py (scripts/reproduce's T2-T5) on small inputs."""
 
