@@ -50,6 +50,7 @@ def rows_by_setting(results: common.Results) -> dict[str, list[dict[str, Any]]]:
             "rollbacks": p.mean("rollbacks"),
             "corrected": p.mean("corrected"),
             "silent": p.mean("silent_corruptions") or 0.0,
+            "energy_kJ": (p.mean("energy_J") / 1e3) if p.mean("energy_J") is not None else None,
         })
     return table
 
@@ -64,6 +65,16 @@ def winner(rows: list[dict[str, Any]]) -> dict[str, Any]:
     clean = [r for r in rows if r["silent"] == 0] or rows
     best = max(r["accuracy"] for r in clean)
     return min((r for r in clean if r["accuracy"] >= best - 0.005), key=lambda r: r["time"])
+
+
+def least_energy(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The trusted strategy (as winner() counts trust) that spent the least energy; None when the
+    results have no energy."""
+    clean = [r for r in rows if r["silent"] == 0 and r["energy_kJ"] is not None]
+    if not clean:
+        return None
+    best = max(r["accuracy"] for r in clean)
+    return min((r for r in clean if r["accuracy"] >= best - 0.005), key=lambda r: r["energy_kJ"])
 
 
 def conclusions(table: dict[str, list[dict[str, Any]]]) -> list[str]:
@@ -82,6 +93,10 @@ def conclusions(table: dict[str, list[dict[str, Any]]]) -> list[str]:
         silent = [r["strategy"] for r in rows if r["silent"] > 0]
         if silent:
             text += f"; silent corruptions only under {', '.join(silent)}"
+        frugal = least_energy(rows)
+        if frugal is not None:
+            text += (f"; least energy among the trusted: {frugal['strategy']} "
+                     f"({frugal['energy_kJ']:.2f} kJ)")
         lines.append(text + ".")
     return lines
 
@@ -148,16 +163,17 @@ def abft_section(results: common.Results,
              "ABFT keeps checksum rows and columns in every block and corrects at the node; "
              "abft_codenet adds them to the CodeNet grid. Time to target: first evaluation at "
              f"{100 * TARGET_ACCURACY:.0f}% test accuracy or more. Silent corruptions: steps "
-             "whose loss differs from an error-free shadow's.", "",
+             "whose loss differs from an error-free shadow's. Energy: `energy_J` with the default "
+             "`cluster.power` (scenarios/README.md).", "",
              "| setting | strategy | nodes | time (s) | time to target (s) | final accuracy (%) "
-             "| rollbacks | corrected | silent corruptions |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| rollbacks | corrected | silent corruptions | energy (kJ) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for setting, rows in table.items():
         for r in rows:
             lines.append(f"| {setting} | {r['strategy']} | {r['nodes']} | {fmt(r['time'])} | "
                          f"{fmt(r['target'])} | {fmt(100 * r['accuracy'])} | "
                          f"{fmt(r['rollbacks'], 1)} | {fmt(r['corrected'], 1)} | "
-                         f"{fmt(r['silent'], 1)} |")
+                         f"{fmt(r['silent'], 1)} | {fmt(r['energy_kJ'])} |")
     lines += ["", "Which strategy wins where (computed from the table):", ""]
     lines += conclusions(table)
     if expected_time is not None:

@@ -133,9 +133,10 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
   out << "training: " << data << ", MLP " << layers << ", batch " << spec.mlp.batch_size << ", "
       << spec.iterations << " iterations, learning rate " << format_value(spec.mlp.learning_rate)
       << "\n";
-  const std::array<std::string, 6> headers = {
-      "strategy", "nodes", "final accuracy (%)", "simulated time (s)", "rollbacks", "corrected"};
-  std::vector<std::array<std::string, 6>> rows;
+  const std::array<std::string, 7> headers = {
+      "strategy",  "nodes",     "final accuracy (%)", "simulated time (s)",
+      "rollbacks", "corrected", "energy (kJ)"};
+  std::vector<std::array<std::string, 7>> rows;
   for (std::size_t p = 0; p < experiment.points.size(); ++p) {
     const ExperimentPoint& point = experiment.points[p];
     const Json& aggregate = results["points"][p]["aggregate"];
@@ -146,14 +147,14 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
                             .nodes),
          mean_and_ci(aggregate, "final_test_accuracy", 4, 100.0),
          mean_and_ci(aggregate, "completion_time_s", 4), mean_and_ci(aggregate, "rollbacks", 3),
-         mean_and_ci(aggregate, "corrected", 3)});
+         mean_and_ci(aggregate, "corrected", 3), mean_and_ci(aggregate, "energy_J", 4, 1e-3)});
   }
-  std::array<std::size_t, 6> widths{};
+  std::array<std::size_t, 7> widths{};
   for (std::size_t c = 0; c < widths.size(); ++c) {
     widths[c] = headers[c].size();
     for (const auto& row : rows) widths[c] = std::max(widths[c], row[c].size());
   }
-  auto print_row = [&](const std::array<std::string, 6>& row) {
+  auto print_row = [&](const std::array<std::string, 7>& row) {
     for (std::size_t c = 0; c < row.size(); ++c) {
       out << (c == 0 ? std::left : std::right) << std::setw(static_cast<int>(widths[c])) << row[c]
           << (c + 1 < row.size() ? "  " : "\n");

@@ -600,6 +600,17 @@ class PaperFigures(unittest.TestCase):
         self.assertEqual(strategy_report.nodes_of(
             {"scheme": "replication", "m": 5, "n": 4, "copies": 2}), 40)
 
+    def test_the_report_names_the_trusted_strategy_that_spent_least_energy(self):
+        import strategy_report
+        rows = [{"strategy": "uncoded", "accuracy": 0.9, "silent": 5.0, "energy_kJ": 1.0},
+                {"strategy": "replication", "accuracy": 0.9, "silent": 0.0, "energy_kJ": 3.0},
+                {"strategy": "codenet", "accuracy": 0.9, "silent": 0.0, "energy_kJ": 2.5},
+                {"strategy": "abft", "accuracy": 0.7, "silent": 0.0, "energy_kJ": 2.0}]
+        self.assertEqual(strategy_report.least_energy(rows)["strategy"], "codenet")
+        for r in rows:
+            r["energy_kJ"] = None
+        self.assertIsNone(strategy_report.least_energy(rows))
+
     def test_a_missing_input_exits_2_with_one_error_line(self):
         missing = Path(tempfile.mkdtemp()) / "absent.json"
         result = run("paper_figures.py", "t3", str(missing), "-o", str(missing.with_suffix(".png")))
