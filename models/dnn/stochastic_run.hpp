@@ -98,6 +98,7 @@ class StochasticRun {
   bool finish_round(const Round& r, const RoundTiming& t, double end_s, const Outcome& outcome);
   void charge_round_tasks(const Round& r, const RoundTiming& t, double end_s, bool clean,
                           const std::vector<double>* extra_s);
+  bool spend_regeneration(const std::optional<sim::CommunicationCost>& regeneration);
   std::optional<sim::CommunicationCost> regenerate(const Round& r);
   std::optional<sim::CommunicationCost> regenerate_nodes(int layer);
   Verification verify();

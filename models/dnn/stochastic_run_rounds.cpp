@@ -112,18 +112,21 @@ bool StochasticRun::run_round(const Round& r) {
   const Outcome outcome = errors_.decode(r, t, spec_.decode.error_model);
   charge_round_tasks(r, t, end_s, outcome.status == Status::clean, nullptr);
   if (!finish_round(r, t, end_s, outcome)) return false;
-  if (outcome.status == Status::corrected) {
-    ++progress_.counts.corrected;
-    const std::optional<sim::CommunicationCost> regeneration = regenerate(r);
-    if (!regeneration) {
-      rollback();
-      return false;
-    }
-    progress_.time.charge_ahead(now_s_, {{TimeKind::communication, regeneration->time_s}});
-    progress_.time.link_wait_s += regeneration->link_wait_s;
-    if (regeneration->time_s > 0.0) now_s_ += regeneration->time_s;
-    check_time();
+  if (outcome.status != Status::corrected) return true;
+  ++progress_.counts.corrected;
+  return spend_regeneration(regenerate(r));
+}
+
+// A regeneration's time spent, or a rollback when it could not be done (false).
+bool StochasticRun::spend_regeneration(const std::optional<sim::CommunicationCost>& regeneration) {
+  if (!regeneration) {
+    rollback();
+    return false;
   }
+  progress_.time.charge_ahead(now_s_, {{TimeKind::communication, regeneration->time_s}});
+  progress_.time.link_wait_s += regeneration->link_wait_s;
+  if (regeneration->time_s > 0.0) now_s_ += regeneration->time_s;
+  check_time();
   return true;
 }
 
@@ -170,16 +173,7 @@ bool StochasticRun::run_checked_round(const Round& r) {
   // Decoded around blocks their nodes could not repair: they are regenerated like blamed ones.
   ++progress_.counts.corrected;
   regenerated_ = std::move(withheld_blocks);
-  const std::optional<sim::CommunicationCost> regeneration = regenerate_nodes(r.layer);
-  if (!regeneration) {
-    rollback();
-    return false;
-  }
-  progress_.time.charge_ahead(now_s_, {{TimeKind::communication, regeneration->time_s}});
-  progress_.time.link_wait_s += regeneration->link_wait_s;
-  if (regeneration->time_s > 0.0) now_s_ += regeneration->time_s;
-  check_time();
-  return true;
+  return spend_regeneration(regenerate_nodes(r.layer));
 }
 
 // The energy of a round's tasks: each participant computes until its task (its product, then
