@@ -178,4 +178,10 @@ ClassicIntervals classic_intervals(double p, const CheckpointCosts& costs) {
   return out;
 }
 
+double expected_energy_per_iteration_J(const IntervalRisk& risk, int tau,
+                                       const EnergyCosts& costs) {
+  return expect_interval(risk, tau, {costs.iteration_J, costs.checkpoint_J, costs.rollback_J})
+      .time_per_iteration_s;
+}
+
 }  // namespace codesim::analysis

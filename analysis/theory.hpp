@@ -61,6 +61,19 @@ struct IntervalExpectation {
 IntervalExpectation expect_interval(const IntervalRisk& risk, int tau,
                                     const CheckpointCosts& costs);
 
+/// Energy of the checkpoint model, joules: one iteration, one checkpoint with its verification
+/// pass, one rollback (the restart).
+struct EnergyCosts {
+  double iteration_J = 1.0;  ///< > 0
+  double checkpoint_J = 0.0;
+  double rollback_J = 0.0;
+};
+
+/// Expected joules per useful iteration: E[T]'s expectation is linear in the costs (executions
+/// T_it + rollbacks T_rb + verifications T_ck, over tau), so the same closed form with joules in
+/// place of seconds, [executions J_it + rollbacks J_rb + verifications J_ck] / tau.
+double expected_energy_per_iteration_J(const IntervalRisk& risk, int tau, const EnergyCosts& costs);
+
 /// The best integer interval and its expected time per useful iteration.
 struct OptimalInterval {
   int tau = 1;

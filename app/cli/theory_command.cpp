@@ -30,9 +30,9 @@ constexpr double kDefaultRollbackS = 1.0;    // reloading every block
 
 // Options of the training model, which the tables do not take.
 const std::vector<std::string> kModelOptions = {
-    "scheme",        "layers",       "eps",         "iteration-s",          "checkpoint-s",
-    "rollback-s",    "tau",          "error-model", "first-layer-backward", "weight-fault",
-    "fault-entries", "fault-density"};
+    "scheme",        "layers",        "eps",         "iteration-s",          "checkpoint-s",
+    "rollback-s",    "tau",           "error-model", "first-layer-backward", "weight-fault",
+    "fault-entries", "fault-density", "iteration-J", "checkpoint-J",         "rollback-J"};
 // The weight strikes' value model: only the nodes' own checks (abft) depend on it.
 const std::vector<std::string> kFaultOptions = {"weight-fault", "fault-entries", "fault-density"};
 
@@ -58,6 +58,13 @@ po::options_description theory_options() {
       "checkpoint-s", po::value<double>()->value_name("S"),
       "T_ck, seconds per checkpoint with its verification pass (default 2)")(
       "rollback-s", po::value<double>()->value_name("S"), "T_rb, seconds per rollback (default 1)")(
+      "iteration-J", po::value<double>()->value_name("J"),
+      "J_it, joules per iteration: adds the expected energy per useful iteration (the same "
+      "closed form in joules)")("checkpoint-J", po::value<double>()->value_name("J"),
+                                "J_ck, joules per checkpoint with its verification pass "
+                                "(default 0; needs --iteration-J)")(
+      "rollback-J", po::value<double>()->value_name("J"),
+      "J_rb, joules per rollback (default 0; needs --iteration-J)")(
       "tau", po::value<int>()->value_name("N"),
       "also evaluate this checkpoint interval (iterations)")(
       "error-model", po::value<std::string>()->value_name("MODEL"),
@@ -139,6 +146,38 @@ std::optional<Problem> read_costs(const po::variables_map& values,
   return std::nullopt;
 }
 
+// J_it, J_ck and J_rb: none, or --iteration-J with the others defaulting to 0.
+std::optional<Problem> read_energy(const po::variables_map& values,
+                                   std::optional<analysis::EnergyCosts>& energy) {
+  if (!values.count("iteration-J")) {
+    for (const char* name : {"checkpoint-J", "rollback-J"}) {
+      if (values.count(name)) {
+        return Problem{std::string("--") + name + " needs --iteration-J (expected the three " +
+                       "step energies, or none)"};
+      }
+    }
+    return std::nullopt;
+  }
+  analysis::EnergyCosts costs;
+  costs.iteration_J = values["iteration-J"].as<double>();
+  costs.checkpoint_J = values.count("checkpoint-J") ? values["checkpoint-J"].as<double>() : 0.0;
+  costs.rollback_J = values.count("rollback-J") ? values["rollback-J"].as<double>() : 0.0;
+  const auto joules_problem = [](const char* name, double value, bool positive) {
+    std::ostringstream message;
+    message << "--" << name << " " << value << " is out of range (expected a finite number of "
+            << "joules " << (positive ? "> 0" : ">= 0") << ")";
+    return Problem{message.str()};
+  };
+  if (!(costs.iteration_J > 0.0 && std::isfinite(costs.iteration_J)))
+    return joules_problem("iteration-J", costs.iteration_J, true);
+  if (!(costs.checkpoint_J >= 0.0 && std::isfinite(costs.checkpoint_J)))
+    return joules_problem("checkpoint-J", costs.checkpoint_J, false);
+  if (!(costs.rollback_J >= 0.0 && std::isfinite(costs.rollback_J)))
+    return joules_problem("rollback-J", costs.rollback_J, false);
+  energy = costs;
+  return std::nullopt;
+}
+
 // --weight-fault, --fault-entries, --fault-density: abft only, one of entries and density.
 std::optional<Problem> read_fault_model(const po::variables_map& values, TheoryInputs& in) {
   const bool given = std::any_of(kFaultOptions.begin(), kFaultOptions.end(),
@@ -211,6 +250,7 @@ std::optional<Problem> read_model_inputs(const po::variables_map& values, Theory
     return Problem{message.str()};
   }
   if (auto problem = read_costs(values, in.costs)) return problem;
+  if (auto problem = read_energy(values, in.energy)) return problem;
   if (values.count("tau")) {
     in.tau = values["tau"].as<int>();
     if (*in.tau < 1 || *in.tau > analysis::kMaxInterval) {

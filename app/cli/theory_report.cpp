@@ -51,10 +51,19 @@ void add_checkpoint_model(const models::TrainingTheory& theory, const TheoryInpu
         .time_per_iteration_s = analysis::expected_time_per_iteration_s(p, tau, costs),
         .verification_failure = risk(tau).verification,
         .protocol_executions_per_iteration = protocol.executions / tau,
-        .protocol_time_per_iteration_s = protocol.time_per_iteration_s});
+        .protocol_time_per_iteration_s = protocol.time_per_iteration_s,
+        .protocol_energy_per_iteration_J =
+            in.energy ? std::optional<double>(
+                            analysis::expected_energy_per_iteration_J(risk(tau), tau, *in.energy))
+                      : std::nullopt});
   }
   report.requested_tau = in.tau;
   report.optimal = analysis::optimal_interval(risk, costs);
+  report.energy = in.energy;
+  if (in.energy) {
+    report.energy_at_optimal_J = analysis::expected_energy_per_iteration_J(
+        risk(report.optimal.tau), report.optimal.tau, *in.energy);
+  }
   report.optimal_stationary = analysis::optimal_interval(p, costs);
   report.classic = analysis::classic_intervals(p, costs);
 }
@@ -118,6 +127,9 @@ Json intervals_json(const std::vector<TheoryInterval>& intervals) {
          {"verification_failure", i.verification_failure},
          {"protocol_executions_per_iteration", number(i.protocol_executions_per_iteration)},
          {"protocol_time_per_iteration_s", number(i.protocol_time_per_iteration_s)}});
+    if (i.protocol_energy_per_iteration_J) {
+      json.back()["protocol_energy_per_iteration_J"] = number(*i.protocol_energy_per_iteration_J);
+    }
   }
   return json;
 }
@@ -217,6 +229,12 @@ Json to_json(const TheoryReport& r) {
   json["intervals"] = intervals_json(r.intervals);
   if (r.requested_tau) json["requested_tau"] = *r.requested_tau;
   json["optimal"] = optimal_json(r.optimal);
+  if (r.energy) {
+    json["energy"] = {{"iteration_J", r.energy->iteration_J},
+                      {"checkpoint_J", r.energy->checkpoint_J},
+                      {"rollback_J", r.energy->rollback_J},
+                      {"per_iteration_J_at_optimal", number(*r.energy_at_optimal_J)}};
+  }
   json["optimal_stationary"] = optimal_json(r.optimal_stationary);
   json["classic"] = {{"mtbf_s", number(r.classic.mtbf_s)},
                      {"young_iterations", number(r.classic.young_iterations)},

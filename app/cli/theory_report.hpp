@@ -27,6 +27,8 @@ struct TheoryInputs {
   std::vector<int> layers;  ///< MLP sizes N_0, ..., N_L
   double eps = models::kPaperErrorProbability;
   analysis::CheckpointCosts costs;
+  /// J_it, J_ck, J_rb: with them the report adds the expected energy per useful iteration.
+  std::optional<analysis::EnergyCosts> energy;
   std::optional<int> tau;  ///< an interval to evaluate besides the default list
   models::TrainingTheoryOptions options;
 };
@@ -69,6 +71,7 @@ struct TheoryInterval {
   double verification_failure = 0.0;      ///< the verification pass after tau iterations
   double protocol_executions_per_iteration = 0.0;
   double protocol_time_per_iteration_s = 0.0;
+  std::optional<double> protocol_energy_per_iteration_J;  ///< with energy costs
 };
 
 struct TheoryReport {
@@ -93,6 +96,9 @@ struct TheoryReport {
   analysis::CheckpointCosts costs;
   std::vector<TheoryInterval> intervals;  ///< ascending tau: the default list and requested_tau
   std::optional<int> requested_tau;
+  std::optional<analysis::EnergyCosts> energy;
+  /// Expected joules per useful iteration at the protocol's optimal (time) interval.
+  std::optional<double> energy_at_optimal_J;
   analysis::OptimalInterval optimal;             ///< the protocol model
   analysis::OptimalInterval optimal_stationary;  ///< stationary p
   analysis::ClassicIntervals classic;            ///< Young / Daly

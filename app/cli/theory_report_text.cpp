@@ -106,6 +106,18 @@ void print_checkpoint_model(const TheoryReport& r, std::ostream& out) {
         << text_or_inf(i.protocol_time_per_iteration_s) << "\n";
   }
   print_optimal("optimal tau (protocol): ", r.optimal, out);
+  if (r.energy) {
+    out << "energy: J_it " << text(r.energy->iteration_J) << " J, J_ck "
+        << text(r.energy->checkpoint_J) << " J, J_rb " << text(r.energy->rollback_J)
+        << " J; expected energy per useful iteration (protocol) at tau " << r.optimal.tau << ": "
+        << text_or_inf(*r.energy_at_optimal_J) << " J";
+    for (const TheoryInterval& i : r.intervals) {
+      if (r.requested_tau && i.tau == *r.requested_tau)
+        out << ", at tau " << i.tau << ": " << text_or_inf(*i.protocol_energy_per_iteration_J)
+            << " J";
+    }
+    out << "\n";
+  }
   print_optimal("optimal tau (stationary p): ", r.optimal_stationary, out);
   out << "young: " << text_or_inf(r.classic.young_iterations)
       << " iterations, daly: " << text_or_inf(r.classic.daly_iterations)

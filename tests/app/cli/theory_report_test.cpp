@@ -55,7 +55,8 @@ TheoryReport hand_built_report() {
                   .time_per_iteration_s = kInf,
                   .verification_failure = 0.5,
                   .protocol_executions_per_iteration = std::nan(""),
-                  .protocol_time_per_iteration_s = 2.0}};
+                  .protocol_time_per_iteration_s = 2.0,
+                  .protocol_energy_per_iteration_J = std::nullopt}};
   r.requested_tau = 3;
   r.optimal = {.tau = 7, .time_per_iteration_s = 3.5, .at_bound = false};
   r.optimal_stationary = {.tau = 1000000, .time_per_iteration_s = kInf, .at_bound = true};
@@ -130,6 +131,31 @@ TEST_CASE("theory report JSON keeps the fields in order and writes null for inf 
         "latent_blocks decodes rollback_probability expected_strikes_per_iteration "
         "expected_corrected_decodes_per_iteration silent_corruption costs intervals "
         "requested_tau optimal optimal_stationary classic ");
+}
+
+TEST_CASE("step energies add the expected energy per useful iteration, E[T]'s form in joules") {
+  codesim::app::TheoryInputs in;
+  in.spec = codesim::models::codenet_grid_spec(2, 2, 4, 4);
+  in.layers = {40, 40, 40, 10};
+  in.eps = 1e-3;
+  in.costs = {.iteration_s = 1.0, .checkpoint_s = 2.0, .rollback_s = 0.5};
+  in.tau = 12;
+  // Joules equal to the seconds: every energy equals the protocol's expected time.
+  in.energy = codesim::analysis::EnergyCosts{1.0, 2.0, 0.5};
+  const TheoryReport r = codesim::app::theory_report(in);
+  REQUIRE(r.energy_at_optimal_J.has_value());
+  CHECK(*r.energy_at_optimal_J == doctest::Approx(r.optimal.time_per_iteration_s));
+  for (const codesim::app::TheoryInterval& i : r.intervals) {
+    CAPTURE(i.tau);
+    CHECK(*i.protocol_energy_per_iteration_J == doctest::Approx(i.protocol_time_per_iteration_s));
+  }
+  const std::string text = text_of(r);
+  CHECK(text.find("expected energy per useful iteration (protocol) at tau ") != std::string::npos);
+  CHECK(text.find(", at tau 12: ") != std::string::npos);
+  CHECK(codesim::app::to_json(r)["energy"]["iteration_J"] == 1.0);
+  // Without step energies the report has none.
+  in.energy.reset();
+  CHECK_FALSE(codesim::app::theory_report(in).energy_at_optimal_J.has_value());
 }
 
 TEST_CASE("theory tables print from the typed rows") {
