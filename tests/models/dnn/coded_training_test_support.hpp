@@ -128,11 +128,20 @@ inline TrainingResult train(const TrainingSpec& spec, const FaultConfig& faults,
   return train(spec, injector, checkpoint, c, seed);
 }
 
-inline sim::CheckpointSpec every(int iterations) {
+inline sim::CheckpointSpec every(int iterations, double write_s = 0.0, double restart_s = 0.0) {
   sim::CheckpointSpec c;
   c.policy = sim::CheckpointKind::every_iterations;
   c.every_iterations = iterations;
+  c.write_s = write_s;
+  c.restart_s = restart_s;
   return c;
+}
+
+// Weight strikes with probability eps per opportunity on every node, nothing else.
+inline FaultConfig weights_at(double eps) {
+  FaultConfig f = no_faults();
+  f[FaultTarget::weights].rate.probability_per_operation = eps;
+  return f;
 }
 
 }  // namespace codesim::models::testing

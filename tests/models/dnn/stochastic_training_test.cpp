@@ -10,6 +10,7 @@
 
 #include "models/dnn/synthetic_dataset.hpp"
 #include "models/theory/training_theory.hpp"
+#include "tests/models/dnn/coded_training_test_support.hpp"
 
 using namespace codesim;
 using namespace codesim::models;
@@ -49,21 +50,9 @@ sim::ClusterSpec cluster(int nodes = 40) {
   return c;
 }
 
-sim::CheckpointSpec every(int iterations) {
-  sim::CheckpointSpec c;
-  c.policy = sim::CheckpointKind::every_iterations;
-  c.every_iterations = iterations;
-  c.write_s = 1e-3;
-  c.restart_s = 2e-3;
-  return c;
-}
+sim::CheckpointSpec every(int iterations) { return testing::every(iterations, 1e-3, 2e-3); }
 
-FaultConfig weights_at(double eps) {
-  FaultConfig f = default_fault_config();
-  for (FaultTargetSpec& t : f.targets) t.rate = {};
-  f[FaultTarget::weights].rate.probability_per_operation = eps;
-  return f;
-}
+using testing::weights_at;
 
 double breakdown_s(const sim::MetricSet& m) {
   double total = 0.0;

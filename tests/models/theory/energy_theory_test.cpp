@@ -9,6 +9,7 @@
 #include "models/dnn/stochastic_training.hpp"
 #include "models/theory/training_theory.hpp"
 #include "sim/cluster.hpp"
+#include "tests/models/dnn/coded_training_test_support.hpp"
 
 using namespace codesim;
 using namespace codesim::models;
@@ -24,21 +25,9 @@ TrainingSpec codenet_training(int iterations) {
   return t;
 }
 
-sim::CheckpointSpec every(int iterations) {
-  sim::CheckpointSpec c;
-  c.policy = sim::CheckpointKind::every_iterations;
-  c.every_iterations = iterations;
-  c.write_s = 1e-4;
-  c.restart_s = 2e-4;
-  return c;
-}
+sim::CheckpointSpec every(int iterations) { return testing::every(iterations, 1e-4, 2e-4); }
 
-FaultConfig weights_at(double eps) {
-  FaultConfig f = default_fault_config();
-  for (FaultTargetSpec& t : f.targets) t.rate = {};
-  f[FaultTarget::weights].rate.probability_per_operation = eps;
-  return f;
-}
+using testing::weights_at;
 
 }  // namespace
 
@@ -52,15 +41,15 @@ TEST_CASE("the closed form's expected energy per useful iteration matches the st
   cluster.power[3].busy_W = 450.0;  // nodes need not be alike
   constexpr int kTau = 5;
   const double eps = 4e-3;
-  const sim::MetricSet m = run_stochastic_training(cluster, every(kTau), codenet_training(40000),
-                                                   weights_at(eps), 1, 0);
+  const sim::MetricSet m =
+      run_stochastic_training(cluster, every(kTau), codenet_training(40000), weights_at(eps), 1, 0);
   REQUIRE(m.get("rollbacks") > 200.0);
-  const double kept_J = m.get("energy_compute_J") + m.get("energy_idle_J") +
-                        m.get("energy_network_J");
+  const double kept_J =
+      m.get("energy_compute_J") + m.get("energy_idle_J") + m.get("energy_network_J");
   const double lost_J = m.get("energy_lost_J");
-  const analysis::EnergyCosts costs{
-      kept_J / m.get("iterations"), m.get("energy_checkpoint_J") / m.get("checkpoints"),
-      m.get("energy_restart_J") / m.get("rollbacks")};
+  const analysis::EnergyCosts costs{kept_J / m.get("iterations"),
+                                    m.get("energy_checkpoint_J") / m.get("checkpoints"),
+                                    m.get("energy_restart_J") / m.get("rollbacks")};
   const TrainingTheory theory(codenet_training(1).scheme, {40, 40, 40, 10});
   const analysis::IntervalRisk risk{theory.first_rollback_probability(eps),
                                     theory.rollback_probability(eps),
