@@ -232,7 +232,7 @@ void CodedTrainingRun::finish_round() {
   const double decode_s =
       decode_flops(present, g.partial_rows, batch_, round_decode_.status == DecodeStatus::clean) /
       decoder_speed;
-  charge_decoders(decode_s);
+  progress_.energy.decode(live_nodes(), spec_.decentralized, decode_s);
   progress_.time.charge_ahead(
       engine_.now(), {{TimeKind::communication, communication_s}, {TimeKind::decode, decode_s}});
   if (trace_.on()) {
@@ -244,13 +244,6 @@ void CodedTrainingRun::finish_round() {
                  {{"layer", l}, {"direction", dir_name(dir)}});
   }
   after(communication_s + decode_s, [this] { after_decode(); });
-}
-
-// The decoders' busy time: every live node when decentralized, else node 0.
-void CodedTrainingRun::charge_decoders(double decode_s) {
-  for (int p = 0; p < nodes_; ++p) {
-    if ((spec_.decentralized || p == 0) && up(p)) progress_.energy.busy(p, decode_s);
-  }
 }
 
 // The complete symbols of the round, each the sum of its members' partials in member order

@@ -135,7 +135,6 @@ class CodedTrainingRun {
   void start_task(int p, double flops, void (CodedTrainingRun::*done)(int));
   // Cancels node p's running task, if any, charging the part that ran as busy time.
   void cancel_task(int p);
-  void charge_decoders(double decode_s);
   // Delivers node p's checked partial (partials_[p]; empty: withheld) to its symbols.
   void deliver_partial(int p);
   // A block check's flops: 24 per stored entry (by columns, then by rows: three weighted sums

@@ -30,6 +30,11 @@ void EnergyMeter::busy(int p, double seconds) {
   pending_.busy_idle_J += power.idle_W * seconds;
 }
 
+void EnergyMeter::decode(std::span<const int> live, bool decentralized, double seconds) {
+  for (int p : live)
+    if (decentralized || p == 0) busy(p, seconds);
+}
+
 void EnergyMeter::verification(double seconds) { pending_.verification_J += extra_W_ * seconds; }
 
 void EnergyMeter::down(int p, double seconds, bool waiting) {

@@ -7,6 +7,7 @@
 // loses it.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "models/dnn/time_breakdown.hpp"
@@ -23,6 +24,9 @@ class EnergyMeter {
 
   /// Node p computed for `seconds` (a task, or the part of it that ran before it was cancelled).
   void busy(int p, double seconds);
+  /// A decode of `seconds`: its decoders compute, every node of `live` (ascending) when
+  /// decoding is decentralized, else node 0 when it is live.
+  void decode(std::span<const int> live, bool decentralized, double seconds);
   /// Every node computed for `seconds` (the verification pass before a checkpoint).
   void verification(double seconds);
   /// Node p was down for `seconds`, which the time breakdown charged to work (compute,

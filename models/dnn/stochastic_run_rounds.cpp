@@ -190,8 +190,7 @@ void StochasticRun::charge_round_tasks(const Round& r, const RoundTiming& t, dou
   }
   const double decode_s =
       decode_flops(t.tally.present_total(), r.shape->partial_rows, batch_, clean) / decoder_speed_;
-  for (int p : live_)
-    if (spec_.decentralized || p == 0) progress_.energy.busy(p, decode_s);
+  progress_.energy.decode(live_, spec_.decentralized, decode_s);
   progress_.energy.network(round_communication_bytes(*r.shape, t.present, live_, r.symbol_bytes,
                                                      r.product_bytes, spec_.decentralized));
 }
