@@ -224,7 +224,7 @@ void CodedTrainingRun::finish_round() {
   int present = 0;
   const std::vector<std::optional<Matrix>> symbols = gather_symbols(g, present);
   const double symbol_bytes = static_cast<double>(g.partial_rows) * batch_ * kBytesPerValue;
-  const double communication_s = communication_time_s(g, symbols, symbol_bytes);
+  const double communication_s = communicate(g, symbols, symbol_bytes);
   round_decode_ = schemes_[static_cast<std::size_t>(l)]->decode(dir, symbols, spec_.decode);
   ++progress_.counts.decodes;
   const double decoder_speed =
@@ -237,7 +237,12 @@ void CodedTrainingRun::finish_round() {
       engine_.now(), {{TimeKind::communication, communication_s}, {TimeKind::decode, decode_s}});
   if (trace_.on()) {
     const std::vector<int> live = live_nodes();
-    trace_.phase(live, "communication", engine_.now(), communication_s,
+    // Centralized, node 0 receives the symbols even while down (the master is not modelled as
+    // failing): its row shows the phase too.
+    std::vector<int> talking = live;
+    if (!spec_.decentralized && (live.empty() || live.front() != 0))
+      talking.insert(talking.begin(), 0);
+    trace_.phase(talking, "communication", engine_.now(), communication_s,
                  {{"layer", l}, {"direction", dir_name(dir)}, {"symbols", present}});
     trace_.phase(spec_.decentralized ? live : std::vector<int>{0}, "decode",
                  engine_.now() + communication_s, decode_s,
@@ -267,9 +272,9 @@ std::vector<std::optional<Matrix>> CodedTrainingRun::gather_symbols(const Direct
   return symbols;
 }
 
-double CodedTrainingRun::communication_time_s(const DirectionGeometry& g,
-                                              const std::vector<std::optional<Matrix>>& symbols,
-                                              double symbol_bytes) {
+double CodedTrainingRun::communicate(const DirectionGeometry& g,
+                                     const std::vector<std::optional<Matrix>>& symbols,
+                                     double symbol_bytes) {
   std::vector<char> present(symbols.size());
   for (std::size_t s = 0; s < symbols.size(); ++s) present[s] = symbols[s].has_value();
   const double product_bytes = static_cast<double>(g.product_rows) * batch_ * kBytesPerValue;
@@ -279,6 +284,12 @@ double CodedTrainingRun::communication_time_s(const DirectionGeometry& g,
   progress_.energy.network(round_communication_bytes(g, present, live, symbol_bytes, product_bytes,
                                                      spec_.decentralized));
   progress_.time.link_wait_s += cost.link_wait_s;
+  if (trace_.on()) {
+    for (const TimedTransfer& t :
+         round_transfers(cluster_.topology(), g, present, live, symbol_bytes, product_bytes,
+                         spec_.decentralized, cost.time_s))
+      trace_.transfer("coded result", t.src, t.dst, engine_.now() + t.start_s, t.end_s - t.start_s);
+  }
   return cost.time_s;
 }
 
@@ -489,8 +500,9 @@ void CodedTrainingRun::end_iteration() {
   if (last || (spec_.eval_every > 0 && progress_.done() % spec_.eval_every == 0)) {
     const double accuracy = evaluate_accuracy();
     const double mean_loss = loss_count_ > 0 ? loss_sum_ / loss_count_ : 0.0;
-    metrics_.append_row("accuracy_vs_time", {engine_.now(), static_cast<double>(progress_.done()),
-                                             accuracy, mean_loss});
+    metrics_.append_row("accuracy_vs_time",
+                        {engine_.now(), static_cast<double>(progress_.done()), accuracy, mean_loss,
+                         progress_.energy.spent_J(engine_.now(), down_since_s_)});
     loss_sum_ = 0.0;
     loss_count_ = 0;
     final_accuracy_ = accuracy;

@@ -87,7 +87,8 @@ void CodedTrainingRun::init_evaluation(const Dataset& test) {
       spec.eval_samples > 0 ? std::min(spec.eval_samples, test.samples()) : test.samples();
   eval_inputs_ = test.images.leftCols(eval_count);
   eval_labels_.assign(test.labels.begin(), test.labels.begin() + eval_count);
-  metrics_.add_series("accuracy_vs_time", {"time_s", "iteration", "test_accuracy", "train_loss"});
+  metrics_.add_series("accuracy_vs_time",
+                      {"time_s", "iteration", "test_accuracy", "train_loss", "energy_J"});
   if (spec.record_loss) metrics_.add_series("loss_vs_iteration", {"iteration", "time_s", "loss"});
 }
 
@@ -97,7 +98,7 @@ TrainingResult CodedTrainingRun::run() {
   load_batch(0);
   const double accuracy = evaluate_accuracy();
   const double loss = cross_entropy(coded_logits(x0_), labels_);
-  metrics_.append_row("accuracy_vs_time", {0.0, 0.0, accuracy, loss});
+  metrics_.append_row("accuracy_vs_time", {0.0, 0.0, accuracy, loss, 0.0});
   trace_.accuracy_and_loss(0.0, accuracy, loss);
   cluster_.crashes().start();
   engine_.schedule_at(0.0, [this] { start_iteration(); });

@@ -152,9 +152,10 @@ class CodedTrainingRun {
   void check_round_done();
   void finish_round();
   std::vector<std::optional<Matrix>> gather_symbols(const DirectionGeometry& g, int& present);
-  double communication_time_s(const DirectionGeometry& g,
-                              const std::vector<std::optional<Matrix>>& symbols,
-                              double symbol_bytes);
+  /// Seconds of the round's communication of `symbols`, starting now; charges its bytes' energy
+  /// and its link wait, and traces its transfers.
+  double communicate(const DirectionGeometry& g, const std::vector<std::optional<Matrix>>& symbols,
+                     double symbol_bytes);
   void after_decode();
   void start_next_round(int l, Direction dir);
   void offer_decode_faults(NodeCopies& value, const char* operation, int layer, double flops);

@@ -75,4 +75,16 @@ void EnergyMeter::add_to(sim::MetricSet& metrics, const TimeBreakdown& time) con
   metrics.set("energy_lost_J", lost_J);
 }
 
+double EnergyMeter::spent_J(double elapsed_s, std::span<const double> down_since_s) const {
+  Work all = committed_;
+  all.add(pending_);
+  all.add(lost_);
+  for (std::size_t p = 0; p < down_since_s.size() && p < power_.size(); ++p)
+    if (down_since_s[p] >= 0.0)
+      all.down_extra_J += (power_[p].down_W - power_[p].idle_W) * (elapsed_s - down_since_s[p]);
+  return idle_W_ * elapsed_s + all.busy_J - all.busy_idle_J + all.down_extra_J +
+         all.verification_J + down_waiting_extra_J_ + all.network_B * transfer_.network_J_per_B +
+         checkpoint_B_ * transfer_.checkpoint_J_per_B;
+}
+
 }  // namespace codesim::models

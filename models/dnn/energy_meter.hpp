@@ -48,6 +48,12 @@ class EnergyMeter {
   /// time, the verification's computing, the bytes written), energy_restart_J and energy_lost_J
   /// (the nodes and bytes of work rolled back), from `time` (committed: commit() first).
   void add_to(sim::MetricSet& metrics, const TimeBreakdown& time) const;
+  /// Joules spent in the first `elapsed_s` simulated seconds, committed, pending and lost alike:
+  /// the idle power of every node over elapsed_s plus what busy and down nodes, verification
+  /// passes and bytes added. `down_since_s` (per node, negative: up) gives the nodes that are down
+  /// now, whose down time down() has not been told yet. At the end of a run (whose time breakdown
+  /// adds up to its completion time) this is add_to's energy_J.
+  double spent_J(double elapsed_s, std::span<const double> down_since_s) const;
 
  private:
   struct Work {

@@ -3,6 +3,7 @@
 #include "models/dnn/round_costs.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -152,6 +153,54 @@ sim::TransferId add_round_communication(sim::TransferSchedule& schedule, const R
   for (int p : live)
     if (p != 0) tree.push_back(p);
   return sim::add_broadcast(schedule, tree, product_bytes, schedule.join(std::move(gathered)));
+}
+
+namespace {
+
+// Each real transfer of `schedule` from when its predecessors completed to its own completion.
+std::vector<TimedTransfer> timed(const sim::TransferSchedule& schedule,
+                                 const std::vector<double>& completion_s) {
+  std::vector<TimedTransfer> out;
+  const auto transfers = schedule.transfers();
+  for (std::size_t t = 0; t < transfers.size(); ++t) {
+    const sim::Transfer& transfer = transfers[t];
+    if (transfer.src == transfer.dst) continue;
+    double posted_s = 0.0;
+    for (sim::TransferId before : transfer.after)
+      posted_s = std::max(posted_s, completion_s[before]);
+    out.push_back({transfer.src, transfer.dst, posted_s, completion_s[t]});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<TimedTransfer> round_transfers(const sim::Topology& topology, const RoundShape& shape,
+                                           std::span<const char> present, std::span<const int> live,
+                                           double symbol_bytes, double product_bytes,
+                                           bool decentralized, double phase_s) {
+  sim::TransferSchedule best;
+  sim::ScheduleTimes best_times;
+  for (bool bruck : {false, true}) {
+    if (bruck && !decentralized) break;
+    sim::TransferSchedule schedule;
+    add_round_communication(schedule, shape, present, live, symbol_bytes, product_bytes,
+                            decentralized, bruck);
+    sim::ScheduleTimes times = sim::run_schedule(topology, schedule);
+    if (!bruck || times.makespan_s < best_times.makespan_s) {
+      best = std::move(schedule);
+      best_times = std::move(times);
+    }
+  }
+  std::vector<TimedTransfer> out = timed(best, best_times.completion_s);
+  if (best_times.makespan_s > 0.0 && std::isfinite(best_times.makespan_s)) {
+    const double scale = phase_s / best_times.makespan_s;
+    for (TimedTransfer& t : out) {
+      t.start_s *= scale;
+      t.end_s *= scale;
+    }
+  }
+  return out;
 }
 
 double round_communication_time_s(const sim::Topology& topology, const RoundShape& shape,

@@ -68,6 +68,23 @@ sim::TransferId add_round_communication(sim::TransferSchedule& schedule, const R
                                         std::span<const char> present, std::span<const int> live,
                                         double symbol_bytes, double product_bytes,
                                         bool decentralized, bool bruck);
+/// A transfer of a round as a timeline shows it: seconds from the start of the round's
+/// communication.
+struct TimedTransfer {
+  int src = 0;
+  int dst = 0;
+  double start_s = 0.0;
+  double end_s = 0.0;
+};
+/// The transfers of add_round_communication's schedule (decentralized: with the all-gather of
+/// ring and Bruck that ends first) run on the topology, each from when it is posted to when it
+/// completes, scaled so that the last ends at `phase_s` (the time the round was charged: the
+/// analytic model's closed forms send the symbols to node 0 one after another, the schedule at
+/// once). For traces; join points are left out.
+std::vector<TimedTransfer> round_transfers(const sim::Topology& topology, const RoundShape& shape,
+                                           std::span<const char> present, std::span<const int> live,
+                                           double symbol_bytes, double product_bytes,
+                                           bool decentralized, double phase_s);
 sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
                                                 const RoundShape& shape,
                                                 std::span<const char> present,

@@ -117,6 +117,104 @@ TEST_CASE("a trace agrees with its replica's metrics and lies inside the run") {
   CHECK(count_named(events, "C", "test_accuracy") == 4);  // at 0, 10, 20 and 30 iterations
 }
 
+namespace {
+
+/// Per node, the [start, end] of its protocol-lane slices named `name`, microseconds.
+std::map<int, std::vector<std::pair<double, double>>> protocol_slices(
+    const std::vector<Json>& events, const std::string& name) {
+  std::map<int, std::vector<std::pair<double, double>>> slices;
+  for (const Json& e : events)
+    if (e["ph"] == "X" && e["tid"] == 1 && e["name"] == name) {
+      const double ts = e["ts"].get<double>();
+      slices[e["pid"].get<int>()].push_back({ts, ts + e["dur"].get<double>()});
+    }
+  return slices;
+}
+
+bool inside(const std::vector<std::pair<double, double>>& slices, double t) {
+  return std::any_of(slices.begin(), slices.end(), [t](const auto& s) {
+    return t >= s.first * (1 - 1e-12) && t <= s.second * (1 + 1e-12);
+  });
+}
+
+/// Checks that every "coded result" flow starts in a communication slice of its sender and ends
+/// in one of its receiver, no earlier than it starts; returns how many there are.
+std::size_t check_round_flows(const Json& trace) {
+  const std::vector<Json> events = events_of(trace);
+  const auto communication = protocol_slices(events, "communication");
+  std::map<std::uint64_t, std::pair<int, double>> starts;
+  std::size_t flows = 0;
+  for (const Json& e : events) {
+    if (e["name"] != "coded result") continue;
+    const int node = e["pid"].get<int>();
+    const double ts = e["ts"].get<double>();
+    INFO("flow " << e["id"] << " at node " << node << ", " << ts << " us");
+    CHECK(inside(
+        communication.count(node) ? communication.at(node) : decltype(communication)::mapped_type{},
+        ts));
+    if (e["ph"] == "s") {
+      starts[e["id"].get<std::uint64_t>()] = {node, ts};
+    } else {
+      REQUIRE(e["ph"] == "f");
+      const auto& [from, from_ts] = starts.at(e["id"].get<std::uint64_t>());
+      CHECK(from != node);
+      CHECK(ts >= from_ts);
+      ++flows;
+    }
+  }
+  CHECK(starts.size() == flows);
+  return flows;
+}
+
+}  // namespace
+
+TEST_CASE("a round's transfers are arrows from sender to receiver inside its communication") {
+  TempDirectory dir;
+  const fs::path scenario = write_traced_scenario(dir.path());
+  for (const std::string decentralized : {"true", "false"}) {
+    INFO("decentralized " << decentralized);
+    const fs::path trace = dir / ("t-" + decentralized + ".json");
+    const CliResult r =
+        run(scenario, dir / "out.json",
+            {"--trace", trace.string(), "--set", "/workload/decentralized=" + decentralized});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(check_round_flows(Json::parse(read_file(trace))) > 100);
+  }
+}
+
+TEST_CASE("a run stopped by its time limit has a trace that ends at the limit") {
+  TempDirectory dir;
+  const fs::path scenario = write_traced_scenario(dir.path(), R"(, "allow_unfinished": true)");
+  const CliResult r =
+      run(scenario, dir / "out.json",
+          {"--trace", (dir / "t.json").string(), "--set", "/workload/time_limit_s=0.05"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const Json results = Json::parse(read_file(dir / "out.json"));
+  const Json& replica = results["points"][0]["replicas"][0];
+  REQUIRE(replica["completed"] == 0.0);
+  CHECK(replica["completion_time_s"] == 0.05);
+  const Json trace = Json::parse(read_file(dir / "t.json"));
+  const std::vector<Json> events = events_of(trace);
+  CHECK(trace["otherData"]["truncated"] == false);
+  double last_end_us = 0.0;
+  for (const Json& e : events) {
+    const double end = e["ts"].get<double>() + (e["ph"] == "X" ? e["dur"].get<double>() : 0.0);
+    CHECK(end <= 0.05e6 * (1 + 1e-12));
+    last_end_us = std::max(last_end_us, end);
+  }
+  CHECK(last_end_us == doctest::Approx(0.05e6));  // open tasks end at the limit
+  const auto metric = [&](const char* name) {
+    return static_cast<std::size_t>(replica[name].get<double>());
+  };
+  CHECK(count_named(events, "i", "fault") == metric("faults_injected"));
+  CHECK(count_named(events, "i", "rollback") == metric("rollbacks"));
+  CHECK(count_named(events, "i", "crash") == metric("crashes"));
+  CHECK(count_named(events, "i", "iteration done") <= 30);
+  check_round_flows(trace);
+}
+
 TEST_CASE("results are byte-identical with and without --trace") {
   TempDirectory dir;
   const fs::path scenario = write_traced_scenario(dir.path());

@@ -1,0 +1,74 @@
+// Energy of numeric training runs end to end: the breakdown adds up, idle power is a floor, and
+// the accuracy_vs_time series' energy_J column is the energy spent so far (ending at energy_J).
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "models/dnn/coded_training.hpp"
+#include "tests/models/dnn/coded_training_test_support.hpp"
+
+using namespace codesim;
+using namespace codesim::models;
+using namespace codesim::models::testing;
+
+namespace {
+
+double sum_of_parts(const sim::MetricSet& m) {
+  double total = 0.0;
+  for (const char* part : {"energy_compute_J", "energy_idle_J", "energy_network_J",
+                           "energy_checkpoint_J", "energy_restart_J", "energy_lost_J"}) {
+    total += m.get(part);
+  }
+  return total;
+}
+
+// A run with crashes, rollbacks and restarts: uncoded, node 1 fails often.
+TrainingResult crashing_run(int nodes_down_W) {
+  TrainingSpec spec = training("uncoded", 40);
+  spec.eval_every = 4;
+  sim::ClusterSpec c = cluster();
+  c.crashes[1].mtbf_s = 4e-4;
+  c.crashes[1].repair_s = 2e-4;
+  for (sim::PowerSpec& p : c.power) p.down_W = nodes_down_W;
+  return train(spec, no_faults(), every(5, 1e-5, 2e-5), c);
+}
+
+}  // namespace
+
+TEST_CASE("a training run's energy adds up to energy_J and idle power over its time is a floor") {
+  const TrainingResult r = crashing_run(0);
+  const sim::MetricSet& m = r.metrics;
+  REQUIRE(m.get("crashes") > 0.0);
+  REQUIRE(m.get("rollbacks") > 0.0);
+  CHECK(m.get("energy_J") == doctest::Approx(sum_of_parts(m)).epsilon(1e-12));
+  CHECK(m.get("energy_lost_J") > 0.0);
+  CHECK(m.get("energy_restart_J") > 0.0);
+  CHECK(m.get("energy_checkpoint_J") > 0.0);
+  // Four scheme nodes at 150 W idle and 300 W busy, with down nodes drawing more than 0 W.
+  const double t = m.get("completion_time_s");
+  const TrainingResult up = crashing_run(150);
+  CHECK(up.metrics.get("energy_J") >= 4 * 150.0 * t);
+  CHECK(m.get("energy_J") < up.metrics.get("energy_J"));  // the same run, down nodes at 0 W
+  CHECK(up.metrics.get("energy_J") <=
+        4 * 300.0 * t + m.get("energy_network_J") + m.get("energy_checkpoint_J"));
+}
+
+TEST_CASE("the accuracy series' energy grows with time and its last row is the run's energy") {
+  for (int down_W : {0, 150}) {
+    const TrainingResult r = crashing_run(down_W);
+    const sim::MetricSeries& curve = r.metrics.series("accuracy_vs_time");
+    REQUIRE(curve.columns.size() == 5);
+    CHECK(curve.columns[4] == "energy_J");
+    REQUIRE(curve.rows() >= 3);
+    CHECK(curve.at(0, 4) == 0.0);
+    for (std::size_t row = 1; row < curve.rows(); ++row) {
+      CHECK(curve.at(row, 0) >= curve.at(row - 1, 0));
+      CHECK(curve.at(row, 4) > curve.at(row - 1, 4));
+      if (down_W == 150) CHECK(curve.at(row, 4) >= 4 * 150.0 * curve.at(row, 0) * (1 - 1e-12));
+    }
+    // The last row is at the end of the run (no evaluation cost here).
+    const std::size_t last = curve.rows() - 1;
+    CHECK(curve.at(last, 0) == doctest::Approx(r.metrics.get("completion_time_s")));
+    CHECK(curve.at(last, 4) == doctest::Approx(r.metrics.get("energy_J")).epsilon(1e-12));
+  }
+}
