@@ -16,23 +16,15 @@ SERIES = "accuracy_vs_time"
 def draw(results: common.Results, output: Path, step: bool = False,
          show_replicas: bool = False) -> None:
     """Writes the accuracy-vs-time figure of `results` to `output`."""
-    curves_by_point = []
-    for point in results.points:
-        curves = common.replica_curves(results, point, SERIES, "time_s", "test_accuracy")
-        if curves:
-            curves_by_point.append((point, curves))
-    if not curves_by_point:
+    curves = common.curves_by_point(results, SERIES, "time_s", "test_accuracy")
+    if not curves:
         raise results.error(f"no replica has an {SERIES} series (is this a training result?)")
-    fig, ax = common.new_figure()
-    common.plot_mean_lines(results, ax, curves_by_point, step, show_replicas=show_replicas)
-    ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("test accuracy")
-    common.finish_figure(fig, ax, output, common.band_title(results, curves_by_point), legend={})
+    common.mean_lines_figure(results, output, curves, "simulated time (s)", "test accuracy",
+                             step, show_replicas)
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--step", action="store_true",
-                        help="hold each evaluation's accuracy until the next (default: linear)")
+    common.add_step_option(parser)
     common.add_show_replicas_option(parser)
 
 

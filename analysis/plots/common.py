@@ -33,8 +33,10 @@ _Z975 = 1.959963984540054
 # Unit suffixes of metric and parameter names, longest first, and how axis labels show them.
 _UNIT_SUFFIXES = (
     ("_flops_per_s", "FLOP/s"),
+    ("_J_per_B", "J/B"),
     ("_per_s", "1/s"),
     ("_Bps", "B/s"),
+    ("_J", "J"),
     ("_s", "s"),
 )
 
@@ -380,27 +382,47 @@ def compact_number(value: float) -> str:
 
 
 def replica_curves(results: Results, point: Point, series: str, x_column: str,
-                   y_column: str) -> list[Curve]:
-    """One curve (x_column, y_column) per replica of `point` that has `series`. Raises
-    InputError when a series is malformed or lacks a column."""
+                   y_column: str, x_scale: float = 1.0, optional_x: bool = False) -> list[Curve]:
+    """One curve (x_column * x_scale, y_column) per replica of `point` that has `series`.
+    Raises InputError when a series is malformed or lacks a column; with `optional_x`, a replica
+    whose series lacks x_column is skipped instead (a column that older results do not have)."""
     curves = []
     for replica in point.replicas:
         data = results.series(point, replica, series)
-        if data is None:
+        if data is None or (optional_x and x_column not in data):
             continue
         results.require_columns(point, series, data, x_column, y_column)
-        curves.append(make_curve(data[x_column], data[y_column]))
+        xs = data[x_column]
+        if x_scale != 1.0:
+            xs = [None if x is None else x * x_scale for x in xs]
+        curves.append(make_curve(xs, data[y_column]))
     return curves
+
+
+def curves_by_point(results: Results, *args: Any) -> list[tuple[Point, list[Curve]]]:
+    """(point, replica_curves(results, point, *args)) for the points with a curve, in order."""
+    chosen = [(point, replica_curves(results, point, *args)) for point in results.points]
+    return [(point, curves) for point, curves in chosen if curves]
+
+
+def has_column(results: Results, series: str, column: str) -> bool:
+    """True when some replica's `series` has `column` (accuracy_vs_time has energy_J only in
+    results written since energy was recorded)."""
+    tables = [r.get(series) for p in results.points for r in p.replicas]
+    return any(isinstance(t, dict) and isinstance(t.get("columns"), list)
+               and column in t["columns"] for t in tables)
 
 
 def plot_mean_lines(results: Results, ax: Any, curves_by_point: Sequence[tuple[Point, list[Curve]]],
                     step: bool = False, labels: dict[int, str] | None = None,
-                    show_replicas: bool = False) -> None:
+                    show_replicas: bool = False) -> dict[int, Any]:
     """Draws, per point, the mean of its replicas' curves (mean_band) with a shaded 95% band
     when there are several; `labels` overrides legend entries by point index; `show_replicas`
     adds each replica's curve, faintly. Replicas without a common x range have no mean: they
-    are drawn one by one, thin and dashed."""
+    are drawn one by one, thin and dashed. Returns each point's line colour by point index (for
+    markers drawn on the lines afterwards)."""
     drawstyle = "steps-post" if step else "default"
+    colors: dict[int, Any] = {}
     for point, curves in curves_by_point:
         grid, mean, half_width = mean_band(curves, step)
         label = (labels or {}).get(point.index, results.label(point))
@@ -410,8 +432,10 @@ def plot_mean_lines(results: Results, ax: Any, curves_by_point: Sequence[tuple[P
                 (line,) = ax.plot(curve.x, curve.y, color=color, linestyle="--", linewidth=0.9,
                                   drawstyle=drawstyle, label=label if color is None else None)
                 color = line.get_color()
+            colors[point.index] = color
             continue
         (line,) = ax.plot(grid, mean, label=label, drawstyle=drawstyle, linewidth=1.6)
+        colors[point.index] = line.get_color()
         if show_replicas:
             for curve in curves:
                 ax.plot(curve.x, curve.y, color=line.get_color(), alpha=0.35, linewidth=0.7,
@@ -419,6 +443,25 @@ def plot_mean_lines(results: Results, ax: Any, curves_by_point: Sequence[tuple[P
         if len(curves) > 1:
             ax.fill_between(grid, mean - half_width, mean + half_width, color=line.get_color(),
                             alpha=0.2, linewidth=0, step="post" if step else None)
+    return colors
+
+
+def mean_lines_figure(results: Results, output: str | Path,
+                      curves: Sequence[tuple[Point, list[Curve]]], xlabel: str, ylabel: str,
+                      step: bool = False, show_replicas: bool = False,
+                      labels: dict[int, str] | None = None,
+                      decorate: Callable[[Any, dict[int, Any]], None] | None = None) -> None:
+    """The figure of the mean-curve scripts (accuracy against time or energy): plot_mean_lines
+    on one axes, then `decorate(ax, colours by point index)` for script-specific marks, axis
+    labels, band_title and a legend, saved to `output`."""
+    fig, ax = new_figure()
+    colors = plot_mean_lines(results, ax, curves, step, labels=labels,
+                             show_replicas=show_replicas)
+    if decorate is not None:
+        decorate(ax, colors)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    finish_figure(fig, ax, output, band_title(results, curves), legend={})
 
 
 def band_title(results: Results, curves_by_point: Sequence[tuple[Point, list[Curve]]]) -> str:
@@ -504,6 +547,12 @@ def add_show_replicas_option(parser: argparse.ArgumentParser) -> None:
     """--show-replicas: the curve scripts' option to draw every replica faintly."""
     parser.add_argument("--show-replicas", action="store_true",
                         help="also draw every replica's curve, faintly")
+
+
+def add_step_option(parser: argparse.ArgumentParser) -> None:
+    """--step: the accuracy scripts' option to hold each evaluation until the next."""
+    parser.add_argument("--step", action="store_true",
+                        help="hold each evaluation's accuracy until the next (default: linear)")
 
 
 def replica_count_text(counts: Sequence[int]) -> str:

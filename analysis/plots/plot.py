@@ -11,6 +11,7 @@ from typing import Callable
 
 import accuracy_vs_time
 import common
+import energy_vs_accuracy
 import loss_vs_iteration
 import strategy_comparison
 import sweep_metric
@@ -77,11 +78,16 @@ def figures(results: common.Results) -> list[Figure]:
             else:
                 print(f"skipping {name}: no replica has a {' or '.join(series)} series"
                       " (stochastic mode computes no accuracy or loss)", file=sys.stderr)
+        # Results written before energy was recorded have no energy_J column: no figure, and
+        # no message either (nothing is wrong with them).
+        if common.has_column(results, energy_vs_accuracy.SERIES, energy_vs_accuracy.ENERGY_COLUMN):
+            chosen.append(("energy_vs_accuracy", energy_vs_accuracy.draw))
         chosen.append(("time_breakdown", time_breakdown.draw))
         if strategy_comparison.fits(results):
             chosen.append(("strategy_comparison", strategy_comparison.draw))
         return chosen + sweep_figures(
-            results, ["final_test_accuracy", "completion_time_s", "rollbacks", "corrected"])
+            results,
+            ["final_test_accuracy", "completion_time_s", "rollbacks", "corrected", "energy_J"])
     if kind == "iterative_job":
         return [("time_breakdown", time_breakdown.draw)] + sweep_figures(
             results, ["completion_time_s"])

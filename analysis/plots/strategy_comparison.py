@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Named strategies compared across settings: for a sweep that zips labelled strategies with
-other swept settings (fault models, straggler laws, ...), one panel per metric, one group of
-bars per setting and one bar per strategy: the mean with its 95% interval."""
+other swept settings (fault models, straggler laws, ...), one panel per metric (energy_J in kJ
+when the results have it), one group of bars per setting and one bar per strategy: the mean with
+its 95% interval."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from typing import Any
 import common
 
 METRICS = ("completion_time_s", "final_test_accuracy", "rollbacks", "corrected",
-           "silent_corruptions")
+           "silent_corruptions", "energy_J")
+# Metrics drawn in another unit than they are recorded in: (factor, axis label).
+SCALED = {"energy_J": (1e-3, "energy (kJ)")}
 
 
 def short_text(value: Any) -> str:
@@ -82,6 +85,7 @@ def draw(results: common.Results, output: Path) -> None:
                              sharex=True, squeeze=False)
     bar = 0.8 / len(labels)
     for ax, metric in zip(axes[:, 0], metrics):
+        scale, ylabel = SCALED.get(metric, (1.0, common.quantity_label(metric)))
         for i, label in enumerate(labels):
             xs, means, errors = [], [], []
             for j, setting in enumerate(settings):
@@ -89,13 +93,13 @@ def draw(results: common.Results, output: Path) -> None:
                 if point is None or point.mean(metric) is None:
                     continue
                 xs.append(j - 0.4 + bar * (i + 0.5))
-                means.append(point.mean(metric))
-                errors.append(point.ci95(metric) or 0.0)
+                means.append(point.mean(metric) * scale)
+                errors.append((point.ci95(metric) or 0.0) * scale)
             ax.bar(xs, means, bar, yerr=errors, capsize=2, label=label,
                    color=f"C{i % 10}", error_kw={"elinewidth": 0.8})
         if all((p.mean(metric) or 0.0) >= 0.0 for p in results.points):
             ax.set_ylim(bottom=0.0)  # counts and times: an interval below 0 is cut at 0
-        ax.set_ylabel(common.quantity_label(metric), fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
     bottom = axes[-1, 0]
     bottom.set_xticks(range(len(settings)))

@@ -11,6 +11,7 @@ import strategy_comparison
 
 # Time to this test accuracy (mean over replicas of the first evaluation at or above it).
 TARGET_ACCURACY = 0.85
+ENERGY = "energy_J"  # the metric and, in results that have it, the accuracy_vs_time column
 
 
 def nodes_of(strategy: dict[str, Any]) -> int:
@@ -24,16 +25,30 @@ def nodes_of(strategy: dict[str, Any]) -> int:
     return m * n
 
 
-def time_to_target(results: common.Results, point: common.Point) -> float | None:
-    """Mean simulated time to TARGET_ACCURACY over the replicas that reach it; None if none do."""
-    times = []
+def at_target(results: common.Results, point: common.Point, column: str) -> float | None:
+    """Mean of `column` of accuracy_vs_time at each replica's first evaluation at or above
+    TARGET_ACCURACY, over the replicas that reach it (and have a value there); None if none do."""
+    values = []
     for replica in point.replicas:
         series = results.series(point, replica, "accuracy_vs_time") or {}
-        for t, a in zip(series.get("time_s", []), series.get("test_accuracy", [])):
+        for v, a in zip(series.get(column, []), series.get("test_accuracy", [])):
             if a is not None and a >= TARGET_ACCURACY:
-                times.append(t)
+                if v is not None:
+                    values.append(v)
                 break
-    return sum(times) / len(times) if times else None
+    return sum(values) / len(values) if values else None
+
+
+def time_to_target(results: common.Results, point: common.Point) -> float | None:
+    """Mean simulated time to TARGET_ACCURACY over the replicas that reach it; None if none do."""
+    return at_target(results, point, "time_s")
+
+
+def energy_to_target_kJ(results: common.Results, point: common.Point) -> float | None:
+    """Mean energy (kJ) spent up to TARGET_ACCURACY, counted like time_to_target; None if no
+    replica reaches it or the series has no energy_J column."""
+    energy = at_target(results, point, ENERGY)
+    return None if energy is None else energy / 1e3
 
 
 def rows_by_setting(results: common.Results) -> dict[str, list[dict[str, Any]]]:
@@ -50,7 +65,8 @@ def rows_by_setting(results: common.Results) -> dict[str, list[dict[str, Any]]]:
             "rollbacks": p.mean("rollbacks"),
             "corrected": p.mean("corrected"),
             "silent": p.mean("silent_corruptions") or 0.0,
-            "energy_kJ": (p.mean("energy_J") / 1e3) if p.mean("energy_J") is not None else None,
+            "energy_kJ": (p.mean(ENERGY) / 1e3) if p.mean(ENERGY) is not None else None,
+            "energy_target_kJ": energy_to_target_kJ(results, p),
         })
     return table
 
@@ -151,11 +167,37 @@ def crossover_lines(results: common.Results, expected_time: Callable[..., float]
     return lines
 
 
+def table_lines(results: common.Results, table: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The markdown table; the energy columns only for results that carry energy (mean energy
+    with the energy_J metric, energy to target with the accuracy_vs_time energy_J column), so
+    older results keep the table they had."""
+    energy = any(p.mean(ENERGY) is not None for p in results.points)
+    energy_target = common.has_column(results, "accuracy_vs_time", ENERGY)
+    head = ("| setting | strategy | nodes | time (s) | time to target (s) | final accuracy (%) "
+            "| rollbacks | corrected | silent corruptions |")
+    head += " energy (kJ) |" * energy + " energy to target (kJ) |" * energy_target
+    lines = [head, "|---" * head.count(" |") + "|"]
+    for setting, rows in table.items():
+        for r in rows:
+            line = (f"| {setting} | {r['strategy']} | {r['nodes']} | {fmt(r['time'])} | "
+                    f"{fmt(r['target'])} | {fmt(100 * r['accuracy'])} | "
+                    f"{fmt(r['rollbacks'], 1)} | {fmt(r['corrected'], 1)} | "
+                    f"{fmt(r['silent'], 1)} |")
+            line += f" {fmt(r['energy_kJ'])} |" * energy
+            line += f" {fmt(r['energy_target_kJ'])} |" * energy_target
+            lines.append(line)
+    return lines
+
+
 def abft_section(results: common.Results,
                  expected_time: Callable[..., float] | None = None) -> list[str]:
     """The report section's lines (markdown)."""
     table = rows_by_setting(results)
     replicas = {len(p.replicas) for p in results.points}
+    energy = ""
+    if any(p.mean(ENERGY) is not None for p in results.points):
+        energy = (" Energy: `energy_J` with the default `cluster.power` (scenarios/README.md); "
+                  "energy to target: the energy spent up to that evaluation.")
     lines = ["## Coded computing versus ABFT", "",
              "Not a claim of the papers: the practical competitor, under the same faults "
              "(scenarios/abft_vs_coded.json, "
@@ -163,17 +205,8 @@ def abft_section(results: common.Results,
              "ABFT keeps checksum rows and columns in every block and corrects at the node; "
              "abft_codenet adds them to the CodeNet grid. Time to target: first evaluation at "
              f"{100 * TARGET_ACCURACY:.0f}% test accuracy or more. Silent corruptions: steps "
-             "whose loss differs from an error-free shadow's. Energy: `energy_J` with the default "
-             "`cluster.power` (scenarios/README.md).", "",
-             "| setting | strategy | nodes | time (s) | time to target (s) | final accuracy (%) "
-             "| rollbacks | corrected | silent corruptions | energy (kJ) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for setting, rows in table.items():
-        for r in rows:
-            lines.append(f"| {setting} | {r['strategy']} | {r['nodes']} | {fmt(r['time'])} | "
-                         f"{fmt(r['target'])} | {fmt(100 * r['accuracy'])} | "
-                         f"{fmt(r['rollbacks'], 1)} | {fmt(r['corrected'], 1)} | "
-                         f"{fmt(r['silent'], 1)} | {fmt(r['energy_kJ'])} |")
+             f"whose loss differs from an error-free shadow's.{energy}", ""]
+    lines += table_lines(results, table)
     lines += ["", "Which strategy wins where (computed from the table):", ""]
     lines += conclusions(table)
     if expected_time is not None:

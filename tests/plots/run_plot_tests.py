@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import os
 import subprocess
 import sys
@@ -15,111 +14,17 @@ import unittest
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-PLOTS = ROOT / "analysis" / "plots"
-SKIP = 77
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-T95_DOF2 = 4.302652729749464
-
-sys.path.insert(0, str(PLOTS))
+# plot_test_support puts analysis/plots on sys.path, for the script modules imported after it.
+from plot_test_support import (PNG_SIGNATURE, aggregate, iterative_results, run,  # noqa: I001
+                               training_results)
 import common  # noqa: E402
+# The energy tests live in their own module; importing their classes here runs them with these.
+from energy_plot_tests import EnergyMath, EnergyScripts  # noqa: E402, F401
 import loss_vs_iteration  # noqa: E402
 import paper_figures  # noqa: E402
 import sweep_metric  # noqa: E402
 
-
-# ------------------------------------------------------------------------------------------
-# Sample results, built the way codesim writes them
-
-
-def aggregate(replicas: list[dict]) -> dict:
-    """{metric: {mean, stderr, ci95, n}} over the scalar metrics of `replicas` (3 or fewer)."""
-    names = [k for k, v in replicas[0].items() if k != "replica" and not isinstance(v, dict)]
-    out = {}
-    for name in names:
-        values = [r[name] for r in replicas if r.get(name) is not None]
-        n = len(values)
-        mean = sum(values) / n
-        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-        t = {2: 12.706204736174707, 3: T95_DOF2}.get(n, 0.0)
-        out[name] = {"mean": mean, "stderr": sd / math.sqrt(n), "ci95": t * sd / math.sqrt(n),
-                     "n": n}
-    return out
-
-
-def training_replica(point: int, replica: int, with_loss_series: bool) -> dict:
-    evaluations = 8 + replica  # replicas differ in length
-    rows = []
-    for k in range(evaluations + 1):
-        time_s = 10.0 * k * (1.0 + 0.1 * replica + 0.2 * point)
-        accuracy = 0.95 * (1.0 - math.exp(-k / 3.0)) - 0.01 * replica - 0.05 * point
-        loss = 2.3 * math.exp(-k / 4.0) + 0.05 * (1 + point)
-        rows.append([time_s, 50 * k, accuracy if k > 0 else None, loss])
-    record = {"replica": replica, "final_test_accuracy": rows[-1][2],
-              "completion_time_s": rows[-1][0], "rollbacks": float(replica),
-              "corrected": 2.0 * replica + point, "faults_injected": 3.0 + replica,
-              "time_compute_s": 0.6 * rows[-1][0], "time_communication_s": 0.15 * rows[-1][0],
-              "time_decode_s": 0.05 * rows[-1][0], "time_checkpoint_s": 0.05 * rows[-1][0],
-              "time_restart_s": 0.05 * rows[-1][0], "time_eval_s": 0.05 * rows[-1][0],
-              "time_lost_s": 0.05 * rows[-1][0],
-              "accuracy_vs_time": {"columns": ["time_s", "iteration", "test_accuracy",
-                                               "train_loss"], "rows": rows}}
-    if with_loss_series:
-        iterations = list(range(0, 210, 10))
-        if replica == 1:
-            iterations += list(range(150, 410, 10))  # rollback to 150, then on to 400
-        else:
-            iterations += list(range(210, 410, 10))
-        record["loss_vs_iteration"] = {
-            "columns": ["iteration", "time_s", "loss"],
-            "rows": [[i, 0.5 * j, 2.3 * math.exp(-i / 80.0) + 0.02 * replica + 0.05]
-                     for j, i in enumerate(iterations)]}
-    return record
-
-
-def training_results() -> dict:
-    """Two points (a numeric sweep of the soft-error probability) of three replicas each; the
-    first has loss_vs_iteration series and a label, the second neither."""
-    points = []
-    for index, probability in enumerate([0.001, 0.01]):
-        replicas = [training_replica(index, r, with_loss_series=index == 0) for r in range(3)]
-        point = {"params": {"/cluster/soft_errors/probability_per_operation": probability,
-                            "/strategy/scheme": "codenet_grid"},
-                 "replicas": replicas, "aggregate": aggregate(replicas)}
-        if index == 0:
-            point["label"] = "codenet, p = 0.001"
-        points.append(point)
-    return {"schema_version": 1, "codesim_version": "0.1.0",
-            "scenario": {"name": "training_sample", "workload": {"kind": "training"}},
-            "seed": 1, "points": points}
-
-
-def iterative_results() -> dict:
-    """A sweep of the checkpoint interval for two cluster sizes, two replicas each."""
-    points = []
-    for nodes in (8, 16):
-        for interval_s in (10.0, 30.0, 100.0, 300.0):
-            replicas = []
-            for r in range(2):
-                compute = 1000.0 * 16 / nodes + 5.0 * r
-                checkpoint = 4000.0 / interval_s
-                lost = interval_s * 0.8 * (1 + 0.1 * r)
-                replicas.append({"replica": r, "completed": 1.0,
-                                 "completion_time_s": compute + 30.0 + checkpoint + 40.0 + lost,
-                                 "rollbacks": 2.0 + r, "time_compute_s": compute,
-                                 "time_communication_s": 30.0, "time_checkpoint_s": checkpoint,
-                                 "time_restart_s": 40.0, "time_lost_s": lost})
-            points.append({"params": {"/checkpoint/interval_s": interval_s,
-                                      "/cluster/nodes": nodes},
-                           "replicas": replicas, "aggregate": aggregate(replicas)})
-    return {"schema_version": 1, "codesim_version": "0.1.0",
-            "scenario": {"name": "checkpoint_sweep", "workload": {"kind": "iterative_job"}},
-            "seed": 3, "points": points}
-
-
-def run(script: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(PLOTS / script), *args], capture_output=True,
-                          text=True, env=env, timeout=120)
+SKIP = 77
 
 
 # ------------------------------------------------------------------------------------------
