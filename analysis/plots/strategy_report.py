@@ -15,7 +15,10 @@ ENERGY = "energy_J"  # the metric and, in results that have it, the accuracy_vs_
 
 
 def nodes_of(strategy: dict[str, Any]) -> int:
-    """Nodes a strategy uses (as `codesim codes` counts them)."""
+    """Nodes a strategy uses (as `codesim codes` counts them): its `nodes` when it names them
+    (GPD, MDS), else from its shape."""
+    if "nodes" in strategy:
+        return strategy["nodes"]
     m, n = strategy.get("m", 1), strategy.get("n", 1)
     scheme = strategy.get("scheme", "uncoded")
     if scheme == "replication":

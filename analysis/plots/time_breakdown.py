@@ -92,7 +92,11 @@ def draw(results: common.Results, output: Path) -> None:
     energy = present_energy(results)
     has_energy = bool(energy) or any(p.mean("energy_J") is not None for p in points)
     width_in = max(6.4, 1.0 + 0.9 * len(points))
-    if has_energy:
+    if has_energy and width_in > 9.0:
+        # Many points: the energy panel under the time panel rather than beside it, so the
+        # figure stays readable on a page.
+        fig, (ax, energy_ax) = common.pyplot().subplots(2, 1, figsize=(width_in, 9.2))
+    elif has_energy:
         fig, (ax, energy_ax) = common.pyplot().subplots(1, 2, figsize=(2 * width_in, 4.6))
     else:
         # Results without energy: the single panel exactly as before energy was recorded.

@@ -15,9 +15,11 @@ from pathlib import Path
 from plot_test_support import (PNG_SIGNATURE, aggregate, load, png_size, run,  # noqa: I001
                                training_results, with_energy)
 import common  # noqa: E402
+import energy_report  # noqa: E402
 import energy_vs_accuracy  # noqa: E402
 import plot  # noqa: E402
 import strategy_report  # noqa: E402
+import time_breakdown  # noqa: E402
 
 DPI = 120  # common.save_figure's
 
@@ -141,6 +143,56 @@ class EnergyMath(unittest.TestCase):
         self.assertTrue(table[1].endswith("| 6.00 | 4.50 |"), table[1])  # 4000 W * 1.5 s
 
 
+def paper_results() -> dict:
+    """The paper configuration's three reference strategies in stochastic mode (no series), one
+    replica each: energies 1000, 4000 and 2000 kJ over 8000 iterations."""
+    points = []
+    for label, strategy, energy_kJ, rollbacks in (
+            ("error-free", {"scheme": "uncoded", "m": 5, "n": 8}, 1000.0, 0.0),
+            ("replication 2x(5x4)", {"scheme": "replication", "m": 5, "n": 4, "copies": 2},
+             4000.0, 900.0),
+            ("codenet 7x6 (5,4)", {"scheme": "codenet_grid", "m": 5, "n": 4, "grid_rows": 7,
+                                   "grid_cols": 6}, 2000.0, 4.0)):
+        replica = {"replica": 0, "completion_time_s": energy_kJ / 10.0, "iterations": 8000.0,
+                   "rollbacks": rollbacks, "energy_J": 1e3 * energy_kJ}
+        for part, share in (("compute", 0.2), ("idle", 0.3), ("network", 0.0),
+                            ("checkpoint", 0.25), ("restart", 0.15), ("lost", 0.1)):
+            replica[f"energy_{part}_J"] = share * 1e3 * energy_kJ
+        points.append({"params": {"/label": label, "/strategy": strategy}, "label": label,
+                       "replicas": [replica], "aggregate": aggregate([replica])})
+    return {"schema_version": 1, "scenario": {"name": "paper", "workload": {"kind": "training"}},
+            "points": points}
+
+
+class EnergyReport(unittest.TestCase):
+    def test_the_energy_section_compares_codenet_with_replication_from_the_results(self):
+        paper = load(paper_results(), "paper")
+        self.assertEqual(energy_report.per_useful_iteration_J(paper.points[2]), 250.0)
+        lines = energy_report.energy_section(paper, None)
+        self.assertEqual(lines[0], "## Energy")
+        rows = [line for line in lines if line.startswith("| codenet") or
+                line.startswith("| replication") or line.startswith("| error-free")]
+        self.assertEqual(len(rows), 3)
+        # codenet: 38 nodes, 200 s, 2000 kJ, 250 J per iteration, parts 400/600/0/500/300/200 kJ.
+        self.assertEqual(rows[2], "| codenet 7x6 (5,4) | 38 | 200.0 | 2000.0 | 250.0 | 400.0 | "
+                                  "600.0 | 0.0 | 500.0 | 300.0 | 200.0 |")
+        conclusion = [line for line in lines if line.startswith("- CodeNet")]
+        self.assertEqual(conclusion, [
+            "- CodeNet spends 0.50x the energy of replication (2000 against 4000 kJ) with 4.0 "
+            "rollbacks against 900; 50% of replication's energy goes to checkpoints, restarts "
+            "and work rolled back; against the error-free run CodeNet costs 2.00x, replication "
+            "4.00x."])
+
+    def test_the_quickstart_table_gives_the_energy_to_the_target(self):
+        quickstart = load(two_replica_results(), "solo")
+        table = energy_report.quickstart_table(quickstart)
+        # The replicas first reach 85% at 3.0 and 3.0 kJ (0.9 and 0.95 accuracy).
+        self.assertEqual(table[2], "| solo | 1 | 3.00 | 3.00 | 3.00 | 92.50 |")
+        section = energy_report.energy_section(load(paper_results(), "paper"), quickstart)
+        self.assertIn("![solo.energy_vs_accuracy.png](../figures/solo.energy_vs_accuracy.png)",
+                      section)
+
+
 class EnergyScripts(unittest.TestCase):
     """The energy figures as commands, started together in setUpClass (as Scripts does)."""
 
@@ -205,6 +257,14 @@ class EnergyScripts(unittest.TestCase):
         self.assertEqual((old_width, old_height), (int(6.4 * DPI), int(4.6 * DPI)))
         breakdown = self.dir / "figures_a" / "energy_sample.time_breakdown.png"
         self.assertEqual(png_size(breakdown), (2 * old_width, old_height))
+
+    def test_with_many_points_the_energy_panel_goes_under_the_time_panel(self):
+        document = with_energy(training_results())
+        document["points"] = [dict(document["points"][i % 2], label=f"p{i}") for i in range(10)]
+        output = self.dir / "breakdown_many.png"
+        time_breakdown.draw(load(document, "many"), output)
+        # 1 + 0.9 * 10 = 10 inches wide, two panels of 4.6 inches stacked.
+        self.assertEqual(png_size(output), (int(10.0 * DPI), int(9.2 * DPI)))
 
     def test_the_strategy_comparison_gains_an_energy_panel_only_with_energy(self):
         self.result("cmp_energy"), self.result("cmp_old")

@@ -504,6 +504,8 @@ class PaperFigures(unittest.TestCase):
             {"scheme": "abft_codenet", "m": 5, "n": 4, "grid_rows": 7, "grid_cols": 6}), 38)
         self.assertEqual(strategy_report.nodes_of(
             {"scheme": "replication", "m": 5, "n": 4, "copies": 2}), 40)
+        self.assertEqual(strategy_report.nodes_of(
+            {"scheme": "gpd", "m": 2, "n": 4, "nodes": 16}), 16)
 
     def test_the_report_names_the_trusted_strategy_that_spent_least_energy(self):
         import strategy_report
