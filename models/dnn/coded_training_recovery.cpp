@@ -51,8 +51,10 @@ std::optional<double> CodedTrainingRun::regenerate(const std::vector<std::pair<i
                          cluster_.node(node).speed_flops_per_s()});
   }
   const sim::CommunicationCost cost = parallel_regeneration_cost(cluster_.topology(), transfers);
-  progress_.energy.network(regeneration_bytes(transfers));
-  progress_.time.link_wait_s += cost.link_wait_s;
+  if (!reading_out_) {
+    progress_.energy.network(regeneration_bytes(transfers));
+    progress_.time.link_wait_s += cost.link_wait_s;
+  }
   if (trace_.on()) {
     // Per-transfer times are not kept: every transfer is drawn over the whole regeneration.
     const double start_s = engine_.now() + trace_offset_s_;

@@ -484,6 +484,8 @@ void CodedTrainingRun::finish_update() {
   progress_.iteration_done(engine_.now() - iteration_start_s_);
   trace_.instant(sim::kJobTrack, "iteration done", engine_.now(),
                  {{"iteration", progress_.done()}, {"started_s", iteration_start_s_}});
+  if (trace_.on())
+    trace_.energy(engine_.now(), progress_.energy.spent_J(engine_.now(), down_since_s_));
   trace_.progress(progress_.done());
   loss_sum_ += iteration_loss_;
   ++loss_count_;

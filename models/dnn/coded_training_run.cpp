@@ -100,6 +100,7 @@ TrainingResult CodedTrainingRun::run() {
   const double loss = cross_entropy(coded_logits(x0_), labels_);
   metrics_.append_row("accuracy_vs_time", {0.0, 0.0, accuracy, loss, 0.0});
   trace_.accuracy_and_loss(0.0, accuracy, loss);
+  trace_.energy(0.0, 0.0);
   cluster_.crashes().start();
   engine_.schedule_at(0.0, [this] { start_iteration(); });
   engine_.run_until(spec_.time_limit_s);
@@ -124,6 +125,7 @@ TrainingResult CodedTrainingRun::run() {
 // regenerated and a verification pass corrects a corruption struck at the last update that no
 // decode has seen yet.
 void CodedTrainingRun::repair_before_read_out() {
+  reading_out_ = true;
   std::vector<std::pair<int, int>> stale_blocks;
   std::vector<int> stale_nodes;
   for (int p = 0; p < nodes_; ++p) {

@@ -257,6 +257,9 @@ class CodedTrainingRun {
   TrainingProgress progress_;
   TrainingTrace trace_;
   double trace_offset_s_ = 0.0;  // where regenerations start after now (within a verification)
+  // The untimed read-out after the run: its repairs charge no link wait and no energy (they are
+  // outside the simulated time the breakdowns add up to).
+  bool reading_out_ = false;
 };
 
 }  // namespace codesim::models::detail

@@ -56,6 +56,10 @@ void TrainingTrace::accuracy_and_loss(double time_s, double accuracy, double los
   sink_->counter("train_loss", time_s, loss);
 }
 
+void TrainingTrace::energy(double time_s, double joules) {
+  if (on() && !ended_) sink_->counter("energy_J", time_s, joules);
+}
+
 void TrainingTrace::transfer(std::string_view name, int from, int to, double start_s,
                              double duration_s) {
   if (!on() || ended_ || !(duration_s > 0.0)) return;

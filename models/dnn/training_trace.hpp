@@ -37,6 +37,8 @@ class TrainingTrace {
   void instant(int track, std::string_view name, double time_s, sim::TraceArgs args = {});
   /// Test accuracy and training loss at time_s (one counter track each).
   void accuracy_and_loss(double time_s, double accuracy, double loss);
+  /// The joules spent so far (counter track energy_J), at the start and every iteration's end.
+  void energy(double time_s, double joules);
   /// A block travelled from node `from` to node `to` during [start_s, start_s + duration_s].
   void transfer(std::string_view name, int from, int to, double start_s, double duration_s);
   /// The run has now done `iterations` useful iterations.

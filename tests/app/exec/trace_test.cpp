@@ -115,6 +115,13 @@ TEST_CASE("a trace agrees with its replica's metrics and lies inside the run") {
   CHECK(count_named(events, "X", "decode") > 0);
   CHECK(count_named(events, "X", "checkpoint write") > 0);
   CHECK(count_named(events, "C", "test_accuracy") == 4);  // at 0, 10, 20 and 30 iterations
+  // Energy spent so far: at the start and at every iteration's end, ending at the run's energy.
+  std::vector<double> energy_J;
+  for (const Json& e : events)
+    if (e["ph"] == "C" && e["name"] == "energy_J") energy_J.push_back(e["args"]["energy_J"]);
+  CHECK(energy_J.size() == count_named(events, "i", "iteration done") + 1);
+  CHECK(std::is_sorted(energy_J.begin(), energy_J.end()));
+  CHECK(energy_J.back() == doctest::Approx(replica["energy_J"].get<double>()).epsilon(1e-12));
 }
 
 namespace {
