@@ -90,7 +90,7 @@ def figures(results: common.Results) -> list[Figure]:
             ["final_test_accuracy", "completion_time_s", "rollbacks", "corrected", "energy_J"])
     if kind == "iterative_job":
         return [("time_breakdown", time_breakdown.draw)] + sweep_figures(
-            results, ["completion_time_s"])
+            results, ["completion_time_s", "energy_J"])
     # Another kind: the time breakdown when it has one, a sweep of its main metric.
     chosen = []
     if any(m.startswith("time_") and m.endswith("_s") for m in results.metrics()):

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Gantt figure of a codesim timeline trace (Chrome Trace Event JSON from `codesim run --trace`):
-one row per node, one colour per activity, markers for faults, crashes and rollbacks."""
+one row per node, one colour per activity, markers for faults, crashes and rollbacks, and above
+them the energy spent so far when the trace has its energy_J counter."""
 
 from __future__ import annotations
 
@@ -99,7 +100,14 @@ def draw(document: dict[str, Any], output: Path, window: tuple[float, float] | N
         bars.setdefault((label, order[e["pid"]], e.get("tid", 0), cut), []).append(
             (start, duration))
     plt = common.pyplot()
-    fig, ax = plt.subplots(figsize=(10, 1.2 + 0.45 * len(rows)))
+    energy = energy_counter(events)
+    if energy:
+        # Energy spent so far above the Gantt rows, on the same time axis.
+        fig, (energy_ax, ax) = plt.subplots(
+            2, 1, sharex=True, figsize=(10, 2.4 + 0.45 * len(rows)),
+            gridspec_kw={"height_ratios": [1.2, 1.2 + 0.45 * len(rows)]})
+    else:
+        fig, ax = plt.subplots(figsize=(10, 1.2 + 0.45 * len(rows)))
     for (label, row, lane, cut), spans in sorted(bars.items()):
         low, height = LANE_BAND.get(lane, (-0.4, 0.8))
         ax.broken_barh(spans, (row + low, height), facecolors=COLOUR[label],
@@ -118,23 +126,84 @@ def draw(document: dict[str, Any], output: Path, window: tuple[float, float] | N
         labels.append(name)
     handles.append(plt.Line2D([], [], color="red", linestyle="--"))
     labels.append("rollback")
+    if thrown_away(events):
+        handles.append(plt.Rectangle((0, 0), 1, 1, color="red", alpha=0.12, linewidth=0))
+        labels.append("work thrown away")
     handles.append(plt.Line2D([], [], color="gray", linestyle=":"))
     labels.append("checkpoint")
     ax.set_yticks(range(len(rows)), [rows[pid] for pid in sorted(rows)])
     ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_xlim(*(window if window else (0.0, end_s if end_s > 0 else 1.0)))
+    limits = window if window else (0.0, end_s if end_s > 0 else 1.0)
+    ax.set_xlim(*limits)
     ax.set_xlabel("simulated time (s)")
     ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     other = document.get("otherData", {})
     if other.get("truncated"):
         title += f" (truncated at {other.get('events_written')} events)"
-    ax.set_title(title, fontsize=9)
+    if energy:
+        title += draw_energy(energy_ax, energy, limits)
+        energy_ax.set_title(title, fontsize=9)
+    else:
+        ax.set_title(title, fontsize=9)
     common.save_figure(fig, output)
 
 
+def energy_counter(events: list[dict]) -> list[tuple[float, float]]:
+    """(seconds, joules) of the energy_J counter track, in time order; [] when absent."""
+    points = [(e["ts"] / US_PER_S, e.get("args", {}).get("energy_J")) for e in events
+              if e.get("ph") == "C" and e.get("name") == "energy_J"]
+    return sorted((t, j) for t, j in points if isinstance(j, (int, float)))
+
+
+def energy_at(energy: list[tuple[float, float]], t: float) -> float:
+    """Joules spent by time t, linear between the counter's samples, held outside them."""
+    if t <= energy[0][0]:
+        return energy[0][1]
+    for (t0, j0), (t1, j1) in zip(energy, energy[1:]):
+        if t <= t1:
+            return j0 if t1 == t0 else j0 + (j1 - j0) * (t - t0) / (t1 - t0)
+    return energy[-1][1]
+
+
+def draw_energy(ax: Any, energy: list[tuple[float, float]], limits: tuple[float, float]) -> str:
+    """The energy spent so far (kJ) against time; returns the title's energy note: the joules
+    spent inside the shown time range."""
+    times = [t for t, _ in energy]
+    ax.plot(times, [j / 1e3 for _, j in energy], color="black", linewidth=1.0)
+    ax.set_ylabel("energy (kJ)", fontsize=8)
+    ax.grid(alpha=0.3)
+    low_kJ, high_kJ = energy_at(energy, limits[0]) / 1e3, energy_at(energy, limits[1]) / 1e3
+    if high_kJ > low_kJ:  # the part of the curve in view, not the whole run's
+        margin = 0.05 * (high_kJ - low_kJ)
+        ax.set_ylim(low_kJ - margin, high_kJ + margin)
+    return f"; {high_kJ - low_kJ:.4g} kJ spent in view"
+
+
+def thrown_away(events: list[dict]) -> list[tuple[float, float]]:
+    """(start, end) seconds of the work each rollback threw away: from the checkpoint it returned
+    to (the checkpoint instant of its to_iteration; the run's start for iteration 0), or from the
+    rollback before it when that is later, to the rollback."""
+    spans = []
+    checkpoint_s: dict[int, float] = {0: 0.0}
+    last_rollback_s = 0.0
+    for e in sorted((e for e in events if e.get("ph") == "i"), key=lambda e: e["ts"]):
+        t = e["ts"] / US_PER_S
+        args = e.get("args", {})
+        if e.get("name") == "checkpoint" and isinstance(args.get("iteration"), int):
+            checkpoint_s[args["iteration"]] = t
+        elif e.get("name") == "rollback":
+            start = max(checkpoint_s.get(args.get("to_iteration"), 0.0), last_rollback_s)
+            spans.append((start, t))
+            last_rollback_s = t
+    return spans
+
+
 def draw_markers(ax: Any, events: list[dict], order: dict[int, int]) -> None:
-    """Faults and crashes on their node's row; rollbacks and checkpoints across every row."""
+    """Faults and crashes on their node's row; rollbacks and checkpoints across every row, and
+    the work each rollback threw away shaded."""
     points: dict[str, tuple[list[float], list[float]]] = {"fault": ([], []), "crash": ([], [])}
+    for start, end in thrown_away(events):
+        ax.axvspan(start, end, color="red", alpha=0.12, linewidth=0)
     for e in events:
         if e.get("ph") != "i":
             continue

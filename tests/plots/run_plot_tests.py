@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 # plot_test_support puts analysis/plots on sys.path, for the script modules imported after it.
-from plot_test_support import (PNG_SIGNATURE, aggregate, iterative_results, run,  # noqa: I001
-                               training_results)
+from plot_test_support import (PNG_SIGNATURE, aggregate, iterative_results, png_size,  # noqa: I001
+                               run, training_results)
 import common  # noqa: E402
 # The energy tests live in their own module; importing their classes here runs them with these.
 from energy_plot_tests import EnergyMath, EnergyScripts  # noqa: E402, F401
@@ -291,8 +291,9 @@ class Scripts(unittest.TestCase):
         self.assertFalse((self.dir / "none").exists())
 
 
-def timeline_trace(truncated: bool = False) -> dict:
-    """A small trace shaped like codesim run --trace writes: 3 nodes and the job."""
+def timeline_trace(truncated: bool = False, energy: bool = False) -> dict:
+    """A small trace shaped like codesim run --trace writes: 3 nodes and the job; with
+    `energy`, the energy_J counter (1 kJ per ms of simulated time)."""
     events = []
     for pid, name in ((0, "node 0"), (1, "node 1"), (2, "node 2"), (3, "job")):
         events.append({"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
@@ -312,8 +313,15 @@ def timeline_trace(truncated: bool = False) -> dict:
     events.append({"name": "fault", "ph": "i", "s": "t", "pid": 1, "tid": 0, "ts": 1200.0,
                    "args": {"target": "weights"}})
     events.append({"name": "crash", "ph": "i", "s": "t", "pid": 2, "tid": 0, "ts": 2500.0})
-    events.append({"name": "rollback", "ph": "i", "s": "t", "pid": 3, "tid": 0, "ts": 3000.0})
-    events.append({"name": "checkpoint", "ph": "i", "s": "t", "pid": 3, "tid": 0, "ts": 2000.0})
+    events.append({"name": "rollback", "ph": "i", "s": "t", "pid": 3, "tid": 0, "ts": 3000.0,
+                   "args": {"from_iteration": 3, "to_iteration": 2}})
+    events.append({"name": "checkpoint", "ph": "i", "s": "t", "pid": 3, "tid": 0, "ts": 2000.0,
+                   "args": {"iteration": 2}})
+    events.append({"name": "rollback", "ph": "i", "s": "t", "pid": 3, "tid": 0, "ts": 3500.0,
+                   "args": {"from_iteration": 2, "to_iteration": 2}})
+    if energy:
+        events += [{"name": "energy_J", "ph": "C", "pid": 3, "tid": 0, "ts": 1000.0 * k,
+                    "args": {"energy_J": 1e3 * k}} for k in range(7)]
     return {"displayTimeUnit": "ms", "traceEvents": events,
             "otherData": {"truncated": truncated, "events_written": len(events)}}
 
@@ -342,6 +350,27 @@ class Timeline(unittest.TestCase):
         truncated.write_text(json.dumps(timeline_trace(truncated=True)))
         result = run("timeline.py", str(truncated), "-o", str(self.dir / "t.png"))
         self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_the_work_a_rollback_threw_away_runs_from_its_checkpoint_or_the_last_rollback(self):
+        import timeline
+        self.assertEqual(timeline.thrown_away(timeline_trace()["traceEvents"]),
+                         [(0.002, 0.003), (0.003, 0.0035)])
+
+    def test_a_trace_with_its_energy_counter_gains_an_energy_panel(self):
+        import timeline
+        energy = timeline.energy_counter(timeline_trace(energy=True)["traceEvents"])
+        self.assertEqual(len(energy), 7)
+        self.assertEqual(timeline.energy_at(energy, 0.0025), 2500.0)
+        self.assertEqual(timeline.energy_at(energy, 99.0), 6000.0)
+        plain, with_energy = self.dir / "plain.png", self.dir / "energy.png"
+        traced = self.dir / "energy.json"
+        traced.write_text(json.dumps(timeline_trace(energy=True)))
+        for trace, output in ((self.trace, plain), (traced, with_energy)):
+            result = run("timeline.py", str(trace), "-o", str(output))
+            self.assertEqual(result.returncode, 0, result.stderr)
+        (width, height), (energy_width, energy_height) = png_size(plain), png_size(with_energy)
+        self.assertEqual(energy_width, width)
+        self.assertEqual(energy_height - height, int(1.2 * 120))  # the energy panel's 1.2 in
 
     def test_bad_timeline_input_exits_2_with_one_error_line(self):
         not_trace = self.dir / "results.json"
