@@ -159,50 +159,80 @@ def draw_rollback_vs_epsilon(monte_carlo: Sequence[tuple[str, common.Results]],
     common.save_figure(fig, output)
 
 
-def draw_time_vs_checkpoint(monte_carlo: common.Results, theory: dict[str, Any],
-                            output: Path) -> None:
-    """T5: time per useful iteration versus the checkpoint interval (Monte Carlo with 95% CI
-    and the closed form with measured costs), and the closed form at the optimal interval
-    versus epsilon."""
-    plt = common.pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.4))
-    colours: dict[str, str] = {}
-    for i, line in enumerate(theory["schemes"]):
-        colour = colours.setdefault(line["label"], f"C{i}")
-        left.plot(line["tau"], [1e3 * t for t in line["time_per_iteration_s"]], "-",
-                  color=colour, label=f"{line['label']}: theory")
-        left.axvline(line["optimal_tau"], color=colour, ls=":", lw=0.8)
-        right.plot(line["vs_eps"]["eps"], [1e3 * t for t in line["vs_eps"]["time_per_iteration_s"]],
-                   "-", color=colour, label=f"{line['label']} at its optimal interval")
+def per_useful_iteration(monte_carlo: common.Results, metric: str,
+                         ) -> dict[str, list[tuple[float, float, float, int]]]:
+    """Per label, (tau, mean, 95% half-width, replicas) of `metric` / iterations over the
+    replicas that finished, sorted by tau."""
     by_label: dict[str, list[tuple[float, float, float, int]]] = {}
     for point in monte_carlo.points:
         tau = point.params.get(TAU_PARAM)
-        times = [float(r["completion_time_s"]) / float(r["iterations"]) for r in point.replicas
-                 if r.get("completed") and r.get("iterations")]
-        if not common.is_number(tau) or not times:
+        values = [float(r[metric]) / float(r["iterations"]) for r in point.replicas
+                  if r.get("completed") and r.get("iterations") and common.is_number(r.get(metric))]
+        if not common.is_number(tau) or not values:
             continue
-        mean = sum(times) / len(times)
+        mean = sum(values) / len(values)
         half = 0.0
-        if len(times) > 1:
-            var = sum((t - mean) ** 2 for t in times) / (len(times) - 1)
-            half = common.student_t95(len(times) - 1) * math.sqrt(var / len(times))
+        if len(values) > 1:
+            var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+            half = common.student_t95(len(values) - 1) * math.sqrt(var / len(values))
         by_label.setdefault(monte_carlo.label(point), []).append((float(tau), mean, half,
-                                                                  len(times)))
-    for label, rows in by_label.items():
+                                                                  len(values)))
+    for rows in by_label.values():
         rows.sort()
-        left.errorbar([r[0] for r in rows], [1e3 * r[1] for r in rows],
-                      yerr=[1e3 * r[2] for r in rows], fmt="o", capsize=3,
-                      color=colours.get(label, "k"),
-                      label=f"{label}: Monte Carlo ({common.replica_count_text([r[3] for r in rows])})")
-    # The closed form explodes for replication at long intervals: show up to 30x the slowest
-    # measured point so the region the Monte Carlo covers stays readable.
-    measured = [1e3 * r[1] for rows in by_label.values() for r in rows]
+    return by_label
+
+
+def draw_against_tau(ax: Any, theory: dict[str, Any], rows_by_label: dict[str, list],
+                     key: str, scale: float, colours: dict[str, str]) -> None:
+    """Closed-form lines (theory schemes' `key` per tau, dotted at the optimal tau) and Monte
+    Carlo points with 95% intervals, both times `scale`; y limited to 0.5x the fastest and 30x
+    the slowest measured point (the closed form explodes for replication at long intervals)."""
+    for line in theory["schemes"]:
+        if key not in line:
+            continue
+        colour = colours[line["label"]]
+        ax.plot(line["tau"], [scale * t for t in line[key]], "-", color=colour,
+                label=f"{line['label']}: theory")
+        ax.axvline(line["optimal_tau"], color=colour, ls=":", lw=0.8)
+    for label, rows in rows_by_label.items():
+        ax.errorbar([r[0] for r in rows], [scale * r[1] for r in rows],
+                    yerr=[scale * r[2] for r in rows], fmt="o", capsize=3,
+                    color=colours.get(label, "k"),
+                    label=f"{label}: Monte Carlo ({common.replica_count_text([r[3] for r in rows])})")
+    measured = [scale * r[1] for rows in rows_by_label.values() for r in rows]
     if measured:
-        left.set_ylim(0.5 * min(measured), 30 * max(measured))
+        ax.set_ylim(0.5 * min(measured), 30 * max(measured))
+
+
+def draw_time_vs_checkpoint(monte_carlo: common.Results, theory: dict[str, Any],
+                            output: Path) -> None:
+    """T5: time per useful iteration versus the checkpoint interval (Monte Carlo with 95% CI
+    and the closed form with measured costs), the closed form at the optimal interval versus
+    epsilon, and, when the theory has energy, the energy per useful iteration versus the
+    interval the same way as the time."""
+    plt = common.pyplot()
+    energy = any("energy_per_iteration_J" in line for line in theory["schemes"])
+    if energy:
+        fig, (left, right, third) = plt.subplots(1, 3, figsize=(17.0, 4.4))
+    else:
+        fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.4))
+    colours = {line["label"]: f"C{i}" for i, line in enumerate(theory["schemes"])}
+    for line in theory["schemes"]:
+        right.plot(line["vs_eps"]["eps"], [1e3 * t for t in line["vs_eps"]["time_per_iteration_s"]],
+                   "-", color=colours[line["label"]],
+                   label=f"{line['label']} at its optimal interval")
+    draw_against_tau(left, theory, per_useful_iteration(monte_carlo, "completion_time_s"),
+                     "time_per_iteration_s", 1e3, colours)
     log_axes(left, "checkpoint interval tau (iterations); dotted: optimal tau",
              "simulated time per useful iteration (ms)", f"T5 at epsilon = {theory['eps']:g}")
     log_axes(right, "epsilon", "time per useful iteration at the optimal tau (ms)",
              "T5: expected time versus epsilon (closed form)")
+    if energy:
+        draw_against_tau(third, theory, per_useful_iteration(monte_carlo, "energy_J"),
+                         "energy_per_iteration_J", 1.0, colours)
+        log_axes(third, "checkpoint interval tau (iterations); dotted: optimal tau (time)",
+                 "energy per useful iteration (J)",
+                 f"energy at epsilon = {theory['eps']:g} (default cluster.power)")
     common.save_figure(fig, output)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -15,11 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 # plot_test_support puts analysis/plots on sys.path, for the script modules imported after it.
-from plot_test_support import (PNG_SIGNATURE, aggregate, iterative_results, png_size,  # noqa: I001
-                               run, training_results)
+from plot_test_support import (PNG_SIGNATURE, T95_DOF2, aggregate, iterative_results,  # noqa: I001
+                               load, png_size, run, training_results)
 import common  # noqa: E402
 # The energy tests live in their own module; importing their classes here runs them with these.
-from energy_plot_tests import EnergyMath, EnergyScripts  # noqa: E402, F401
+from energy_plot_tests import EnergyMath, EnergyReport, EnergyScripts  # noqa: E402, F401
 import loss_vs_iteration  # noqa: E402
 import paper_figures  # noqa: E402
 import sweep_metric  # noqa: E402
@@ -471,6 +472,30 @@ class PaperFigures(unittest.TestCase):
                 data = png.read_bytes()
                 self.assertGreater(len(data), 1000)
                 self.assertEqual(data[:8], PNG_SIGNATURE)
+
+    def test_t5_gains_an_energy_panel_when_the_theory_has_energy(self):
+        out = Path(tempfile.mkdtemp())
+        theory = {"eps": 3e-4, "schemes": [{
+            "label": "a", "tau": [1, 10], "time_per_iteration_s": [0.01, 0.002],
+            "energy_per_iteration_J": [5.0, 1.0], "optimal_tau": 10,
+            "vs_eps": {"eps": [1e-4, 1e-3], "time_per_iteration_s": [1, 2]}}]}
+        results = self.results_with([
+            self.point({self.TAU: tau, "/label": "a"}, "a",
+                       [{"replica": r, "completed": 1, "iterations": 100,
+                         "completion_time_s": 0.1 * tau, "energy_J": 100.0 * tau + 10 * r}
+                        for r in range(3)])
+            for tau in (1, 10)])
+        rows = paper_figures.per_useful_iteration(load(results, "t5"), "energy_J")["a"]
+        # tau = 1: (100, 110, 120) J over 100 iterations, mean 1.1 J, half-width t(2) * 0.1 / sqrt 3.
+        self.assertEqual([r[0] for r in rows], [1.0, 10.0])
+        self.assertAlmostEqual(rows[0][1], 1.1)
+        self.assertAlmostEqual(rows[0][2], T95_DOF2 * 0.1 / math.sqrt(3))
+        (out / "theory.json").write_text(json.dumps(theory))
+        (out / "results.json").write_text(json.dumps(results))
+        result = run("paper_figures.py", "t5", str(out / "theory.json"), str(out / "results.json"),
+                     "-o", str(out / "t5.png"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(png_size(out / "t5.png"), (int(17.0 * 120), int(4.4 * 120)))
 
     def test_the_dispatcher_draws_a_labelled_grid_as_one_line_per_label(self):
         # epsilon x {a, b}: epsilon varies within each label, so it is the x axis.
