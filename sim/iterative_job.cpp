@@ -7,6 +7,7 @@
 
 #include "sim/check.hpp"
 #include "sim/collectives.hpp"
+#include "sim/energy_meter.hpp"
 #include "sim/enum_names.hpp"
 #include "sim/progress_watchdog.hpp"
 #include "sim/run_stopped.hpp"
@@ -30,7 +31,11 @@ class IterativeJob {
                 iterative_job_checkpoint_costs(checkpoint, cluster_.topology())),
         watchdog_(checkpoint.max_stalled_rollbacks),
         needed_(job.wait_for > 0 ? std::min(job.wait_for, task_count_) : task_count_),
-        queues_(cluster_.size()) {
+        queues_(cluster_.size()),
+        energy_(cluster_spec, cluster_.size()),  // the job uses every node
+        checkpoint_bytes_(checkpoint.bytes),
+        task_start_s_(cluster_.size(), -1.0),
+        down_since_s_(cluster_.size(), -1.0) {
     CODESIM_CHECK(job.iterations >= 1, "iterative_job needs at least one iteration");
     CODESIM_CHECK(job.task_flops > 0.0, "task_flops must be positive");
     cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
@@ -49,6 +54,7 @@ class IterativeJob {
   // --- phases -------------------------------------------------------------------------------
   void start_iteration() {
     if (should_stop_ && should_stop_()) throw RunStopped("iterative job stopped on request");
+    charge_down();  // down time so far belongs to the phase that ends here (restart or work)
     ++attempt_;
     phase_ = Phase::compute;
     phase_start_s_ = iteration_start_s_ = engine_.now();
@@ -68,9 +74,27 @@ class IterativeJob {
     Node& n = cluster_.node(node);
     if (!n.is_up() || n.is_busy() || queues_[node].empty()) return;
     const std::uint64_t attempt = attempt_;
+    task_start_s_[node] = engine_.now();
     n.run_task(engine_, job_.task_flops, [this, node, attempt] {
+      end_task(node);
       if (attempt == attempt_ && phase_ == Phase::compute) on_task_done(node);
     });
+  }
+
+  // Node `node`'s running task, if any, ended now (done, cancelled, or lost to a crash): the node
+  // was busy for what actually ran.
+  void end_task(int node) {
+    double& start_s = task_start_s_[node];
+    if (start_s < 0.0) return;
+    energy_.busy(node, engine_.now() - start_s);
+    start_s = -1.0;
+  }
+
+  void cancel_tasks() {
+    for (int node = 0; node < cluster_.size(); ++node) {
+      end_task(node);
+      cluster_.node(node).cancel_task(engine_);
+    }
   }
 
   void on_task_done(int node) {
@@ -98,19 +122,40 @@ class IterativeJob {
 
   void finish_compute() {
     close_phase(compute_pending_s_);
-    for (int node = 0; node < cluster_.size(); ++node) cluster_.node(node).cancel_task(engine_);
+    cancel_tasks();
     phase_ = Phase::exchange;
+    // The bytes are charged when sent, so that a rollback during the exchange loses them.
+    energy_.network(exchange_bytes());
     const std::uint64_t attempt = attempt_;
     engine_.schedule_in(exchange_time_s(), [this, attempt] {
       if (attempt == attempt_) finish_exchange();
     });
   }
 
+  // The nodes whose tasks were used, ascending, once each.
+  std::vector<int> participants() const {
+    std::vector<int> nodes = used_nodes_;
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    return nodes;
+  }
+
+  // Bytes the exchange sends from one node to another: to_one, every used task's result not on
+  // node 0; all_gather, every participant's block to each other participant.
+  double exchange_bytes() const {
+    if (job_.bytes_per_task <= 0.0 || job_.exchange == ExchangeKind::none) return 0.0;
+    if (job_.exchange == ExchangeKind::to_one) {
+      const auto remote =
+          std::count_if(used_nodes_.begin(), used_nodes_.end(), [](int node) { return node != 0; });
+      return static_cast<double>(remote) * job_.bytes_per_task;
+    }
+    const auto others = static_cast<double>(participants().size()) - 1.0;
+    return static_cast<double>(used_nodes_.size()) * job_.bytes_per_task * others;
+  }
+
   double exchange_time_s() const {
     if (job_.bytes_per_task <= 0.0 || job_.exchange == ExchangeKind::none) return 0.0;
-    std::vector<int> participants = used_nodes_;
-    std::sort(participants.begin(), participants.end());
-    participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
+    const std::vector<int> participants = this->participants();
     if (job_.exchange == ExchangeKind::to_one) {
       if (cluster_.topology().network_model() == NetworkModel::flow) {
         // Every used task's result goes to node 0 at once; the flows share node 0's links.
@@ -158,6 +203,7 @@ class IterativeJob {
   // `spent_s` and calls `then`.
   template <typename Then>
   void start_phase(Phase phase, double duration_s, double& spent_s, Then then) {
+    charge_down();
     phase_ = phase;
     phase_start_s_ = engine_.now();
     const std::uint64_t attempt = ++attempt_;
@@ -171,6 +217,8 @@ class IterativeJob {
   void start_checkpoint() {
     start_phase(Phase::checkpoint, policy_.write_cost_s(), time_checkpoint_s_, [this] {
       commit_pending();
+      // Bytes of completed writes only: an interrupted write's time is lost work, priced idle.
+      energy_.checkpoint_written(checkpoint_bytes_);
       ++checkpoints_;
       checkpointed_iterations_ = iterations_done_;
       watchdog_.restart_record();
@@ -196,7 +244,9 @@ class IterativeJob {
     iterations_done_ = checkpointed_iterations_;
     iterations_since_checkpoint_ = 0;
     progress_since_checkpoint_s_ = 0.0;
-    for (int node = 0; node < cluster_.size(); ++node) cluster_.node(node).cancel_task(engine_);
+    cancel_tasks();
+    charge_down();
+    energy_.discard();  // like the time: the nodes' work since the checkpoint is lost
     if (stalled) {
       // The job holds one checkpoint and no data that could be poisoned: nothing older helps.
       phase_ = Phase::done;
@@ -230,6 +280,7 @@ class IterativeJob {
   // The replica gave up at the time limit: the phase it was in is charged up to now, and the
   // work since the last checkpoint is kept (not lost), so the breakdown adds up to now.
   void stop_at_limit() {
+    for (int node = 0; node < cluster_.size(); ++node) end_task(node);  // ran until now
     switch (phase_) {
       case Phase::compute:
         close_phase(compute_pending_s_);
@@ -251,6 +302,8 @@ class IterativeJob {
   }
 
   void commit_pending() {
+    charge_down();
+    energy_.commit();
     time_compute_s_ += compute_pending_s_;
     time_communication_s_ += communication_pending_s_;
     time_pending_s_ = compute_pending_s_ = communication_pending_s_ = 0.0;
@@ -266,6 +319,8 @@ class IterativeJob {
 
   void on_crash(int node) {
     ++crashes_;
+    end_task(node);  // the crash lost the task it ran
+    down_since_s_[node] = engine_.now();
     switch (phase_) {
       case Phase::compute: {
         if (queues_[node].empty()) return;  // this node owes nothing
@@ -297,6 +352,9 @@ class IterativeJob {
   }
 
   void on_repair(int node) {
+    if (down_since_s_[node] >= 0.0)
+      energy_.down(node, engine_.now() - down_since_s_[node], restarting());
+    down_since_s_[node] = -1.0;
     if (phase_ == Phase::compute) {
       start_next_task(node);
     } else if (phase_ == Phase::waiting) {
@@ -323,8 +381,26 @@ class IterativeJob {
     m.set("time_checkpoint_s", time_checkpoint_s_);
     m.set("time_restart_s", time_restart_s_);
     m.set("time_lost_s", time_lost_s_);
+    energy_.add_to(m, EnergyTimes{time_compute_s_ + time_communication_s_, time_checkpoint_s_,
+                                  time_restart_s_, time_lost_s_});
     if (!stop_reason_.empty()) m.set_note("stop_reason", stop_reason_);
     return m;
+  }
+
+  // --- energy -------------------------------------------------------------------------------
+  // Time in these phases is restart time (time_restart_s); in the others, work or checkpoints.
+  bool restarting() const { return phase_ == Phase::restart || phase_ == Phase::waiting; }
+
+  // Charges the down nodes' time since their last charge to the current phase's kind, so that a
+  // node down across a rollback, a commit or a restart has each part priced where the time
+  // breakdown puts it (down time during a checkpoint write counts as work time).
+  void charge_down() {
+    for (int node = 0; node < cluster_.size(); ++node) {
+      double& since_s = down_since_s_[node];
+      if (since_s < 0.0) continue;
+      energy_.down(node, engine_.now() - since_s, restarting());
+      since_s = engine_.now();
+    }
   }
 
   // Mean time between rollbacks for young/daly: crashes of any node, plus detected soft errors
@@ -378,6 +454,11 @@ class IterativeJob {
   double time_pending_s_ = 0.0, compute_pending_s_ = 0.0, communication_pending_s_ = 0.0;
   double time_compute_s_ = 0.0, time_communication_s_ = 0.0, time_checkpoint_s_ = 0.0;
   double time_restart_s_ = 0.0, time_lost_s_ = 0.0;
+
+  EnergyMeter energy_;
+  double checkpoint_bytes_;
+  std::vector<double> task_start_s_;  // per node: when its running task started, -1: none
+  std::vector<double> down_since_s_;  // per node: down time charged up to here, -1: up
 };
 
 }  // namespace

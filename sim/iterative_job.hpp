@@ -44,7 +44,15 @@ struct IterativeJobSpec {
 ///   silent_soft_errors, and the time breakdown time_compute_s, time_communication_s,
 ///   time_checkpoint_s, time_restart_s (restarts, including waiting for repairs), time_lost_s
 ///   (compute, communication and checkpoint writes discarded by rollbacks); the five add up to
-///   completion_time_s.
+///   completion_time_s; then the energy (sim/energy_meter.hpp, every node of the cluster)
+///   energy_J and its parts energy_compute_J (nodes running tasks, at busy power, for what ran
+///   until the task finished, was abandoned or cancelled, or was lost to a crash), energy_idle_J
+///   (the other node-seconds of committed work at idle power, crashed nodes at down power),
+///   energy_network_J (the exchange's bytes: all_gather, each participant's results to every other
+///   participant; to_one, each used task's result not on node 0), energy_checkpoint_J (idle power
+///   during writes, checkpoint.bytes per completed write), energy_restart_J (restarts and waiting
+///   for repairs, crashed nodes at down power) and energy_lost_J (the nodes and bytes of work
+///   discarded by rollbacks, like time_lost_s); the six add up to energy_J.
 /// Semantics: task t runs on node t mod P (a node runs its tasks back to back); the compute phase
 /// ends when the fastest wait_for tasks (or all) finished, the rest are abandoned; then results
 /// are exchanged. Rollback to the last checkpoint (then restart_s) happens when a crash hits a

@@ -35,6 +35,36 @@ double system_mtbf_s(const sim::ClusterSpec& cluster) {
   return rate > 0.0 ? 1.0 / rate : INFINITY;
 }
 
+/// "mean +- ci95" of `metric`, or "-" when the results lack it (stochastic mode's accuracy).
+std::string mean_and_ci(const Json& aggregate, const std::string& metric, int precision,
+                        double scale = 1.0) {
+  const auto mean = mean_of(aggregate, metric);
+  if (!mean) return "-";
+  std::string text = format_value(*mean * scale, precision);
+  const Json& ci = aggregate[metric]["ci95"];
+  if (ci.is_number() && aggregate[metric]["n"].get<int>() > 1) {
+    text += " +- " + format_value(ci.get<double>() * scale, 2);
+  }
+  return text;
+}
+
+/// The mean energy in kJ (as training's table shows it) and each part's share, like the time's.
+void print_iterative_job_energy(const Json& aggregate, std::ostream& out) {
+  const auto energy = mean_of(aggregate, "energy_J");
+  if (!energy) return;
+  out << "energy: " << mean_and_ci(aggregate, "energy_J", 4, 1e-3) << " kJ";
+  std::string split;
+  for (const char* part : {"compute", "idle", "network", "checkpoint", "restart", "lost"}) {
+    const auto mean = mean_of(aggregate, std::string("energy_") + part + "_J");
+    if (!mean || *energy <= 0.0) continue;
+    std::ostringstream share;
+    share << std::fixed << std::setprecision(1) << 100.0 * *mean / *energy << "%";
+    split += (split.empty() ? "" : ", ") + std::string(part) + " " + share.str();
+  }
+  if (!split.empty()) out << " (" << split << ")";
+  out << "\n";
+}
+
 void print_iterative_job(const Scenario& scenario, const Json& aggregate, std::ostream& out) {
   const auto& job = std::get<sim::IterativeJobSpec>(scenario.workload);
   const int nodes = scenario.cluster.node_count();
@@ -96,19 +126,7 @@ void print_iterative_job(const Scenario& scenario, const Json& aggregate, std::o
     split += (split.empty() ? "" : ", ") + std::string(part) + " " + share.str();
   }
   if (!split.empty()) out << "time share: " << split << "\n";
-}
-
-/// "mean +- ci95" of `metric`, or "-" when the results lack it (stochastic mode's accuracy).
-std::string mean_and_ci(const Json& aggregate, const std::string& metric, int precision,
-                        double scale = 1.0) {
-  const auto mean = mean_of(aggregate, metric);
-  if (!mean) return "-";
-  std::string text = format_value(*mean * scale, precision);
-  const Json& ci = aggregate[metric]["ci95"];
-  if (ci.is_number() && aggregate[metric]["n"].get<int>() > 1) {
-    text += " +- " + format_value(ci.get<double>() * scale, 2);
-  }
-  return text;
+  print_iterative_job_energy(aggregate, out);
 }
 
 /// A point's name in the table: its label, else the strategy.

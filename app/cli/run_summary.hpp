@@ -9,8 +9,9 @@
 namespace codesim::app {
 
 /// Prints what a reader wants first from `results` of `experiment`: for a training run one table
-/// row per point (label, final test accuracy, simulated time, rollbacks, corrected); for an
-/// iterative job the completion time, events and time shares (per point when there is a sweep).
+/// row per point (label, final test accuracy, simulated time, rollbacks, corrected, energy); for
+/// an iterative job the completion time, events, time shares and energy with its shares (per point
+/// when there is a sweep).
 void print_run_summary(const Experiment& experiment, const Json& results, std::ostream& out);
 
 }  // namespace codesim::app

@@ -161,8 +161,8 @@ struct TrainingResult {
 /// pass (no faults, error-correcting decode, decode_weights() for a layer whose decode is detected)
 /// on the first eval_samples test samples; train_loss the mean loss of the decoded logits of the
 /// iterations executed since the previous row (row 0: the loss of the initial model's decoded
-/// outputs on batch 0); energy_J the joules spent so far (EnergyMeter::spent_J, before the row's
-/// evaluation). loss_vs_iteration (iteration, time_s, loss) when record_loss.
+/// outputs on batch 0); energy_J the joules spent so far (sim::EnergyMeter::spent_J, before the
+/// row's evaluation). loss_vs_iteration (iteration, time_s, loss) when record_loss.
 TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
                            const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,
                            const Dataset& test, std::uint64_t seed, std::uint64_t replica,

@@ -51,7 +51,7 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
   task_state_.assign(static_cast<std::size_t>(nodes_), TaskState::none);
   task_start_s_.assign(static_cast<std::size_t>(nodes_), 0.0);
   down_since_s_.assign(static_cast<std::size_t>(nodes_), -1.0);
-  progress_.energy = EnergyMeter(cluster_spec, nodes_);
+  progress_.energy = sim::EnergyMeter(cluster_spec, nodes_);
   partials_.resize(static_cast<std::size_t>(nodes_));
   init_evaluation(test);
   cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
@@ -304,7 +304,7 @@ void CodedTrainingRun::fill_metrics(const MlpParameters& final_parameters) {
     if (since >= 0.0) progress_.energy.down(p, engine_.now() - since, phase_ == Phase::waiting);
   }
   progress_.energy.commit();  // what is still pending at the end was kept
-  progress_.energy.add_to(m, progress_.time);
+  progress_.energy.add_to(m, energy_times(progress_.time));
 }
 
 // Audit: max over layers of max|W - W_shadow| / max|W_shadow|; else 0.

@@ -50,7 +50,7 @@ StochasticRun::StochasticRun(const sim::ClusterSpec& cluster, const sim::Checkpo
   init_rounds(strikes);
   init_update(strikes);
   local_ = LocalChecks(spec, faults, nodes_, seed, replica);
-  progress_.energy = EnergyMeter(cluster, nodes_);
+  progress_.energy = sim::EnergyMeter(cluster, nodes_);
   double values = 0.0;
   for (const LayerShape& g : shapes_) values += g.stored_values_per_node;
   checkpoint_values_ = values;
@@ -312,7 +312,7 @@ sim::MetricSet StochasticRun::metrics() const {
   m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
   m.set("node_operations", static_cast<double>(node_operations_));
   progress_.time.add_to(m);
-  progress_.energy.add_to(m, progress_.time);
+  progress_.energy.add_to(m, energy_times(progress_.time));
   return m;
 }
 

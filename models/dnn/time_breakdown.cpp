@@ -84,4 +84,11 @@ void TimeBreakdown::add_to(sim::MetricSet& metrics) const {
   if (report_link_wait) metrics.set("time_link_wait_s", link_wait_s);
 }
 
+sim::EnergyTimes energy_times(const TimeBreakdown& time) {
+  const WorkTime& w = time.committed;
+  // The sum in this order, as the meter always took it: training's energy stays the same bits.
+  return {w.compute_s + w.communication_s + w.decode_s + time.eval_s, w.checkpoint_s,
+          time.restart_s, time.lost_s};
+}
+
 }  // namespace codesim::models

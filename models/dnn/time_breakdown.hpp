@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <initializer_list>
 
+#include "sim/energy_meter.hpp"
 #include "sim/metric_set.hpp"
 
 namespace codesim::models {
@@ -72,5 +73,9 @@ struct TimeBreakdown {
   };
   Step step_;
 };
+
+/// What the energy meter prices at idle power, from the committed breakdown (commit() first):
+/// compute, communication, decode and eval are work; checkpoint, restart and lost time their own.
+sim::EnergyTimes energy_times(const TimeBreakdown& time);
 
 }  // namespace codesim::models

@@ -16,11 +16,11 @@
 
 #include "models/coding/coding_scheme.hpp"
 #include "models/dnn/coded_training.hpp"
-#include "models/dnn/energy_meter.hpp"
 #include "models/dnn/protocol_counters.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/time_breakdown.hpp"
 #include "sim/checkpoint_policy.hpp"
+#include "sim/energy_meter.hpp"
 #include "sim/metric_set.hpp"
 #include "sim/progress_watchdog.hpp"
 
@@ -173,7 +173,7 @@ class TrainingProgress {
 
   ProtocolCounters counts;
   TimeBreakdown time;
-  EnergyMeter energy;  ///< committed and lost with `time`
+  sim::EnergyMeter energy;  ///< committed and lost with `time`
 
  private:
   int target_;

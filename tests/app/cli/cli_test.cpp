@@ -275,6 +275,7 @@ TEST_CASE("run writes a results document with the resolved scenario and every re
   CHECK(r.err.empty());
   CHECK(r.out.find("scenario small") != std::string::npos);
   CHECK(r.out.find("completion time: ") != std::string::npos);
+  CHECK(r.out.find("\nenergy: ") != std::string::npos);  // kJ and its parts, like time share
   CHECK(r.out.ends_with("results: " + output.string() + "\n"));
   const auto results = nlohmann::ordered_json::parse(read_file(output));
   CHECK(results["schema_version"] == 1);

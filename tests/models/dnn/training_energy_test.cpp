@@ -1,10 +1,12 @@
 // Energy of numeric training runs end to end: the breakdown adds up, idle power is a floor, and
-// the accuracy_vs_time series' energy_J column is the energy spent so far (ending at energy_J).
+// the accuracy_vs_time series' energy_J column is the energy spent so far (ending at energy_J);
+// and the time breakdown's seconds the meter prices.
 #include <doctest/doctest.h>
 
 #include <vector>
 
 #include "models/dnn/coded_training.hpp"
+#include "models/dnn/time_breakdown.hpp"
 #include "tests/models/dnn/coded_training_test_support.hpp"
 
 using namespace codesim;
@@ -71,4 +73,18 @@ TEST_CASE("the accuracy series' energy grows with time and its last row is the r
     CHECK(curve.at(last, 0) == doctest::Approx(r.metrics.get("completion_time_s")));
     CHECK(curve.at(last, 4) == doctest::Approx(r.metrics.get("energy_J")).epsilon(1e-12));
   }
+}
+
+TEST_CASE("the meter prices committed compute, communication, decode and eval as training's work") {
+  TimeBreakdown time;
+  time.committed = {1.0, 2.0, 4.0, 8.0};  // compute, communication, decode, checkpoint
+  time.pending.compute_s = 16.0;          // not committed: not priced
+  time.eval_s = 32.0;
+  time.restart_s = 64.0;
+  time.lost_s = 128.0;
+  const sim::EnergyTimes t = energy_times(time);
+  CHECK(t.work_s == 1.0 + 2.0 + 4.0 + 32.0);
+  CHECK(t.checkpoint_s == 8.0);
+  CHECK(t.restart_s == 64.0);
+  CHECK(t.lost_s == 128.0);
 }

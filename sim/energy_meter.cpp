@@ -1,9 +1,9 @@
 // Joules from node-seconds and bytes; the idle baseline priced from the time breakdown.
-#include "models/dnn/energy_meter.hpp"
+#include "sim/energy_meter.hpp"
 
 #include "sim/check.hpp"
 
-namespace codesim::models {
+namespace codesim::sim {
 
 void EnergyMeter::Work::add(const Work& w) {
   busy_J += w.busy_J;
@@ -13,19 +13,19 @@ void EnergyMeter::Work::add(const Work& w) {
   network_B += w.network_B;
 }
 
-EnergyMeter::EnergyMeter(const sim::ClusterSpec& cluster, int nodes)
+EnergyMeter::EnergyMeter(const ClusterSpec& cluster, int nodes)
     : power_(cluster.power.begin(), cluster.power.begin() + nodes),
       transfer_(cluster.transfer_energy) {
   CODESIM_CHECK(nodes >= 1 && nodes <= static_cast<int>(cluster.power.size()),
-                "the scheme's nodes have their power");
-  for (const sim::PowerSpec& p : power_) {
+                "the run's nodes have their power");
+  for (const PowerSpec& p : power_) {
     idle_W_ += p.idle_W;
     extra_W_ += p.busy_W - p.idle_W;
   }
 }
 
 void EnergyMeter::busy(int p, double seconds) {
-  const sim::PowerSpec& power = power_[static_cast<std::size_t>(p)];
+  const PowerSpec& power = power_[static_cast<std::size_t>(p)];
   pending_.busy_J += power.busy_W * seconds;
   pending_.busy_idle_J += power.idle_W * seconds;
 }
@@ -38,7 +38,7 @@ void EnergyMeter::decode(std::span<const int> live, bool decentralized, double s
 void EnergyMeter::verification(double seconds) { pending_.verification_J += extra_W_ * seconds; }
 
 void EnergyMeter::down(int p, double seconds, bool waiting) {
-  const sim::PowerSpec& power = power_[static_cast<std::size_t>(p)];
+  const PowerSpec& power = power_[static_cast<std::size_t>(p)];
   (waiting ? down_waiting_extra_J_ : pending_.down_extra_J) +=
       (power.down_W - power.idle_W) * seconds;
 }
@@ -53,14 +53,12 @@ void EnergyMeter::discard() {
   pending_ = {};
 }
 
-void EnergyMeter::add_to(sim::MetricSet& metrics, const TimeBreakdown& time) const {
+void EnergyMeter::add_to(MetricSet& metrics, const EnergyTimes& time) const {
   if (power_.empty()) return;
-  const WorkTime& w = time.committed;
-  const double work_s = w.compute_s + w.communication_s + w.decode_s + time.eval_s;
   const double compute_J = committed_.busy_J;
-  const double idle_J = idle_W_ * work_s - committed_.busy_idle_J + committed_.down_extra_J;
+  const double idle_J = idle_W_ * time.work_s - committed_.busy_idle_J + committed_.down_extra_J;
   const double network_J = committed_.network_B * transfer_.network_J_per_B;
-  const double checkpoint_J = idle_W_ * w.checkpoint_s + committed_.verification_J +
+  const double checkpoint_J = idle_W_ * time.checkpoint_s + committed_.verification_J +
                               checkpoint_B_ * transfer_.checkpoint_J_per_B;
   const double restart_J = idle_W_ * time.restart_s + down_waiting_extra_J_;
   const double lost_J = idle_W_ * time.lost_s + lost_.busy_J - lost_.busy_idle_J +
@@ -87,4 +85,4 @@ double EnergyMeter::spent_J(double elapsed_s, std::span<const double> down_since
          checkpoint_B_ * transfer_.checkpoint_J_per_B;
 }
 
-}  // namespace codesim::models
+}  // namespace codesim::sim

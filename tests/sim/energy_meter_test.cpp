@@ -1,18 +1,17 @@
 // The energy meter: busy, idle and down node-seconds priced per node, bytes per byte, and work
 // rolled back counted as lost, each kind apart and adding up to energy_J.
-#include "models/dnn/energy_meter.hpp"
+#include "sim/energy_meter.hpp"
 
 #include <doctest/doctest.h>
 
 #include "sim/cluster.hpp"
 
-using namespace codesim;
-using namespace codesim::models;
+using namespace codesim::sim;
 
 namespace {
 
-sim::ClusterSpec two_nodes() {
-  sim::ClusterSpec c = sim::uniform_cluster(3, 1e9);  // node 2 is outside the scheme
+ClusterSpec two_nodes() {
+  ClusterSpec c = uniform_cluster(3, 1e9);  // node 2 is outside the scheme
   c.power[1].busy_W = 500.0;
   c.power[1].idle_W = 100.0;
   c.power[1].down_W = 10.0;
@@ -21,7 +20,7 @@ sim::ClusterSpec two_nodes() {
   return c;
 }
 
-double sum_of_parts(const sim::MetricSet& m) {
+double sum_of_parts(const MetricSet& m) {
   double total = 0.0;
   for (const char* part : {"energy_compute_J", "energy_idle_J", "energy_network_J",
                            "energy_checkpoint_J", "energy_restart_J", "energy_lost_J"}) {
@@ -39,10 +38,9 @@ TEST_CASE("busy node-seconds cost busy power and the rest of the work idle power
   meter.busy(1, 1.0);  // 500 W
   meter.network(1e6);
   meter.commit();
-  TimeBreakdown time;
-  time.committed.compute_s = 3.0;
-  time.committed.communication_s = 1.0;
-  sim::MetricSet m;
+  EnergyTimes time;
+  time.work_s = 4.0;  // 3 s computing, 1 s communicating
+  MetricSet m;
   meter.add_to(m, time);
   CHECK(m.get("energy_compute_J") == doctest::Approx(300.0 * 2 + 500.0 * 1));
   // 4 s of work: node 0 idles 2 s at 150 W, node 1 3 s at 100 W.
@@ -60,11 +58,11 @@ TEST_CASE("work rolled back is lost energy, and checkpoints and restarts have th
   meter.verification(0.5);
   meter.checkpoint_written(1e6);
   meter.commit();
-  TimeBreakdown time;
+  EnergyTimes time;
   time.lost_s = 3.0;
-  time.committed.checkpoint_s = 1.0;
+  time.checkpoint_s = 1.0;
   time.restart_s = 2.0;
-  sim::MetricSet m;
+  MetricSet m;
   meter.add_to(m, time);
   // Lost: both nodes idle for 3 s, node 0's extra 150 W for 1 s, 2 J of bytes.
   CHECK(m.get("energy_lost_J") == doctest::Approx(250.0 * 3 + 150.0 + 2.0));
@@ -80,10 +78,10 @@ TEST_CASE("a node down draws its down power instead of its idle power") {
   meter.down(1, 2.0, false);  // during work
   meter.down(0, 1.0, true);   // while the job waits for the repair
   meter.commit();
-  TimeBreakdown time;
-  time.committed.compute_s = 4.0;
+  EnergyTimes time;
+  time.work_s = 4.0;
   time.restart_s = 1.0;
-  sim::MetricSet m;
+  MetricSet m;
   meter.add_to(m, time);
   CHECK(m.get("energy_idle_J") == doctest::Approx(250.0 * 4 - 90.0 * 2));
   CHECK(m.get("energy_restart_J") == doctest::Approx(250.0 * 1 - 150.0 * 1));

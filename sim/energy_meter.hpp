@@ -1,26 +1,35 @@
-// The energy a training run spends, from the power of its nodes and the bytes it moves. Each of
-// the scheme's nodes draws its idle power the whole run, its busy power while it computes (its
-// tasks and decodes, and the verification pass) and its down power while crashed; bytes sent
-// between nodes and checkpoint bytes written cost their energy per byte. The cluster's nodes
-// outside the scheme are not counted (free for other jobs). Like TimeBreakdown, whose kinds of
-// time it prices, work since the last checkpoint is pending: a checkpoint commits it, a rollback
-// loses it.
+// The energy a run spends, from the power of its nodes and the bytes it moves. Each of the run's
+// nodes draws its idle power the whole run, its busy power while it computes (tasks, decodes,
+// verification passes) and its down power while crashed; bytes sent between nodes and checkpoint
+// bytes written cost their energy per byte. The cluster's nodes outside the run are not counted
+// (free for other jobs). Like the workloads' time breakdowns, whose kinds of time it prices, work
+// since the last checkpoint is pending: a checkpoint commits it, a rollback loses it. It lives in
+// sim/ so that every workload (sim/iterative_job and models/dnn's training) prices energy alike.
 #pragma once
 
 #include <span>
 #include <vector>
 
-#include "models/dnn/time_breakdown.hpp"
 #include "sim/cluster.hpp"
 #include "sim/metric_set.hpp"
 
-namespace codesim::models {
+namespace codesim::sim {
+
+/// The committed seconds of a run that add_to prices at idle power, by kind; with restart_s and
+/// lost_s they add up to the run's completion time. A workload's time breakdown gives them (for
+/// training, models::energy_times), so that the meter needs no workload's types.
+struct EnergyTimes {
+  double work_s = 0.0;        ///< committed work: computing, communicating, decoding, evaluating
+  double checkpoint_s = 0.0;  ///< committed checkpoints (verification passes and writes)
+  double restart_s = 0.0;     ///< restarts, including waiting for repairs
+  double lost_s = 0.0;        ///< work discarded by rollbacks
+};
 
 class EnergyMeter {
  public:
   EnergyMeter() = default;
-  /// Nodes 0 .. nodes - 1 of `cluster`.
-  EnergyMeter(const sim::ClusterSpec& cluster, int nodes);
+  /// Nodes 0 .. nodes - 1 of `cluster` (a training scheme's nodes, or all of an iterative job's).
+  EnergyMeter(const ClusterSpec& cluster, int nodes);
 
   /// Node p computed for `seconds` (a task, or the part of it that ran before it was cancelled).
   void busy(int p, double seconds);
@@ -30,7 +39,8 @@ class EnergyMeter {
   /// Every node computed for `seconds` (the verification pass before a checkpoint).
   void verification(double seconds);
   /// Node p was down for `seconds`, which the time breakdown charged to work (compute,
-  /// communication, decode) or, `waiting`, to restart (the job waiting for repairs).
+  /// communication, decode, checkpoint) or, `waiting`, to restart (the job restarting or waiting
+  /// for repairs).
   void down(int p, double seconds, bool waiting);
   /// Bytes sent from one node to another.
   void network(double bytes) { pending_.network_B += bytes; }
@@ -40,14 +50,14 @@ class EnergyMeter {
   void commit();
   /// pending -> lost.
   void discard();
-  /// Watts the scheme's nodes draw together when all are up and idle.
+  /// Watts the run's nodes draw together when all are up and idle.
   double idle_W() const { return idle_W_; }
 
   /// Sets energy_J and its breakdown, energy_compute_J (busy nodes), energy_idle_J (waiting and
   /// down nodes during work), energy_network_J, energy_checkpoint_J (the nodes during checkpoint
   /// time, the verification's computing, the bytes written), energy_restart_J and energy_lost_J
   /// (the nodes and bytes of work rolled back), from `time` (committed: commit() first).
-  void add_to(sim::MetricSet& metrics, const TimeBreakdown& time) const;
+  void add_to(MetricSet& metrics, const EnergyTimes& time) const;
   /// Joules spent in the first `elapsed_s` simulated seconds, committed, pending and lost alike:
   /// the idle power of every node over elapsed_s plus what busy and down nodes, verification
   /// passes and bytes added. `down_since_s` (per node, negative: up) gives the nodes that are down
@@ -64,8 +74,8 @@ class EnergyMeter {
     double network_B = 0.0;
     void add(const Work& w);
   };
-  std::vector<sim::PowerSpec> power_;
-  sim::TransferEnergySpec transfer_;
+  std::vector<PowerSpec> power_;
+  TransferEnergySpec transfer_;
   double idle_W_ = 0.0;
   double extra_W_ = 0.0;  // sum of busy - idle power
   Work pending_;
@@ -75,4 +85,4 @@ class EnergyMeter {
   double down_waiting_extra_J_ = 0.0;  // down_extra_J of nodes down while the job waited
 };
 
-}  // namespace codesim::models
+}  // namespace codesim::sim
