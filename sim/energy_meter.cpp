@@ -1,6 +1,8 @@
 // Joules from node-seconds and bytes; the idle baseline priced from the time breakdown.
 #include "sim/energy_meter.hpp"
 
+#include <string>
+
 #include "sim/check.hpp"
 
 namespace codesim::sim {
@@ -46,6 +48,15 @@ void EnergyMeter::down(int p, double seconds, bool waiting) {
 void EnergyMeter::commit() {
   committed_.add(pending_);
   pending_ = {};
+}
+
+double sum_of_energy_parts_J(const MetricSet& metrics) {
+  double total = 0.0;
+  for (std::string_view part : kEnergyParts) {
+    const std::string name = "energy_" + std::string(part) + "_J";
+    if (metrics.contains(name)) total += metrics.get(name);
+  }
+  return total;
 }
 
 void EnergyMeter::discard() {

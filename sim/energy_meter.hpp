@@ -7,13 +7,22 @@
 // sim/ so that every workload (sim/iterative_job and models/dnn's training) prices energy alike.
 #pragma once
 
+#include <array>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "sim/cluster.hpp"
 #include "sim/metric_set.hpp"
 
 namespace codesim::sim {
+
+/// The parts energy_J splits into, in the order EnergyMeter::add_to writes their metrics
+/// (energy_<part>_J).
+inline constexpr std::array<std::string_view, 6> kEnergyParts = {"compute",    "idle",    "network",
+                                                                 "checkpoint", "restart", "lost"};
+/// The sum of the energy_<part>_J metrics `metrics` has: energy_J, when they add up as they must.
+double sum_of_energy_parts_J(const MetricSet& metrics);
 
 /// The committed seconds of a run that add_to prices at idle power, by kind; with restart_s and
 /// lost_s they add up to the run's completion time. A workload's time breakdown gives them (for

@@ -12,6 +12,7 @@
 
 #include "app/config/text_format.hpp"
 #include "sim/checkpoint_policy.hpp"
+#include "sim/energy_meter.hpp"
 #include "sim/iterative_job.hpp"
 
 namespace codesim::app {
@@ -54,8 +55,8 @@ void print_iterative_job_energy(const Json& aggregate, std::ostream& out) {
   if (!energy) return;
   out << "energy: " << mean_and_ci(aggregate, "energy_J", 4, 1e-3) << " kJ";
   std::string split;
-  for (const char* part : {"compute", "idle", "network", "checkpoint", "restart", "lost"}) {
-    const auto mean = mean_of(aggregate, std::string("energy_") + part + "_J");
+  for (std::string_view part : sim::kEnergyParts) {
+    const auto mean = mean_of(aggregate, "energy_" + std::string(part) + "_J");
     if (!mean || *energy <= 0.0) continue;
     std::ostringstream share;
     share << std::fixed << std::setprecision(1) << 100.0 * *mean / *energy << "%";

@@ -20,15 +20,6 @@ ClusterSpec two_nodes() {
   return c;
 }
 
-double sum_of_parts(const MetricSet& m) {
-  double total = 0.0;
-  for (const char* part : {"energy_compute_J", "energy_idle_J", "energy_network_J",
-                           "energy_checkpoint_J", "energy_restart_J", "energy_lost_J"}) {
-    total += m.get(part);
-  }
-  return total;
-}
-
 }  // namespace
 
 TEST_CASE("busy node-seconds cost busy power and the rest of the work idle power") {
@@ -46,7 +37,7 @@ TEST_CASE("busy node-seconds cost busy power and the rest of the work idle power
   // 4 s of work: node 0 idles 2 s at 150 W, node 1 3 s at 100 W.
   CHECK(m.get("energy_idle_J") == doctest::Approx(150.0 * 2 + 100.0 * 3));
   CHECK(m.get("energy_network_J") == doctest::Approx(1.0));
-  CHECK(m.get("energy_J") == doctest::Approx(sum_of_parts(m)));
+  CHECK(m.get("energy_J") == doctest::Approx(sum_of_energy_parts_J(m)));
   CHECK(m.get("energy_J") == doctest::Approx(1100.0 + 600.0 + 1.0));
 }
 
@@ -70,7 +61,7 @@ TEST_CASE("work rolled back is lost energy, and checkpoints and restarts have th
   CHECK(m.get("energy_checkpoint_J") == doctest::Approx(250.0 + 0.5 * 550.0 + 2.0));
   CHECK(m.get("energy_restart_J") == doctest::Approx(500.0));
   CHECK(m.get("energy_compute_J") == 0.0);
-  CHECK(m.get("energy_J") == doctest::Approx(sum_of_parts(m)));
+  CHECK(m.get("energy_J") == doctest::Approx(sum_of_energy_parts_J(m)));
 }
 
 TEST_CASE("a node down draws its down power instead of its idle power") {

@@ -2,20 +2,13 @@
 // per node, rollbacks lose energy, crashed nodes draw their down power, and bytes cost per byte.
 #include <doctest/doctest.h>
 
+#include "sim/energy_meter.hpp"
+
 #include "sim/iterative_job.hpp"
 
 using namespace codesim::sim;
 
 namespace {
-
-double sum_of_parts(const MetricSet& m) {
-  double total = 0.0;
-  for (const char* part : {"energy_compute_J", "energy_idle_J", "energy_network_J",
-                           "energy_checkpoint_J", "energy_restart_J", "energy_lost_J"}) {
-    total += m.get(part);
-  }
-  return total;
-}
 
 // Crashes with repairs, detected soft errors, checkpoints with bytes and an exchange: every part
 // of the energy has something to count.
@@ -47,7 +40,7 @@ TEST_CASE("an iterative job's energy parts add up to energy_J, finished or stopp
   const MetricSet full = run_iterative_job(cluster, checkpoint, job, 5, 0);
   REQUIRE(full.get("completed") == 1.0);
   REQUIRE(full.get("rollbacks") > 0.0);
-  CHECK(full.get("energy_J") == doctest::Approx(sum_of_parts(full)).epsilon(1e-12));
+  CHECK(full.get("energy_J") == doctest::Approx(sum_of_energy_parts_J(full)).epsilon(1e-12));
   for (const char* part : {"energy_compute_J", "energy_network_J", "energy_checkpoint_J",
                            "energy_restart_J", "energy_lost_J"}) {
     CAPTURE(part);
@@ -63,7 +56,7 @@ TEST_CASE("an iterative job's energy parts add up to energy_J, finished or stopp
     CAPTURE(job.time_limit_s);
     const MetricSet m = run_iterative_job(cluster, checkpoint, job, 5, 0);
     CHECK(m.get("completed") == 0.0);
-    CHECK(m.get("energy_J") == doctest::Approx(sum_of_parts(m)).epsilon(1e-12));
+    CHECK(m.get("energy_J") == doctest::Approx(sum_of_energy_parts_J(m)).epsilon(1e-12));
     CHECK(m.get("energy_J") > 0.0);
   }
 }

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "sim/energy_meter.hpp"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -257,13 +259,9 @@ TEST_CASE("energy adds up, work rolled back costs lost energy, and idle power is
     const sim::MetricSet m =
         run_stochastic_training(cluster(), every(4), training(scheme, 400), weights_at(5e-3), 2, 0);
     CAPTURE(scheme_name(scheme));
-    double parts = 0.0;
-    for (const char* part : {"energy_compute_J", "energy_idle_J", "energy_network_J",
-                             "energy_checkpoint_J", "energy_restart_J", "energy_lost_J"}) {
-      CHECK(m.get(part) >= 0.0);
-      parts += m.get(part);
-    }
-    CHECK(m.get("energy_J") == doctest::Approx(parts).epsilon(1e-12));
+    for (std::string_view part : sim::kEnergyParts)
+      CHECK(m.get("energy_" + std::string(part) + "_J") >= 0.0);
+    CHECK(m.get("energy_J") == doctest::Approx(sim::sum_of_energy_parts_J(m)).epsilon(1e-12));
     CHECK(m.get("energy_lost_J") > 0.0);
     // Every scheme node draws at least its idle power the whole run.
     const double nodes = summarize_scheme(scheme).nodes;

@@ -3,6 +3,8 @@
 // and the time breakdown's seconds the meter prices.
 #include <doctest/doctest.h>
 
+#include "sim/energy_meter.hpp"
+
 #include <vector>
 
 #include "models/dnn/coded_training.hpp"
@@ -14,15 +16,6 @@ using namespace codesim::models;
 using namespace codesim::models::testing;
 
 namespace {
-
-double sum_of_parts(const sim::MetricSet& m) {
-  double total = 0.0;
-  for (const char* part : {"energy_compute_J", "energy_idle_J", "energy_network_J",
-                           "energy_checkpoint_J", "energy_restart_J", "energy_lost_J"}) {
-    total += m.get(part);
-  }
-  return total;
-}
 
 // A run with crashes, rollbacks and restarts: uncoded, node 1 fails often.
 TrainingResult crashing_run(int nodes_down_W) {
@@ -42,7 +35,7 @@ TEST_CASE("a training run's energy adds up to energy_J and idle power over its t
   const sim::MetricSet& m = r.metrics;
   REQUIRE(m.get("crashes") > 0.0);
   REQUIRE(m.get("rollbacks") > 0.0);
-  CHECK(m.get("energy_J") == doctest::Approx(sum_of_parts(m)).epsilon(1e-12));
+  CHECK(m.get("energy_J") == doctest::Approx(sim::sum_of_energy_parts_J(m)).epsilon(1e-12));
   CHECK(m.get("energy_lost_J") > 0.0);
   CHECK(m.get("energy_restart_J") > 0.0);
   CHECK(m.get("energy_checkpoint_J") > 0.0);
