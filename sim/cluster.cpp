@@ -26,7 +26,7 @@ std::vector<Node> build_nodes(const ClusterSpec& spec, std::uint64_t seed, std::
 double combined_mtbf_s(const std::vector<CrashSpec>& crashes) {
   double rate_per_s = 0.0;
   for (const CrashSpec& c : crashes)
-    if (std::isfinite(c.mtbf_s)) rate_per_s += 1.0 / c.mtbf_s;
+    if (c.ever_fails()) rate_per_s += 1.0 / c.mtbf_s();
   return rate_per_s > 0.0 ? 1.0 / rate_per_s : INFINITY;
 }
 }  // namespace

@@ -1,4 +1,5 @@
-// Crash process: exponential times between failures per node, a fixed repair time, then up again.
+// Crash process: per node, an up time drawn from its failure law, a crash, a repair time drawn
+// from its repair law, then up again.
 #pragma once
 
 #include <cmath>
@@ -7,21 +8,32 @@
 #include <vector>
 
 #include "sim/engine.hpp"
+#include "sim/failure_law.hpp"
 #include "sim/node.hpp"
 
 namespace codesim::sim {
 
-/// Crash parameters of one node. mtbf_s = infinity (the default) means the node never crashes.
+/// Crash parameters of one node: the law of its up times and of its repair times
+/// (sim/failure_law.hpp). The default never crashes.
 struct CrashSpec {
-  double mtbf_s = INFINITY;  ///< mean time between failures while up, seconds (> 0)
-  double repair_s = 0.0;     ///< time a crashed node stays down, seconds (>= 0)
+  FailureLaw failure = ExponentialLaw{};  ///< time from the start or a repair to the next failure
+  RepairLaw repair = FixedLaw{};          ///< time a crashed node stays down
+  /// Mean up time, seconds (infinite: the node never crashes).
+  double mtbf_s() const { return mean_s(failure); }
+  bool ever_fails() const { return std::isfinite(mtbf_s()); }
 };
 
-/// Drives crashes of a set of nodes on an engine. Times between failures are drawn from
-/// stream (seed, replica, "crash", node id). A node cannot fail while it is down. A node that
-/// crashes twice at one instant (its repair and its time to failure both too short for the clock
-/// to advance, e.g. mtbf_s 5e-324 with repair_s 0) stays down: it would never be up for any time,
-/// and repairing it again would crash it again forever without time passing.
+/// Exponential up times of mean mtbf_s (infinity: never) and a fixed repair time: the crash
+/// process of codesim before failure laws, and of a scenario's mtbf_s and repair_s.
+CrashSpec exponential_crashes(double mtbf_s, double repair_s = 0.0);
+
+/// Drives crashes of a set of nodes on an engine. Up times are drawn from stream (seed, replica,
+/// "crash", node id), repair times from (seed, replica, "repair", node id) (none for fixed
+/// repairs), so exponential failures with fixed repairs draw what they always drew. A node cannot
+/// fail while it is down. A node that crashes twice at one instant (its repair and its time to
+/// failure both too short for the clock to advance, e.g. mtbf_s 5e-324 with repair_s 0) stays down:
+/// it would never be up for any time, and repairing it again would crash it again forever without
+/// time passing.
 class CrashProcess {
  public:
   /// Called right after node `node_id` went down; `task_lost` tells whether a running task was
@@ -47,6 +59,7 @@ class CrashProcess {
   std::vector<Node>& nodes_;
   std::vector<CrashSpec> specs_;
   std::vector<RandomStream> streams_;
+  std::vector<RandomStream> repair_streams_;
   std::vector<double> last_crash_s_;  // per node; NaN before its first crash
   CrashListener on_crash_;
   RepairListener on_repair_;

@@ -84,10 +84,80 @@ sim::StragglerSpec read_straggler(ObjectReader& r, const sim::StragglerSpec& def
   return s;
 }
 
+constexpr std::array<std::string_view, 3> kFailureLawNames = {"exponential", "weibull",
+                                                              "lognormal"};
+constexpr std::array<std::string_view, 3> kRepairLawNames = {"fixed", "exponential", "lognormal"};
+
+sim::LogNormalLaw read_lognormal(ObjectReader& r) {
+  return {r.number("mean_s", std::nullopt, above(0.0)),
+          r.number("sigma", std::nullopt, at_least(0.0))};
+}
+
+/// {"law": "exponential" | "weibull" | "lognormal", ...}: the law of a node's up times.
+sim::FailureLaw read_failure_law(ObjectReader& r) {
+  const std::string law = r.choice("law", std::nullopt, kFailureLawNames);
+  r.set_unknown_key_note("for failure law " + in_quotes(law));
+  sim::FailureLaw out;
+  if (law == "exponential") {
+    out = sim::ExponentialLaw{r.number_or_infinity("mean_s", std::nullopt, above(0.0))};
+  } else if (law == "weibull") {
+    out = sim::WeibullLaw{r.number("shape", std::nullopt, above(0.0)),
+                          r.number("scale_s", std::nullopt, above(0.0))};
+  } else {
+    out = read_lognormal(r);
+  }
+  const std::string problem = sim::validate(out);
+  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid failure law"));
+  return out;
+}
+
+/// {"law": "fixed" | "exponential" | "lognormal", ...}: the law of a node's repair times.
+sim::RepairLaw read_repair_law(ObjectReader& r) {
+  const std::string law = r.choice("law", std::nullopt, kRepairLawNames);
+  r.set_unknown_key_note("for repair law " + in_quotes(law));
+  sim::RepairLaw out;
+  if (law == "fixed") {
+    out = sim::FixedLaw{r.number("value_s", std::nullopt, at_least(0.0))};
+  } else if (law == "exponential") {
+    out = sim::ExponentialLaw{r.number("mean_s", std::nullopt, above(0.0))};
+  } else {
+    out = read_lognormal(r);
+  }
+  const std::string problem = sim::validate(out);
+  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid repair law"));
+  return out;
+}
+
+/// The crash process: `failure` (a law) or `mtbf_s` (exponential up times), and `repair` (a
+/// law) or `repair_s` (a fixed repair time); what is not given is `defaults`' (the cluster-wide
+/// section's, for an override). Only the keys given or defaulted are recorded, so a scenario
+/// without laws resolves as it always did.
 sim::CrashSpec read_crashes(ObjectReader& r, const sim::CrashSpec& defaults) {
-  sim::CrashSpec c;
-  c.mtbf_s = r.number_or_infinity("mtbf_s", defaults.mtbf_s, above(0.0));
-  c.repair_s = r.number("repair_s", defaults.repair_s, at_least(0.0));
+  sim::CrashSpec c = defaults;
+  if (r.has("failure")) {
+    if (r.has("mtbf_s")) {
+      r.fail("mtbf_s",
+             "mtbf_s and failure both given (expected one: mtbf_s for exponential up "
+             "times, failure for a law)");
+    }
+    r.object("failure", [&](ObjectReader& law) { c.failure = read_failure_law(law); });
+  } else if (const auto* exponential = std::get_if<sim::ExponentialLaw>(&defaults.failure);
+             exponential != nullptr || r.has("mtbf_s")) {
+    const double fallback = exponential != nullptr ? exponential->mean_s : INFINITY;
+    c.failure = sim::ExponentialLaw{r.number_or_infinity("mtbf_s", fallback, above(0.0))};
+  }
+  if (r.has("repair")) {
+    if (r.has("repair_s")) {
+      r.fail("repair_s",
+             "repair_s and repair both given (expected one: repair_s for a fixed "
+             "repair time, repair for a law)");
+    }
+    r.object("repair", [&](ObjectReader& law) { c.repair = read_repair_law(law); });
+  } else if (const auto* fixed = std::get_if<sim::FixedLaw>(&defaults.repair);
+             fixed != nullptr || r.has("repair_s")) {
+    c.repair =
+        sim::FixedLaw{r.number("repair_s", fixed != nullptr ? fixed->value_s : 0.0, at_least(0.0))};
+  }
   return c;
 }
 

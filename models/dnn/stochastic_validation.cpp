@@ -25,7 +25,7 @@ std::optional<UnmodelledSetting> unmodelled_setting(const sim::ClusterSpec& clus
                                                     const TrainingSpec& spec,
                                                     const FaultConfig& faults) {
   for (std::size_t p = 0; p < cluster.crashes.size(); ++p) {
-    if (std::isfinite(cluster.crashes[p].mtbf_s)) {
+    if (cluster.crashes[p].ever_fails()) {
       return UnmodelledSetting{"crashes", static_cast<int>(p),
                                "stochastic mode does not model crashes",
                                "mtbf_s null (no crashes)"};

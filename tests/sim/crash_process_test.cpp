@@ -39,7 +39,7 @@ std::vector<std::pair<int, double>> crash_times(int node_count, CrashSpec spec, 
 
 TEST_CASE("time up between failures averages the MTBF") {
   constexpr int kNodes = 4;
-  const CrashSpec spec{100.0, 5.0};
+  const CrashSpec spec = exponential_crashes(100.0, 5.0);
   Engine engine;
   std::vector<Node> nodes = make_nodes(kNodes);
   CrashProcess process(engine, nodes, std::vector<CrashSpec>(kNodes, spec), 42, 0);
@@ -57,14 +57,14 @@ TEST_CASE("time up between failures averages the MTBF") {
   CHECK(process.crashes() == static_cast<std::uint64_t>(failures));
   // Uptimes are Exp(1/M): standard deviation M, so the mean is within 4 M / sqrt(n).
   const double mean_up_s = total_up_s / failures;
-  CHECK(std::abs(mean_up_s - spec.mtbf_s) < 4.0 * spec.mtbf_s / std::sqrt(double(failures)));
+  CHECK(std::abs(mean_up_s - spec.mtbf_s()) < 4.0 * spec.mtbf_s() / std::sqrt(double(failures)));
 }
 
 TEST_CASE("a crashed node's running task never completes") {
   Engine engine;
   std::vector<Node> nodes = make_nodes(2);
   // Node 0 fails every 10 s on average, so a 1000 s task cannot survive; node 1 never fails.
-  CrashProcess process(engine, nodes, {CrashSpec{10.0, 1.0}, CrashSpec{}}, 7, 0);
+  CrashProcess process(engine, nodes, {exponential_crashes(10.0, 1.0), CrashSpec{}}, 7, 0);
   std::vector<bool> lost_flags;
   process.on_crash([&](int id, bool task_lost) {
     CHECK(id == 0);
@@ -86,7 +86,7 @@ TEST_CASE("a crashed node's running task never completes") {
 TEST_CASE("repair brings the node back up repair_s after the crash") {
   Engine engine;
   std::vector<Node> nodes = make_nodes(1);
-  CrashProcess process(engine, nodes, {CrashSpec{50.0, 7.5}}, 3, 0);
+  CrashProcess process(engine, nodes, {exponential_crashes(50.0, 7.5)}, 3, 0);
   double crashed_at = -1.0;
   int repairs = 0;
   process.on_crash([&](int, bool) {
@@ -116,7 +116,8 @@ TEST_CASE("a down node does not fail again before it is repaired") {
   Engine engine;
   std::vector<Node> nodes = make_nodes(kNodes);
   // Failures would come every second but repairs take 100 s.
-  CrashProcess process(engine, nodes, std::vector<CrashSpec>(kNodes, CrashSpec{1.0, 100.0}), 5, 0);
+  CrashProcess process(engine, nodes,
+                       std::vector<CrashSpec>(kNodes, exponential_crashes(1.0, 100.0)), 5, 0);
   std::vector<std::string> history(kNodes);
   process.on_crash([&](int id, bool) { history[id] += 'c'; });
   process.on_repair([&](int id) { history[id] += 'r'; });
@@ -134,7 +135,7 @@ TEST_CASE("a down node does not fail again before it is repaired") {
 TEST_CASE("with zero repair time the node comes back right after the crash listener's reactions") {
   Engine engine;
   std::vector<Node> nodes = make_nodes(1);
-  CrashProcess process(engine, nodes, {CrashSpec{10.0, 0.0}}, 9, 0);
+  CrashProcess process(engine, nodes, {exponential_crashes(10.0, 0.0)}, 9, 0);
   std::vector<std::string> log;
   double crashed_at = -1.0;
   process.on_crash([&](int, bool) {
@@ -170,7 +171,8 @@ TEST_CASE("an infinite MTBF never crashes") {
   const auto crashes = [] {
     Engine e;
     std::vector<Node> mixed = make_nodes(3);
-    CrashProcess process(e, mixed, {CrashSpec{}, CrashSpec{20.0, 1.0}, CrashSpec{}}, 1, 0);
+    CrashProcess process(e, mixed, {CrashSpec{}, exponential_crashes(20.0, 1.0), CrashSpec{}}, 1,
+                         0);
     std::vector<int> ids;
     process.on_crash([&](int id, bool) { ids.push_back(id); });
     process.start();
@@ -182,7 +184,7 @@ TEST_CASE("an infinite MTBF never crashes") {
 }
 
 TEST_CASE("the same seed gives the same crash times and another replica different ones") {
-  const CrashSpec spec{30.0, 2.0};
+  const CrashSpec spec = exponential_crashes(30.0, 2.0);
   const auto first = crash_times(4, spec, 1000.0, 11, 0);
   CHECK(first.size() > 50);
   CHECK(crash_times(4, spec, 1000.0, 11, 0) == first);
@@ -191,7 +193,7 @@ TEST_CASE("the same seed gives the same crash times and another replica differen
 }
 
 TEST_CASE("a node's crash times do not depend on how many other nodes there are") {
-  const CrashSpec spec{30.0, 2.0};
+  const CrashSpec spec = exponential_crashes(30.0, 2.0);
   auto only_node0 = [](std::vector<std::pair<int, double>> all) {
     std::vector<double> out;
     for (const auto& [id, t] : all)
@@ -206,7 +208,8 @@ TEST_CASE("a node's crash times do not depend on how many other nodes there are"
 TEST_CASE("the process runs without listeners") {
   Engine engine;
   std::vector<Node> nodes = make_nodes(2);
-  CrashProcess process(engine, nodes, std::vector<CrashSpec>(2, CrashSpec{10.0, 1.0}), 2, 0);
+  CrashProcess process(engine, nodes, std::vector<CrashSpec>(2, exponential_crashes(10.0, 1.0)), 2,
+                       0);
   process.start();
   engine.run_until(1000.0);
   CHECK(process.crashes() > 100);
@@ -217,7 +220,8 @@ TEST_CASE("a node that fails again at the instant it was repaired stays down ins
   // would crash and come back forever without the clock moving.
   Engine engine;
   std::vector<Node> nodes = make_nodes(2);
-  CrashProcess process(engine, nodes, {CrashSpec{5e-324, 0.0}, CrashSpec{5e-324, 1.0}}, 1, 0);
+  CrashProcess process(engine, nodes,
+                       {exponential_crashes(5e-324, 0.0), exponential_crashes(5e-324, 1.0)}, 1, 0);
   std::vector<std::pair<int, double>> crashes;
   process.on_crash([&](int id, bool) { crashes.emplace_back(id, engine.now()); });
   process.start();

@@ -14,7 +14,7 @@ namespace {
 // of the energy has something to count.
 ClusterSpec faulty_cluster() {
   ClusterSpec cluster = uniform_cluster(4, 1e9);
-  for (CrashSpec& c : cluster.crashes) c = {40.0, 5.0};
+  for (CrashSpec& c : cluster.crashes) c = exponential_crashes(40.0, 5.0);
   for (SoftErrorSpec& s : cluster.soft_errors) s.probability_per_operation = 0.05;
   return cluster;
 }
@@ -127,7 +127,8 @@ TEST_CASE("rollbacks lose energy and crashed nodes powered off spend less than i
 
 TEST_CASE("a node still down at the end of the run draws its down power until the end") {
   ClusterSpec cluster = uniform_cluster(2, 1e9);
-  cluster.crashes[1] = {1e-6, 1e12};  // node 1 fails at once and is never repaired in the run
+  cluster.crashes[1] =
+      exponential_crashes(1e-6, 1e12);  // node 1 fails at once and is never repaired in the run
   IterativeJobSpec job;
   job.iterations = 10;
   job.wait_for = 1;  // node 0 carries on alone

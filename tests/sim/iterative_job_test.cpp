@@ -99,7 +99,7 @@ TEST_CASE("waiting for the fastest K tasks beats waiting for all under straggler
 
 TEST_CASE("the same seed and replica give identical metrics and another replica differs") {
   ClusterSpec cluster = uniform_cluster(6, 1e9);
-  for (auto& c : cluster.crashes) c = {50.0, 2.0};
+  for (auto& c : cluster.crashes) c = exponential_crashes(50.0, 2.0);
   for (auto& s : cluster.stragglers) {
     s.kind = StragglerKind::lognormal;
     s.sigma = 0.5;
@@ -145,7 +145,8 @@ TEST_CASE("detected soft errors roll back and undetected ones are counted as sil
 
 TEST_CASE("a replica that cannot finish stops at the time limit and says so") {
   ClusterSpec cluster = uniform_cluster(1, 1e9);
-  cluster.crashes[0] = {0.5, 0.0};  // fails twice per task on average, no checkpoints
+  cluster.crashes[0] =
+      exponential_crashes(0.5, 0.0);  // fails twice per task on average, no checkpoints
   IterativeJobSpec job;
   job.iterations = 100;
   job.time_limit_s = 1000.0;
@@ -190,7 +191,7 @@ TEST_CASE("mean completion time matches Daly's model within its 95% confidence i
     CAPTURE(c.mtbf_s);
     CAPTURE(c.tau_s);
     ClusterSpec cluster = uniform_cluster(1, 1e9);
-    cluster.crashes[0] = {c.mtbf_s, 0.0};
+    cluster.crashes[0] = exponential_crashes(c.mtbf_s, 0.0);
     CheckpointSpec checkpoint;
     checkpoint.policy = CheckpointKind::every_iterations;
     checkpoint.every_iterations = static_cast<int>(c.tau_s);
@@ -237,7 +238,7 @@ TEST_CASE("a job stopped by its time limit in any phase has a breakdown that add
   // the run stop it in compute, exchange, checkpoint, restart and waiting phases. Before, the
   // phase in progress and the work since the last checkpoint were left out.
   ClusterSpec cluster = uniform_cluster(4, 1e9);
-  for (CrashSpec& c : cluster.crashes) c = {40.0, 5.0};
+  for (CrashSpec& c : cluster.crashes) c = exponential_crashes(40.0, 5.0);
   for (SoftErrorSpec& s : cluster.soft_errors) s.probability_per_operation = 0.05;
   CheckpointSpec checkpoint;
   checkpoint.policy = CheckpointKind::every_iterations;
@@ -263,7 +264,7 @@ TEST_CASE("a job stopped by its time limit in any phase has a breakdown that add
 TEST_CASE("a job with tasks that never end stops at its time limit instead of aborting") {
   // 1e308 flops at 5e-324 flop/s: an infinite task time, whose event is never queued.
   ClusterSpec cluster = uniform_cluster(2, 5e-324);
-  for (CrashSpec& c : cluster.crashes) c = {10.0, 1.0};
+  for (CrashSpec& c : cluster.crashes) c = exponential_crashes(10.0, 1.0);
   IterativeJobSpec job;
   job.task_flops = 1e308;
   job.time_limit_s = 1000.0;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <chrono>
 #include <cmath>
+#include <variant>
 
 #include <cstdio>
 #include <filesystem>
@@ -169,9 +170,9 @@ TEST_CASE("overrides change only the listed nodes and start from the cluster-wid
   CHECK(s.cluster.speeds_flops_per_s[0] == 1e9);
   CHECK(s.cluster.speeds_flops_per_s[1] == 1e9);
   CHECK(s.cluster.speeds_flops_per_s[2] == 2e9);
-  CHECK(s.cluster.crashes[5].mtbf_s == 50);
-  CHECK(s.cluster.crashes[5].repair_s == 10);  // the cluster's repair_s
-  CHECK(s.cluster.crashes[4].mtbf_s == 500);
+  CHECK(s.cluster.crashes[5].mtbf_s() == 50);
+  CHECK(codesim::sim::mean_s(s.cluster.crashes[5].repair) == 10);  // the cluster's repair_s
+  CHECK(s.cluster.crashes[4].mtbf_s() == 500);
   CHECK(s.cluster.stragglers[5].kind == codesim::sim::StragglerKind::pareto);
   CHECK(s.resolved["cluster"]["overrides"][1].dump() ==
         R"({"nodes":[5],"crashes":{"mtbf_s":50.0,"repair_s":10.0}})");
@@ -367,7 +368,7 @@ TEST_CASE("every default is filled in the resolved scenario") {
   CHECK(s.seed == 1);
   CHECK(s.replicas == 10);
   CHECK(s.cluster.node_count() == 4);
-  CHECK(std::isinf(s.cluster.crashes[0].mtbf_s));
+  CHECK(std::isinf(s.cluster.crashes[0].mtbf_s()));
   CHECK(std::get<codesim::sim::IterativeJobSpec>(s.workload).iterations == 10);
   const Json& r = s.resolved;
   CHECK(r["name"] == "my_scenario");
@@ -415,7 +416,7 @@ TEST_CASE("set overrides replace values, create sections and parse JSON or fall 
   CHECK(s.cluster.node_count() == 32);
   CHECK(s.cluster.network.shape == codesim::sim::TopologyShape::ring);
   CHECK(s.cluster.soft_errors[31].rate_per_flop == 1e-12);
-  CHECK(std::isinf(s.cluster.crashes[3].mtbf_s));
+  CHECK(std::isinf(s.cluster.crashes[3].mtbf_s()));
 }
 
 TEST_CASE("a set to an unknown key is rejected like an unknown key in the file") {
@@ -539,4 +540,43 @@ TEST_CASE("every scenario key of every kind is documented in scenarios/README.md
     INFO("undocumented key: " << key);
     CHECK(readme.find("`" + key + "`") != std::string::npos);
   }
+}
+
+TEST_CASE("crash laws are read from failure and repair objects, and overrides keep the rest") {
+  Json document = with(
+      "/cluster/crashes={\"failure\": {\"law\": \"weibull\", \"shape\": 0.7, \"scale_s\": 80}, "
+      "\"repair\": {\"law\": \"lognormal\", \"mean_s\": 2, \"sigma\": 1}}");
+  document["cluster"]["overrides"].push_back(
+      Json::parse(R"({"nodes": [6], "crashes": {"mtbf_s": 40}})"));
+  const Scenario s = load_scenario(document, "s.json");
+  const auto* weibull = std::get_if<codesim::sim::WeibullLaw>(&s.cluster.crashes[0].failure);
+  REQUIRE(weibull != nullptr);
+  CHECK(weibull->shape == 0.7);
+  CHECK(weibull->scale_s == 80);
+  CHECK(s.cluster.crashes[0].mtbf_s() == doctest::Approx(80 * std::tgamma(1 + 1 / 0.7)));
+  // Node 6: exponential up times of its own, the cluster-wide log-normal repairs.
+  CHECK(s.cluster.crashes[6].mtbf_s() == 40);
+  CHECK(std::holds_alternative<codesim::sim::LogNormalLaw>(s.cluster.crashes[6].repair));
+  CHECK(s.resolved["cluster"]["crashes"]["failure"]["law"] == "weibull");
+}
+
+TEST_CASE("bad crash laws exit with the pointer of what is wrong") {
+  const auto law = [](const std::string& crashes) { return with("/cluster/crashes=" + crashes); };
+  CHECK(error_of(law(R"({"failure": {"law": "weibull", "shape": 0, "scale_s": 1}})")) ==
+        "s.json: /cluster/crashes/failure/shape: value 0 is out of range (expected a number > 0)");
+  CHECK(pointer_of_error(law(R"({"failure": {"law": "weibull", "shape": 1}})")) ==
+        "/cluster/crashes/failure/scale_s");
+  CHECK(pointer_of_error(law(R"({"failure": {"law": "gamma"}})")) ==
+        "/cluster/crashes/failure/law");
+  CHECK(pointer_of_error(law(R"({"failure": {"law": "lognormal", "mean_s": 1, "sigma": 1,
+                                 "shape": 2}})")) == "/cluster/crashes/failure/shape");
+  CHECK(error_of(law(R"({"mtbf_s": 5, "failure": {"law": "exponential", "mean_s": 5}})"))
+            .starts_with("s.json: /cluster/crashes/mtbf_s: mtbf_s and failure both given"));
+  CHECK(pointer_of_error(law(R"({"repair_s": 1, "repair": {"law": "fixed", "value_s": 1}})")) ==
+        "/cluster/crashes/repair_s");
+  CHECK(pointer_of_error(law(R"({"repair": {"law": "exponential", "mean_s": null}})")) ==
+        "/cluster/crashes/repair/mean_s");
+  CHECK(error_of(law(R"({"failure": {"law": "weibull", "shape": 1e-5, "scale_s": 1}})")) ==
+        "s.json: /cluster/crashes/failure: shape is so small that the mean scale_s Gamma(1 + 1 / "
+        "shape) is infinite (expected a valid failure law)");
 }

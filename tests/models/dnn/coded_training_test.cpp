@@ -302,8 +302,7 @@ TEST_CASE("a crashed node is an erasure and is regenerated after its repair") {
   TrainingSpec spec = training("gpd", 40);
   sim::ClusterSpec c = cluster();
   // One iteration takes about 15 microseconds here; node 3 fails often and stays down a while.
-  c.crashes[3].mtbf_s = 1e-4;
-  c.crashes[3].repair_s = 5e-5;
+  c.crashes[3] = sim::exponential_crashes(1e-4, 5e-5);
   const TrainingResult r = train(spec, no_faults(), {}, c);
   CHECK(r.metrics.get("completed") == 1.0);
   CHECK(r.metrics.get("crashes") > 0.0);
@@ -315,8 +314,7 @@ TEST_CASE("a crashed node is an erasure and is regenerated after its repair") {
 TEST_CASE("without redundancy a crash rolls back and the run waits for the repair") {
   TrainingSpec spec = training("uncoded", 40);
   sim::ClusterSpec c = cluster();
-  c.crashes[1].mtbf_s = 4e-4;
-  c.crashes[1].repair_s = 2e-4;
+  c.crashes[1] = sim::exponential_crashes(4e-4, 2e-4);
   const TrainingResult r = train(spec, no_faults(), every(5), c);
   CHECK(r.metrics.get("completed") == 1.0);
   CHECK(r.metrics.get("crashes") > 0.0);

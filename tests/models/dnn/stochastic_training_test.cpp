@@ -387,8 +387,8 @@ TEST_CASE("the first unmodelled setting names its node") {
   const TrainingSpec spec = training(codenet(), 10);
   CHECK(!unmodelled_setting(cluster(), spec, weights_at(1e-3)).has_value());
   sim::ClusterSpec crashing = cluster();
-  crashing.crashes[3].mtbf_s = 100.0;
-  crashing.crashes[7].mtbf_s = 100.0;
+  crashing.crashes[3] = sim::exponential_crashes(100.0);
+  crashing.crashes[7] = sim::exponential_crashes(100.0);
   const auto crash = unmodelled_setting(crashing, spec, weights_at(1e-3));
   REQUIRE(crash.has_value());
   CHECK(crash->setting == "crashes");
@@ -416,7 +416,7 @@ TEST_CASE("what the stochastic mode does not model is refused") {
   const TrainingSpec spec = training(codenet(), 10);
   CHECK(validate_stochastic_training(cluster(), spec, weights_at(1e-3)).empty());
   sim::ClusterSpec crashing = cluster();
-  crashing.crashes[3].mtbf_s = 100.0;
+  crashing.crashes[3] = sim::exponential_crashes(100.0);
   CHECK(validate_stochastic_training(crashing, spec, weights_at(1e-3)).find("crashes") !=
         std::string::npos);
   for (FaultTarget t : {FaultTarget::activation, FaultTarget::decode, FaultTarget::update}) {

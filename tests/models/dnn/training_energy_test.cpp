@@ -22,8 +22,7 @@ TrainingResult crashing_run(int nodes_down_W) {
   TrainingSpec spec = training("uncoded", 40);
   spec.eval_every = 4;
   sim::ClusterSpec c = cluster();
-  c.crashes[1].mtbf_s = 4e-4;
-  c.crashes[1].repair_s = 2e-4;
+  c.crashes[1] = sim::exponential_crashes(4e-4, 2e-4);
   for (sim::PowerSpec& p : c.power) p.down_W = nodes_down_W;
   return train(spec, no_faults(), every(5, 1e-5, 2e-5), c);
 }
