@@ -50,6 +50,15 @@ std::string validate_checkpoint(const CheckpointSpec& spec) {
       return "";
     case CheckpointKind::young:
     case CheckpointKind::daly:
+    case CheckpointKind::optimal_simulated:
+      if (!(spec.interval_factor > 0.0 && std::isfinite(spec.interval_factor)))
+        return problem("interval_factor must be finite and > 0", spec.interval_factor);
+      if (policy == CheckpointKind::optimal_simulated && spec.search_factors.size() < 2)
+        return problem("search_factors needs at least two factors",
+                       static_cast<double>(spec.search_factors.size()));
+      for (double f : spec.search_factors)
+        if (!(f > 0.0 && std::isfinite(f)))
+          return problem("search_factors must be finite and > 0", f);
       if (!(checkpoint_write_cost_s(spec) > 0.0))
         return problem(std::string(to_string(policy)) +
                            " needs a positive write cost (write_s, or bytes with "
@@ -126,12 +135,14 @@ CheckpointPolicy::CheckpointPolicy(const CheckpointSpec& spec, double mtbf_s, Ch
       interval_s_ = spec.every_s;
       break;
     case CheckpointKind::young:
-    case CheckpointKind::daly: {
+    case CheckpointKind::daly:
+    case CheckpointKind::optimal_simulated: {
       const double m = spec.mtbf_s > 0.0 ? spec.mtbf_s : mtbf_s;
       // M = 0 (failures at an infinite rate): an interval of 0, a checkpoint every iteration.
       CODESIM_CHECK(m >= 0.0, "young/daly need an MTBF >= 0");
-      interval_s_ = spec.policy == CheckpointKind::young ? young_interval_s(write_cost_s_, m)
-                                                         : daly_interval_s(write_cost_s_, m);
+      interval_s_ = spec.interval_factor * (spec.policy == CheckpointKind::young
+                                                ? young_interval_s(write_cost_s_, m)
+                                                : daly_interval_s(write_cost_s_, m));
       // A job that never fails never needs a checkpoint.
       kind_ = std::isinf(interval_s_) ? Kind::none : Kind::seconds;
       break;

@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/checkpoint_storage.hpp"
 
@@ -12,12 +13,14 @@ namespace codesim::sim {
 /// The checkpoint policies: none, every_iterations (every every_iterations iterations),
 /// every_seconds (every every_s of progress), young (tau = sqrt(2 delta M)) and daly (Daly 2006
 /// higher-order tau), where delta is the write cost and M = mtbf_s (the whole job's mean time
-/// between failures).
-enum class CheckpointKind { none, every_iterations, every_seconds, young, daly };
+/// between failures), and optimal_simulated: the runner simulates daly with each of
+/// search_factors times its interval (common random numbers) and reports the fastest
+/// (app/exec/checkpoint_search); run directly, it is daly.
+enum class CheckpointKind { none, every_iterations, every_seconds, young, daly, optimal_simulated };
 
 /// The policies' names (in scenarios and outputs), indexed by CheckpointKind.
-inline constexpr std::array<std::string_view, 5> kCheckpointKindNames = {
-    "none", "every_iterations", "every_seconds", "young", "daly"};
+inline constexpr std::array<std::string_view, 6> kCheckpointKindNames = {
+    "none", "every_iterations", "every_seconds", "young", "daly", "optimal_simulated"};
 std::string_view to_string(CheckpointKind kind);
 
 /// Plain description of checkpointing: the policy and its parameters.
@@ -26,8 +29,12 @@ struct CheckpointSpec {
   int every_iterations = 0;  ///< > 0 for every_iterations
   double every_s = 0.0;      ///< > 0 for every_seconds
   double mtbf_s = 0.0;       ///< job MTBF for young/daly; 0 = derive from the cluster
-  double write_s = 0.0;      ///< fixed write cost, seconds
-  double bytes = 0.0;        ///< bytes written per checkpoint (adds bytes / write_bandwidth)
+  /// young/daly: the interval is this times Young's or Daly's (> 0; 1 = theirs).
+  double interval_factor = 1.0;
+  /// optimal_simulated: the interval factors simulated (each > 0, at least two).
+  std::vector<double> search_factors = {0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0};
+  double write_s = 0.0;  ///< fixed write cost, seconds
+  double bytes = 0.0;    ///< bytes written per checkpoint (adds bytes / write_bandwidth)
   double write_bandwidth_Bps = 0.0;  ///< 0 = no bandwidth term
   double restart_s = 0.0;            ///< cost of restarting from the last checkpoint, seconds
   /// Rollbacks in a row that get no further than the best attempt from the same checkpoint

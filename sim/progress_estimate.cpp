@@ -25,6 +25,7 @@ double checkpoint_interval_iterations(const CheckpointSpec& checkpoint, int iter
     case CheckpointKind::every_seconds:
     case CheckpointKind::young:
     case CheckpointKind::daly:
+    case CheckpointKind::optimal_simulated:
       return 1;
   }
   return 1;

@@ -188,9 +188,38 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
       << "restarts and lost work)\n";
 }
 
-}  // namespace
+/// One line per checkpoint-interval search: the fastest factor of Daly's interval, against Daly's.
+void print_checkpoint_searches(const Json& results, std::ostream& out) {
+  if (!results.contains("checkpoint_search")) return;
+  for (const Json& search : results["checkpoint_search"]) {
+    out << "checkpoint search"
+        << (search["label"] == "" ? "" : " (" + search["label"].get<std::string>() + ")") << ": ";
+    if (search["chosen_factor"].is_null()) {
+      out << "no candidate completed every replica\n";
+      continue;
+    }
+    const Json& factors = search["factors"];
+    const Json& means = search["mean_completion_time_s"];
+    const Json& intervals = search["ci95_completion_time_s"];
+    for (std::size_t k = 0; k < factors.size(); ++k) {
+      if (factors[k] != search["chosen_factor"]) continue;
+      out << "fastest " << format_value(factors[k].get<double>()) << " x Daly's interval, "
+          << format_value(means[k].get<double>()) << " s +- "
+          << format_value(intervals[k].get<double>()) << " s";
+    }
+    for (std::size_t k = 0; k < factors.size(); ++k) {
+      if (factors[k].get<double>() == 1.0 && means[k].is_number()) {
+        out << " (Daly's: " << format_value(means[k].get<double>()) << " s +- "
+            << format_value(intervals[k].get<double>()) << " s)";
+      }
+    }
+    out << "\n";
+  }
+}
 
-void print_run_summary(const Experiment& experiment, const Json& results, std::ostream& out) {
+// The header line, then the training table or each point's iterative-job summary.
+void print_run_summary_points(const Experiment& experiment, const Json& results,
+                              std::ostream& out) {
   const Scenario& first = experiment.points.front().scenario;
   out << "scenario " << first.name << ": " << first.cluster.node_count() << " nodes ("
       << sim::to_string(first.cluster.network.shape) << "), " << first.replicas
@@ -206,6 +235,13 @@ void print_run_summary(const Experiment& experiment, const Json& results, std::o
       out << "point " << p << ": " << experiment.points[p].label << "\n";
     print_iterative_job(experiment.points[p].scenario, results["points"][p]["aggregate"], out);
   }
+}
+
+}  // namespace
+
+void print_run_summary(const Experiment& experiment, const Json& results, std::ostream& out) {
+  print_run_summary_points(experiment, results, out);
+  print_checkpoint_searches(results, out);
 }
 
 }  // namespace codesim::app

@@ -391,13 +391,40 @@ sim::StorageSpec read_storage(ObjectReader& r, const sim::TopologySpec& network)
   return storage;
 }
 
+/// optimal_simulated's search_factors: at least two distinct numbers > 0, in increasing order.
+std::vector<double> read_search_factors(ObjectReader& r, const std::vector<double>& defaults) {
+  const Json* raw = r.raw("search_factors");
+  if (raw == nullptr) {
+    r.record("search_factors", defaults);
+    return defaults;
+  }
+  const std::string expected =
+      "expected an increasing array of at least two numbers > 0, e.g. [0.25, 0.5, 1, 2, 4]";
+  if (!raw->is_array() || raw->size() < 2)
+    r.fail("search_factors", "not such an array (" + expected + ")");
+  std::vector<double> factors;
+  for (std::size_t i = 0; i < raw->size(); ++i) {
+    const Json& v = (*raw)[i];
+    const std::string at = r.pointer_of("search_factors") + "/" + std::to_string(i);
+    if (!v.is_number() || !(v.get<double>() > 0.0) || !std::isfinite(v.get<double>()))
+      throw ScenarioError(r.file(), at, "got " + describe_json(v) + " (" + expected + ")");
+    if (!factors.empty() && !(v.get<double>() > factors.back()))
+      throw ScenarioError(r.file(), at, "not larger than the factor before it (" + expected + ")");
+    factors.push_back(v.get<double>());
+  }
+  r.record("search_factors", factors);
+  return factors;
+}
+
 sim::CheckpointSpec read_checkpoint(ObjectReader& r, const sim::TopologySpec& network) {
   using sim::CheckpointKind;
   sim::CheckpointSpec c;
   c.storage = read_storage(r, network);
   const bool shared = c.storage.kind == sim::StorageKind::shared;
   c.policy = r.kind("policy", c.policy, sim::kCheckpointKindNames, "checkpoint policy");
-  const bool young_or_daly = c.policy == CheckpointKind::young || c.policy == CheckpointKind::daly;
+  const bool young_or_daly = c.policy == CheckpointKind::young ||
+                             c.policy == CheckpointKind::daly ||
+                             c.policy == CheckpointKind::optimal_simulated;
   switch (c.policy) {
     case CheckpointKind::none:
       break;
@@ -411,6 +438,13 @@ sim::CheckpointSpec read_checkpoint(ObjectReader& r, const sim::TopologySpec& ne
     case CheckpointKind::young:
     case CheckpointKind::daly:
       c.mtbf_s = r.number("mtbf_s", 0.0, at_least(0.0));
+      // Recorded only when given, so that scenarios without it resolve as before.
+      if (r.has("interval_factor"))
+        c.interval_factor = r.number("interval_factor", 1.0, above(0.0));
+      break;
+    case CheckpointKind::optimal_simulated:
+      c.mtbf_s = r.number("mtbf_s", 0.0, at_least(0.0));
+      c.search_factors = read_search_factors(r, c.search_factors);
       break;
   }
   if (c.policy != CheckpointKind::none) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "analysis/results_json.hpp"
 #include "app/config/fault_log_json.hpp"
@@ -348,7 +349,30 @@ RunOutput collect_results(const Experiment& experiment, const PreparedRun& prepa
     results["points"].push_back(analysis::point_json(point.params, point.label, replicas, numbers));
     if (!guard.records[p].is_null()) results["points"].back()["decoding"] = guard.records[p];
   }
+  if (!experiment.searches.empty()) {
+    results["checkpoint_search"] = checkpoint_search_json(experiment.searches, results["points"]);
+  }
   return output;
+}
+
+/// Adds the candidates of `point`'s checkpoint-interval search (loaded from `document`) and the
+/// search: each candidate is the point with policy daly and one interval factor, named by it.
+void add_checkpoint_search(Experiment& experiment, const ExperimentPoint& point,
+                           const Json& document, const std::string& file) {
+  const std::vector<double>& factors = point.scenario.checkpoint.search_factors;
+  experiment.searches.push_back({experiment.points.size(), factors, point.label});
+  const std::vector<Json> documents = checkpoint_search_documents(document, factors);
+  for (std::size_t k = 0; k < factors.size(); ++k) {
+    ExperimentPoint candidate;
+    candidate.params = point.params;
+    candidate.params["/checkpoint/interval_factor"] = factors[k];
+    candidate.sources = point.sources;
+    candidate.scenario = load_scenario(documents[k], file);
+    std::ostringstream name;
+    name << (point.label.empty() ? "" : point.label + ", ") << "interval_factor=" << factors[k];
+    candidate.label = name.str();
+    experiment.points.push_back(std::move(candidate));
+  }
 }
 
 }  // namespace
@@ -368,9 +392,13 @@ Experiment make_experiment(const Json& document, const std::string& file) {
       throw in_sweep_point(e, i, points[i].label, point.sources);
     }
     point.label = point.scenario.label.empty() ? points[i].label : point.scenario.label;
-    experiment.points.push_back(std::move(point));
+    if (i == 0) experiment.scenario = point.scenario.resolved;
+    if (point.scenario.checkpoint.policy == sim::CheckpointKind::optimal_simulated) {
+      add_checkpoint_search(experiment, point, points[i].document, file);
+    } else {
+      experiment.points.push_back(std::move(point));
+    }
   }
-  experiment.scenario = experiment.points.front().scenario.resolved;
   if (document.is_object() && document.contains("sweep")) {
     experiment.scenario["sweep"] = document["sweep"];
   }

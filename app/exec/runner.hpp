@@ -13,6 +13,7 @@
 #include "app/config/object_reader.hpp"
 #include "app/config/scenario.hpp"
 #include "app/config/sweep.hpp"
+#include "app/exec/checkpoint_search.hpp"
 #include "models/faults/fault_log.hpp"
 #include "models/linalg/dense_kernels.hpp"
 #include "sim/metric_set.hpp"
@@ -35,6 +36,8 @@ struct Experiment {
   std::string file;  ///< as the user named it (labels errors)
   Json scenario;     ///< point 0's resolved scenario, plus the `sweep` block as given
   std::vector<ExperimentPoint> points;
+  /// Checkpoint-interval searches (optimal_simulated): their candidates are among `points`.
+  std::vector<CheckpointSearch> searches;
   /// The kernels every training point runs on (set with use_arithmetic; recorded in results).
   models::Arithmetic arithmetic = models::Arithmetic::portable;
   /// True when the trace came from codesim run --trace (use_trace), not the scenario: messages

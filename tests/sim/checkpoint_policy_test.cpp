@@ -113,6 +113,23 @@ TEST_CASE("young and daly are due after their interval of progress") {
   CHECK(daly.due(1, 3180.1));
 }
 
+TEST_CASE("an interval factor scales Young's and Daly's interval, and a search runs as Daly") {
+  CheckpointSpec spec;
+  spec.policy = CheckpointKind::daly;
+  spec.write_s = 60.0;
+  const double daly_s = CheckpointPolicy(spec, 86400.0).interval_s();
+  spec.interval_factor = 2.5;
+  CHECK(CheckpointPolicy(spec, 86400.0).interval_s() == doctest::Approx(2.5 * daly_s));
+  spec.policy = CheckpointKind::optimal_simulated;
+  spec.interval_factor = 1.0;
+  CHECK(CheckpointPolicy(spec, 86400.0).interval_s() == daly_s);
+  spec.search_factors = {1.0};
+  CHECK(validate_checkpoint(spec).find("search_factors needs at least two") != std::string::npos);
+  spec.search_factors = {0.5, 1.0};
+  spec.interval_factor = 0.0;
+  CHECK(validate_checkpoint(spec).find("interval_factor must be") != std::string::npos);
+}
+
 TEST_CASE("young's interval counts the transfers to shared storage that a write pays") {
   // Four nodes on a star (no latency) each send 1e10 of the job's 4e10 bytes to a server hanging
   // off node 0 by a 1e9 B/s link: the link moves 4e10 bytes in 40 s, so delta = 20 + 40 = 60 s

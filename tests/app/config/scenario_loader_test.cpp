@@ -142,7 +142,7 @@ TEST_CASE("an invalid enum string is rejected with the allowed values and a sugg
         "edge_list)");
   CHECK(error_of(with("/checkpoint/policy=sometimes")) ==
         "s.json: /checkpoint/policy: unknown value \"sometimes\" (expected one of: none, "
-        "every_iterations, every_seconds, young, daly)");
+        "every_iterations, every_seconds, young, daly, optimal_simulated)");
   CHECK(pointer_of_error(with("/workload/exchange=broadcast")) == "/workload/exchange");
   CHECK(error_of(with("/workload/kind=trainng")) ==
         "s.json: /workload/kind: unknown value \"trainng\", did you mean \"training\"? "
