@@ -23,10 +23,14 @@ std::vector<Node> build_nodes(const ClusterSpec& spec, std::uint64_t seed, std::
   return nodes;
 }
 
-double combined_mtbf_s(const std::vector<CrashSpec>& crashes) {
+double combined_mtbf_s(const std::vector<CrashSpec>& crashes,
+                       const std::vector<FailureDomainSpec>& domains) {
   double rate_per_s = 0.0;
   for (const CrashSpec& c : crashes)
     if (c.ever_fails()) rate_per_s += 1.0 / c.mtbf_s();
+  // A domain's failure interrupts the job once, however many nodes it takes down.
+  for (const FailureDomainSpec& d : domains)
+    if (std::isfinite(mean_s(d.failure))) rate_per_s += 1.0 / mean_s(d.failure);
   return rate_per_s > 0.0 ? 1.0 / rate_per_s : INFINITY;
 }
 }  // namespace
@@ -45,9 +49,9 @@ ClusterSpec uniform_cluster(int nodes, double speed_flops_per_s) {
 Cluster::Cluster(Engine& engine, const ClusterSpec& spec, std::uint64_t seed, std::uint64_t replica)
     : nodes_(build_nodes(spec, seed, replica)),
       topology_(spec.network),
-      crashes_(engine, nodes_, spec.crashes, seed, replica),
+      crashes_(engine, nodes_, spec.crashes, seed, replica, spec.shared_failures),
       soft_errors_(spec.soft_errors, seed, replica),
-      system_mtbf_s_(combined_mtbf_s(spec.crashes)) {
+      system_mtbf_s_(combined_mtbf_s(spec.crashes, spec.shared_failures.domains)) {
   CODESIM_CHECK(spec.network.nodes == spec.node_count(), "network size must equal node count");
 }
 

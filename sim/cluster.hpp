@@ -36,6 +36,8 @@ struct ClusterSpec {
   std::vector<double> speeds_flops_per_s;
   std::vector<StragglerSpec> stragglers;
   std::vector<CrashSpec> crashes;
+  /// Failure domains and the availability trace (none by default).
+  SharedFailures shared_failures;
   std::vector<SoftErrorSpec> soft_errors;
   std::vector<PowerSpec> power;
   TransferEnergySpec transfer_energy;
@@ -62,7 +64,9 @@ class Cluster {
   CrashProcess& crashes() { return crashes_; }
   SoftErrorProcess& soft_errors() { return soft_errors_; }
   const SoftErrorProcess& soft_errors() const { return soft_errors_; }
-  /// Mean time between failures of the whole cluster, 1 / sum(1 / mtbf_i); infinity if none crash.
+  /// Mean time between failures of the whole cluster, 1 / (sum over nodes of 1 / mtbf_i + sum
+  /// over failure domains of 1 / their mean up time); infinity if nothing fails. A replayed trace
+  /// is not counted (it has no rate).
   double system_mtbf_s() const { return system_mtbf_s_; }
 
  private:

@@ -1,18 +1,45 @@
-// CrashProcess: draws each node's next failure while it is up, crashes it, repairs it, repeats.
+// CrashProcess: draws each node's next failure while it is up, crashes it, repairs it, repeats;
+// fails and repairs domains the same way and replays the trace, counting the causes that hold each
+// node down.
 #include "sim/crash_process.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/check.hpp"
 
 namespace codesim::sim {
+namespace {
+void check_shared(const SharedFailures& shared, std::size_t nodes) {
+  for (const FailureDomainSpec& d : shared.domains) {
+    CODESIM_CHECK(!d.nodes.empty(), "a failure domain has members");
+    for (int member : d.nodes)
+      CODESIM_CHECK(member >= 0 && static_cast<std::size_t>(member) < nodes,
+                    "a failure domain's members are nodes of the process");
+    CODESIM_CHECK(validate(d.failure).empty(), "a domain failure law is valid");
+    CODESIM_CHECK(validate(d.repair).empty(), "a domain repair law is valid");
+  }
+  CODESIM_CHECK(shared.trace.empty() || shared.trace.size() == nodes,
+                "an availability trace has one entry per node");
+  for (const std::vector<DownInterval>& intervals : shared.trace) {
+    double end_s = 0.0;
+    for (const DownInterval& i : intervals) {
+      CODESIM_CHECK(i.down_s >= end_s && i.up_s > i.down_s,
+                    "trace intervals are sorted, disjoint and start at 0 or later");
+      end_s = i.up_s;
+    }
+  }
+}
+}  // namespace
 
 CrashProcess::CrashProcess(Engine& engine, std::vector<Node>& nodes, std::vector<CrashSpec> specs,
-                           std::uint64_t seed, std::uint64_t replica)
-    : engine_(engine), nodes_(nodes), specs_(std::move(specs)) {
+                           std::uint64_t seed, std::uint64_t replica, SharedFailures shared)
+    : engine_(engine), nodes_(nodes), specs_(std::move(specs)), shared_(std::move(shared)) {
   CODESIM_CHECK(specs_.size() == nodes_.size(), "one crash spec per node");
+  check_shared(shared_, nodes_.size());
   streams_.reserve(nodes_.size());
   last_crash_s_.assign(nodes_.size(), std::nan(""));
+  causes_.assign(nodes_.size(), 0);
   repair_streams_.reserve(nodes_.size());
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     CODESIM_CHECK(validate(specs_[i].failure).empty(), "a crash failure law is valid");
@@ -21,10 +48,33 @@ CrashProcess::CrashProcess(Engine& engine, std::vector<Node>& nodes, std::vector
     streams_.emplace_back(StreamKey{seed, replica, "crash", id});
     repair_streams_.emplace_back(StreamKey{seed, replica, "repair", id});
   }
+  last_domain_failure_s_.assign(shared_.domains.size(), std::nan(""));
+  for (std::uint64_t d = 0; d < shared_.domains.size(); ++d) {
+    domain_streams_.emplace_back(StreamKey{seed, replica, "domain", d});
+    domain_repair_streams_.emplace_back(StreamKey{seed, replica, "domain repair", d});
+  }
 }
 
 void CrashProcess::start() {
   for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) schedule_failure(i);
+  for (int d = 0; d < static_cast<int>(shared_.domains.size()); ++d) schedule_domain_failure(d);
+  for (int i = 0; i < static_cast<int>(shared_.trace.size()); ++i) schedule_trace_interval(i, 0);
+}
+
+void CrashProcess::hold_down(int node_index) {
+  if (causes_[node_index]++ > 0) return;  // already down: the listeners saw its crash
+  Node& node = nodes_[node_index];
+  const bool task_lost = node.crash(engine_);
+  ++crashes_;
+  if (on_crash_) on_crash_(node.id(), task_lost);
+}
+
+void CrashProcess::release(int node_index) {
+  CODESIM_CHECK(causes_[node_index] > 0, "only a node held down is released");
+  if (--causes_[node_index] > 0) return;  // another cause still holds it
+  Node& node = nodes_[node_index];
+  node.repair();
+  if (on_repair_) on_repair_(node.id());
 }
 
 void CrashProcess::schedule_failure(int node_index) {
@@ -32,27 +82,56 @@ void CrashProcess::schedule_failure(int node_index) {
   if (!spec.ever_fails()) return;
   const double delay_s = draw_s(spec.failure, streams_[node_index]);
   engine_.schedule_in(delay_s, [this, node_index] {
-    Node& node = nodes_[node_index];
-    // Only this process is expected to crash nodes; if something else took the node down,
-    // the failure finds nothing to strike and (memorylessly) the next one is drawn.
-    if (!node.is_up()) {
+    // A node held down (by a domain or the trace) has nothing to fail; as with a memoryless
+    // law, the next failure is drawn from now.
+    if (causes_[node_index] > 0) {
       schedule_failure(node_index);
       return;
     }
-    const bool task_lost = node.crash(engine_);
-    ++crashes_;
     const bool again_at_once = last_crash_s_[node_index] == engine_.now();
     last_crash_s_[node_index] = engine_.now();
-    if (on_crash_) on_crash_(node.id(), task_lost);
+    hold_down(node_index);
     if (again_at_once) return;  // down for good (see the class comment)
     // Scheduled after the listener ran, so with a repair time of 0 whatever it scheduled for
     // now still sees the node down.
     const double repair_s = draw_s(specs_[node_index].repair, repair_streams_[node_index]);
     engine_.schedule_in(repair_s, [this, node_index] {
-      Node& repaired = nodes_[node_index];
-      repaired.repair();
-      if (on_repair_) on_repair_(repaired.id());
+      release(node_index);
       schedule_failure(node_index);
+    });
+  });
+}
+
+void CrashProcess::schedule_domain_failure(int domain) {
+  const FailureDomainSpec& spec = shared_.domains[domain];
+  if (!std::isfinite(mean_s(spec.failure))) return;
+  const double delay_s = draw_s(spec.failure, domain_streams_[domain]);
+  engine_.schedule_in(delay_s, [this, domain] {
+    const FailureDomainSpec& failed = shared_.domains[domain];
+    // As for a node: failing again at the instant of its repair, the domain stays down for good
+    // (it could never be up for any time).
+    const bool again_at_once = last_domain_failure_s_[domain] == engine_.now();
+    last_domain_failure_s_[domain] = engine_.now();
+    for (int member : failed.nodes) hold_down(member);
+    if (again_at_once) return;
+    const double repair_s = draw_s(failed.repair, domain_repair_streams_[domain]);
+    engine_.schedule_in(repair_s, [this, domain] {
+      for (int member : shared_.domains[domain].nodes) release(member);
+      schedule_domain_failure(domain);
+    });
+  });
+}
+
+void CrashProcess::schedule_trace_interval(int node_index, std::size_t interval) {
+  const std::vector<DownInterval>& intervals = shared_.trace[node_index];
+  if (interval >= intervals.size()) return;
+  // One interval at a time: a long trace keeps two events per node in the queue, not all.
+  const DownInterval down = intervals[interval];
+  engine_.schedule_at(std::max(down.down_s, engine_.now()), [this, node_index, interval, down] {
+    hold_down(node_index);
+    engine_.schedule_at(down.up_s, [this, node_index, interval] {
+      release(node_index);
+      schedule_trace_interval(node_index, interval + 1);
     });
   });
 }

@@ -1,10 +1,13 @@
 // Crash process: per node, an up time drawn from its failure law, a crash, a repair time drawn
-// from its repair law, then up again.
+// from its repair law, then up again; plus failure domains (sets of nodes that fail together) and
+// replayed availability traces, all combined into one up/down state per node.
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "sim/engine.hpp"
@@ -27,13 +30,41 @@ struct CrashSpec {
 /// process of codesim before failure laws, and of a scenario's mtbf_s and repair_s.
 CrashSpec exponential_crashes(double mtbf_s, double repair_s = 0.0);
 
+/// Nodes that fail together (a rack, a switch, a power feed): one failure takes every member down
+/// at the same instant, its repair brings them back. Up times run from the start or the last
+/// repair, whatever state the members are in (the rack's power does not wait for its nodes).
+struct FailureDomainSpec {
+  std::string name;        ///< for messages
+  std::vector<int> nodes;  ///< members: indices into the process's nodes (their ids in a Cluster)
+  FailureLaw failure = ExponentialLaw{};
+  RepairLaw repair = FixedLaw{};
+};
+
+/// One interval of a replayed availability trace: the node is down from down_s until up_s
+/// (infinite: never back).
+struct DownInterval {
+  double down_s = 0.0;
+  double up_s = INFINITY;
+};
+
+/// What takes nodes down besides their own crashes. `trace` is empty or has one entry per node:
+/// that node's down intervals, sorted and disjoint, 0 <= down_s < up_s.
+struct SharedFailures {
+  std::vector<FailureDomainSpec> domains;
+  std::vector<std::vector<DownInterval>> trace;
+};
+
 /// Drives crashes of a set of nodes on an engine. Up times are drawn from stream (seed, replica,
 /// "crash", node id), repair times from (seed, replica, "repair", node id) (none for fixed
 /// repairs), so exponential failures with fixed repairs draw what they always drew. A node cannot
-/// fail while it is down. A node that crashes twice at one instant (its repair and its time to
-/// failure both too short for the clock to advance, e.g. mtbf_s 5e-324 with repair_s 0) stays down:
-/// it would never be up for any time, and repairing it again would crash it again forever without
-/// time passing.
+/// fail by itself while it is down (for any cause). Domain d draws its up times from (seed,
+/// replica, "domain", d) and its repairs from (seed, replica, "domain repair", d), so adding
+/// domains changes no node's own draws. A node is up only when no cause holds it down (its own
+/// crash, a failed domain it belongs to, a trace interval); listeners see one crash when it goes
+/// from up to down and one repair when it comes back. A node that crashes twice at one instant (its
+/// repair and its time to failure both too short for the clock to advance, e.g. mtbf_s 5e-324 with
+/// repair_s 0) stays down: it would never be up for any time, and repairing it again would crash it
+/// again forever without time passing.
 class CrashProcess {
  public:
   /// Called right after node `node_id` went down; `task_lost` tells whether a running task was
@@ -44,16 +75,24 @@ class CrashProcess {
 
   /// `specs[i]` applies to `nodes[i]`. The nodes must outlive the process.
   CrashProcess(Engine& engine, std::vector<Node>& nodes, std::vector<CrashSpec> specs,
-               std::uint64_t seed, std::uint64_t replica);
+               std::uint64_t seed, std::uint64_t replica, SharedFailures shared = {});
 
   void on_crash(CrashListener listener) { on_crash_ = std::move(listener); }
   void on_repair(RepairListener listener) { on_repair_ = std::move(listener); }
-  /// Schedules every node's first failure. Call once.
+  /// Schedules every node's and domain's first failure and the trace's first intervals. Call
+  /// once.
   void start();
+  /// Times a node went from up to down, whatever the cause.
   std::uint64_t crashes() const { return crashes_; }
 
  private:
   void schedule_failure(int node_index);
+  void schedule_domain_failure(int domain);
+  void schedule_trace_interval(int node_index, std::size_t interval);
+  /// One more cause holds node `node_index` down; the first crashes it.
+  void hold_down(int node_index);
+  /// One cause fewer; the last one's end repairs the node.
+  void release(int node_index);
 
   Engine& engine_;
   std::vector<Node>& nodes_;
@@ -61,6 +100,11 @@ class CrashProcess {
   std::vector<RandomStream> streams_;
   std::vector<RandomStream> repair_streams_;
   std::vector<double> last_crash_s_;  // per node; NaN before its first crash
+  std::vector<int> causes_;           // per node: causes holding it down
+  SharedFailures shared_;
+  std::vector<RandomStream> domain_streams_;
+  std::vector<RandomStream> domain_repair_streams_;
+  std::vector<double> last_domain_failure_s_;  // per domain; NaN before its first failure
   CrashListener on_crash_;
   RepairListener on_repair_;
   std::uint64_t crashes_ = 0;

@@ -33,6 +33,8 @@ std::optional<double> mean_of(const Json& aggregate, const std::string& metric) 
 double system_mtbf_s(const sim::ClusterSpec& cluster) {
   double rate = 0.0;
   for (const auto& crash : cluster.crashes) rate += 1.0 / crash.mtbf_s();
+  for (const auto& domain : cluster.shared_failures.domains)
+    rate += 1.0 / sim::mean_s(domain.failure);
   return rate > 0.0 ? 1.0 / rate : INFINITY;
 }
 

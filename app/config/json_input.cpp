@@ -258,7 +258,7 @@ std::string describe_file_type(std::filesystem::file_type type) {
   }
 }
 
-Json read_json_file(const std::string& path, const std::string& expected) {
+std::string read_input_file(const std::string& path, const std::string& expected) {
   namespace fs = std::filesystem;
   // Checked before opening: opening a FIFO waits for a writer, opening a device may act on it.
   std::error_code error;
@@ -293,7 +293,11 @@ Json read_json_file(const std::string& path, const std::string& expected) {
     throw;
   }
   ::close(fd);
-  return parse_json_text(text, path);
+  return text;
+}
+
+Json read_json_file(const std::string& path, const std::string& expected) {
+  return parse_json_text(read_input_file(path, expected), path);
 }
 
 }  // namespace codesim::app

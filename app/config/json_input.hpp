@@ -25,10 +25,13 @@ std::string describe_file_type(std::filesystem::file_type type);
 /// towards the depth and prefix the pointers.
 Json parse_json_text(std::string_view text, const std::string& file, std::string_view at = "");
 
-/// Reads the file at `path` and parses it with parse_json_text. Anything but a regular file of at
-/// most kMaxJsonFileBytes (a directory, a device, a FIFO) is a ScenarioError saying so; the file
-/// is not opened when it is not a regular file. `expected` says what the file should be, e.g. "a
-/// readable scenario JSON file".
+/// The text of the file at `path`. Anything but a regular file of at most kMaxJsonFileBytes (a
+/// directory, a device, a FIFO) is a ScenarioError saying so; the file is not opened when it is
+/// not a regular file. `expected` says what the file should be, e.g. "an availability trace".
+std::string read_input_file(const std::string& path, const std::string& expected);
+
+/// Reads the file at `path` with read_input_file (`expected` e.g. "a readable scenario JSON
+/// file") and parses it with parse_json_text.
 Json read_json_file(const std::string& path, const std::string& expected);
 
 }  // namespace codesim::app

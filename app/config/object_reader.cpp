@@ -343,6 +343,11 @@ Json ObjectReader::finish() {
   return resolved_;
 }
 
+std::string with_expectation(const std::string& message, const std::string& expected) {
+  if (message.find("(expected") != std::string::npos) return message;
+  return message + " (expected " + expected + ")";
+}
+
 std::vector<int> read_node_ids(ObjectReader& r, std::string_view key, int nodes) {
   const Json* raw = r.raw(key);
   const std::string expected =

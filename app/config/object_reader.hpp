@@ -143,6 +143,10 @@ class ObjectReader {
 /// the offending element.
 std::vector<int> read_node_ids(ObjectReader& r, std::string_view key, int nodes);
 
+/// `message` from a sim validator (which says what is wrong), with " (expected EXPECTED)" added
+/// unless it already says what is expected.
+std::string with_expectation(const std::string& message, const std::string& expected);
+
 /// Escapes one JSON pointer token ("~" -> "~0", "/" -> "~1").
 std::string escape_pointer_token(std::string_view token);
 /// Short description of a JSON value for messages: `string "abc"`, `number 2.5`, `an array`...

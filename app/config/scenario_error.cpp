@@ -78,4 +78,12 @@ ScenarioError::ScenarioError(std::string file, std::string pointer, std::string 
       pointer_(std::move(pointer)),
       message_(std::move(message)) {}
 
+ScenarioError::ScenarioError(Formatted what, std::string file, std::string message)
+    : std::runtime_error(what.text), file_(std::move(file)), message_(std::move(message)) {}
+
+ScenarioError ScenarioError::at_line(std::string file, std::size_t line, std::string message) {
+  Formatted what{printable(file + ":" + std::to_string(line) + ": " + message)};
+  return ScenarioError(std::move(what), std::move(file), std::move(message));
+}
+
 }  // namespace codesim::app

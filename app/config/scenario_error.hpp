@@ -2,6 +2,7 @@
 // pointer.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -20,12 +21,20 @@ class ScenarioError : public std::runtime_error {
   /// `file` as the user named it, `pointer` an RFC 6901 JSON pointer ("" for the document),
   /// `message` what is wrong, ending with "(expected ...)".
   ScenarioError(std::string file, std::string pointer, std::string message);
+  /// Bad input in a text file that is not JSON (an availability trace): what() is
+  /// "FILE:LINE: message" made printable(); pointer() is empty.
+  static ScenarioError at_line(std::string file, std::size_t line, std::string message);
 
   const std::string& file() const { return file_; }
   const std::string& pointer() const { return pointer_; }
   const std::string& message() const { return message_; }
 
  private:
+  struct Formatted {
+    std::string text;
+  };
+  ScenarioError(Formatted what, std::string file, std::string message);
+
   std::string file_;
   std::string pointer_;
   std::string message_;

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "app/config/failure_sections.hpp"
 #include "app/config/json_input.hpp"
 #include "app/config/json_pointer.hpp"
 #include "app/config/scenario_error.hpp"
@@ -25,12 +26,6 @@ constexpr std::int64_t kMaxFullyConnectedNodes = 2048;  // p (p - 1) / 2 links
 constexpr std::int64_t kMaxReplicas = 1000000;
 constexpr std::int64_t kMaxIterations = 1000000000;
 constexpr std::int64_t kMaxTasks = 10000000;
-
-/// Messages from the sim validators say what is wrong; make sure they also say what is expected.
-std::string with_expectation(const std::string& message, const std::string& expected) {
-  if (message.find("(expected") != std::string::npos) return message;
-  return message + " (expected " + expected + ")";
-}
 
 bool is_name_character(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -82,83 +77,6 @@ sim::StragglerSpec read_straggler(ObjectReader& r, const sim::StragglerSpec& def
   const std::string problem = sim::validate_straggler(s);
   if (!problem.empty()) r.fail("", with_expectation(problem, "a valid straggler law"));
   return s;
-}
-
-constexpr std::array<std::string_view, 3> kFailureLawNames = {"exponential", "weibull",
-                                                              "lognormal"};
-constexpr std::array<std::string_view, 3> kRepairLawNames = {"fixed", "exponential", "lognormal"};
-
-sim::LogNormalLaw read_lognormal(ObjectReader& r) {
-  return {r.number("mean_s", std::nullopt, above(0.0)),
-          r.number("sigma", std::nullopt, at_least(0.0))};
-}
-
-/// {"law": "exponential" | "weibull" | "lognormal", ...}: the law of a node's up times.
-sim::FailureLaw read_failure_law(ObjectReader& r) {
-  const std::string law = r.choice("law", std::nullopt, kFailureLawNames);
-  r.set_unknown_key_note("for failure law " + in_quotes(law));
-  sim::FailureLaw out;
-  if (law == "exponential") {
-    out = sim::ExponentialLaw{r.number_or_infinity("mean_s", std::nullopt, above(0.0))};
-  } else if (law == "weibull") {
-    out = sim::WeibullLaw{r.number("shape", std::nullopt, above(0.0)),
-                          r.number("scale_s", std::nullopt, above(0.0))};
-  } else {
-    out = read_lognormal(r);
-  }
-  const std::string problem = sim::validate(out);
-  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid failure law"));
-  return out;
-}
-
-/// {"law": "fixed" | "exponential" | "lognormal", ...}: the law of a node's repair times.
-sim::RepairLaw read_repair_law(ObjectReader& r) {
-  const std::string law = r.choice("law", std::nullopt, kRepairLawNames);
-  r.set_unknown_key_note("for repair law " + in_quotes(law));
-  sim::RepairLaw out;
-  if (law == "fixed") {
-    out = sim::FixedLaw{r.number("value_s", std::nullopt, at_least(0.0))};
-  } else if (law == "exponential") {
-    out = sim::ExponentialLaw{r.number("mean_s", std::nullopt, above(0.0))};
-  } else {
-    out = read_lognormal(r);
-  }
-  const std::string problem = sim::validate(out);
-  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid repair law"));
-  return out;
-}
-
-/// The crash process: `failure` (a law) or `mtbf_s` (exponential up times), and `repair` (a
-/// law) or `repair_s` (a fixed repair time); what is not given is `defaults`' (the cluster-wide
-/// section's, for an override). Only the keys given or defaulted are recorded, so a scenario
-/// without laws resolves as it always did.
-sim::CrashSpec read_crashes(ObjectReader& r, const sim::CrashSpec& defaults) {
-  sim::CrashSpec c = defaults;
-  if (r.has("failure")) {
-    if (r.has("mtbf_s")) {
-      r.fail("mtbf_s",
-             "mtbf_s and failure both given (expected one: mtbf_s for exponential up "
-             "times, failure for a law)");
-    }
-    r.object("failure", [&](ObjectReader& law) { c.failure = read_failure_law(law); });
-  } else if (const auto* exponential = std::get_if<sim::ExponentialLaw>(&defaults.failure);
-             exponential != nullptr || r.has("mtbf_s")) {
-    const double fallback = exponential != nullptr ? exponential->mean_s : INFINITY;
-    c.failure = sim::ExponentialLaw{r.number_or_infinity("mtbf_s", fallback, above(0.0))};
-  }
-  if (r.has("repair")) {
-    if (r.has("repair_s")) {
-      r.fail("repair_s",
-             "repair_s and repair both given (expected one: repair_s for a fixed "
-             "repair time, repair for a law)");
-    }
-    r.object("repair", [&](ObjectReader& law) { c.repair = read_repair_law(law); });
-  } else if (const auto* fixed = std::get_if<sim::FixedLaw>(&defaults.repair);
-             fixed != nullptr || r.has("repair_s")) {
-    c.repair =
-        sim::FixedLaw{r.number("repair_s", fixed != nullptr ? fixed->value_s : 0.0, at_least(0.0))};
-  }
-  return c;
 }
 
 std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& network) {
@@ -322,6 +240,7 @@ sim::ClusterSpec read_cluster(ObjectReader& r) {
   cluster.soft_errors.assign(nodes, soft_error);
   cluster.power.assign(nodes, power);
   read_overrides(r, cluster, speed, straggler, crash, soft_error, power);
+  read_shared_failures(r, cluster);
   return cluster;
 }
 

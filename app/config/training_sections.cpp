@@ -391,6 +391,7 @@ std::string pointer_of(const models::UnmodelledSetting& unmodelled, const Json& 
     const std::string at = override_setting(resolved, "cluster", unmodelled.node, {"crashes"});
     return (at.empty() ? "/cluster" : at) + "/crashes/mtbf_s";
   }
+  if (setting == "domains" || setting == "availability_trace") return "/cluster/" + setting;
   if (unmodelled.node >= 0) {  // a fault target
     const std::string at =
         override_setting(resolved, "faults", unmodelled.node, {"targets", setting});

@@ -17,8 +17,8 @@ namespace codesim::models {
 
 /// A setting run_stochastic_training does not model, asked for by a scenario.
 struct UnmodelledSetting {
-  /// "crashes", a fault target's name ("activation", "decode", "update"), "audit", "record_loss"
-  /// or "eval_cost_s".
+  /// "crashes", "domains", "availability_trace", a fault target's name ("activation", "decode",
+  /// "update"), "audit", "record_loss" or "eval_cost_s".
   std::string setting;
   int node = -1;         ///< crashes and fault targets: the first node that asks for it; else -1
   std::string message;   ///< e.g. "stochastic mode does not model crashes"
@@ -26,9 +26,9 @@ struct UnmodelledSetting {
 };
 
 /// The first setting stochastic mode does not model, in this order: crashes (a finite mtbf_s),
-/// the activation, decode and update fault targets (the loss is an activation target), audit,
-/// record_loss, eval_cost_s > 0; nullopt when there is none. Precondition: `faults` is valid for
-/// the cluster (validate_fault_config).
+/// failure domains, an availability trace, the activation, decode and update fault targets (the
+/// loss is an activation target), audit, record_loss, eval_cost_s > 0; nullopt when there is none.
+/// Precondition: `faults` is valid for the cluster (validate_fault_config).
 std::optional<UnmodelledSetting> unmodelled_setting(const sim::ClusterSpec& cluster,
                                                     const TrainingSpec& spec,
                                                     const FaultConfig& faults);

@@ -87,7 +87,8 @@ TEST_CASE("an unknown key is rejected at its pointer with a did-you-mean suggest
   document["cluster"]["nodez"] = 4;
   CHECK(error_of(document) ==
         "s.json: /cluster/nodez: unknown key \"nodez\", did you mean \"nodes\"? (expected one of: "
-        "nodes, speed_flops_per_s, network, stragglers, crashes, soft_errors, power, overrides)");
+        "nodes, speed_flops_per_s, network, stragglers, crashes, soft_errors, power, overrides, "
+        "domains, availability_trace)");
 }
 
 TEST_CASE("an unknown top-level section is rejected") {
@@ -524,6 +525,9 @@ TEST_CASE("every scenario key of every kind is documented in scenarios/README.md
       "/checkpoint={\"policy\": \"every_iterations\", \"every_iterations\": 2}",
       "/checkpoint={\"policy\": \"every_seconds\", \"every_s\": 2}",
       "/cluster/soft_errors={}",
+      "/cluster/domains=[{\"nodes\": [0], \"failure\": {\"law\": \"exponential\", "
+      "\"mean_s\": 5}}, {\"group_size\": 1, \"failure\": {\"law\": \"exponential\", "
+      "\"mean_s\": 5}}]",
   };
   std::set<std::string> keys;
   collect_keys(load_scenario(base_scenario(), "s.json").resolved, keys);

@@ -119,6 +119,10 @@ TEST_CASE("what stochastic mode does not model is an error at its key") {
   CHECK(pointer_of_error(with("/workload/eval_cost_s=0.5")) == "/workload/eval_cost_s");
   CHECK(error_of(with("/cluster/crashes/mtbf_s=1000")).find("does not model crashes") !=
         std::string::npos);
+  CHECK(
+      pointer_of_error(with(
+          R"(/cluster/domains=[{"group_size": 2, "failure": {"law": "exponential", "mean_s": 9}}])")) ==
+      "/cluster/domains");
   // Product faults, overrides of the modelled targets and stragglers are modelled.
   CHECK(pointer_of_error(with("/faults/targets/product/probability_per_operation=0.001")) ==
         "(no error)");

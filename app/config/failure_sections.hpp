@@ -1,0 +1,33 @@
+// Scenario sections about node failures: the laws of up and repair times, `cluster.crashes`,
+// failure domains (`cluster.domains`) and the availability trace (`cluster.availability_trace`).
+#pragma once
+
+#include "app/config/object_reader.hpp"
+#include "sim/cluster.hpp"
+
+namespace codesim::app {
+
+/// {"law": "exponential" | "weibull" | "lognormal", ...}: the law of up times.
+sim::FailureLaw read_failure_law(ObjectReader& r);
+/// {"law": "fixed" | "exponential" | "lognormal", ...}: the law of repair times.
+sim::RepairLaw read_repair_law(ObjectReader& r);
+
+/// The crash process: `failure` (a law) or `mtbf_s` (exponential up times), and `repair` (a
+/// law) or `repair_s` (a fixed repair time); what is not given is `defaults`' (the cluster-wide
+/// section's, for an override). Only the keys given or defaulted are recorded, so a scenario
+/// without laws resolves as it always did.
+sim::CrashSpec read_crashes(ObjectReader& r, const sim::CrashSpec& defaults);
+
+/// Reads the `cluster` keys `domains` and `availability_trace` into cluster.shared_failures
+/// (after the node count is known). Recorded only when given, so that scenarios without them
+/// resolve as before. The trace's path is used as given (relative to the working directory, like
+/// every path in a scenario); its errors are "FILE:LINE: ...".
+void read_shared_failures(ObjectReader& r, sim::ClusterSpec& cluster);
+
+/// Parses the text of an availability trace (`file` names it in errors) for `nodes` nodes: one
+/// vector of down intervals per node.
+std::vector<std::vector<sim::DownInterval>> parse_availability_trace(const std::string& text,
+                                                                     const std::string& file,
+                                                                     int nodes);
+
+}  // namespace codesim::app

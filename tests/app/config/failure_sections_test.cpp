@@ -1,0 +1,191 @@
+// Failure domains and availability traces in scenarios: the formats, the resolved form, and each
+// bad input rejected at its JSON pointer or at the trace's file and line.
+#include "app/config/failure_sections.hpp"
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "app/config/scenario_error.hpp"
+#include "app/config/scenario_loader.hpp"
+
+using codesim::app::apply_set;
+using codesim::app::Json;
+using codesim::app::load_scenario;
+using codesim::app::parse_availability_trace;
+using codesim::app::Scenario;
+using codesim::app::ScenarioError;
+
+namespace {
+
+Json scenario_with(const std::string& assignment) {
+  Json document = Json::parse(R"({
+    "cluster": {"nodes": 10, "crashes": {"mtbf_s": 500, "repair_s": 10}},
+    "workload": {"kind": "iterative_job", "iterations": 5}
+  })");
+  if (!assignment.empty()) apply_set(document, assignment, "s.json");
+  return document;
+}
+
+std::string error_of(const Json& document) {
+  try {
+    load_scenario(document, "s.json");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string trace_error(const std::string& text, int nodes = 4) {
+  try {
+    parse_availability_trace(text, "t.csv", nodes);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+constexpr const char* kLaw = R"("failure": {"law": "exponential", "mean_s": 1000})";
+
+/// A trace file in a fresh temporary directory, removed at the end of the test.
+struct TraceFile {
+  std::filesystem::path directory;
+  std::string path;
+  TraceFile(const std::string& name, const std::string& text) {
+    directory = std::filesystem::temp_directory_path() /
+                ("codesim-trace-test-" + std::to_string(::getpid()) + "-" + name);
+    std::filesystem::create_directories(directory);
+    path = (directory / "trace.csv").string();
+    std::ofstream(path) << text;
+  }
+  ~TraceFile() { std::filesystem::remove_all(directory); }
+};
+
+}  // namespace
+
+TEST_CASE("a domain lists its nodes and takes the failure and repair laws of cluster.crashes") {
+  const Scenario s = load_scenario(
+      scenario_with(std::string(R"(/cluster/domains=[{"name": "psu", "nodes": [7, 2], )") + kLaw +
+                    R"(, "repair": {"law": "lognormal", "mean_s": 60, "sigma": 1}}])"),
+      "s.json");
+  const auto& domains = s.cluster.shared_failures.domains;
+  REQUIRE(domains.size() == 1);
+  CHECK(domains[0].name == "psu");
+  CHECK(domains[0].nodes == std::vector<int>{7, 2});
+  CHECK(std::get<codesim::sim::ExponentialLaw>(domains[0].failure).mean_s == 1000.0);
+  CHECK(std::get<codesim::sim::LogNormalLaw>(domains[0].repair).mean_s == 60.0);
+  CHECK(s.resolved["cluster"]["domains"][0]["repair"]["sigma"] == 1.0);
+  CHECK(s.cluster.shared_failures.trace.empty());
+}
+
+TEST_CASE("group_size makes one domain per group of consecutive nodes, the last one smaller") {
+  const Scenario s = load_scenario(
+      scenario_with(std::string(R"(/cluster/domains=[{"name": "rack", "group_size": 4, )") + kLaw +
+                    "}]"),
+      "s.json");
+  const auto& domains = s.cluster.shared_failures.domains;
+  REQUIRE(domains.size() == 3);
+  CHECK(domains[0].nodes == std::vector<int>{0, 1, 2, 3});
+  CHECK(domains[1].nodes == std::vector<int>{4, 5, 6, 7});
+  CHECK(domains[2].nodes == std::vector<int>{8, 9});
+  CHECK(domains[2].name == "rack[2]");
+  // The repair defaults to none (fixed 0 s) and is resolved so.
+  CHECK(std::get<codesim::sim::FixedLaw>(domains[0].repair).value_s == 0.0);
+  CHECK(s.resolved["cluster"]["domains"][0]["repair"] ==
+        Json::parse(R"({"law": "fixed", "value_s": 0.0})"));
+}
+
+TEST_CASE("a scenario without domains or trace resolves its cluster as before") {
+  const Scenario s = load_scenario(scenario_with(""), "s.json");
+  CHECK_FALSE(s.resolved["cluster"].contains("domains"));
+  CHECK_FALSE(s.resolved["cluster"].contains("availability_trace"));
+  CHECK(s.cluster.shared_failures.domains.empty());
+}
+
+TEST_CASE("bad domains exit with the pointer of what is wrong") {
+  const auto domain = [](const std::string& body) {
+    return error_of(scenario_with("/cluster/domains=[{" + body + "}]"));
+  };
+  CHECK(domain(std::string(R"("nodes": [3, 10], )") + kLaw) ==
+        "s.json: /cluster/domains/0/nodes/1: node id 10 does not exist (expected a node id in "
+        "[0, 9])");
+  CHECK(domain(std::string(R"("nodes": [], )") + kLaw) ==
+        "s.json: /cluster/domains/0/nodes: no node ids given (expected a non-empty array of node "
+        "ids in [0, 9])");
+  CHECK(domain(std::string(R"("nodes": [4, 5, 4], )") + kLaw) ==
+        "s.json: /cluster/domains/0/nodes/2: node id 4 is listed twice (expected distinct ids)");
+  CHECK(domain(std::string(R"("group_size": 0, )") + kLaw)
+            .starts_with("s.json: /cluster/domains/0/group_size: value 0 is out of range"));
+  CHECK(domain(std::string(R"("group_size": 11, )") + kLaw)
+            .starts_with("s.json: /cluster/domains/0/group_size: value 11 is out of range"));
+  CHECK(domain(kLaw).starts_with("s.json: /cluster/domains/0: no members given"));
+  CHECK(domain(std::string(R"("nodes": [1], "group_size": 2, )") + kLaw)
+            .starts_with("s.json: /cluster/domains/0/group_size: nodes and group_size both"));
+  CHECK(domain(R"("nodes": [1])")
+            .starts_with("s.json: /cluster/domains/0/failure: missing required key"));
+  CHECK(domain(R"("nodes": [1], "failure": {"law": "weibull", "shape": 0, "scale_s": 1})")
+            .starts_with("s.json: /cluster/domains/0/failure/shape: value 0 is out of range"));
+  CHECK(domain(std::string(R"("nodes": [1], "repair": {"law": "fixed"}, )") + kLaw)
+            .starts_with("s.json: /cluster/domains/0/repair/value_s: missing required key"));
+  CHECK(domain(std::string(R"("nodes": [1], "rack": 2, )") + kLaw)
+            .starts_with("s.json: /cluster/domains/0/rack: unknown key"));
+  CHECK(error_of(scenario_with("/cluster/domains=3"))
+            .starts_with("s.json: /cluster/domains: wrong type: got number 3"));
+}
+
+TEST_CASE("an availability trace gives each node its down intervals, open-ended ones infinite") {
+  const auto trace = parse_availability_trace(
+      "node,down_s,up_s\r\n2,0,7.125\n0,1.5,2.25\n0, 2.25 ,2.5\n\n0,3,\n3,4,inf\n", "t.csv", 4);
+  REQUIRE(trace.size() == 4);
+  REQUIRE(trace[0].size() == 3);
+  CHECK(trace[0][1].down_s == 2.25);
+  CHECK(trace[0][1].up_s == 2.5);
+  CHECK(std::isinf(trace[0][2].up_s));
+  CHECK(trace[1].empty());
+  CHECK(trace[2][0].up_s == 7.125);
+  CHECK(std::isinf(trace[3][0].up_s));
+}
+
+TEST_CASE("bad availability traces exit with the file and line of what is wrong") {
+  CHECK(trace_error("") ==
+        "t.csv:1: the first line is \"\" (expected the header "
+        "\"node,down_s,up_s\")");
+  CHECK(trace_error("node,up_s,down_s\n").starts_with("t.csv:1: the first line is"));
+  CHECK(trace_error("node,down_s,up_s\n0,1,2\n4,1,2\n") ==
+        "t.csv:3: node 4 does not exist (expected a node id in [0, 3])");
+  CHECK(trace_error("node,down_s,up_s\n-1,1,2\n").starts_with("t.csv:2: node -1 does not exist"));
+  CHECK(trace_error("node,down_s,up_s\nx,1,2\n").starts_with("t.csv:2: node \"x\""));
+  CHECK(trace_error("node,down_s,up_s\n1,1\n") ==
+        "t.csv:2: 2 fields (expected 3: node,down_s,up_s)");
+  CHECK(trace_error("node,down_s,up_s\n1,-1,2\n").starts_with("t.csv:2: down_s \"-1\""));
+  CHECK(trace_error("node,down_s,up_s\n1,inf,\n").starts_with("t.csv:2: down_s \"inf\""));
+  CHECK(trace_error("node,down_s,up_s\n1,1,soon\n").starts_with("t.csv:2: up_s \"soon\""));
+  CHECK(trace_error("node,down_s,up_s\n1,5,5\n") ==
+        "t.csv:2: up_s 5 is not after down_s 5 (expected down_s < up_s)");
+  CHECK(trace_error("node,down_s,up_s\n1,0,5\n2,0,1\n\n1,4,6\n") ==
+        "t.csv:5: node 1 is already down from 0 to 5 s (expected its intervals in order of time, "
+        "not overlapping)");
+  CHECK(trace_error("node,down_s,up_s\n1,0,\n1,10,11\n")
+            .starts_with("t.csv:3: node 1 is already down from 0 to inf s"));
+}
+
+TEST_CASE("cluster.availability_trace reads the file at its path and records the path") {
+  const TraceFile file("good", "node,down_s,up_s\n9,10,20\n");
+  const Scenario s =
+      load_scenario(scenario_with("/cluster/availability_trace=" + file.path), "s.json");
+  REQUIRE(s.cluster.shared_failures.trace.size() == 10);
+  CHECK(s.cluster.shared_failures.trace[9].size() == 1);
+  CHECK(s.resolved["cluster"]["availability_trace"] == file.path);
+  const TraceFile bad("bad", "node,down_s,up_s\n9,10,20\n12,1,2\n");
+  CHECK(error_of(scenario_with("/cluster/availability_trace=" + bad.path)) ==
+        bad.path + ":3: node 12 does not exist (expected a node id in [0, 9])");
+  CHECK(error_of(scenario_with("/cluster/availability_trace=" + bad.path + ".missing"))
+            .starts_with(bad.path + ".missing: /: no such file"));
+}
