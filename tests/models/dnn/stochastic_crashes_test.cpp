@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/dnn/stochastic_training.hpp"
+#include "sim/energy_meter.hpp"
 #include "tests/models/dnn/coded_training_test_support.hpp"
 
 using namespace codesim;
@@ -150,4 +151,28 @@ TEST_CASE("the crashes metric appears only when a node can crash") {
   const sim::MetricSet crashing = run_stochastic_training(
       crashing_cluster(1e3, 1.0), testing::every(5), spec, testing::no_faults(), 3, 0);
   CHECK(crashing.get("crashes") == 0.0);
+}
+
+TEST_CASE("a run with crashes cut at its time limit has a breakdown and energy that add up") {
+  const TrainingSpec full_spec = testing::training("replication", 60);
+  const sim::ClusterSpec c = crashing_cluster(3e-4, 4e-5);
+  const sim::CheckpointSpec checkpoint = testing::every(5, 1e-6, 2e-6);
+  const sim::MetricSet full =
+      run_stochastic_training(c, checkpoint, full_spec, testing::no_faults(), 3, 0);
+  REQUIRE(full.get("crashes") > 10.0);
+  for (int k = 1; k < 100; ++k) {
+    TrainingSpec spec = full_spec;
+    spec.time_limit_s = full.get("completion_time_s") * k / 100.0;
+    CAPTURE(spec.time_limit_s);
+    const sim::MetricSet m =
+        run_stochastic_training(c, checkpoint, spec, testing::no_faults(), 3, 0);
+    CHECK(m.get("completed") == 0.0);
+    double breakdown = 0.0;
+    for (const char* part : {"time_compute_s", "time_communication_s", "time_decode_s",
+                             "time_checkpoint_s", "time_restart_s", "time_eval_s", "time_lost_s"})
+      breakdown += m.get(part);
+    CHECK(breakdown == doctest::Approx(spec.time_limit_s).epsilon(1e-12));
+    CHECK(m.get("energy_J") == doctest::Approx(sim::sum_of_energy_parts_J(m)).epsilon(1e-12));
+    CHECK(m.get("crashes") <= full.get("crashes"));
+  }
 }
