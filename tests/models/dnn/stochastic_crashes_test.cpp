@@ -81,8 +81,10 @@ void check_same_as_numeric(const char* kind, const sim::CheckpointSpec& checkpoi
 TEST_CASE("without soft errors the stochastic mode crashes, waits and regenerates as the numeric") {
   // No checkpoint within the run: every rollback goes back to the initial state. GPD, MDS and the
   // CodeNet grid decode around down nodes and regenerate them once back; replication with two
-  // copies and uncoded roll back and wait when a block is missing.
-  for (const char* kind : {"gpd", "codenet_grid", "mds", "replication", "uncoded"})
+  // copies, uncoded and abft roll back and wait when a block is missing; abft_codenet's nodes
+  // check their partials, and a crash can lose a check task too.
+  for (const char* kind :
+       {"gpd", "codenet_grid", "mds", "replication", "uncoded", "abft", "abft_codenet"})
     check_same_as_numeric(kind, testing::every(1000, 2e-6, 3e-6));
 }
 
