@@ -383,14 +383,10 @@ std::string override_setting(const Json& resolved, const std::string& section, i
   return "";
 }
 
-/// The key that asks for `unmodelled`: for crashes and fault targets, the override that sets it
-/// for the first node asking for it, else the section's key; else the workload's key.
+/// The key that asks for `unmodelled`: for fault targets, the override that sets it for the first
+/// node asking for it, else the section's key; else the workload's key.
 std::string pointer_of(const models::UnmodelledSetting& unmodelled, const Json& resolved) {
   const std::string& setting = unmodelled.setting;
-  if (setting == "crashes") {
-    const std::string at = override_setting(resolved, "cluster", unmodelled.node, {"crashes"});
-    return (at.empty() ? "/cluster" : at) + "/crashes/mtbf_s";
-  }
   if (setting == "domains" || setting == "availability_trace") return "/cluster/" + setting;
   if (unmodelled.node >= 0) {  // a fault target
     const std::string at =

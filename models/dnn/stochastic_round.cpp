@@ -2,6 +2,7 @@
 #include "models/dnn/stochastic_round.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace codesim::models::detail {
 
@@ -90,6 +91,70 @@ void RoundResolver::resolve_checked(const Round& r, double now_s,
     }
     if (!withheld) deliver(r, i, t);
     if (--pending == 0 || (wait.stops_early() && t.tally.enough())) break;
+  }
+  finish(r, t);
+}
+
+void RoundResolver::resolve_crashing(const Round& r, double now_s,
+                                     const std::vector<double>& durations,
+                                     const std::vector<char>& started, const WaitPolicy& wait,
+                                     RoundTiming& t,
+                                     const std::function<CheckedProduct(std::size_t)>* check,
+                                     const RoundCrashes& crashes) {
+  const std::size_t n = r.participants.size();
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  start(r, now_s, wait, t);
+  t.lost_s.assign(n, kNever);
+  finished_.assign(n, 0);
+  const auto later = [](const Event& a, const Event& b) {
+    return a.time_s != b.time_s ? a.time_s > b.time_s : a.sequence > b.sequence;
+  };
+  events_.clear();
+  std::size_t pending = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!started[i]) continue;
+    events_.push_back({now_s + durations[i], i, static_cast<int>(i), false, false});
+    ++pending;
+  }
+  std::make_heap(events_.begin(), events_.end(), later);
+  std::uint64_t sequence = n;
+  while (pending > 0) {
+    const double task_s = events_.empty() ? kNever : events_.front().time_s;
+    const double crash_s = crashes.next_s();
+    if (crash_s < task_s) {
+      const int node = crashes.pop();
+      const auto it = std::find(r.participants.begin(), r.participants.end(), node);
+      if (node < 0 || it == r.participants.end()) continue;
+      const auto i = static_cast<std::size_t>(it - r.participants.begin());
+      if (!started[i] || finished_[i] || t.lost_s[i] != kNever) continue;
+      t.lost_s[i] = crash_s;  // the crash lost the running task
+      t.end_s = std::max(t.end_s, crash_s);
+      --pending;
+      continue;
+    }
+    std::pop_heap(events_.begin(), events_.end(), later);
+    const Event e = events_.back();
+    events_.pop_back();
+    const auto i = static_cast<std::size_t>(e.participant);
+    if (t.lost_s[i] != kNever) continue;
+    t.end_s = std::max(t.end_s, e.time_s);
+    bool withheld = e.withheld;
+    if (!e.delivery) {
+      t.done[i] = 1;
+      if (check != nullptr) {
+        const CheckedProduct c = (*check)(i);
+        if (c.extra_s > 0.0) {
+          events_.push_back({e.time_s + c.extra_s, sequence++, e.participant, true, c.withheld});
+          std::push_heap(events_.begin(), events_.end(), later);
+          continue;
+        }
+        withheld = c.withheld;
+      }
+    }
+    finished_[i] = 1;
+    if (!withheld) deliver(r, i, t);
+    --pending;
+    if (wait.stops_early() && t.tally.enough()) break;
   }
   finish(r, t);
 }

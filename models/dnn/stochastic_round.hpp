@@ -26,6 +26,9 @@ struct RoundTiming {
   double end_s = 0.0;         ///< when the task that ended the round finished, seconds
   bool decodable = true;      ///< every codeword has at least K present symbols
   bool all_present = true;
+  /// Per participant, resolve_crashing only: when its node crashed and lost its task (infinity:
+  /// it did not).
+  std::vector<double> lost_s;
 };
 
 /// One product round of one layer and direction.
@@ -65,6 +68,13 @@ struct CheckedProduct {
   bool withheld = false;  ///< the partial never reaches its symbols (an erasure)
 };
 
+/// The crashes and repairs a crash-aware round meets (the run's CrashTimeline, within its time
+/// limit).
+struct RoundCrashes {
+  std::function<double()> next_s;  ///< the next event's time (infinity: none)
+  std::function<int()> pop;        ///< processes it: the node that crashed, or -1 (a repair)
+};
+
 /// Resolves which tasks of a round finish before it ends; keeps its scratch between rounds.
 class RoundResolver {
  public:
@@ -80,6 +90,15 @@ class RoundResolver {
   void resolve_checked(const Round& r, double now_s, const std::vector<double>& durations,
                        const WaitPolicy& wait, RoundTiming& t,
                        const std::function<CheckedProduct(std::size_t)>& check);
+  /// The same with crashes: only the participants flagged in `started` run a task; a crash of a
+  /// participant's node before its task (product, or check when `check` is given) ended loses
+  /// it (t.lost_s), and the round also ends when no task is left running (the numeric mode's
+  /// on_crash). Crashes and repairs before the round's end are popped from `crashes`, those at
+  /// the time of a task's end after it.
+  void resolve_crashing(const Round& r, double now_s, const std::vector<double>& durations,
+                        const std::vector<char>& started, const WaitPolicy& wait, RoundTiming& t,
+                        const std::function<CheckedProduct(std::size_t)>* check,
+                        const RoundCrashes& crashes);
 
  private:
   struct Event {
@@ -97,6 +116,7 @@ class RoundResolver {
   std::vector<double> ends_;
   std::vector<int> member_done_;
   std::vector<Event> events_;
+  std::vector<char> finished_;  // resolve_crashing: per participant, its partial is out or withheld
 };
 
 /// The erroneous symbols of one decode and the outcome per codeword: a codeword with a present
@@ -141,6 +161,7 @@ class SymbolErrors {
 struct Regeneration {
   bool possible = true;
   std::vector<int> nodes;                    ///< regenerated, ascending
+  std::vector<std::vector<int>> sources;     ///< per node of `nodes`
   std::vector<sim::CommunicationCost> cost;  ///< per layer: the slowest node's
   std::vector<double> bytes;                 ///< per layer: sent by the sources
 };

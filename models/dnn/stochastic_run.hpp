@@ -1,9 +1,10 @@
 // The stochastic run's state (run_stochastic_training): the scheme's structure, per-block strike
 // counts, the strike streams and the rounds. Its setup, iteration loop, update, checkpoints and
 // rollbacks are in stochastic_training.cpp; its rounds, regenerations and verification pass in
-// stochastic_run_rounds.cpp.
+// stochastic_run_rounds.cpp; crashes, repairs and what they change in stochastic_run_crashes.cpp.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "models/dnn/round_costs.hpp"
+#include "models/dnn/stochastic_crashes.hpp"
 #include "models/dnn/stochastic_local_checks.hpp"
 #include "models/dnn/stochastic_round.hpp"
 #include "models/dnn/stochastic_training.hpp"
@@ -81,6 +83,7 @@ class StochasticRun {
     if (!(now_s_ <= spec_.time_limit_s)) throw OutOfTime{};
   }
   void run_update();
+  void strike_update(int p);
   void checkpoint();
   void rollback();
   void finish() { progress_.complete(now_s_); }
@@ -103,6 +106,35 @@ class StochasticRun {
   std::optional<sim::CommunicationCost> regenerate_nodes(int layer);
   Verification verify();
   Outcome verification_decode(const Round& r, double& t_s);
+
+  // --- crashes (stochastic_run_crashes.cpp) ---------------------------------------------------
+  // Up and not stale: its blocks are current (the numeric mode's usable()).
+  bool node_usable(int p) const {
+    const auto index = static_cast<std::size_t>(p);
+    return !down_[index] && !stale_[index];
+  }
+  // Faults and crashes so far: the random events a rollback may be blamed on.
+  std::uint64_t random_events() const { return faults_ + crashes_; }
+  // Moves the clock `seconds` on, through the crashes and repairs before the new time.
+  void advance(double seconds) {
+    if (timeline_.active()) process_events_before(now_s_ + seconds);
+    now_s_ += seconds;
+  }
+  double next_event_s() const;
+  void process_events_before(double time_s);
+  void on_event(const CrashEvent& e);
+  void update_live();
+  bool start_iteration();
+  bool regenerate_stale_nodes(double& regeneration_s);
+  int wrong_sources(int layer, const std::vector<int>& sources) const;
+  void wait_for_repairs();
+  bool run_crashing_round(const Round& r);
+  void charge_crashing_round(const Round& r, const RoundTiming& t, bool clean);
+  void run_crashing_update();
+  double current_nominal_s(const Round& r) const;
+  sim::CommunicationCost crashing_communication(const Round& r, const RoundTiming& t);
+  void read_out_regeneration();
+  void end_crashes(double end_s);
 
   // --- configuration ----------------------------------------------------------------------
   const TrainingSpec& spec_;
@@ -149,7 +181,21 @@ class StochasticRun {
   std::vector<int> previous_wrong_;            // at the checkpoint before the last
   bool stopped_ = false;                       // the watchdog stopped the run
   std::uint64_t faults_at_attempt_start_ = 0;  // faults_ at the last checkpoint or rollback
-  std::map<std::vector<int>, Regeneration> regenerations_cache_;  // by regenerated nodes
+  // By regenerated nodes (then -1 and the other nodes excluded as sources, if any).
+  std::map<std::vector<int>, Regeneration> regenerations_cache_;
+
+  // --- crashes ------------------------------------------------------------------------------
+  CrashTimeline timeline_;
+  std::uint64_t crashes_ = 0;         // of every cluster node, as the numeric mode counts them
+  std::vector<char> down_;            // per scheme node
+  std::vector<char> stale_;           // per scheme node: missed an update while down
+  std::vector<double> down_since_s_;  // per scheme node: when it went down (energy)
+  bool waiting_ = false;              // the run waits for repairs
+  std::vector<char> started_;         // scratch: per participant, its task ran
+  std::vector<std::array<RoundCodewords, 2>> iteration_codewords_;  // per layer, for waiting
+  // A round's communication by (round, present symbols, -1, live nodes): a down set lasts many
+  // rounds, and the flow model's cost is the stochastic run's most expensive step.
+  std::map<std::vector<int>, sim::CommunicationCost> communication_cache_;
 
   // --- scratch ------------------------------------------------------------------------------
   RoundResolver resolver_;

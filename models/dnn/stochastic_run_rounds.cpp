@@ -21,18 +21,40 @@ std::optional<sim::CommunicationCost> StochasticRun::regenerate(const Round& r) 
 }
 
 // Regenerates the blocks of `regenerated_` (every layer's regeneration of that set is cached).
+// With crashes, as the numeric mode's regenerate_blamed: the down ones become stale (regenerated
+// once back) and the sources exclude stale and down nodes.
 std::optional<sim::CommunicationCost> StochasticRun::regenerate_nodes(int layer) {
   if (regenerated_.empty()) return sim::CommunicationCost{};
   std::sort(regenerated_.begin(), regenerated_.end());
   regenerated_.erase(std::unique(regenerated_.begin(), regenerated_.end()), regenerated_.end());
-  auto it = regenerations_cache_.find(regenerated_);
+  std::vector<int> key = regenerated_;
+  std::vector<int> exclude = regenerated_;
+  if (timeline_.active()) {
+    for (int p : regenerated_)
+      if (down_[static_cast<std::size_t>(p)]) stale_[static_cast<std::size_t>(p)] = 1;
+    std::erase_if(key, [this](int p) { return down_[static_cast<std::size_t>(p)] != 0; });
+    const std::size_t blamed = exclude.size();
+    for (int p = 0; p < nodes_; ++p) {
+      const bool out = stale_[static_cast<std::size_t>(p)] || down_[static_cast<std::size_t>(p)];
+      if (out && !std::binary_search(exclude.begin(), exclude.begin() + blamed, p))
+        exclude.push_back(p);
+    }
+    if (key.empty()) return sim::CommunicationCost{};
+    if (key != exclude) {
+      key.push_back(-1);
+      key.insert(key.end(), exclude.begin(), exclude.end());
+    }
+  }
+  auto it = regenerations_cache_.find(key);
   if (it == regenerations_cache_.end()) {
     Regeneration entry;
-    entry.nodes = regenerated_;
+    for (int p : regenerated_)
+      if (!timeline_.active() || !down_[static_cast<std::size_t>(p)]) entry.nodes.push_back(p);
     std::vector<RegenerationJob> jobs;
     for (int p : entry.nodes) {
-      std::vector<int> sources = structure_->regeneration_sources(p, entry.nodes);
+      std::vector<int> sources = structure_->regeneration_sources(p, exclude);
       entry.possible = entry.possible && !sources.empty();
+      entry.sources.push_back(sources);
       jobs.push_back({p, std::move(sources), 0.0, speeds_[static_cast<std::size_t>(p)]});
     }
     // Per layer: the nodes regenerate that layer's blocks at once.
@@ -42,15 +64,18 @@ std::optional<sim::CommunicationCost> StochasticRun::regenerate_nodes(int layer)
       entry.cost.push_back(parallel_regeneration_cost(topology_, jobs));
       entry.bytes.push_back(regeneration_bytes(jobs));
     }
-    it = regenerations_cache_.emplace(regenerated_, std::move(entry)).first;
+    it = regenerations_cache_.emplace(std::move(key), std::move(entry)).first;
   }
   const Regeneration& entry = it->second;
   if (!entry.possible) return std::nullopt;
   const int base = layer * blocks_per_layer_;
-  for (int p : entry.nodes) {
-    const auto index = static_cast<std::size_t>(p);
+  for (std::size_t j = 0; j < entry.nodes.size(); ++j) {
+    const auto index = static_cast<std::size_t>(entry.nodes[j]);
+    // With crashes, sources can hold blocks that are wrong unread (stale ones brought back by a
+    // rollback, strikes regenerations spread): the rebuilt block is wrong then, as numerically.
+    const int wrong = timeline_.active() ? wrong_sources(layer, entry.sources[j]) : 0;
     for (int b = first_block_[index]; b < first_block_[index + 1]; ++b)
-      wrong_[static_cast<std::size_t>(base + b)] = 0;
+      wrong_[static_cast<std::size_t>(base + b)] = wrong;
   }
   progress_.counts.regenerations += entry.nodes.size();
   progress_.energy.network(entry.bytes[static_cast<std::size_t>(layer)]);
@@ -89,6 +114,7 @@ void StochasticRun::draw_durations(const Round& r) {
 
 // One training round; false when it rolled back.
 bool StochasticRun::run_round(const Round& r) {
+  if (timeline_.active()) return run_crashing_round(r);
   if (local_.active()) return run_checked_round(r);
   const std::size_t n = r.participants.size();
   node_operations_ += n;
@@ -125,7 +151,7 @@ bool StochasticRun::spend_regeneration(const std::optional<sim::CommunicationCos
   }
   progress_.time.charge_ahead(now_s_, {{TimeKind::communication, regeneration->time_s}});
   progress_.time.link_wait_s += regeneration->link_wait_s;
-  if (regeneration->time_s > 0.0) now_s_ += regeneration->time_s;
+  if (regeneration->time_s > 0.0) advance(regeneration->time_s);
   check_time();
   return true;
 }
@@ -204,8 +230,10 @@ bool StochasticRun::finish_round(const Round& r, const RoundTiming& t, double en
   check_time();
   ++progress_.counts.decodes;
   const auto [communication_s, link_wait_s] =
-      t.all_present
+      t.all_present && live_.size() == static_cast<std::size_t>(nodes_)
           ? r.all_present_communication
+      : timeline_.active()
+          ? crashing_communication(r, t)
           : round_communication_cost(topology_, *r.shape, t.present, live_, r.symbol_bytes,
                                      r.product_bytes, spec_.decentralized);
   progress_.time.link_wait_s += link_wait_s;
@@ -214,7 +242,7 @@ bool StochasticRun::finish_round(const Round& r, const RoundTiming& t, double en
                           decoder_speed_;
   progress_.time.charge_ahead(
       now_s_, {{TimeKind::communication, communication_s}, {TimeKind::decode, decode_s}});
-  now_s_ += communication_s + decode_s;
+  advance(communication_s + decode_s);
   check_time();
   if (outcome.silent) ++silent_corruptions_;
   if (outcome.status != Status::detected) return true;
@@ -253,7 +281,14 @@ Outcome StochasticRun::verification_decode(const Round& r, double& t_s) {
   v.present.assign(r.member_count.size(), 1);
   bool locally_corrected = false;
   regenerated_.clear();
+  for (std::size_t i = 0; timeline_.active() && i < n; ++i) {
+    if (node_usable(r.participants[i])) continue;
+    // A down or stale node's symbols are erasures, as in the numeric mode's pass.
+    for (int k = r.symbol_begin[i]; k < r.symbol_begin[i + 1]; ++k)
+      v.present[static_cast<std::size_t>(r.symbol_list[static_cast<std::size_t>(k)])] = 0;
+  }
   for (std::size_t i = 0; local_.active() && i < n; ++i) {
+    if (timeline_.active() && !node_usable(r.participants[i])) continue;
     int& strikes = wrong_[static_cast<std::size_t>(r.block[i])];
     if (strikes == 0) continue;
     if (local_.verification_corrects(r.participants[i], r.layer, strikes)) {
@@ -277,7 +312,7 @@ Outcome StochasticRun::verification_decode(const Round& r, double& t_s) {
   if (outcome.status == Status::clean && (locally_corrected || !regenerated_.empty()))
     outcome.status = Status::corrected;
   ++progress_.counts.decodes;
-  t_s += r.nominal_s;
+  t_s += timeline_.active() ? current_nominal_s(r) : r.nominal_s;
   return outcome;
 }
 

@@ -23,6 +23,14 @@ namespace {
 // The hazard -log(1 - p) an opportunity of strike probability p spends.
 double hazard(double p) { return p >= 1.0 ? kInf : -std::log1p(-p); }
 
+// The cluster's mean time between crashes (Young's and Daly's intervals), as sim::Cluster's.
+double system_mtbf_s(const std::vector<sim::CrashSpec>& crashes) {
+  double rate_per_s = 0.0;
+  for (const sim::CrashSpec& c : crashes)
+    if (c.ever_fails()) rate_per_s += 1.0 / c.mtbf_s();
+  return rate_per_s > 0.0 ? 1.0 / rate_per_s : kInf;
+}
+
 }  // namespace
 
 StochasticRun::StochasticRun(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
@@ -54,9 +62,13 @@ StochasticRun::StochasticRun(const sim::ClusterSpec& cluster, const sim::Checkpo
   double values = 0.0;
   for (const LayerShape& g : shapes_) values += g.stored_values_per_node;
   checkpoint_values_ = values;
-  policy_ = sim::CheckpointPolicy(checkpoint, kInf,
+  policy_ = sim::CheckpointPolicy(checkpoint, system_mtbf_s(cluster.crashes),
                                   checkpoint_costs(checkpoint, values, topology_, nodes_));
   errors_.size(max_symbols_, max_codewords_);
+  timeline_ = CrashTimeline(cluster.crashes, seed, replica);
+  down_.assign(static_cast<std::size_t>(nodes_), 0);
+  stale_.assign(static_cast<std::size_t>(nodes_), 0);
+  down_since_s_.assign(static_cast<std::size_t>(nodes_), -1.0);
 }
 
 // The scheme's structure on the smallest W with the same blocks (layer shapes scale its block
@@ -195,7 +207,12 @@ sim::MetricSet StochasticRun::run() {
   } catch (const OutOfTime&) {
     // The step in progress is cut at the limit below, as train_coded's engine stops there.
   }
-  if (!progress_.completed()) progress_.stop_at(stopped_ ? now_s_ : spec_.time_limit_s);
+  const double end_s = progress_.completed() || stopped_ ? now_s_ : spec_.time_limit_s;
+  if (!progress_.completed()) progress_.stop_at(end_s);
+  if (timeline_.active()) {
+    end_crashes(end_s);
+    read_out_regeneration();
+  }
   verify();  // untimed, as train_coded's read-out
   return metrics();
 }
@@ -209,6 +226,7 @@ void StochasticRun::run_iterations() {
     }
     if (now_s_ > spec_.time_limit_s || stopped_) break;
     const double iteration_start_s = now_s_;
+    if (timeline_.active() && !start_iteration()) continue;
     bool rolled_back = false;
     for (Round* r : iteration_) {
       if (!run_round(*r)) {
@@ -228,6 +246,10 @@ void StochasticRun::run_iterations() {
 }
 
 void StochasticRun::run_update() {
+  if (timeline_.active()) {
+    run_crashing_update();
+    return;
+  }
   node_operations_ += static_cast<std::uint64_t>(nodes_);
   double end_s = now_s_ + update_fixed_s_;
   if (stragglers_) {
@@ -242,22 +264,25 @@ void StochasticRun::run_update() {
     for (int p = 0; p < nodes_; ++p)
       progress_.energy.busy(p, update_flops_ / speeds_[static_cast<std::size_t>(p)]);
   }
-  for (int p = 0; p < nodes_; ++p) {
-    const auto index = static_cast<std::size_t>(p);
-    double budget = weight_budget_[index];
-    for (int j = update_begin_[index]; j < update_begin_[index + 1]; ++j) {
-      budget -= update_hazard_[static_cast<std::size_t>(j)];
-      if (budget < 0.0) {
-        budget = redraw(weight_streams_[index]);
-        wrong_[static_cast<std::size_t>(update_block_[static_cast<std::size_t>(j)])]++;
-        ++faults_;
-      }
-    }
-    weight_budget_[index] = budget;
-  }
+  for (int p = 0; p < nodes_; ++p) strike_update(p);
   progress_.time.charge_ahead(now_s_, {{TimeKind::compute, end_s - now_s_}});
   now_s_ = end_s;
   check_time();
+}
+
+// The (weights, update) strikes on node p's blocks after its update.
+void StochasticRun::strike_update(int p) {
+  const auto index = static_cast<std::size_t>(p);
+  double budget = weight_budget_[index];
+  for (int j = update_begin_[index]; j < update_begin_[index + 1]; ++j) {
+    budget -= update_hazard_[static_cast<std::size_t>(j)];
+    if (budget < 0.0) {
+      budget = redraw(weight_streams_[index]);
+      wrong_[static_cast<std::size_t>(update_block_[static_cast<std::size_t>(j)])]++;
+      ++faults_;
+    }
+  }
+  weight_budget_[index] = budget;
 }
 
 void StochasticRun::checkpoint() {
@@ -267,7 +292,7 @@ void StochasticRun::checkpoint() {
     progress_.energy.verification(verified.time_s);
     if (!verified.passed) {
       progress_.time.charge_ahead(now_s_, {{TimeKind::checkpoint, verified.time_s}});
-      now_s_ += verified.time_s;
+      advance(verified.time_s);
       check_time();
       rollback();
       return;
@@ -276,19 +301,31 @@ void StochasticRun::checkpoint() {
   }
   t += policy_.write_cost_s();
   progress_.time.charge_later(now_s_, TimeKind::checkpoint);
-  now_s_ += t;
+  advance(t);
   check_time();
   progress_.energy.checkpoint_written(checkpoint_values_ * nodes_ * kBytesPerValue);
   progress_.checkpoint_written(t);
-  faults_at_attempt_start_ = faults_;
+  faults_at_attempt_start_ = random_events();
   previous_wrong_ = std::move(checkpoint_wrong_);
   checkpoint_wrong_ = wrong_;
+  // The numeric mode's checkpoint holds the blocks of nodes that missed updates as they are, and
+  // a rollback to it makes them current again: outdated, they read as wrong.
+  for (int p = 0; p < nodes_ && timeline_.active(); ++p) {
+    const auto index = static_cast<std::size_t>(p);
+    if (!stale_[index]) continue;
+    for (int l = 0; l < layers_; ++l) {
+      for (int b = first_block_[index]; b < first_block_[index + 1]; ++b) {
+        int& strikes = checkpoint_wrong_[static_cast<std::size_t>(l * blocks_per_layer_ + b)];
+        strikes = std::max(strikes, 1);
+      }
+    }
+  }
 }
 
 void StochasticRun::rollback() {
-  const bool random_events = faults_ != faults_at_attempt_start_;
-  faults_at_attempt_start_ = faults_;
-  const RollbackTarget target = progress_.roll_back(random_events);
+  const bool blamed = random_events() != faults_at_attempt_start_;
+  faults_at_attempt_start_ = random_events();
+  const RollbackTarget target = progress_.roll_back(blamed);
   if (target == RollbackTarget::stop) {
     stopped_ = true;  // every checkpoint, then the initial state, stalled (completed = 0)
     return;
@@ -298,8 +335,10 @@ void StochasticRun::rollback() {
     std::fill(checkpoint_wrong_.begin(), checkpoint_wrong_.end(), 0);
   }
   wrong_ = checkpoint_wrong_;
+  // The checkpoint holds every node's blocks, those of the nodes that missed updates too.
+  std::fill(stale_.begin(), stale_.end(), 0);
   progress_.time.charge_later(now_s_, TimeKind::restart);
-  now_s_ += policy_.restart_s();
+  advance(policy_.restart_s());
   check_time();
   progress_.restart(policy_.restart_s());
 }
@@ -309,6 +348,8 @@ sim::MetricSet StochasticRun::metrics() const {
   progress_.add_to(m, stopped_ ? now_s_ : spec_.time_limit_s);
   m.set("faults_injected", static_cast<double>(faults_));
   progress_.counts.add_to(m);
+  // Only with crashes, so that the results of runs without are what they were.
+  if (timeline_.active()) m.set("crashes", static_cast<double>(crashes_));
   m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
   m.set("node_operations", static_cast<double>(node_operations_));
   progress_.time.add_to(m);

@@ -17,18 +17,18 @@ namespace codesim::models {
 
 /// A setting run_stochastic_training does not model, asked for by a scenario.
 struct UnmodelledSetting {
-  /// "crashes", "domains", "availability_trace", a fault target's name ("activation", "decode",
-  /// "update"), "audit", "record_loss" or "eval_cost_s".
+  /// "domains", "availability_trace", a fault target's name ("activation", "decode", "update"),
+  /// "audit", "record_loss" or "eval_cost_s".
   std::string setting;
-  int node = -1;         ///< crashes and fault targets: the first node that asks for it; else -1
-  std::string message;   ///< e.g. "stochastic mode does not model crashes"
+  int node = -1;         ///< fault targets: the first node that asks for it; else -1
+  std::string message;   ///< e.g. "the audit needs the arithmetic"
   std::string expected;  ///< the value that would do, e.g. "false"
 };
 
-/// The first setting stochastic mode does not model, in this order: crashes (a finite mtbf_s),
-/// failure domains, an availability trace, the activation, decode and update fault targets (the
-/// loss is an activation target), audit, record_loss, eval_cost_s > 0; nullopt when there is none.
-/// Precondition: `faults` is valid for the cluster (validate_fault_config).
+/// The first setting stochastic mode does not model, in this order: failure domains, an
+/// availability trace, the activation, decode and update fault targets (the loss is an activation
+/// target), audit, record_loss, eval_cost_s > 0; nullopt when there is none. Precondition:
+/// `faults` is valid for the cluster (validate_fault_config).
 std::optional<UnmodelledSetting> unmodelled_setting(const sim::ClusterSpec& cluster,
                                                     const TrainingSpec& spec,
                                                     const FaultConfig& faults);
@@ -68,13 +68,21 @@ std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const 
 ///    makes the node check its block (time charged) and correct it or withhold its partial (an
 ///    erasure), by the closed forms' probabilities; withheld blocks are regenerated after a decode
 ///    that could do without them, else the round rolls back.
+///  - Crashes: the cluster's crash laws, up and repair times drawn from train_coded's streams
+///    (seed, replica, "crash" / "repair", node) in its order (stochastic_crashes.hpp), so that a
+///    run at train_coded's simulated times crashes at its instants. A down node loses its running
+///    task (an erasure; its energy the part that ran, then down power) and misses the update
+///    (stale); a round that cannot decode rolls back; an iteration that could not decode from the
+///    usable nodes waits for a repair (restart time); a stale node that is back has its blocks
+///    regenerated before the iteration (regeneration time and bytes), as train_coded's.
 ///  - Checkpoints: the verification pass (forward and backward of every layer, no strikes) before
 ///    each write; at the end an untimed verification pass, as train_coded's read-out.
 ///
 /// Metrics: completed, completion_time_s, iterations, iterations_executed, faults_injected
 /// (strikes), decodes, corrected, regenerations, detected, rollbacks, checkpoints,
 /// silent_corruptions (training decodes that read an erroneous symbol nothing detected),
-/// node_operations (tasks simulated: products, updates and verification products),
+/// node_operations (tasks simulated: products, updates and verification products), crashes
+/// (only when a node ever fails, so that runs without keep their metrics),
 /// time_compute_s, time_communication_s, time_decode_s, time_checkpoint_s, time_restart_s,
 /// time_eval_s (0), time_lost_s; the seven add up to completion_time_s. No series.
 /// `should_stop`, when set, is polled before every iteration; true throws TrainingStopped.

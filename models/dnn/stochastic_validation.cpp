@@ -1,9 +1,7 @@
 // What the stochastic mode models: the one place its rules live (the scenario reader maps the
 // setting each returns to its JSON pointer).
-#include <cmath>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "models/dnn/stochastic_training.hpp"
@@ -24,13 +22,6 @@ int first_node_striking(const std::vector<NodeFaultRates>& rates, FaultTarget ta
 std::optional<UnmodelledSetting> unmodelled_setting(const sim::ClusterSpec& cluster,
                                                     const TrainingSpec& spec,
                                                     const FaultConfig& faults) {
-  for (std::size_t p = 0; p < cluster.crashes.size(); ++p) {
-    if (cluster.crashes[p].ever_fails()) {
-      return UnmodelledSetting{"crashes", static_cast<int>(p),
-                               "stochastic mode does not model crashes",
-                               "mtbf_s null (no crashes)"};
-    }
-  }
   if (!cluster.shared_failures.domains.empty()) {
     return UnmodelledSetting{"domains", -1, "stochastic mode does not model failure domains",
                              "no domains"};

@@ -100,10 +100,6 @@ TEST_CASE("a stochastic run through the CLI writes counts and a table without ac
 
 TEST_CASE("what stochastic mode does not model is an error at its key") {
   CHECK(pointer_of_error(stochastic_scenario()) == "(no error)");
-  CHECK(pointer_of_error(with("/cluster/crashes/mtbf_s=1000")) == "/cluster/crashes/mtbf_s");
-  CHECK(
-      pointer_of_error(with(R"(/cluster/overrides=[{"nodes": [4], "crashes": {"mtbf_s": 50}}])")) ==
-      "/cluster/overrides/0/crashes/mtbf_s");
   CHECK(pointer_of_error(with("/faults/targets/activation/probability_per_operation=0.001")) ==
         "/faults/targets/activation");
   CHECK(pointer_of_error(with("/faults/targets/decode/rate_per_flop=1e-12")) ==
@@ -117,13 +113,17 @@ TEST_CASE("what stochastic mode does not model is an error at its key") {
   CHECK(pointer_of_error(with("/workload/audit=true")) == "/workload/audit");
   CHECK(pointer_of_error(with("/workload/record_loss=true")) == "/workload/record_loss");
   CHECK(pointer_of_error(with("/workload/eval_cost_s=0.5")) == "/workload/eval_cost_s");
-  CHECK(error_of(with("/cluster/crashes/mtbf_s=1000")).find("does not model crashes") !=
-        std::string::npos);
   CHECK(
       pointer_of_error(with(
           R"(/cluster/domains=[{"group_size": 2, "failure": {"law": "exponential", "mean_s": 9}}])")) ==
       "/cluster/domains");
-  // Product faults, overrides of the modelled targets and stragglers are modelled.
+  CHECK(error_of(with("/faults/targets/decode/rate_per_flop=1e-12"))
+            .find("does not model the decode fault target") != std::string::npos);
+  // Crashes (cluster-wide or a node's), product faults, overrides of the modelled targets and
+  // stragglers are modelled.
+  CHECK(pointer_of_error(with("/cluster/crashes/mtbf_s=1000")) == "(no error)");
+  CHECK(pointer_of_error(with(
+            R"(/cluster/overrides=[{"nodes": [4], "crashes": {"mtbf_s": 50}}])")) == "(no error)");
   CHECK(pointer_of_error(with("/faults/targets/product/probability_per_operation=0.001")) ==
         "(no error)");
   CHECK(pointer_of_error(with(R"(/cluster/stragglers={"kind": "pareto"})")) == "(no error)");

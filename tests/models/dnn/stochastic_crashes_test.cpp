@@ -1,0 +1,180 @@
+// Crashes in the stochastic mode against the numeric mode's: the same crash instants, erasures,
+// rollbacks, waits and regenerations when both runs are at the same simulated times (no soft
+// errors), the same means with soft errors too.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "models/dnn/stochastic_training.hpp"
+#include "sim/energy_meter.hpp"
+#include "tests/models/dnn/coded_training_test_support.hpp"
+
+using namespace codesim;
+using namespace codesim::models;
+
+namespace {
+
+// Every node of the 16-node cluster crashes with `mtbf_s` and is down for `repair_s`.
+sim::ClusterSpec crashing_cluster(double mtbf_s, double repair_s) {
+  sim::ClusterSpec c = testing::cluster();
+  for (sim::CrashSpec& spec : c.crashes) spec = sim::exponential_crashes(mtbf_s, repair_s);
+  c.speeds_flops_per_s[1] = 5e8;  // a slower node: the decoder's speed follows the live nodes
+  return c;
+}
+
+sim::MetricSet numeric(const sim::ClusterSpec& c, const sim::CheckpointSpec& checkpoint,
+                       const TrainingSpec& spec, const FaultConfig& faults, std::uint64_t replica) {
+  const testing::Data& d = testing::data();
+  return run_coded_training(c, checkpoint, spec, faults, d.train, d.test, 3, replica);
+}
+
+// |a - b| within z standard deviations of two Poisson-like counts (plus one for discreteness).
+bool counts_agree(double a, double b) { return std::abs(a - b) <= 1.96 * std::sqrt(a + b) + 1.0; }
+
+// Both modes on `kind` with every node crashing and no soft error: the same crashes, erasures,
+// rollbacks, waits and regenerations, so the same counts, times and energy.
+void check_same_as_numeric(const char* kind, const sim::CheckpointSpec& checkpoint) {
+  for (bool decentralized : {true, false}) {
+    TrainingSpec spec = testing::training(kind, 80);
+    spec.decentralized = decentralized;
+    // Sigmoid units change every block at every update (a ReLU layer's block can be left as it
+    // was), so that an outdated block is wrong in both modes.
+    spec.mlp.hidden_activation = Activation::sigmoid;
+    const sim::ClusterSpec c = crashing_cluster(4e-4, 3e-5);
+    for (std::uint64_t replica : {0, 1}) {
+      const sim::MetricSet a = numeric(c, checkpoint, spec, testing::no_faults(), replica);
+      const sim::MetricSet b =
+          run_stochastic_training(c, checkpoint, spec, testing::no_faults(), 3, replica);
+      const std::string scheme = kind;
+      CAPTURE(scheme);
+      CAPTURE(decentralized);
+      CAPTURE(replica);
+      CHECK(a.get("crashes") > 10.0);
+      for (const char* name : {"crashes", "rollbacks", "regenerations", "decodes", "detected",
+                               "checkpoints", "iterations", "iterations_executed", "completed"}) {
+        const std::string metric = name;
+        CAPTURE(metric);
+        CHECK(b.get(name) == a.get(name));
+      }
+      for (const char* name :
+           {"completion_time_s", "time_compute_s", "time_communication_s", "time_decode_s",
+            "time_checkpoint_s", "time_restart_s", "time_lost_s"}) {
+        const std::string metric = name;
+        CAPTURE(metric);
+        CHECK(b.get(name) == doctest::Approx(a.get(name)).epsilon(1e-12));
+      }
+      // Energy sums the same terms in another order.
+      for (const char* name : {"energy_J", "energy_compute_J", "energy_idle_J", "energy_network_J",
+                               "energy_checkpoint_J", "energy_restart_J", "energy_lost_J"}) {
+        const std::string metric = name;
+        CAPTURE(metric);
+        CHECK(b.get(name) == doctest::Approx(a.get(name)).epsilon(1e-9));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("without soft errors the stochastic mode crashes, waits and regenerates as the numeric") {
+  // No checkpoint within the run: every rollback goes back to the initial state. GPD, MDS and the
+  // CodeNet grid decode around down nodes and regenerate them once back; replication with two
+  // copies, uncoded and abft roll back and wait when a block is missing; abft_codenet's nodes
+  // check their partials, and a crash can lose a check task too.
+  for (const char* kind :
+       {"gpd", "codenet_grid", "mds", "replication", "uncoded", "abft", "abft_codenet"})
+    check_same_as_numeric(kind, testing::every(1000, 2e-6, 3e-6));
+}
+
+TEST_CASE("with checkpoints and their verification the crashes take the numeric mode's course") {
+  // Schemes whose nodes cannot be stale at a checkpoint here (uncoded cannot regenerate a node
+  // that missed an update; GPD regenerates it at once). A node stale at a checkpoint comes back
+  // from it with outdated blocks, which the stochastic mode takes as wrong: the numeric decodes
+  // may read them right (an update that left a block unchanged) or rebuild others from them.
+  sim::CheckpointSpec checkpoint = testing::every(4, 2e-6, 3e-6);
+  checkpoint.write_bandwidth_Bps = 1e8;
+  for (const char* kind : {"gpd", "uncoded"}) check_same_as_numeric(kind, checkpoint);
+}
+
+TEST_CASE("a scheme without redundancy rolls back and waits for repairs in both modes") {
+  const TrainingSpec spec = testing::training("uncoded", 60);
+  const sim::ClusterSpec c = crashing_cluster(3e-4, 4e-5);
+  const sim::CheckpointSpec checkpoint = testing::every(5, 1e-6, 2e-6);
+  const sim::MetricSet a = numeric(c, checkpoint, spec, testing::no_faults(), 0);
+  const sim::MetricSet b = run_stochastic_training(c, checkpoint, spec, testing::no_faults(), 3, 0);
+  CHECK(b.get("rollbacks") > 5.0);
+  CHECK(b.get("rollbacks") == a.get("rollbacks"));
+  CHECK(b.get("detected") == a.get("detected"));
+  // Waiting for repairs is restart time beyond the restarts' own.
+  CHECK(b.get("time_restart_s") > b.get("rollbacks") * 2e-6);
+  CHECK(b.get("time_restart_s") == doctest::Approx(a.get("time_restart_s")).epsilon(1e-12));
+}
+
+TEST_CASE("with crashes and soft errors the modes agree on mean rollbacks and regenerations") {
+  // Weight strikes that change every entry (seen by every numeric decode) on GPD, which corrects
+  // one error per decode and tolerates erasures; crashes often enough that waits, stale nodes and
+  // rollbacks of both causes mix.
+  TrainingSpec spec = testing::training("gpd", 60);
+  spec.mlp.hidden_activation = Activation::sigmoid;
+  FaultConfig faults = testing::weights_at(4e-3);
+  faults[FaultTarget::weights].model = value_model_defaults(ValueModelKind::gaussian);
+  faults[FaultTarget::weights].model.density = 1.0;
+  const sim::ClusterSpec c = crashing_cluster(6e-4, 4e-5);
+  const sim::CheckpointSpec checkpoint = testing::every(5, 1e-6, 2e-6);
+  double numeric_rollbacks = 0.0, stochastic_rollbacks = 0.0;
+  double numeric_regenerations = 0.0, stochastic_regenerations = 0.0;
+  double stochastic_crashes = 0.0;
+  for (std::uint64_t replica = 0; replica < 24; ++replica) {
+    const sim::MetricSet a = numeric(c, checkpoint, spec, faults, replica);
+    const sim::MetricSet b = run_stochastic_training(c, checkpoint, spec, faults, 3, replica);
+    numeric_rollbacks += a.get("rollbacks");
+    stochastic_rollbacks += b.get("rollbacks");
+    numeric_regenerations += a.get("regenerations");
+    stochastic_regenerations += b.get("regenerations");
+    stochastic_crashes += b.get("crashes");
+  }
+  INFO("rollbacks: numeric " << numeric_rollbacks << ", stochastic " << stochastic_rollbacks);
+  INFO("regenerations: numeric " << numeric_regenerations << ", stochastic "
+                                 << stochastic_regenerations);
+  CHECK(stochastic_crashes > 100.0);
+  CHECK(numeric_rollbacks > 20.0);
+  CHECK(numeric_regenerations > 20.0);
+  CHECK(counts_agree(numeric_rollbacks, stochastic_rollbacks));
+  CHECK(counts_agree(numeric_regenerations, stochastic_regenerations));
+}
+
+TEST_CASE("the crashes metric appears only when a node can crash") {
+  const TrainingSpec spec = testing::training("gpd", 10);
+  const sim::MetricSet quiet = run_stochastic_training(testing::cluster(), testing::every(5), spec,
+                                                       testing::no_faults(), 3, 0);
+  CHECK(!quiet.contains("crashes"));
+  const sim::MetricSet crashing = run_stochastic_training(
+      crashing_cluster(1e3, 1.0), testing::every(5), spec, testing::no_faults(), 3, 0);
+  CHECK(crashing.get("crashes") == 0.0);
+}
+
+TEST_CASE("a run with crashes cut at its time limit has a breakdown and energy that add up") {
+  const TrainingSpec full_spec = testing::training("replication", 60);
+  const sim::ClusterSpec c = crashing_cluster(3e-4, 4e-5);
+  const sim::CheckpointSpec checkpoint = testing::every(5, 1e-6, 2e-6);
+  const sim::MetricSet full =
+      run_stochastic_training(c, checkpoint, full_spec, testing::no_faults(), 3, 0);
+  REQUIRE(full.get("crashes") > 10.0);
+  for (int k = 1; k < 100; ++k) {
+    TrainingSpec spec = full_spec;
+    spec.time_limit_s = full.get("completion_time_s") * k / 100.0;
+    CAPTURE(spec.time_limit_s);
+    const sim::MetricSet m =
+        run_stochastic_training(c, checkpoint, spec, testing::no_faults(), 3, 0);
+    CHECK(m.get("completed") == 0.0);
+    double breakdown = 0.0;
+    for (const char* part : {"time_compute_s", "time_communication_s", "time_decode_s",
+                             "time_checkpoint_s", "time_restart_s", "time_eval_s", "time_lost_s"})
+      breakdown += m.get(part);
+    CHECK(breakdown == doctest::Approx(spec.time_limit_s).epsilon(1e-12));
+    CHECK(m.get("energy_J") == doctest::Approx(sim::sum_of_energy_parts_J(m)).epsilon(1e-12));
+    CHECK(m.get("crashes") <= full.get("crashes"));
+  }
+}
