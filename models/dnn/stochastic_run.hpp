@@ -95,6 +95,10 @@ class StochasticRun {
   }
   bool strike_weights(int p, const Round& r, std::size_t i);
   bool strike_product(int p, const Round& r, std::size_t i);
+  /// Participant i of a checked round (ABFT) reads its block: strikes, its node's check and its
+  /// outcome; a block beyond repair joins `withheld_blocks`.
+  CheckedProduct check_participant(const Round& r, std::size_t i,
+                                   std::vector<int>& withheld_blocks);
   void draw_durations(const Round& r);
   bool run_round(const Round& r);
   bool run_checked_round(const Round& r);

@@ -169,23 +169,7 @@ bool StochasticRun::run_crashing_round(const Round& r) {
   }
   std::vector<int> withheld_blocks;
   const std::function<CheckedProduct(std::size_t)> check = [&](std::size_t i) {
-    const int p = r.participants[i];
-    strike_weights(p, r, i);
-    const bool product = strike_product(p, r, i);
-    int& strikes = wrong_[static_cast<std::size_t>(r.block[i])];
-    const LocalRead read = local_.read(p, r.layer, r.dir, strikes, product, r.flops);
-    if (read.corrected) {
-      ++progress_.counts.corrected;
-      strikes = 0;
-    }
-    if (read.block_beyond_repair) withheld_blocks.push_back(p);
-    CheckedProduct out;
-    out.withheld = read.withheld;
-    if (read.extra_flops > 0.0)
-      out.extra_s =
-          nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(read.extra_flops);
-    check_s_[i] = out.extra_s;
-    return out;
+    return check_participant(r, i, withheld_blocks);
   };
   const RoundCrashes crashes{[this] { return next_event_s(); },
                              [this] {

@@ -103,6 +103,26 @@ bool StochasticRun::strike_product(int p, const Round& r, std::size_t i) {
   return true;
 }
 
+CheckedProduct StochasticRun::check_participant(const Round& r, std::size_t i,
+                                                std::vector<int>& withheld_blocks) {
+  const int p = r.participants[i];
+  strike_weights(p, r, i);
+  const bool product = strike_product(p, r, i);
+  int& strikes = wrong_[static_cast<std::size_t>(r.block[i])];
+  const LocalRead read = local_.read(p, r.layer, r.dir, strikes, product, r.flops);
+  if (read.corrected) {
+    ++progress_.counts.corrected;
+    strikes = 0;
+  }
+  if (read.block_beyond_repair) withheld_blocks.push_back(p);
+  CheckedProduct out;
+  out.withheld = read.withheld;
+  if (read.extra_flops > 0.0)
+    out.extra_s = nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(read.extra_flops);
+  check_s_[i] = out.extra_s;
+  return out;
+}
+
 // Each participant's product time, with its node's straggler factor.
 void StochasticRun::draw_durations(const Round& r) {
   durations_.resize(r.participants.size());
@@ -172,23 +192,7 @@ bool StochasticRun::run_checked_round(const Round& r) {
   std::vector<int> withheld_blocks;
   check_s_.assign(r.participants.size(), 0.0);
   resolver_.resolve_checked(r, now_s_, durations_, wait_, scratch_timing_, [&](std::size_t i) {
-    const int p = r.participants[i];
-    strike_weights(p, r, i);
-    const bool product = strike_product(p, r, i);
-    int& strikes = wrong_[static_cast<std::size_t>(r.block[i])];
-    const LocalRead read = local_.read(p, r.layer, r.dir, strikes, product, r.flops);
-    if (read.corrected) {
-      ++progress_.counts.corrected;
-      strikes = 0;
-    }
-    if (read.block_beyond_repair) withheld_blocks.push_back(p);
-    CheckedProduct out;
-    out.withheld = read.withheld;
-    if (read.extra_flops > 0.0)
-      out.extra_s =
-          nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(read.extra_flops);
-    check_s_[i] = out.extra_s;
-    return out;
+    return check_participant(r, i, withheld_blocks);
   });
   errors_.next_mark();
   const Outcome outcome = errors_.decode(r, scratch_timing_, spec_.decode.error_model);
