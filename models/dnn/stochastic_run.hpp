@@ -100,6 +100,9 @@ class StochasticRun {
   CheckedProduct check_participant(const Round& r, std::size_t i,
                                    std::vector<int>& withheld_blocks);
   void draw_durations(const Round& r);
+  /// Strikes each participant that finished its task (weights, then its product) and marks the
+  /// symbols of the struck ones wrong for the round's decode (nodes without checks).
+  void strike_finished(const Round& r, const RoundTiming& t);
   bool run_round(const Round& r);
   bool run_checked_round(const Round& r);
   bool finish_round(const Round& r, const RoundTiming& t, double end_s, const Outcome& outcome);

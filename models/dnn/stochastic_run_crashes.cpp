@@ -181,13 +181,7 @@ bool StochasticRun::run_crashing_round(const Round& r) {
   resolver_.resolve_crashing(r, now_s_, durations_, started_, wait_, t,
                              local_.active() ? &check : nullptr, crashes);
   errors_.next_mark();
-  for (std::size_t i = 0; !local_.active() && i < n; ++i) {
-    if (!t.done[i]) continue;
-    const int p = r.participants[i];
-    strike_weights(p, r, i);
-    const bool product = strike_product(p, r, i);
-    if (product || wrong_[static_cast<std::size_t>(r.block[i])] != 0) errors_.mark_symbols(r, i, t);
-  }
+  if (!local_.active()) strike_finished(r, t);
   const Outcome outcome = errors_.decode(r, t, spec_.decode.error_model);
   charge_crashing_round(r, t, outcome.status == Status::clean);
   if (!finish_round(r, t, t.end_s, outcome)) return false;

@@ -103,6 +103,16 @@ bool StochasticRun::strike_product(int p, const Round& r, std::size_t i) {
   return true;
 }
 
+void StochasticRun::strike_finished(const Round& r, const RoundTiming& t) {
+  for (std::size_t i = 0; i < r.participants.size(); ++i) {
+    if (!t.done[i]) continue;
+    const int p = r.participants[i];
+    strike_weights(p, r, i);
+    const bool product = strike_product(p, r, i);
+    if (product || wrong_[static_cast<std::size_t>(r.block[i])] != 0) errors_.mark_symbols(r, i, t);
+  }
+}
+
 CheckedProduct StochasticRun::check_participant(const Round& r, std::size_t i,
                                                 std::vector<int>& withheld_blocks) {
   const int p = r.participants[i];
@@ -148,13 +158,7 @@ bool StochasticRun::run_round(const Round& r) {
   }
   const RoundTiming& t = *timing;
   errors_.next_mark();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!t.done[i]) continue;
-    const int p = r.participants[i];
-    strike_weights(p, r, i);
-    const bool product = strike_product(p, r, i);
-    if (product || wrong_[static_cast<std::size_t>(r.block[i])] != 0) errors_.mark_symbols(r, i, t);
-  }
+  strike_finished(r, t);
   const Outcome outcome = errors_.decode(r, t, spec_.decode.error_model);
   charge_round_tasks(r, t, end_s, outcome.status == Status::clean, nullptr);
   if (!finish_round(r, t, end_s, outcome)) return false;

@@ -11,17 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include "tests/sim/crash_test_support.hpp"
+
 using namespace codesim::sim;
+using codesim::sim::testing::make_nodes;
 
 namespace {
-std::vector<Node> make_nodes(int count) {
-  std::shared_ptr<const StragglerModel> none = make_straggler_model({});
-  std::vector<Node> nodes;
-  nodes.reserve(count);
-  for (int i = 0; i < count; ++i)
-    nodes.emplace_back(i, 1e9, none, RandomStream({1, 0, "straggler", std::uint64_t(i)}));
-  return nodes;
-}
 
 // (node id, crash time) of every crash before `end_s`.
 std::vector<std::pair<int, double>> crash_times(int node_count, CrashSpec spec, double end_s,

@@ -13,19 +13,12 @@
 #include <vector>
 
 #include "sim/crash_process.hpp"
+#include "tests/sim/crash_test_support.hpp"
 
 using namespace codesim::sim;
+using codesim::sim::testing::make_nodes;
 
 namespace {
-
-std::vector<Node> make_nodes(int count) {
-  std::shared_ptr<const StragglerModel> none = make_straggler_model({});
-  std::vector<Node> nodes;
-  nodes.reserve(count);
-  for (int i = 0; i < count; ++i)
-    nodes.emplace_back(i, 1e9, none, RandomStream({1, 0, "straggler", std::uint64_t(i)}));
-  return nodes;
-}
 
 /// What the listeners saw: (time, node, true for a crash / false for a repair).
 using Event = std::tuple<double, int, bool>;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/crash_process.hpp"
+#include "tests/sim/crash_test_support.hpp"
 
 using namespace codesim::sim;
 
@@ -109,9 +110,7 @@ TEST_CASE("laws with bad parameters are named, and the mean and names are docume
 
 TEST_CASE("the crash process draws up times from the failure law and repairs from the repair law") {
   Engine engine;
-  std::vector<Node> nodes;
-  for (int id = 0; id < 8; ++id)
-    nodes.emplace_back(id, 1e9, make_straggler_model({}), RandomStream({1, 0, "straggler", 0}));
+  std::vector<Node> nodes = testing::make_nodes(8);
   const CrashSpec spec{WeibullLaw{0.7, 10.0}, LogNormalLaw{2.0, 0.8}};
   CrashProcess process(engine, nodes, std::vector<CrashSpec>(nodes.size(), spec), 5, 0);
   std::map<int, double> up_since;
