@@ -4,8 +4,6 @@
 
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,13 +13,14 @@
 
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
+#include "support/experiment_error.hpp"
+#include "support/temp_directory.hpp"
 
 using codesim::app::apply_set;
 using codesim::app::Json;
 using codesim::app::load_scenario;
 using codesim::app::parse_availability_trace;
 using codesim::app::Scenario;
-using codesim::app::ScenarioError;
 
 namespace {
 
@@ -35,37 +34,23 @@ Json scenario_with(const std::string& assignment) {
 }
 
 std::string error_of(const Json& document) {
-  try {
-    load_scenario(document, "s.json");
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "";
+  return codesim::test::scenario_error_message([&] { load_scenario(document, "s.json"); });
 }
 
 std::string trace_error(const std::string& text, int nodes = 4) {
-  try {
-    parse_availability_trace(text, "t.csv", nodes);
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "";
+  return codesim::test::scenario_error_message(
+      [&] { parse_availability_trace(text, "t.csv", nodes); });
 }
 
 constexpr const char* kLaw = R"("failure": {"law": "exponential", "mean_s": 1000})";
 
 /// A trace file in a fresh temporary directory, removed at the end of the test.
 struct TraceFile {
-  std::filesystem::path directory;
+  codesim::test::TempDirectory directory{"trace-test"};
   std::string path;
-  TraceFile(const std::string& name, const std::string& text) {
-    directory = std::filesystem::temp_directory_path() /
-                ("codesim-trace-test-" + std::to_string(::getpid()) + "-" + name);
-    std::filesystem::create_directories(directory);
-    path = (directory / "trace.csv").string();
+  explicit TraceFile(const std::string& text) : path((directory / "trace.csv").string()) {
     std::ofstream(path) << text;
   }
-  ~TraceFile() { std::filesystem::remove_all(directory); }
 };
 
 }  // namespace
@@ -177,13 +162,13 @@ TEST_CASE("bad availability traces exit with the file and line of what is wrong"
 }
 
 TEST_CASE("cluster.availability_trace reads the file at its path and records the path") {
-  const TraceFile file("good", "node,down_s,up_s\n9,10,20\n");
+  const TraceFile file("node,down_s,up_s\n9,10,20\n");
   const Scenario s =
       load_scenario(scenario_with("/cluster/availability_trace=" + file.path), "s.json");
   REQUIRE(s.cluster.shared_failures.trace.size() == 10);
   CHECK(s.cluster.shared_failures.trace[9].size() == 1);
   CHECK(s.resolved["cluster"]["availability_trace"] == file.path);
-  const TraceFile bad("bad", "node,down_s,up_s\n9,10,20\n12,1,2\n");
+  const TraceFile bad("node,down_s,up_s\n9,10,20\n12,1,2\n");
   CHECK(error_of(scenario_with("/cluster/availability_trace=" + bad.path)) ==
         bad.path + ":3: node 12 does not exist (expected a node id in [0, 9])");
   CHECK(error_of(scenario_with("/cluster/availability_trace=" + bad.path + ".missing"))
