@@ -7,6 +7,13 @@
 
 namespace codesim::sim {
 namespace {
+/// Node `id`'s speed trace, null when it has none (or an empty one).
+std::shared_ptr<const StepTrace> speed_trace_of(const ClusterSpec& spec, int id) {
+  if (spec.speed_traces.empty() || spec.speed_traces[static_cast<std::size_t>(id)].empty())
+    return nullptr;
+  return std::make_shared<const StepTrace>(spec.speed_traces[static_cast<std::size_t>(id)]);
+}
+
 std::vector<Node> build_nodes(const ClusterSpec& spec, std::uint64_t seed, std::uint64_t replica) {
   CODESIM_CHECK(spec.node_count() >= 1, "a cluster needs at least one node");
   CODESIM_CHECK(spec.stragglers.size() == spec.speeds_flops_per_s.size() &&
@@ -15,10 +22,14 @@ std::vector<Node> build_nodes(const ClusterSpec& spec, std::uint64_t seed, std::
                 "cluster spec vectors must have one entry per node");
   std::vector<Node> nodes;
   nodes.reserve(spec.speeds_flops_per_s.size());
+  CODESIM_CHECK(
+      spec.speed_traces.empty() || spec.speed_traces.size() == spec.speeds_flops_per_s.size(),
+      "speed traces: none or one per node");
   for (int id = 0; id < spec.node_count(); ++id) {
     std::shared_ptr<const StragglerModel> law = make_straggler_model(spec.stragglers[id]);
     nodes.emplace_back(id, spec.speeds_flops_per_s[id], std::move(law),
-                       RandomStream({seed, replica, "straggler", static_cast<std::uint64_t>(id)}));
+                       RandomStream({seed, replica, "straggler", static_cast<std::uint64_t>(id)}),
+                       speed_trace_of(spec, id));
   }
   return nodes;
 }

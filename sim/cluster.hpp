@@ -34,6 +34,8 @@ struct TransferEnergySpec {
 /// vector has one entry per node.
 struct ClusterSpec {
   std::vector<double> speeds_flops_per_s;
+  /// Empty, or one per node: the multiplier of its speed over time (an empty trace: 1).
+  std::vector<StepTrace> speed_traces;
   std::vector<StragglerSpec> stragglers;
   std::vector<CrashSpec> crashes;
   /// Failure domains and the availability trace (none by default).

@@ -8,12 +8,13 @@
 namespace codesim::sim {
 
 Node::Node(int id, double speed_flops_per_s, std::shared_ptr<const StragglerModel> straggler,
-           RandomStream straggler_stream)
+           RandomStream straggler_stream, std::shared_ptr<const StepTrace> speed_trace)
     : straggler_model_(straggler.get()),
       speed_flops_per_s_(speed_flops_per_s),
       id_(id),
       straggler_(std::move(straggler)),
-      straggler_stream_(std::move(straggler_stream)) {
+      straggler_stream_(std::move(straggler_stream)),
+      speed_trace_(std::move(speed_trace)) {
   CODESIM_CHECK(speed_flops_per_s > 0.0, "node speed must be positive");
   CODESIM_CHECK(straggler_ != nullptr, "node needs a straggler model");
 }
@@ -27,10 +28,16 @@ double Node::draw_task_duration_s(double flops) {
   return nominal_s * factor;
 }
 
+double Node::draw_task_duration_s(double flops, double start_s) {
+  const double duration_s = draw_task_duration_s(flops);
+  if (!speed_trace_) return duration_s;
+  return finish_time_s(*speed_trace_, start_s, duration_s) - start_s;
+}
+
 double Node::run_task(Engine& engine, double flops, std::function<void()> on_done) {
   CODESIM_CHECK(is_up(), "task started on a down node");
   CODESIM_CHECK(!busy_, "task started on a busy node");
-  const double duration_s = draw_task_duration_s(flops);
+  const double duration_s = draw_task_duration_s(flops, engine.now());
   busy_ = true;
   on_done_ = std::move(on_done);
   // The engine's fast path: a plain callback on this node, no std::function to store or call.

@@ -6,6 +6,7 @@
 
 #include "sim/engine.hpp"
 #include "sim/random_stream.hpp"
+#include "sim/step_trace.hpp"
 #include "sim/straggler_model.hpp"
 
 namespace codesim::sim {
@@ -15,8 +16,9 @@ enum class NodeState { up, down };
 class Node {
  public:
   /// `straggler` is shared between nodes with the same law; `straggler_stream` is this node's own.
+  /// `speed_trace` (null: none) multiplies the speed over time (sim/step_trace.hpp).
   Node(int id, double speed_flops_per_s, std::shared_ptr<const StragglerModel> straggler,
-       RandomStream straggler_stream);
+       RandomStream straggler_stream, std::shared_ptr<const StepTrace> speed_trace = nullptr);
 
   int id() const { return id_; }
   double speed_flops_per_s() const { return speed_flops_per_s_; }
@@ -25,8 +27,15 @@ class Node {
   bool is_busy() const { return busy_; }
 
   /// Duration of a task of `flops`: flops / speed times a freshly drawn straggler factor;
-  /// +infinity (never ends) when either overflowed.
+  /// +infinity (never ends) when either overflowed. Without the speed trace.
   double draw_task_duration_s(double flops);
+  /// The same drawn duration, done at the speed trace's multiplier from `start_s` on.
+  double draw_task_duration_s(double flops, double start_s);
+  /// The node's speed at `t_s` (its speed times the trace's multiplier).
+  double speed_flops_per_s(double t_s) const {
+    return speed_trace_ ? speed_flops_per_s_ * speed_trace_->value_at(t_s) : speed_flops_per_s_;
+  }
+  bool has_speed_trace() const { return speed_trace_ != nullptr; }
   /// Starts a task of `flops`; `on_done` runs at completion unless the node crashes first.
   /// Returns the task's duration in seconds. Precondition: up and not busy.
   double run_task(Engine& engine, double flops, std::function<void()> on_done);
@@ -54,6 +63,7 @@ class Node {
   bool busy_ = false;
   std::shared_ptr<const StragglerModel> straggler_;
   RandomStream straggler_stream_;
+  std::shared_ptr<const StepTrace> speed_trace_;
 };
 
 }  // namespace codesim::sim

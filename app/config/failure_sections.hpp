@@ -24,10 +24,4 @@ sim::CrashSpec read_crashes(ObjectReader& r, const sim::CrashSpec& defaults);
 /// every path in a scenario); its errors are "FILE:LINE: ...".
 void read_shared_failures(ObjectReader& r, sim::ClusterSpec& cluster);
 
-/// Parses the text of an availability trace (`file` names it in errors) for `nodes` nodes: one
-/// vector of down intervals per node.
-std::vector<std::vector<sim::DownInterval>> parse_availability_trace(const std::string& text,
-                                                                     const std::string& file,
-                                                                     int nodes);
-
 }  // namespace codesim::app

@@ -1,6 +1,7 @@
 // Scenario loading: parses JSON, applies --set overrides and reads every section with ObjectReader.
 // Each section has one read_* function; a later section (strategy, training, sweep) adds another.
 #include "app/config/scenario_loader.hpp"
+#include "app/config/trace_files.hpp"
 
 #include <algorithm>
 #include <array>
@@ -241,6 +242,7 @@ sim::ClusterSpec read_cluster(ObjectReader& r) {
   cluster.power.assign(nodes, power);
   read_overrides(r, cluster, speed, straggler, crash, soft_error, power);
   read_shared_failures(r, cluster);
+  cluster.speed_traces = read_step_trace(r, "speed_trace", nodes, StepTraceKind::speed);
   return cluster;
 }
 

@@ -1,6 +1,7 @@
 // Readers of the training workload, `strategy` and `faults` sections; each error is a
 // ScenarioError at the offending key.
 #include "app/config/training_sections.hpp"
+#include "app/config/trace_files.hpp"
 
 #include <algorithm>
 #include <array>
@@ -334,6 +335,7 @@ void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training)
            [&](ObjectReader& m) { section_model = read_value_model(m, section_model); });
   r.object("targets", [&](ObjectReader& t) { read_fault_targets(t, config, section_model); });
   read_fault_overrides(r, cluster_nodes, config);
+  config.rate_traces = read_step_trace(r, "rate_trace", cluster_nodes, StepTraceKind::rate);
   training.replay_file = r.string("replay", "");
   training.fault_log_file = r.string("log_file", "");
   check_log_file_pattern(r, "log_file", training.fault_log_file);
@@ -387,7 +389,6 @@ std::string override_setting(const Json& resolved, const std::string& section, i
 /// node asking for it, else the section's key; else the workload's key.
 std::string pointer_of(const models::UnmodelledSetting& unmodelled, const Json& resolved) {
   const std::string& setting = unmodelled.setting;
-  if (setting == "domains" || setting == "availability_trace") return "/cluster/" + setting;
   if (unmodelled.node >= 0) {  // a fault target
     const std::string at =
         override_setting(resolved, "faults", unmodelled.node, {"targets", setting});

@@ -1,67 +1,84 @@
-// CrashTimeline: sim::CrashProcess's draws and event order on a heap of its own.
+// CrashTimeline: sim::CrashProcess on a private engine, stopped at every transition.
 #include "models/dnn/stochastic_crashes.hpp"
 
-#include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <optional>
+#include <vector>
+
+#include "sim/check.hpp"
+#include "sim/engine.hpp"
 
 namespace codesim::models::detail {
 namespace {
 
-// A min-heap by (time, sequence): the engine runs events of one instant first come, first served.
-bool later(double a_s, std::uint64_t a_seq, double b_s, std::uint64_t b_seq) {
-  return a_s != b_s ? a_s > b_s : a_seq > b_seq;
+bool ever_down(const sim::ClusterSpec& cluster) {
+  for (const sim::CrashSpec& c : cluster.crashes)
+    if (c.ever_fails()) return true;
+  for (const sim::FailureDomainSpec& d : cluster.shared_failures.domains)
+    if (std::isfinite(sim::mean_s(d.failure))) return true;
+  for (const std::vector<sim::DownInterval>& node : cluster.shared_failures.trace)
+    if (!node.empty()) return true;
+  return false;
 }
 
 }  // namespace
 
-CrashTimeline::CrashTimeline(const std::vector<sim::CrashSpec>& specs, std::uint64_t seed,
-                             std::uint64_t replica)
-    : specs_(specs) {
-  last_crash_s_.assign(specs_.size(), std::nan(""));
-  for (std::size_t i = 0; i < specs_.size(); ++i) {
-    up_streams_.emplace_back(sim::StreamKey{seed, replica, "crash", i});
-    repair_streams_.emplace_back(sim::StreamKey{seed, replica, "repair", i});
-    active_ = active_ || specs_[i].ever_fails();
+struct CrashTimeline::Process {
+  sim::Engine engine;
+  std::vector<sim::Node> nodes;
+  std::optional<sim::CrashProcess> crashes;
+  std::deque<CrashEvent> ready;  // transitions made, not yet popped
+  double horizon_s = 0.0;
+
+  /// Runs events until one makes a transition (the listeners stop the engine) or none is left
+  /// before the horizon.
+  void advance() {
+    while (ready.empty() && !engine.empty() && engine.now() <= horizon_s) engine.run();
   }
-  // CrashProcess::start: every node's first failure, in node order, at time 0.
-  for (int i = 0; i < static_cast<int>(specs_.size()); ++i) schedule_failure(i, 0.0);
+};
+
+CrashTimeline::CrashTimeline() = default;
+CrashTimeline::CrashTimeline(CrashTimeline&&) noexcept = default;
+CrashTimeline& CrashTimeline::operator=(CrashTimeline&&) noexcept = default;
+CrashTimeline::~CrashTimeline() = default;
+
+CrashTimeline::CrashTimeline(const sim::ClusterSpec& cluster, std::uint64_t seed,
+                             std::uint64_t replica, double horizon_s)
+    : process_(std::make_unique<Process>()), active_(ever_down(cluster)) {
+  Process& p = *process_;
+  p.horizon_s = horizon_s;
+  if (!active_) return;
+  // Plain nodes: the process only needs their up/down state (tasks are the run's business).
+  const std::shared_ptr<const sim::StragglerModel> none = sim::make_straggler_model({});
+  p.nodes.reserve(cluster.crashes.size());
+  for (std::size_t i = 0; i < cluster.crashes.size(); ++i)
+    p.nodes.emplace_back(static_cast<int>(i), 1.0, none, sim::RandomStream({seed, replica, "", i}));
+  p.crashes.emplace(p.engine, p.nodes, cluster.crashes, seed, replica, cluster.shared_failures);
+  p.crashes->on_crash([&p](int node, bool /*task_lost*/) {
+    p.ready.push_back({p.engine.now(), node, true});
+    p.engine.stop();
+  });
+  p.crashes->on_repair([&p](int node) {
+    p.ready.push_back({p.engine.now(), node, false});
+    p.engine.stop();
+  });
+  p.crashes->start();
 }
 
 double CrashTimeline::next_s() const {
-  return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().time_s;
-}
-
-void CrashTimeline::push(double time_s, int node, bool crash) {
-  heap_.push_back({time_s, sequence_++, {time_s, node, crash}});
-  std::push_heap(heap_.begin(), heap_.end(), [](const Scheduled& a, const Scheduled& b) {
-    return later(a.time_s, a.sequence, b.time_s, b.sequence);
-  });
-}
-
-void CrashTimeline::schedule_failure(int node, double now_s) {
-  const sim::CrashSpec& spec = specs_[static_cast<std::size_t>(node)];
-  if (!spec.ever_fails()) return;
-  push(now_s + sim::draw_s(spec.failure, up_streams_[static_cast<std::size_t>(node)]), node, true);
+  if (!active_) return std::numeric_limits<double>::infinity();
+  process_->advance();
+  if (process_->ready.empty() || process_->ready.front().time_s > process_->horizon_s)
+    return std::numeric_limits<double>::infinity();
+  return process_->ready.front().time_s;
 }
 
 CrashEvent CrashTimeline::pop() {
-  std::pop_heap(heap_.begin(), heap_.end(), [](const Scheduled& a, const Scheduled& b) {
-    return later(a.time_s, a.sequence, b.time_s, b.sequence);
-  });
-  const CrashEvent e = heap_.back().event;
-  heap_.pop_back();
-  const auto index = static_cast<std::size_t>(e.node);
-  if (!e.crash) {
-    schedule_failure(e.node, e.time_s);
-    return e;
-  }
-  const bool again_at_once = last_crash_s_[index] == e.time_s;
-  last_crash_s_[index] = e.time_s;
-  if (!again_at_once) {
-    // Drawn after the crash's listener in CrashProcess; the draw order per stream is what counts.
-    push(e.time_s + sim::draw_s(specs_[index].repair, repair_streams_[index]), e.node, false);
-  }
+  CODESIM_CHECK(std::isfinite(next_s()), "no crash or repair to pop");
+  const CrashEvent e = process_->ready.front();
+  process_->ready.pop_front();
   return e;
 }
 

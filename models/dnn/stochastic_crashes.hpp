@@ -1,15 +1,14 @@
-// The stochastic run's crashes: the numeric mode's sim::CrashProcess without an engine. The
-// stochastic run advances its clock in steps rather than through an event queue, so it asks this
-// timeline for the next crash or repair and processes them in time order; the up and repair
-// times are drawn from the crash process's streams in its order, so that a run at the numeric
-// mode's simulated times sees its crashes at the same instants.
+// The stochastic run's crashes: the numeric mode's sim::CrashProcess itself (node crash laws,
+// failure domains, availability traces) on an engine of its own. The stochastic run advances its
+// clock in steps rather than through an event queue, so it asks this timeline for the next crash
+// or repair and processes them in time order; a run at the numeric mode's simulated times sees
+// its crashes at the same instants, since they come from the same process and streams.
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <memory>
 
-#include "sim/crash_process.hpp"
-#include "sim/random_stream.hpp"
+#include "sim/cluster.hpp"
 
 namespace codesim::models::detail {
 
@@ -20,38 +19,28 @@ struct CrashEvent {
   bool crash = true;  ///< false: a repair
 };
 
-/// Per cluster node: up times from stream (seed, replica, "crash", node) and repair times from
-/// (seed, replica, "repair", node), drawn when sim::CrashProcess draws them (an up time at the
-/// start and at each repair, a repair time at each crash); events at one instant in the order the
-/// engine would run them (the order they were scheduled). A node that crashes twice at one
-/// instant stays down, as in CrashProcess.
+/// The up/down transitions of the cluster's nodes, in the order sim::CrashProcess makes them
+/// (its own streams: (seed, replica, "crash" / "repair", node), "domain", "domain repair").
 class CrashTimeline {
  public:
-  CrashTimeline() = default;
-  CrashTimeline(const std::vector<sim::CrashSpec>& specs, std::uint64_t seed,
-                std::uint64_t replica);
-  /// Whether any node ever fails.
+  CrashTimeline();
+  /// Transitions after `horizon_s` are not looked for (next_s() is then infinite).
+  CrashTimeline(const sim::ClusterSpec& cluster, std::uint64_t seed, std::uint64_t replica,
+                double horizon_s);
+  CrashTimeline(CrashTimeline&&) noexcept;
+  CrashTimeline& operator=(CrashTimeline&&) noexcept;
+  ~CrashTimeline();
+  /// Whether any node ever goes down (a crash law, a failure domain or a trace).
   bool active() const { return active_; }
-  /// The time of the next event (infinity: none).
+  /// The time of the next transition (infinity: none up to the horizon). Runs the process's
+  /// events up to it.
   double next_s() const;
-  /// Removes the next event and schedules what follows it (the repair, the next failure).
+  /// Removes the next transition. Precondition: next_s() is finite.
   CrashEvent pop();
 
  private:
-  struct Scheduled {
-    double time_s = 0.0;
-    std::uint64_t sequence = 0;
-    CrashEvent event;
-  };
-  void schedule_failure(int node, double now_s);
-  void push(double time_s, int node, bool crash);
-
-  std::vector<sim::CrashSpec> specs_;
-  std::vector<sim::RandomStream> up_streams_;
-  std::vector<sim::RandomStream> repair_streams_;
-  std::vector<double> last_crash_s_;
-  std::vector<Scheduled> heap_;
-  std::uint64_t sequence_ = 0;
+  struct Process;
+  std::unique_ptr<Process> process_;
   bool active_ = false;
 };
 

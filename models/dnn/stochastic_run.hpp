@@ -176,6 +176,17 @@ class StochasticRun {
 
   // --- strikes ------------------------------------------------------------------------------
   std::vector<double> weight_budget_;  // per node: hazard left before the next strike
+  // Per node, the multiplier of its strike hazards over time (empty: none; FaultConfig).
+  std::vector<sim::StepTrace> rate_traces_;
+  // Node p's strike hazards are multiplied by this now: at multiplier m, an opportunity of
+  // probability p spends m (-log(1 - p)), the hazard of 1 - (1 - p)^m.
+  double rate_factor(int p) const {
+    return rate_traces_.empty() ? 1.0 : rate_traces_[static_cast<std::size_t>(p)].value_at(now_s_);
+  }
+  // The hazard times `factor`; 0 at factor 0 even for a certain strike (an infinite hazard).
+  static double scaled(double hazard, double factor) {
+    return factor == 0.0 ? 0.0 : hazard * factor;
+  }
   std::vector<double> product_budget_;
   std::vector<std::optional<sim::RandomStream>> weight_streams_;
   std::vector<std::optional<sim::RandomStream>> product_streams_;

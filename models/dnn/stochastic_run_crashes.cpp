@@ -163,9 +163,9 @@ bool StochasticRun::run_crashing_round(const Round& r) {
     if (!node_usable(p)) continue;
     started_[i] = 1;
     ++node_operations_;
-    durations_[i] = stragglers_
-                        ? nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(r.flops)
-                        : r.flops / speeds_[static_cast<std::size_t>(p)];
+    durations_[i] = stragglers_ ? nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(
+                                      r.flops, now_s_)
+                                : r.flops / speeds_[static_cast<std::size_t>(p)];
   }
   std::vector<int> withheld_blocks;
   const std::function<CheckedProduct(std::size_t)> check = [&](std::size_t i) {
@@ -229,8 +229,9 @@ void StochasticRun::run_crashing_update() {
       continue;
     }
     ++node_operations_;
-    duration_s[index] = stragglers_ ? nodes_state_[index].draw_task_duration_s(update_flops_)
-                                    : update_flops_ / speeds_[index];
+    duration_s[index] = stragglers_
+                            ? nodes_state_[index].draw_task_duration_s(update_flops_, now_s_)
+                            : update_flops_ / speeds_[index];
     tasks.push_back({now_s_ + duration_s[index], p});
   }
   std::stable_sort(tasks.begin(), tasks.end(),

@@ -85,7 +85,7 @@ std::optional<sim::CommunicationCost> StochasticRun::regenerate_nodes(int layer)
 // A weight strike on the block participant i of `r` reads, before its product; true if struck.
 bool StochasticRun::strike_weights(int p, const Round& r, std::size_t i) {
   double& budget = weight_budget_[static_cast<std::size_t>(p)];
-  budget -= r.weight_hazard[i];
+  budget -= scaled(r.weight_hazard[i], rate_factor(p));
   if (budget >= 0.0) return false;
   budget = redraw(weight_streams_[static_cast<std::size_t>(p)]);
   ++wrong_[static_cast<std::size_t>(r.block[i])];
@@ -96,7 +96,7 @@ bool StochasticRun::strike_weights(int p, const Round& r, std::size_t i) {
 // A product strike on participant i's partial; true if struck.
 bool StochasticRun::strike_product(int p, const Round& r, std::size_t i) {
   double& budget = product_budget_[static_cast<std::size_t>(p)];
-  budget -= r.product_hazard[i];
+  budget -= scaled(r.product_hazard[i], rate_factor(p));
   if (budget >= 0.0) return false;
   budget = redraw(product_streams_[static_cast<std::size_t>(p)]);
   ++faults_;
@@ -128,7 +128,8 @@ CheckedProduct StochasticRun::check_participant(const Round& r, std::size_t i,
   CheckedProduct out;
   out.withheld = read.withheld;
   if (read.extra_flops > 0.0)
-    out.extra_s = nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(read.extra_flops);
+    out.extra_s = nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(
+        read.extra_flops, now_s_ + durations_[i]);
   check_s_[i] = out.extra_s;
   return out;
 }
@@ -137,8 +138,8 @@ CheckedProduct StochasticRun::check_participant(const Round& r, std::size_t i,
 void StochasticRun::draw_durations(const Round& r) {
   durations_.resize(r.participants.size());
   for (std::size_t i = 0; i < r.participants.size(); ++i) {
-    durations_[i] =
-        nodes_state_[static_cast<std::size_t>(r.participants[i])].draw_task_duration_s(r.flops);
+    durations_[i] = nodes_state_[static_cast<std::size_t>(r.participants[i])].draw_task_duration_s(
+        r.flops, now_s_);
   }
 }
 

@@ -53,6 +53,7 @@ StochasticRun::StochasticRun(const sim::ClusterSpec& cluster, const sim::Checkpo
   init_nodes(cluster, seed, replica);
   // Strike streams and per-opportunity hazards from the fault injector's rates.
   const StrikeRates strikes(faults, cluster.node_count(), seed, replica);
+  rate_traces_ = faults.rate_traces;
   open_streams(strikes, FaultTarget::weights, seed, replica, weight_budget_, weight_streams_);
   open_streams(strikes, FaultTarget::product, seed, replica, product_budget_, product_streams_);
   init_rounds(strikes);
@@ -65,7 +66,7 @@ StochasticRun::StochasticRun(const sim::ClusterSpec& cluster, const sim::Checkpo
   policy_ = sim::CheckpointPolicy(checkpoint, system_mtbf_s(cluster.crashes),
                                   checkpoint_costs(checkpoint, values, topology_, nodes_));
   errors_.size(max_symbols_, max_codewords_);
-  timeline_ = CrashTimeline(cluster.crashes, seed, replica);
+  timeline_ = CrashTimeline(cluster, seed, replica, spec_.time_limit_s);
   down_.assign(static_cast<std::size_t>(nodes_), 0);
   stale_.assign(static_cast<std::size_t>(nodes_), 0);
   down_since_s_.assign(static_cast<std::size_t>(nodes_), -1.0);
@@ -102,11 +103,17 @@ void StochasticRun::init_nodes(const sim::ClusterSpec& cluster, std::uint64_t se
     usable_[static_cast<std::size_t>(p)] = 1;
     live_.push_back(p);
     const sim::StragglerSpec& law = cluster.stragglers[static_cast<std::size_t>(p)];
-    stragglers_ = stragglers_ || law.kind != sim::StragglerKind::none;
+    const bool traced =
+        !cluster.speed_traces.empty() && !cluster.speed_traces[static_cast<std::size_t>(p)].empty();
+    // Task times vary with a straggler law or a speed trace: drawn per task, not fixed.
+    stragglers_ = stragglers_ || law.kind != sim::StragglerKind::none || traced;
     nodes_state_.emplace_back(
         p, speeds_[static_cast<std::size_t>(p)],
         std::shared_ptr<const sim::StragglerModel>(sim::make_straggler_model(law)),
-        sim::RandomStream({seed, replica, "straggler", static_cast<std::uint64_t>(p)}));
+        sim::RandomStream({seed, replica, "straggler", static_cast<std::uint64_t>(p)}),
+        traced ? std::make_shared<const sim::StepTrace>(
+                     cluster.speed_traces[static_cast<std::size_t>(p)])
+               : nullptr);
   }
   double slowest = kInf;
   for (int p = 0; p < nodes_; ++p)
@@ -256,7 +263,7 @@ void StochasticRun::run_update() {
     end_s = now_s_;
     for (int p = 0; p < nodes_; ++p) {
       const double duration_s =
-          nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(update_flops_);
+          nodes_state_[static_cast<std::size_t>(p)].draw_task_duration_s(update_flops_, now_s_);
       end_s = std::max(end_s, now_s_ + duration_s);
       progress_.energy.busy(p, duration_s);
     }
@@ -274,8 +281,9 @@ void StochasticRun::run_update() {
 void StochasticRun::strike_update(int p) {
   const auto index = static_cast<std::size_t>(p);
   double budget = weight_budget_[index];
+  const double factor = rate_factor(p);
   for (int j = update_begin_[index]; j < update_begin_[index + 1]; ++j) {
-    budget -= update_hazard_[static_cast<std::size_t>(j)];
+    budget -= scaled(update_hazard_[static_cast<std::size_t>(j)], factor);
     if (budget < 0.0) {
       budget = redraw(weight_streams_[index]);
       wrong_[static_cast<std::size_t>(update_block_[static_cast<std::size_t>(j)])]++;

@@ -17,17 +17,17 @@ namespace codesim::models {
 
 /// A setting run_stochastic_training does not model, asked for by a scenario.
 struct UnmodelledSetting {
-  /// "domains", "availability_trace", a fault target's name ("activation", "decode", "update"),
-  /// "audit", "record_loss" or "eval_cost_s".
+  /// A fault target's name ("activation", "decode", "update"), "audit", "record_loss" or
+  /// "eval_cost_s".
   std::string setting;
   int node = -1;         ///< fault targets: the first node that asks for it; else -1
   std::string message;   ///< e.g. "the audit needs the arithmetic"
   std::string expected;  ///< the value that would do, e.g. "false"
 };
 
-/// The first setting stochastic mode does not model, in this order: failure domains, an
-/// availability trace, the activation, decode and update fault targets (the loss is an activation
-/// target), audit, record_loss, eval_cost_s > 0; nullopt when there is none. Precondition:
+/// The first setting stochastic mode does not model, in this order: the activation, decode and
+/// update fault targets (the loss is an activation target), audit, record_loss, eval_cost_s > 0;
+/// nullopt when there is none. Precondition:
 /// `faults` is valid for the cluster (validate_fault_config).
 std::optional<UnmodelledSetting> unmodelled_setting(const sim::ClusterSpec& cluster,
                                                     const TrainingSpec& spec,
@@ -68,9 +68,9 @@ std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const 
 ///    makes the node check its block (time charged) and correct it or withhold its partial (an
 ///    erasure), by the closed forms' probabilities; withheld blocks are regenerated after a decode
 ///    that could do without them, else the round rolls back.
-///  - Crashes: the cluster's crash laws, up and repair times drawn from train_coded's streams
-///    (seed, replica, "crash" / "repair", node) in its order (stochastic_crashes.hpp), so that a
-///    run at train_coded's simulated times crashes at its instants. A down node loses its running
+///  - Crashes: the cluster's crash laws, failure domains and availability trace, from
+///    train_coded's crash process and streams (stochastic_crashes.hpp), so that a run at
+///    train_coded's simulated times crashes at its instants. A down node loses its running
 ///    task (an erasure; its energy the part that ran, then down power) and misses the update
 ///    (stale); a round that cannot decode rolls back; an iteration that could not decode from the
 ///    usable nodes waits for a repair (restart time); a stale node that is back has its blocks

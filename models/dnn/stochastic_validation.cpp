@@ -22,15 +22,6 @@ int first_node_striking(const std::vector<NodeFaultRates>& rates, FaultTarget ta
 std::optional<UnmodelledSetting> unmodelled_setting(const sim::ClusterSpec& cluster,
                                                     const TrainingSpec& spec,
                                                     const FaultConfig& faults) {
-  if (!cluster.shared_failures.domains.empty()) {
-    return UnmodelledSetting{"domains", -1, "stochastic mode does not model failure domains",
-                             "no domains"};
-  }
-  if (!cluster.shared_failures.trace.empty()) {
-    return UnmodelledSetting{"availability_trace", -1,
-                             "stochastic mode does not model availability traces",
-                             "no availability_trace"};
-  }
   const std::vector<NodeFaultRates> rates = resolve_fault_rates(faults, cluster.node_count());
   for (FaultTarget target : {FaultTarget::activation, FaultTarget::decode, FaultTarget::update}) {
     if (const int node = first_node_striking(rates, target); node >= 0) {

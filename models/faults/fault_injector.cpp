@@ -120,7 +120,11 @@ bool FaultInjector::offer(const FaultOpportunity& opportunity) {
     const sim::SoftErrorSpec& rate = rates_[static_cast<std::size_t>(opportunity.node)]
                                            [static_cast<std::size_t>(opportunity.target)];
     if (!is_disabled(rate)) {
-      const double p = models::strike_probability(rate, opportunity.flops);
+      double p = models::strike_probability(rate, opportunity.flops);
+      if (!config_.rate_traces.empty()) {
+        const auto node = static_cast<std::size_t>(opportunity.node);
+        p = sim::scaled_probability(p, config_.rate_traces[node].value_at(opportunity.time_s));
+      }
       // Exactly one draw per offer, struck or not, so later draws do not depend on earlier rates.
       const double u =
           stream(strike_streams_, "fault_strike", opportunity.node, opportunity.target).uniform01();

@@ -63,6 +63,11 @@ std::string validate_fault_config(const FaultConfig& config, int node_count) {
     }
     if (std::string problem = check_rate(o.rate); !problem.empty()) return where + problem;
   }
+  if (!config.rate_traces.empty() &&
+      config.rate_traces.size() != static_cast<std::size_t>(node_count)) {
+    return "rate traces: " + std::to_string(config.rate_traces.size()) +
+           " (expected none or one per node, " + std::to_string(node_count) + ")";
+  }
   return "";
 }
 

@@ -10,6 +10,7 @@
 
 #include "models/faults/value_model.hpp"
 #include "sim/soft_error_process.hpp"
+#include "sim/step_trace.hpp"
 
 namespace codesim::models {
 
@@ -48,6 +49,10 @@ struct FaultConfig {
   /// Applied in order after the target-wide rates; a later override of the same (node, target)
   /// wins.
   std::vector<FaultRateOverride> overrides;
+  /// Empty, or one per node: the multiplier of every rate of that node over time (a core that
+  /// turns mercurial). At multiplier m an opportunity struck with probability p at rate 1 is
+  /// struck with 1 - (1 - p)^m (sim::scaled_probability); a disabled rate stays disabled.
+  std::vector<sim::StepTrace> rate_traces;
 
   FaultTargetSpec& operator[](FaultTarget t) { return targets[static_cast<std::size_t>(t)]; }
   const FaultTargetSpec& operator[](FaultTarget t) const {

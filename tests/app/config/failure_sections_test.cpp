@@ -13,6 +13,7 @@
 
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
+#include "app/config/trace_files.hpp"
 #include "support/experiment_error.hpp"
 #include "support/temp_directory.hpp"
 
@@ -20,7 +21,9 @@ using codesim::app::apply_set;
 using codesim::app::Json;
 using codesim::app::load_scenario;
 using codesim::app::parse_availability_trace;
+using codesim::app::parse_step_trace;
 using codesim::app::Scenario;
+using codesim::app::StepTraceKind;
 
 namespace {
 
@@ -173,4 +176,55 @@ TEST_CASE("cluster.availability_trace reads the file at its path and records the
         bad.path + ":3: node 12 does not exist (expected a node id in [0, 9])");
   CHECK(error_of(scenario_with("/cluster/availability_trace=" + bad.path + ".missing"))
             .starts_with(bad.path + ".missing: /: no such file"));
+}
+
+TEST_CASE("a speed trace gives each node it names its steps, looping with period_s") {
+  const TraceFile file("node,from_s,multiplier\n3,0,0.5\n3,60,1\n7, 10 ,4\n");
+  const Scenario s = load_scenario(
+      scenario_with("/cluster/speed_trace={\"file\": \"" + file.path + "\", \"period_s\": 120}"),
+      "s.json");
+  REQUIRE(s.cluster.speed_traces.size() == 10);
+  CHECK(s.cluster.speed_traces[0].empty());
+  REQUIRE(s.cluster.speed_traces[3].steps.size() == 2);
+  CHECK(s.cluster.speed_traces[3].value_at(130.0) == 0.5);
+  CHECK(s.cluster.speed_traces[7].steps[0].value == 4.0);
+  CHECK(s.cluster.speed_traces[7].period_s == 120.0);
+  CHECK(s.resolved["cluster"]["speed_trace"]["period_s"] == 120.0);
+  // A bare path: no loop.
+  const Scenario plain =
+      load_scenario(scenario_with("/cluster/speed_trace=" + file.path), "s.json");
+  CHECK(std::isinf(plain.cluster.speed_traces[3].period_s));
+  CHECK(load_scenario(scenario_with(""), "s.json").cluster.speed_traces.empty());
+}
+
+TEST_CASE("bad step traces exit with the file and line of what is wrong") {
+  const auto step_error = [](const std::string& text, StepTraceKind kind, double period_s) {
+    return codesim::test::scenario_error_message(
+        [&] { parse_step_trace(text, "s.csv", 4, period_s, kind); });
+  };
+  const auto speed = [&](const std::string& text, double period_s = INFINITY) {
+    return step_error(text, StepTraceKind::speed, period_s);
+  };
+  CHECK(speed("node,down_s,up_s\n").starts_with("s.csv:1: the first line is"));
+  CHECK(speed("node,from_s,multiplier\n0,5,1\n0,5,2\n") ==
+        "s.csv:3: node 0 already has a step from 5 s (expected its steps in increasing order of "
+        "from_s)");
+  CHECK(speed("node,from_s,multiplier\n0,5,1\n0,4,2\n").starts_with("s.csv:3: node 0 already"));
+  CHECK(speed("node,from_s,multiplier\n0,-1,1\n") ==
+        "s.csv:2: from_s \"-1\" (expected a finite number of seconds >= 0)");
+  CHECK(speed("node,from_s,multiplier\n4,1,1\n") ==
+        "s.csv:2: node 4 does not exist (expected a node id in [0, 3])");
+  CHECK(speed("node,from_s,multiplier\n1,1,0\n") ==
+        "s.csv:2: multiplier \"0\" (expected a finite number > 0: a node never stops)");
+  CHECK(speed("node,from_s,multiplier\n1,1\n") ==
+        "s.csv:2: 2 fields (expected 3: node,from_s,multiplier)");
+  CHECK(speed("node,from_s,multiplier\n1,10,2\n", 10.0) ==
+        "s.csv:2: from_s 10 is not inside the period of 10 s (expected from_s < period_s)");
+  // A rate may be 0 (a node that stops erring), not negative.
+  CHECK(step_error("node,from_s,multiplier\n1,1,0\n", StepTraceKind::rate, INFINITY).empty());
+  CHECK(step_error("node,from_s,multiplier\n1,1,-2\n", StepTraceKind::rate, INFINITY) ==
+        "s.csv:2: multiplier \"-2\" (expected a finite number >= 0)");
+  CHECK(error_of(scenario_with("/cluster/speed_trace={\"file\": \"x.csv\", \"period_s\": 0}")) ==
+        "s.json: /cluster/speed_trace/period_s: value 0 is out of range (expected a number > 0, or "
+        "null for infinity)");
 }

@@ -88,7 +88,7 @@ TEST_CASE("an unknown key is rejected at its pointer with a did-you-mean suggest
   CHECK(error_of(document) ==
         "s.json: /cluster/nodez: unknown key \"nodez\", did you mean \"nodes\"? (expected one of: "
         "nodes, speed_flops_per_s, network, stragglers, crashes, soft_errors, power, overrides, "
-        "domains, availability_trace)");
+        "domains, availability_trace, speed_trace)");
 }
 
 TEST_CASE("an unknown top-level section is rejected") {

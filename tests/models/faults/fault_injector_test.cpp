@@ -419,3 +419,26 @@ TEST_CASE("a hand-written log without digests or counts replays") {
   CHECK(std::isinf(w(1, 1)));
   CHECK(w(0, 0) == 1.0);
 }
+
+TEST_CASE("a rate trace multiplies a node's strike hazard from its steps on") {
+  // Node 1 turns mercurial at 10 s (x 200) and is cured at 20 s (x 0); node 0 is untraced.
+  FaultConfig config = silent_config();
+  config[FaultTarget::product].rate.probability_per_operation = 1e-3;
+  config.rate_traces.assign(2, {});
+  config.rate_traces[1].steps = {{10.0, 200.0}, {20.0, 0.0}};
+  FaultInjector injector(config, 2, 7, 0);
+  Eigen::MatrixXd data = Eigen::MatrixXd::Ones(2, 2);
+  const auto strikes = [&](int node, double from_s, int trials) {
+    int struck = 0;
+    for (int i = 0; i < trials; ++i) {
+      const double t = from_s + i * 1e-4;
+      if (injector.inject(opportunity(t, node, "forward", 0, FaultTarget::product), data)) ++struck;
+    }
+    return struck;
+  };
+  const int trials = 5000;  // 0.5 s of opportunities
+  check_rate(strikes(1, 0.0, trials), trials, 1e-3);
+  check_rate(strikes(1, 10.0, trials), trials, 1.0 - std::pow(1.0 - 1e-3, 200.0));
+  CHECK(strikes(1, 20.0, trials) == 0);
+  check_rate(strikes(0, 10.0, trials), trials, 1e-3);
+}
