@@ -1,6 +1,8 @@
-// CheckpointStore: the blocks, biases and shadow of the last checkpoint in a scratch file.
+// CheckpointStore: the blocks, biases, shadow and stale nodes of the last checkpoint in a scratch
+// file.
 #include "models/dnn/checkpoint_store.hpp"
 
+#include <cstddef>
 #include <utility>
 
 #include "sim/check.hpp"
@@ -19,6 +21,13 @@ void CheckpointStore::write(const CheckpointContents& contents) {
   if (contents.shadow != nullptr) {
     for (const Matrix& w : contents.shadow->weights) file.write_matrix(w);
     for (const Vector& b : contents.shadow->biases) file.write_matrix(b);
+  }
+  if (contents.stale != nullptr) {
+    // Kept in the checkpoint's own file, so that a fall-back to the previous one gets its flags.
+    Vector flags(static_cast<Eigen::Index>(contents.stale->size()));
+    for (std::size_t p = 0; p < contents.stale->size(); ++p)
+      flags[static_cast<Eigen::Index>(p)] = (*contents.stale)[p] ? 1.0 : 0.0;
+    file.write_matrix(flags);
   }
   file.flush();
   // The file just written becomes the last checkpoint, the last one the previous, and the
@@ -48,6 +57,12 @@ void CheckpointStore::restore(const CheckpointContents& contents) {
   if (contents.shadow != nullptr) {
     for (Matrix& w : contents.shadow->weights) file.read_matrix(w);
     for (Vector& b : contents.shadow->biases) file.read_matrix(b);
+  }
+  if (contents.stale != nullptr) {
+    Vector flags(static_cast<Eigen::Index>(contents.stale->size()));
+    file.read_matrix(flags);
+    for (std::size_t p = 0; p < contents.stale->size(); ++p)
+      (*contents.stale)[p] = flags[static_cast<Eigen::Index>(p)] != 0.0;
   }
 }
 

@@ -1,6 +1,6 @@
 // The last checkpoint of a numeric coded training run, outside the process: every stored block,
-// the biases and the audit's shadow as raw doubles in a temporary file, so that a rollback
-// restores them bit for bit without a second copy in memory.
+// the biases, the audit's shadow and which nodes were stale, as raw doubles in a temporary file,
+// so that a rollback restores them bit for bit without a second copy in memory.
 #pragma once
 
 #include <memory>
@@ -13,12 +13,15 @@
 namespace codesim::models::detail {
 
 /// What a checkpoint holds: every layer's scheme (the stored blocks of nodes 0 .. nodes - 1),
-/// the biases and, when not null, the audit's shadow parameters. The pointers outlive the call.
+/// the biases, when not null the audit's shadow parameters and, when not null, which nodes were
+/// stale (their blocks missed updates: the checkpoint holds them outdated, and a rollback must
+/// regenerate them again). The pointers outlive the call.
 struct CheckpointContents {
   const std::vector<std::unique_ptr<CodingScheme>>* schemes = nullptr;
   int nodes = 0;
   std::vector<Vector>* biases = nullptr;
   MlpParameters* shadow = nullptr;
+  std::vector<bool>* stale = nullptr;  ///< `nodes` flags
 };
 
 /// The last two written checkpoints (the older one for a fall-back when the last one stalls).

@@ -70,7 +70,7 @@ std::optional<double> CodedTrainingRun::regenerate(const std::vector<std::pair<i
 
 // Checkpoint 0 is not written: the initial state is rebuilt from the seed.
 detail::CheckpointContents CodedTrainingRun::checkpoint_contents() {
-  return {&schemes_, nodes_, &biases_, spec_.audit ? &shadow_ : nullptr};
+  return {&schemes_, nodes_, &biases_, spec_.audit ? &shadow_ : nullptr, &stale_};
 }
 
 void CodedTrainingRun::take_snapshot() { checkpoints_.write(checkpoint_contents()); }
@@ -85,10 +85,12 @@ void CodedTrainingRun::restore_snapshot() {
       biases_[static_cast<std::size_t>(l)].setZero();
     }
     if (spec_.audit) shadow_ = glorot_init(spec_.mlp, seed_);
+    std::fill(stale_.begin(), stale_.end(), false);
   } else {
+    // The checkpoint's stale flags come back with its blocks: a node that had missed updates when
+    // it was written holds outdated blocks again, regenerated before use as they would have been.
     checkpoints_.restore(checkpoint_contents());
   }
-  std::fill(stale_.begin(), stale_.end(), false);
 }
 
 // Nominal (straggler-free) time of one batch-1 round of the verification pass.

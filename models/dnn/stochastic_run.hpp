@@ -204,12 +204,14 @@ class StochasticRun {
 
   // --- crashes ------------------------------------------------------------------------------
   CrashTimeline timeline_;
-  std::uint64_t crashes_ = 0;         // of every cluster node, as the numeric mode counts them
-  std::vector<char> down_;            // per scheme node
-  std::vector<char> stale_;           // per scheme node: missed an update while down
-  std::vector<double> down_since_s_;  // per scheme node: when it went down (energy)
-  bool waiting_ = false;              // the run waits for repairs
-  std::vector<char> started_;         // scratch: per participant, its task ran
+  std::uint64_t crashes_ = 0;           // of every cluster node, as the numeric mode counts them
+  std::vector<char> down_;              // per scheme node
+  std::vector<char> stale_;             // per scheme node: missed an update while down
+  std::vector<char> checkpoint_stale_;  // stale_ at the last checkpoint
+  std::vector<char> previous_stale_;    // at the checkpoint before the last
+  std::vector<double> down_since_s_;    // per scheme node: when it went down (energy)
+  bool waiting_ = false;                // the run waits for repairs
+  std::vector<char> started_;           // scratch: per participant, its task ran
   std::vector<std::array<RoundCodewords, 2>> iteration_codewords_;  // per layer, for waiting
   // A round's communication by (round, present symbols, -1, live nodes): a down set lasts many
   // rounds, and the flow model's cost is the stochastic run's most expensive step.

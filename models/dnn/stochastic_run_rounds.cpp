@@ -71,8 +71,8 @@ std::optional<sim::CommunicationCost> StochasticRun::regenerate_nodes(int layer)
   const int base = layer * blocks_per_layer_;
   for (std::size_t j = 0; j < entry.nodes.size(); ++j) {
     const auto index = static_cast<std::size_t>(entry.nodes[j]);
-    // With crashes, sources can hold blocks that are wrong unread (stale ones brought back by a
-    // rollback, strikes regenerations spread): the rebuilt block is wrong then, as numerically.
+    // With crashes, sources can hold blocks that are wrong unread (strikes that regenerations
+    // spread): the rebuilt block is wrong then, as numerically.
     const int wrong = timeline_.active() ? wrong_sources(layer, entry.sources[j]) : 0;
     for (int b = first_block_[index]; b < first_block_[index + 1]; ++b)
       wrong_[static_cast<std::size_t>(base + b)] = wrong;

@@ -69,6 +69,7 @@ StochasticRun::StochasticRun(const sim::ClusterSpec& cluster, const sim::Checkpo
   timeline_ = CrashTimeline(cluster, seed, replica, spec_.time_limit_s);
   down_.assign(static_cast<std::size_t>(nodes_), 0);
   stale_.assign(static_cast<std::size_t>(nodes_), 0);
+  checkpoint_stale_ = stale_;
   down_since_s_.assign(static_cast<std::size_t>(nodes_), -1.0);
 }
 
@@ -316,18 +317,10 @@ void StochasticRun::checkpoint() {
   faults_at_attempt_start_ = random_events();
   previous_wrong_ = std::move(checkpoint_wrong_);
   checkpoint_wrong_ = wrong_;
-  // The numeric mode's checkpoint holds the blocks of nodes that missed updates as they are, and
-  // a rollback to it makes them current again: outdated, they read as wrong.
-  for (int p = 0; p < nodes_ && timeline_.active(); ++p) {
-    const auto index = static_cast<std::size_t>(p);
-    if (!stale_[index]) continue;
-    for (int l = 0; l < layers_; ++l) {
-      for (int b = first_block_[index]; b < first_block_[index + 1]; ++b) {
-        int& strikes = checkpoint_wrong_[static_cast<std::size_t>(l * blocks_per_layer_ + b)];
-        strikes = std::max(strikes, 1);
-      }
-    }
-  }
+  // As the numeric mode's checkpoint, it keeps which nodes missed updates: a rollback to it
+  // regenerates their outdated blocks again before they are used.
+  previous_stale_ = std::move(checkpoint_stale_);
+  checkpoint_stale_ = stale_;
 }
 
 void StochasticRun::rollback() {
@@ -338,13 +331,17 @@ void StochasticRun::rollback() {
     stopped_ = true;  // every checkpoint, then the initial state, stalled (completed = 0)
     return;
   }
-  if (target == RollbackTarget::previous_checkpoint) checkpoint_wrong_ = previous_wrong_;
+  if (target == RollbackTarget::previous_checkpoint) {
+    checkpoint_wrong_ = previous_wrong_;
+    checkpoint_stale_ = previous_stale_;
+  }
   if (target == RollbackTarget::initial_state) {
     std::fill(checkpoint_wrong_.begin(), checkpoint_wrong_.end(), 0);
+    std::fill(checkpoint_stale_.begin(), checkpoint_stale_.end(), 0);
   }
   wrong_ = checkpoint_wrong_;
-  // The checkpoint holds every node's blocks, those of the nodes that missed updates too.
-  std::fill(stale_.begin(), stale_.end(), 0);
+  // The nodes that had missed updates at the checkpoint hold its outdated blocks: stale again.
+  stale_ = checkpoint_stale_;
   progress_.time.charge_later(now_s_, TimeKind::restart);
   advance(policy_.restart_s());
   check_time();

@@ -29,13 +29,14 @@ double breakdown_s(const sim::MetricSet& m) {
 // A log holding one fault: the `index`-th opportunity of (operation, layer) among the strikes of
 // a run that adds zero at every weights opportunity of `node` (so that run is error-free and, with
 // the same checkpoints, has the replay's opportunity times and values up to the fault), with
-// `shift` added to the struck entries.
+// `shift` added to the struck entries. Both runs are on cluster `c`.
 FaultLog single_fault(const TrainingSpec& spec, const sim::CheckpointSpec& checkpoint, int node,
-                      const std::string& operation, int layer, int index, double shift) {
+                      const std::string& operation, int layer, int index, double shift,
+                      const sim::ClusterSpec& c = cluster()) {
   ValueModelSpec zero = value_model_defaults(ValueModelKind::gaussian);
   zero.sigma = 0.0;
   const TrainingResult recorded =
-      train(spec, always_on(node, FaultTarget::weights, zero), checkpoint);
+      train(spec, always_on(node, FaultTarget::weights, zero), checkpoint, c);
   int seen = 0;
   for (const FaultRecord& r : recorded.faults.records) {
     if (r.operation != operation || r.layer != layer || seen++ != index) continue;
@@ -151,6 +152,44 @@ TEST_CASE("a detected error rolls back to exactly the checkpointed weights") {
   CHECK(r.metrics.get("iterations") == 6.0);
   CHECK(r.metrics.get("iterations_executed") == 7.0);  // iteration 2 ran twice
   CHECK(r.metrics.get("time_lost_s") > 0.0);
+  CHECK(max_difference(r.parameters, reference(spec, 6, 3)) < 1e-12);
+  CHECK(breakdown_s(r.metrics) == doctest::Approx(r.metrics.get("completion_time_s")));
+}
+
+TEST_CASE("a rollback regenerates again a node that was stale when its checkpoint was written") {
+  const TrainingSpec spec = training("replication", 6);
+  // The times of node 1's updates of layer 0 without crashes: node 2 (a copy of another block
+  // than node 1's) goes down during iteration 1, misses its update, is still down when the
+  // checkpoint after iteration 1 is written and comes back during iteration 2.
+  ValueModelSpec zero = value_model_defaults(ValueModelKind::gaussian);
+  zero.sigma = 0.0;
+  std::vector<double> updates_s;
+  for (const FaultRecord& f :
+       train(spec, always_on(1, FaultTarget::weights, zero), every(2)).faults.records) {
+    if (f.operation == "update" && f.layer == 0) updates_s.push_back(f.time_s);
+  }
+  REQUIRE(updates_s.size() >= 3);
+  sim::ClusterSpec c = cluster();
+  c.shared_failures.trace.resize(static_cast<std::size_t>(c.node_count()));
+  c.shared_failures.trace[2] = {
+      {(updates_s[0] + updates_s[1]) / 2, (updates_s[1] + updates_s[2]) / 2}};
+  // Node 1's update of iteration 2 is struck; iteration 3 detects it and the run returns to the
+  // checkpoint after iteration 1, with node 2 up: its blocks there missed an update.
+  FaultInjector injector(single_fault(spec, every(2), 1, "update", 0, 2, 1.0, c));
+  std::vector<int> rollbacks;
+  TrainingObserver observer;
+  observer.on_rollback = [&](int i, const MlpParameters&) { rollbacks.push_back(i); };
+  const TrainingResult r = train(spec, injector, every(2), c, 3, observer);
+  CHECK(r.metrics.get("crashes") == 1.0);
+  REQUIRE(!rollbacks.empty());
+  CHECK(rollbacks[0] == 2);
+  // Regenerated after the rollback as after its repair (each time a block of every layer):
+  // taken as current, its outdated blocks would differ from their copies and roll back again.
+  CHECK(r.metrics.get("detected") == 1.0);
+  CHECK(rollbacks.size() == 1);
+  CHECK(r.metrics.get("regenerations") ==
+        2.0 * static_cast<double>(spec.mlp.layer_sizes.size() - 1));
+  CHECK(r.metrics.get("iterations_executed") == 7.0);
   CHECK(max_difference(r.parameters, reference(spec, 6, 3)) < 1e-12);
   CHECK(breakdown_s(r.metrics) == doctest::Approx(r.metrics.get("completion_time_s")));
 }

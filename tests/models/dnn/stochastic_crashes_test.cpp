@@ -89,13 +89,13 @@ TEST_CASE("without soft errors the stochastic mode crashes, waits and regenerate
 }
 
 TEST_CASE("with checkpoints and their verification the crashes take the numeric mode's course") {
-  // Schemes whose nodes cannot be stale at a checkpoint here (uncoded cannot regenerate a node
-  // that missed an update; GPD regenerates it at once). A node stale at a checkpoint comes back
-  // from it with outdated blocks, which the stochastic mode takes as wrong: the numeric decodes
-  // may read them right (an update that left a block unchanged) or rebuild others from them.
+  // A node stale at a checkpoint is stale again after a rollback to it in both modes (its blocks
+  // there are outdated), and regenerated before it is used: MDS, the CodeNet grid and
+  // replication write checkpoints while a node is stale here.
   sim::CheckpointSpec checkpoint = testing::every(4, 2e-6, 3e-6);
   checkpoint.write_bandwidth_Bps = 1e8;
-  for (const char* kind : {"gpd", "uncoded"}) check_same_as_numeric(kind, checkpoint);
+  for (const char* kind : {"gpd", "uncoded", "mds", "codenet_grid", "replication"})
+    check_same_as_numeric(kind, checkpoint);
 }
 
 // Racks of four nodes that fail together (on top of the nodes' own crashes).
