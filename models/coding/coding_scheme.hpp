@@ -83,7 +83,8 @@ class CodingScheme {
   virtual void encode(const Matrix& weights) = 0;
   /// The block(s) node p stores, for fault injection and checkpointing (MDS stores two): views
   /// of their values in place, whose columns may lie further apart than their rows (ABFT's blocks
-  /// are padded: SingleBlockScheme).
+  /// are padded: SingleBlockScheme). Unlike pointers to the matrices, the views do not follow a
+  /// block replaced whole (regenerate, update of some schemes): take them again after those.
   virtual std::vector<BlockRef> stored_blocks(int node) = 0;
   /// The matrices that hold node p's stored blocks, whole (padding rows included), for moving
   /// them between schemes of the same spec and shape and for freeing them; the values are read and
