@@ -134,7 +134,7 @@ Setup make_setup(const AbftConfig& config, models::Arithmetic arithmetic) {
     share.node = node;
     share.row_first = (node / config.n) * setup.height;
     share.col_first = (node % config.n) * setup.width;
-    share.plain = setup.scheme->stored_blocks(node)[0]->topLeftCorner(setup.height, setup.width);
+    share.plain = setup.scheme->stored_blocks(node)[0].topLeftCorner(setup.height, setup.width);
     setup.shares.push_back(std::move(share));
   }
   return setup;

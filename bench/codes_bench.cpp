@@ -151,7 +151,7 @@ CaseResult run_case(const BenchConfig& config, models::CodingScheme& scheme, con
 
   // Plain Eigen on private copies of the very blocks the nodes multiply.
   std::vector<Matrix> copies;
-  for (int node : participants) copies.push_back(*scheme.stored_blocks(node)[0]);
+  for (int node : participants) copies.push_back(scheme.stored_blocks(node)[0]);
 
   std::vector<double> encode_times, product_times, plain_times, reduce_times, decode_times;
   models::ProductDecode decoded;

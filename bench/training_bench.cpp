@@ -355,12 +355,11 @@ Timing time_bare(const std::vector<int>& layers, int batch, int iterations,
     std::vector<BareWork> nodes(static_cast<std::size_t>(scheme->node_count()));
     for (int p = 0; p < scheme->node_count(); ++p) {
       BareWork& w = nodes[static_cast<std::size_t>(p)];
-      const std::vector<Matrix*> blocks = scheme->stored_blocks(p);
       const double sd = 1.0 / std::sqrt(static_cast<double>(cols));
-      for (const Matrix* block : blocks) {
-        w.stored.push_back(random_matrix(block->rows(), block->cols(), ++seed, sd));
-        w.update_delta.push_back(random_matrix(block->rows(), batch, ++seed, 1e-4));
-        w.update_input.push_back(random_matrix(block->cols(), batch, ++seed, 1.0));
+      for (const models::BlockRef& block : scheme->stored_blocks(p)) {
+        w.stored.push_back(random_matrix(block.rows(), block.cols(), ++seed, sd));
+        w.update_delta.push_back(random_matrix(block.rows(), batch, ++seed, 1e-4));
+        w.update_input.push_back(random_matrix(block.cols(), batch, ++seed, 1.0));
       }
       w.forward = std::find(forward.begin(), forward.end(), p) != forward.end();
       w.backward = l > 0 && std::find(backward.begin(), backward.end(), p) != backward.end();

@@ -238,7 +238,7 @@ void drop_checksum_rows(Matrix& product, Eigen::Index length) {
   product.resize(length, cols);
 }
 
-CheckResult check_block(Matrix& augmented, Eigen::Index rows, Eigen::Index cols,
+CheckResult check_block(Eigen::Ref<Matrix> augmented, Eigen::Index rows, Eigen::Index cols,
                         const CheckOptions& options) {
   // W's columns against the checksum rows first. When they agree (after at most one correction
   // each), W is right and its checksum columns follow from it: any that disagree (which products

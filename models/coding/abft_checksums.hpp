@@ -73,7 +73,7 @@ void drop_checksum_rows(Matrix& product, Eigen::Index length);
 /// corrupted entry per column of W (found from the checksum rows) or, failing that, per row (from
 /// the checksum columns); checksum columns that disagree with a sound W, and the corner (checksums
 /// of checksums, which no product reads), are recomputed. Detected: what neither explains.
-CheckResult check_block(Matrix& augmented, Eigen::Index rows, Eigen::Index cols,
+CheckResult check_block(Eigen::Ref<Matrix> augmented, Eigen::Index rows, Eigen::Index cols,
                         const CheckOptions& options = {});
 
 }  // namespace codesim::models::abft

@@ -2,6 +2,7 @@
 // with the data all schemes share in its base, and the base of schemes storing one block a node.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <memory>
@@ -46,6 +47,9 @@ struct RowSlice {
   Eigen::Index count = 0;
 };
 
+/// A stored block's values in place (a Matrix, or a view of a padded one).
+using BlockRef = Eigen::Ref<Matrix>;
+
 /// Decoded product with its status and the nodes blamed.
 struct ProductDecode {
   DecodeStatus status = DecodeStatus::detected;
@@ -77,8 +81,15 @@ class CodingScheme {
 
   /// Stores the encoded blocks of W (rows x cols must match the scheme). Called once.
   virtual void encode(const Matrix& weights) = 0;
-  /// The block(s) node p stores, for fault injection and checkpointing (MDS stores two).
-  virtual std::vector<Matrix*> stored_blocks(int node) = 0;
+  /// The block(s) node p stores, for fault injection and checkpointing (MDS stores two): views
+  /// of their values in place, whose columns may lie further apart than their rows (ABFT's blocks
+  /// are padded: SingleBlockScheme). Unlike pointers to the matrices, the views do not follow a
+  /// block replaced whole (regenerate, update of some schemes): take them again after those.
+  virtual std::vector<BlockRef> stored_blocks(int node) = 0;
+  /// The matrices that hold node p's stored blocks, whole (padding rows included), for moving
+  /// them between schemes of the same spec and shape and for freeing them; the values are read and
+  /// written through stored_blocks.
+  virtual std::vector<Matrix*> block_storage(int node) = 0;
   /// Recovers W from the stored blocks (error-free; for tests, checkpoints and audits).
   virtual Matrix decode_weights() const = 0;
 
@@ -177,7 +188,8 @@ class CodingScheme {
 /// (check_partial) and keeps; its updates keep them current; repair_block checks the block.
 class SingleBlockScheme : public CodingScheme {
  public:
-  std::vector<Matrix*> stored_blocks(int node) override { return {&stored_.at(node)}; }
+  std::vector<BlockRef> stored_blocks(int node) override { return {block(node)}; }
+  std::vector<Matrix*> block_storage(int node) override { return {&stored_.at(node)}; }
   Matrix multiply(int node, Direction dir,
                   const Eigen::Ref<const Matrix>& encoded_input) const override;
   /// With checksums: corrects one wrong entry per column and strips the checksum rows.
@@ -192,6 +204,16 @@ class SingleBlockScheme : public CodingScheme {
   SingleBlockScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic,
                     bool checksummed = false);
 
+  /// Node p's stored block: the first rows of its matrix in stored_ (all of them without
+  /// checksums; an empty block once its storage is freed).
+  Eigen::Block<Matrix> block(int node) {
+    Matrix& storage = stored_.at(node);
+    return storage.topRows(std::min(storage.rows(), block_rows_));
+  }
+  Eigen::Block<const Matrix> block(int node) const {
+    const Matrix& storage = stored_.at(node);
+    return storage.topRows(std::min(storage.rows(), block_rows_));
+  }
   /// Node p's share of W: its stored block without the checksums.
   Eigen::Block<Matrix> share(int node) {
     return stored_.at(node).topLeftCorner(share_rows_, share_cols_);
@@ -204,9 +226,15 @@ class SingleBlockScheme : public CodingScheme {
   /// Node p's block += delta_hat input_hat^T (eta already in delta_hat), checksums included.
   void add_to_block(int node, const Matrix& delta_hat, const Eigen::Ref<const Matrix>& input_hat);
 
-  std::vector<Matrix> stored_;  // node p's block
+  // Node p's block in the first block_rows_ rows of stored_[p]. With checksums a block has
+  // share rows + 3 rows, which would leave most columns off 32-byte boundaries (the products'
+  // vector loads then straddle cache lines): its matrix has more rows, a multiple of 4, so that
+  // every column starts 32 bytes aligned. The padding rows stay zero and no reader sees them; the
+  // products see the block's own row count, so they run the same kernels with the same bits.
+  std::vector<Matrix> stored_;
 
  private:
+  Eigen::Index block_rows_ = 0;
   Eigen::Index share_rows_ = 0;
   Eigen::Index share_cols_ = 0;
   int checksum_lines_ = 0;

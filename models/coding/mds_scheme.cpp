@@ -83,7 +83,11 @@ void MdsScheme::encode(const Matrix& weights) {
   }
 }
 
-std::vector<Matrix*> MdsScheme::stored_blocks(int node) {
+std::vector<BlockRef> MdsScheme::stored_blocks(int node) {
+  return {row_blocks_.at(node), column_blocks_.at(node)};
+}
+
+std::vector<Matrix*> MdsScheme::block_storage(int node) {
   return {&row_blocks_.at(node), &column_blocks_.at(node)};
 }
 

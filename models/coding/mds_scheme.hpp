@@ -21,7 +21,8 @@ class MdsScheme final : public CodingScheme {
 
   void encode(const Matrix& weights) override;
   /// {row-split block, column-split block}.
-  std::vector<Matrix*> stored_blocks(int node) override;
+  std::vector<BlockRef> stored_blocks(int node) override;
+  std::vector<Matrix*> block_storage(int node) override;
   Matrix decode_weights() const override;
   /// The input itself: MDS nodes need all of X (or D).
   Matrix encode_input(int node, Direction dir, const Matrix& input) const override;

@@ -39,13 +39,17 @@ SingleBlockScheme::SingleBlockScheme(const SchemeSpec& spec, int rows, int cols,
   const auto [m, n] = block_grid(spec);
   share_rows_ = rows / m;
   share_cols_ = cols / n;
+  block_rows_ = share_rows_ + checksum_lines_;
+  // Columns 4 doubles (32 bytes) apart: Eigen allocates with that alignment
+  // (EIGEN_MAX_ALIGN_BYTES).
+  const Eigen::Index storage_rows = checksummed ? (block_rows_ + 3) / 4 * 4 : block_rows_;
   // Zeroed one by one rather than copied from a zero block: a copy would read as much as it
   // writes, which at the paper's size is 1.5 GB more memory traffic at set-up. With checksums
   // from the start, so that every reader of the blocks' shapes (round costs, checkpoints, the
   // slab encoder, which then encodes the layer whole) sees what is stored.
   stored_.resize(static_cast<std::size_t>(node_count()));
   for (Matrix& block : stored_) {
-    block.setZero(share_rows_ + checksum_lines_, share_cols_ + checksum_lines_);
+    block.setZero(storage_rows, share_cols_ + checksum_lines_);
   }
   if (checksummed) updates_.assign(stored_.size(), 0);
 }
@@ -53,29 +57,27 @@ SingleBlockScheme::SingleBlockScheme(const SchemeSpec& spec, int rows, int cols,
 Matrix SingleBlockScheme::multiply(int node, Direction dir,
                                    const Eigen::Ref<const Matrix>& encoded_input) const {
   // With checksums, forward reads the checksum rows and backward the checksum columns.
-  const Matrix& block = stored_.at(node);
+  const auto stored = block(node);
   if (dir == Direction::forward) {
-    return detail::block_product(kernels(), block.leftCols(share_cols_), dir, encoded_input);
+    return detail::block_product(kernels(), stored.leftCols(share_cols_), dir, encoded_input);
   }
-  return detail::block_product(kernels(), block.topRows(share_rows_), dir, encoded_input);
+  return detail::block_product(kernels(), stored.topRows(share_rows_), dir, encoded_input);
 }
 
 void SingleBlockScheme::refresh_checksums() {
   if (checksum_lines_ == 0) return;
-  for (Matrix& block : stored_)
-    block = abft::augment(block.topLeftCorner(share_rows_, share_cols_));
+  for (int p = 0; p < node_count(); ++p) block(p) = abft::augment(share(p));
   std::fill(updates_.begin(), updates_.end(), 0);
 }
 
 void SingleBlockScheme::add_to_block(int node, const Matrix& delta_hat,
                                      const Eigen::Ref<const Matrix>& input_hat) {
-  Matrix& block = stored_.at(node);
   if (checksum_lines_ == 0) {
-    kernels().add_outer_product(block, 1.0, delta_hat, input_hat);
+    kernels().add_outer_product(block(node), 1.0, delta_hat, input_hat);
     return;
   }
   // The checksums of delta_hat input_hat^T are those of its factors: no re-encoding.
-  kernels().add_outer_product(block, 1.0, abft::with_checksums(delta_hat),
+  kernels().add_outer_product(block(node), 1.0, abft::with_checksums(delta_hat),
                               abft::with_checksums(input_hat));
   ++updates_[static_cast<std::size_t>(node)];
 }
@@ -101,7 +103,7 @@ DecodeStatus SingleBlockScheme::repair_block(int node, const DecodeOptions& opti
   const long inner =
       std::max(share_rows_, share_cols_) + 1 + updates_[static_cast<std::size_t>(node)];
   return status_of(
-      abft::check_block(stored_.at(node), share_rows_, share_cols_, check_options(options, inner)));
+      abft::check_block(block(node), share_rows_, share_cols_, check_options(options, inner)));
 }
 
 }  // namespace codesim::models

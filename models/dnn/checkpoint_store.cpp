@@ -15,7 +15,7 @@ void CheckpointStore::write(const CheckpointContents& contents) {
   file.clear();
   for (const auto& scheme : *contents.schemes) {
     for (int p = 0; p < contents.nodes; ++p)
-      for (const Matrix* block : scheme->stored_blocks(p)) file.write_matrix(*block);
+      for (const BlockRef& block : scheme->stored_blocks(p)) file.write_matrix(block);
   }
   for (const Vector& bias : *contents.biases) file.write_matrix(bias);
   if (contents.shadow != nullptr) {
@@ -51,7 +51,7 @@ void CheckpointStore::restore(const CheckpointContents& contents) {
   file.seek(0);
   for (const auto& scheme : *contents.schemes) {
     for (int p = 0; p < contents.nodes; ++p)
-      for (Matrix* block : scheme->stored_blocks(p)) file.read_matrix(*block);
+      for (BlockRef block : scheme->stored_blocks(p)) file.read_matrix(block);
   }
   for (Vector& bias : *contents.biases) file.read_matrix(bias);
   if (contents.shadow != nullptr) {

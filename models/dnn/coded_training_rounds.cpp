@@ -127,8 +127,8 @@ void CodedTrainingRun::on_partial(int p) {
   CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
   const NodeCopies& input = dir == Direction::forward ? x_[static_cast<std::size_t>(l)]
                                                       : delta_[static_cast<std::size_t>(l)];
-  const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
-  Matrix& block = dir == Direction::forward ? *blocks.front() : *blocks.back();
+  const std::vector<BlockRef> blocks = scheme.stored_blocks(p);
+  const BlockRef& block = dir == Direction::forward ? blocks.front() : blocks.back();
   const double flops = g.task_flops_per_column * batch_;
   offer(p, dir_name(dir), l, FaultTarget::weights, flops, block);
   Matrix partial = multiply_input(scheme, p, dir, input.of(p));
@@ -177,9 +177,8 @@ CodedTrainingRun::NodeCheck CodedTrainingRun::checked_at_node(CodingScheme& sche
   PartialCheck check = scheme.check_partial(p, dir, partial, spec_.decode);
   NodeCheck out;
   if (check.block_suspect) {
-    const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
-    out.extra_flops =
-        block_check_flops(dir == Direction::forward ? *blocks.front() : *blocks.back());
+    const std::vector<BlockRef> blocks = scheme.stored_blocks(p);
+    out.extra_flops = block_check_flops(dir == Direction::forward ? blocks.front() : blocks.back());
     const DecodeStatus block = scheme.repair_block(p, spec_.decode);
     if (block == DecodeStatus::detected) {
       withheld_blocks_.push_back(p);  // regenerated after the decode, if the code can
@@ -439,7 +438,6 @@ void CodedTrainingRun::on_update_done(int p) {
     const Matrix& delta = delta_[index].of(p);
     const Matrix& input = x_[index].of(p);
     const double flops = geometry_[index].update_flops_per_column * batch_;
-    const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
     FaultOpportunity o;
     o.time_s = engine_.now();
     o.node = p;
@@ -449,15 +447,17 @@ void CodedTrainingRun::on_update_done(int p) {
     o.flops = flops;
     if (injector_.offer(o)) {
       // The encoded update of the first block is what the fault corrupts before it is added.
-      const Matrix before = *blocks.front();
+      const Matrix before = scheme.stored_blocks(p).front();
       scheme.update(p, delta, input, eta);
-      Matrix increment = *blocks.front() - before;
+      BlockRef updated = scheme.stored_blocks(p).front();
+      Matrix increment = updated - before;
       injector_.apply(increment);
-      *blocks.front() = before + increment;
+      updated = before + increment;
     } else {
       scheme.update(p, delta, input, eta);
     }
-    for (Matrix* block : blocks) offer(p, "update", l, FaultTarget::weights, flops, *block);
+    for (const BlockRef& block : scheme.stored_blocks(p))
+      offer(p, "update", l, FaultTarget::weights, flops, block);
   }
   trace_sync(p, "update");
   task_state_[static_cast<std::size_t>(p)] = TaskState::done;

@@ -139,7 +139,7 @@ class CodedTrainingRun {
   void deliver_partial(int p);
   // A block check's flops: 24 per stored entry (by columns, then by rows: three weighted sums
   // and three magnitudes per entry and pass).
-  static double block_check_flops(const Matrix& block) { return 24.0 * block.size(); }
+  static double block_check_flops(const BlockRef& block) { return 24.0 * block.size(); }
   // kept: the partial goes out; extra_flops: the node's block check and recomputation, which
   // delay it.
   struct NodeCheck {

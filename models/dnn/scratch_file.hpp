@@ -35,20 +35,34 @@ class ScratchFile {
   /// Reads `bytes` bytes into `data` from the current position; a short read throws.
   void read(void* data, std::size_t bytes);
 
-  /// Writes the shape (two int64) and then the entries (column-major doubles) of `m`.
+  /// Writes the shape (two int64) and then the entries (column-major doubles) of `m`, a matrix
+  /// or a view of one (whose columns may lie apart: they are written one after another).
   template <typename Derived>
-  void write_matrix(const Eigen::PlainObjectBase<Derived>& m) {
+  void write_matrix(const Eigen::MatrixBase<Derived>& m) {
     const std::array<std::int64_t, 2> shape{m.rows(), m.cols()};
     write(shape.data(), sizeof(shape));
-    write(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
+    const auto column_bytes = static_cast<std::size_t>(m.rows()) * sizeof(double);
+    if (m.outerStride() == m.rows()) {
+      write(m.derived().data(), static_cast<std::size_t>(m.cols()) * column_bytes);
+      return;
+    }
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+      write(m.derived().data() + c * m.outerStride(), column_bytes);
   }
-  /// Reads a matrix written by write_matrix into `m`, which already has its shape.
+  /// Reads a matrix written by write_matrix into `m` (a matrix or a view of one, as there),
+  /// which already has its shape.
   template <typename Derived>
-  void read_matrix(Eigen::PlainObjectBase<Derived>& m) {
+  void read_matrix(Eigen::MatrixBase<Derived>& m) {
     std::array<std::int64_t, 2> shape{};
     read(shape.data(), sizeof(shape));
     CODESIM_CHECK(shape[0] == m.rows() && shape[1] == m.cols(), "a stored matrix keeps its shape");
-    read(m.data(), static_cast<std::size_t>(m.size()) * sizeof(double));
+    const auto column_bytes = static_cast<std::size_t>(m.rows()) * sizeof(double);
+    if (m.outerStride() == m.rows()) {
+      read(m.derived().data(), static_cast<std::size_t>(m.cols()) * column_bytes);
+      return;
+    }
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+      read(m.derived().data() + c * m.outerStride(), column_bytes);
   }
 
  private:

@@ -39,11 +39,11 @@ SlabPlan plan_slabs(const SchemeSpec& spec, CodingScheme& scheme, int rows, int 
   plan.group_width = cols;
   plan.slab_width = cols;
   Eigen::Index narrowest = cols;
-  for (const Matrix* block : scheme.stored_blocks(0))
-    narrowest = std::min(narrowest, block->cols());
+  const std::vector<BlockRef> blocks = scheme.stored_blocks(0);
+  for (const BlockRef& block : blocks) narrowest = std::min(narrowest, block.cols());
   if (narrowest < 1 || cols % narrowest != 0) return plan;
-  for (const Matrix* block : scheme.stored_blocks(0)) {
-    if (block->cols() != narrowest && block->cols() != cols) return plan;
+  for (const BlockRef& block : blocks) {
+    if (block.cols() != narrowest && block.cols() != cols) return plan;
   }
   const auto groups = static_cast<int>(cols / narrowest);
   const double column_bytes = static_cast<double>(rows) * groups * kBytesPerValue;
@@ -125,12 +125,12 @@ class InitialWeights {
 // Returns the memory pages wholly inside columns [first, first + count) of `block` to the system
 // (they read as zeros afterwards): the read-out never reads those columns again, so W grows as
 // the blocks shrink and the peak stays that of the blocks, without a round trip through a file.
-void release_columns(Matrix& block, Eigen::Index first, Eigen::Index count) {
+void release_columns(const BlockRef& block, Eigen::Index first, Eigen::Index count) {
 #if defined(__linux__)
   const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  const auto begin = reinterpret_cast<std::uintptr_t>(block.data() + first * block.rows());
+  const auto begin = reinterpret_cast<std::uintptr_t>(block.data() + first * block.outerStride());
   const std::uintptr_t end =
-      begin + static_cast<std::uintptr_t>(count * block.rows()) * sizeof(double);
+      begin + static_cast<std::uintptr_t>(count * block.outerStride()) * sizeof(double);
   const std::uintptr_t from = (begin + page - 1) / page * page;
   const std::uintptr_t to = end / page * page;
   if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
@@ -164,15 +164,17 @@ void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::u
     }
     part->encode(slab);
     for (int p = 0; p < scheme.node_count(); ++p) {
-      const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
-      const std::vector<Matrix*> parts = part->stored_blocks(p);
+      if (!plan.sliced()) {  // the whole layer: the part's blocks, moved in (storage and all)
+        const std::vector<Matrix*> storage = scheme.block_storage(p);
+        const std::vector<Matrix*> parts = part->block_storage(p);
+        for (std::size_t b = 0; b < storage.size(); ++b) *storage[b] = std::move(*parts[b]);
+        continue;
+      }
+      std::vector<BlockRef> blocks = scheme.stored_blocks(p);
+      std::vector<BlockRef> parts = part->stored_blocks(p);
       for (std::size_t b = 0; b < blocks.size(); ++b) {
-        if (!plan.sliced()) {
-          *blocks[b] = std::move(*parts[b]);
-          continue;
-        }
-        for (const SlabSegment& s : slab_segments(plan, blocks[b]->cols(), first, width)) {
-          blocks[b]->middleCols(s.full_col, s.count) = parts[b]->middleCols(s.slab_col, s.count);
+        for (const SlabSegment& s : slab_segments(plan, blocks[b].cols(), first, width)) {
+          blocks[b].middleCols(s.full_col, s.count) = parts[b].middleCols(s.slab_col, s.count);
         }
       }
     }
@@ -188,7 +190,7 @@ Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, 
   if (!plan.sliced()) {
     Matrix weights = scheme.decode_weights();
     for (int p = 0; p < nodes; ++p)
-      for (Matrix* block : scheme.stored_blocks(p)) *block = Matrix();
+      for (Matrix* storage : scheme.block_storage(p)) *storage = Matrix();
     return weights;
   }
   Matrix weights(rows, cols);
@@ -202,13 +204,13 @@ Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, 
     }
     // Every slab block is overwritten whole: its columns are the union of its segments.
     for (int p = 0; p < nodes; ++p) {
-      const std::vector<Matrix*> blocks = scheme.stored_blocks(p);
-      const std::vector<Matrix*> parts = part->stored_blocks(p);
+      std::vector<BlockRef> blocks = scheme.stored_blocks(p);
+      std::vector<BlockRef> parts = part->stored_blocks(p);
       CODESIM_CHECK(blocks.size() == parts.size(), "a slab scheme stores the same blocks");
       for (std::size_t b = 0; b < blocks.size(); ++b) {
-        CODESIM_CHECK(parts[b]->rows() == blocks[b]->rows(), "slab blocks keep the block height");
-        for (const SlabSegment& s : slab_segments(plan, blocks[b]->cols(), first, width)) {
-          parts[b]->middleCols(s.slab_col, s.count) = blocks[b]->middleCols(s.full_col, s.count);
+        CODESIM_CHECK(parts[b].rows() == blocks[b].rows(), "slab blocks keep the block height");
+        for (const SlabSegment& s : slab_segments(plan, blocks[b].cols(), first, width)) {
+          parts[b].middleCols(s.slab_col, s.count) = blocks[b].middleCols(s.full_col, s.count);
         }
       }
     }
@@ -217,14 +219,14 @@ Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, 
       weights.middleCols(s.full_col, s.count) = slab.middleCols(s.slab_col, s.count);
     }
     for (int p = 0; p < nodes; ++p) {
-      for (Matrix* block : scheme.stored_blocks(p)) {
-        for (const SlabSegment& s : slab_segments(plan, block->cols(), first, width))
-          release_columns(*block, s.full_col, s.count);
+      for (const BlockRef& block : scheme.stored_blocks(p)) {
+        for (const SlabSegment& s : slab_segments(plan, block.cols(), first, width))
+          release_columns(block, s.full_col, s.count);
       }
     }
   }
   for (int p = 0; p < nodes; ++p)
-    for (Matrix* block : scheme.stored_blocks(p)) *block = Matrix();
+    for (Matrix* storage : scheme.block_storage(p)) *storage = Matrix();
   return weights;
 }
 

@@ -41,8 +41,8 @@ TEST_CASE("the hybrid is the CodeNet grid with checksummed blocks") {
   CHECK(f.scheme->summary().scheme == "abft_codenet");
   CHECK(f.scheme->node_count() == 10);
   CHECK(f.scheme->checksum_lines() == abft::kChecksums);
-  CHECK(f.scheme->stored_blocks(9).front()->rows() == 20 + abft::kChecksums);
-  CHECK(f.scheme->stored_blocks(9).front()->cols() == 30 + abft::kChecksums);
+  CHECK(f.scheme->stored_blocks(9).front().rows() == 20 + abft::kChecksums);
+  CHECK(f.scheme->stored_blocks(9).front().cols() == 30 + abft::kChecksums);
   CHECK(relative_error(f.scheme->decode_weights(), f.weights) == 0.0);
   // The same grid code as the plain CodeNet grid of the same seed.
   const auto plain = make_scheme(codenet_grid_spec(2, 2, 4, 3, 7), 40, 60);
@@ -88,7 +88,7 @@ TEST_CASE("two wrong entries at a node are withheld and the grid decodes around 
 
 TEST_CASE("a corrupted weight of a hybrid node is repaired in place") {
   Fixture f;
-  Matrix& block = *f.scheme->stored_blocks(8).front();
+  BlockRef block = f.scheme->stored_blocks(8).front();
   const Matrix clean = block;
   block(4, 6) -= 5.0;
   CHECK(f.scheme->repair_block(8, {}) == DecodeStatus::corrected);
@@ -104,7 +104,7 @@ TEST_CASE("hybrid updates keep every checksum equal to one recomputed from scrat
   }
   for (int p = 0; p < f.scheme->node_count(); ++p) {
     CAPTURE(p);
-    const Matrix& block = *f.scheme->stored_blocks(p).front();
+    const BlockRef block = f.scheme->stored_blocks(p).front();
     const Matrix fresh = abft::augment(block.topLeftCorner(20, 30));
     CHECK(relative_error(block, fresh) < 1e-12);
     CHECK(f.scheme->repair_block(p, {}) == DecodeStatus::clean);
@@ -113,12 +113,12 @@ TEST_CASE("hybrid updates keep every checksum equal to one recomputed from scrat
 
 TEST_CASE("a regenerated hybrid block carries consistent checksums") {
   Fixture f;
-  Matrix& block = *f.scheme->stored_blocks(3).front();
+  BlockRef block = f.scheme->stored_blocks(3).front();
   const Matrix clean = block;
   block.setZero();
   const std::vector<int> healthy = {0, 1, 2, 4, 5, 6, 7, 8, 9};
   REQUIRE(f.scheme->regenerate(3, healthy));
-  CHECK(relative_error(block, clean) < 1e-12);
+  CHECK(relative_error(f.scheme->stored_blocks(3).front(), clean) < 1e-12);
   CHECK(f.scheme->repair_block(3, {}) == DecodeStatus::clean);
 }
 

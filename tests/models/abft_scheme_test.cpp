@@ -34,8 +34,8 @@ PartialResultHook strike(int node, Eigen::Index row, double error, bool second =
 TEST_CASE("abft stores checksummed blocks and multiplies like the uncoded grid") {
   Fixture f;
   CHECK(f.scheme.node_count() == 6);
-  CHECK(f.scheme.stored_blocks(0).front()->rows() == 30 + 3);
-  CHECK(f.scheme.stored_blocks(0).front()->cols() == 30 + 3);
+  CHECK(f.scheme.stored_blocks(0).front().rows() == 30 + 3);
+  CHECK(f.scheme.stored_blocks(0).front().cols() == 30 + 3);
   CHECK(f.scheme.decode_weights() == f.weights);
   for (const Direction dir : {Direction::forward, Direction::backward}) {
     const bool forward = dir == Direction::forward;
@@ -75,7 +75,7 @@ TEST_CASE("two wrong entries of a node's product column are detected, never corr
 TEST_CASE("a corrupted stored weight is found by the product check and repaired in place") {
   Fixture f;
   for (const bool checksum_entry : {false, true}) {
-    Matrix& block = *f.scheme.stored_blocks(5).front();
+    BlockRef block = f.scheme.stored_blocks(5).front();
     const Matrix clean = block;
     const Eigen::Index row = checksum_entry ? 31 : 7;
     block(row, 11) += 3.0;
@@ -93,7 +93,7 @@ TEST_CASE("a corrupted stored weight is found by the product check and repaired 
 
 TEST_CASE("a block corrupted beyond its checksums cannot be repaired") {
   Fixture f;
-  Matrix& block = *f.scheme.stored_blocks(2).front();
+  BlockRef block = f.scheme.stored_blocks(2).front();
   for (const Eigen::Index i : {3, 9})
     for (const Eigen::Index j : {4, 20}) block(i, j) += 1.0 + static_cast<double>(i * j);
   CHECK(f.scheme.repair_block(2, DecodeOptions{}) == DecodeStatus::detected);

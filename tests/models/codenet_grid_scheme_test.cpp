@@ -67,11 +67,11 @@ TEST_CASE("CodeNet parity nodes store generator combinations and systematic node
   const Matrix& g_r = scheme.row_generator();
   const Matrix& g_c = scheme.column_generator();
   const auto block = [&](int i, int j) { return Matrix(weights.block(2 * i, 3 * j, 2, 3)); };
-  CHECK(relative_error(*scheme.stored_blocks(scheme.node_at(1, 0))[0], block(1, 0)) == 0.0);
+  CHECK(relative_error(scheme.stored_blocks(scheme.node_at(1, 0))[0], block(1, 0)) == 0.0);
   const Matrix column_parity = g_r(2, 0) * block(0, 1) + g_r(2, 1) * block(1, 1);
-  CHECK(relative_error(*scheme.stored_blocks(scheme.node_at(2, 1))[0], column_parity) < 1e-15);
+  CHECK(relative_error(scheme.stored_blocks(scheme.node_at(2, 1))[0], column_parity) < 1e-15);
   const Matrix row_parity = g_c(2, 0) * block(1, 0) + g_c(2, 1) * block(1, 1);
-  CHECK(relative_error(*scheme.stored_blocks(scheme.node_at(1, 2))[0], row_parity) < 1e-15);
+  CHECK(relative_error(scheme.stored_blocks(scheme.node_at(1, 2))[0], row_parity) < 1e-15);
   CHECK(scheme.decode_weights() == weights);
 }
 
@@ -130,10 +130,10 @@ TEST_CASE("a CodeNet node is regenerated along its column, or along its row when
   std::vector<int> exclude = {row_parity};
   auto sources = scheme.regeneration_sources(row_parity, exclude);
   CHECK(sources == std::vector<int>{scheme.node_at(1, 0), scheme.node_at(1, 1)});
-  const Matrix original = *scheme.stored_blocks(row_parity)[0];
-  scheme.stored_blocks(row_parity)[0]->setZero();
+  const Matrix original = scheme.stored_blocks(row_parity)[0];
+  scheme.stored_blocks(row_parity)[0].setZero();
   REQUIRE(scheme.regenerate(row_parity, sources));
-  CHECK(relative_error(*scheme.stored_blocks(row_parity)[0], original) < 1e-13);
+  CHECK(relative_error(scheme.stored_blocks(row_parity)[0], original) < 1e-13);
 
   // A systematic node uses its column first, and its row when the column lacks healthy nodes.
   const int systematic = scheme.node_at(0, 1);
@@ -143,10 +143,10 @@ TEST_CASE("a CodeNet node is regenerated along its column, or along its row when
   exclude = {systematic, scheme.node_at(1, 1), scheme.node_at(2, 1)};
   sources = scheme.regeneration_sources(systematic, exclude);
   CHECK(sources == std::vector<int>{scheme.node_at(0, 0), scheme.node_at(0, 2)});
-  const Matrix systematic_original = *scheme.stored_blocks(systematic)[0];
-  scheme.stored_blocks(systematic)[0]->array() += 1.0;
+  const Matrix systematic_original = scheme.stored_blocks(systematic)[0];
+  scheme.stored_blocks(systematic)[0].array() += 1.0;
   REQUIRE(scheme.regenerate(systematic, sources));
-  CHECK(relative_error(*scheme.stored_blocks(systematic)[0], systematic_original) < 1e-13);
+  CHECK(relative_error(scheme.stored_blocks(systematic)[0], systematic_original) < 1e-13);
 
   // Nothing healthy: no regeneration.
   CHECK_FALSE(scheme.regenerate(systematic, std::vector<int>{}));

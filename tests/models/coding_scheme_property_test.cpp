@@ -406,7 +406,7 @@ TEST_CASE("a thousand encoded updates leave the blocks equal to a fresh encoding
       const auto expected = fresh->stored_blocks(node);
       REQUIRE(updated.size() == expected.size());
       for (std::size_t b = 0; b < updated.size(); ++b) {
-        REQUIRE(relative_error(*updated[b], *expected[b]) < 1e-10);
+        REQUIRE(relative_error(updated[b], expected[b]) < 1e-10);
       }
     }
     CHECK(relative_error(scheme->decode_weights(), weights) < 1e-10);
@@ -429,10 +429,10 @@ TEST_CASE("regeneration restores every corrupted block to round-off") {
     for (int node = 0; node < scheme->node_count(); ++node) {
       CAPTURE(node);
       std::vector<Matrix> originals;
-      for (Matrix* block : scheme->stored_blocks(node)) {
-        originals.push_back(*block);
-        *block += random_matrix(static_cast<int>(block->rows()), static_cast<int>(block->cols()),
-                                node + 5);
+      for (BlockRef block : scheme->stored_blocks(node)) {
+        originals.push_back(block);
+        block +=
+            random_matrix(static_cast<int>(block.rows()), static_cast<int>(block.cols()), node + 5);
       }
       const std::vector<int> exclude = {node};
       const auto sources = scheme->regeneration_sources(node, exclude);
@@ -440,7 +440,7 @@ TEST_CASE("regeneration restores every corrupted block to round-off") {
         CHECK(sources.empty());
         CHECK_FALSE(scheme->regenerate(node, sources));
         for (std::size_t b = 0; b < originals.size(); ++b)
-          *scheme->stored_blocks(node)[b] = originals[b];
+          scheme->stored_blocks(node)[b] = originals[b];
         continue;
       }
       REQUIRE_FALSE(sources.empty());
@@ -448,7 +448,7 @@ TEST_CASE("regeneration restores every corrupted block to round-off") {
       REQUIRE(scheme->regenerate(node, sources));
       const auto blocks = scheme->stored_blocks(node);
       for (std::size_t b = 0; b < blocks.size(); ++b) {
-        CHECK(relative_error(*blocks[b], originals[b]) < 1e-12);
+        CHECK(relative_error(blocks[b], originals[b]) < 1e-12);
       }
       // One source fewer cannot determine the block through the same code.
       std::vector<int> fewer(sources.begin(), sources.end() - 1);
@@ -510,7 +510,7 @@ TEST_CASE("summaries agree with the codes the schemes build") {
             doctest::Approx(symbols.front()->size() * symbols.size()));
       std::size_t stored = 0;
       for (int node = 0; node < scheme->node_count(); ++node) {
-        for (Matrix* block : scheme->stored_blocks(node)) stored += block->size();
+        for (const BlockRef& block : scheme->stored_blocks(node)) stored += block.size();
       }
       CHECK(summary.redundancy ==
             doctest::Approx(static_cast<double>(stored) / (config.rows * config.cols)));

@@ -16,10 +16,10 @@ TEST_CASE("MDS stores a row-split and a column-split block and counts both") {
   scheme.encode(random_matrix(8, 12, 1));
   const auto blocks = scheme.stored_blocks(2);
   REQUIRE(blocks.size() == 2);
-  CHECK(blocks[0]->rows() == 2);
-  CHECK(blocks[0]->cols() == 12);
-  CHECK(blocks[1]->rows() == 8);
-  CHECK(blocks[1]->cols() == 3);
+  CHECK(blocks[0].rows() == 2);
+  CHECK(blocks[0].cols() == 12);
+  CHECK(blocks[1].rows() == 8);
+  CHECK(blocks[1].cols() == 3);
   const SchemeSummary s = scheme.summary();
   CHECK(s.storage_fraction_per_node == doctest::Approx(0.5));
   CHECK(s.redundancy == doctest::Approx(3.5));
@@ -35,7 +35,7 @@ TEST_CASE("MDS forward reads only the row-split copy and backward only the colum
   MdsScheme scheme(2, 4, 4, 6);
   const Matrix weights = random_matrix(4, 6, 2);
   scheme.encode(weights);
-  scheme.stored_blocks(1)[1]->array() += 1.0;  // spoil node 1's column-split block only
+  scheme.stored_blocks(1)[1].array() += 1.0;  // spoil node 1's column-split block only
   const Matrix input = random_matrix(6, 1, 3);
   const ProductDecode forward = compute_and_decode(scheme, Direction::forward, input, {});
   CHECK(forward.status == DecodeStatus::clean);
@@ -51,14 +51,14 @@ TEST_CASE("an MDS node regenerates both of its blocks from k others") {
   MdsScheme scheme(3, 6, 6, 6);
   const Matrix weights = random_matrix(6, 6, 5);
   scheme.encode(weights);
-  const std::vector<Matrix> originals = {*scheme.stored_blocks(4)[0], *scheme.stored_blocks(4)[1]};
-  for (Matrix* block : scheme.stored_blocks(4)) block->setZero();
+  const std::vector<Matrix> originals = {scheme.stored_blocks(4)[0], scheme.stored_blocks(4)[1]};
+  for (BlockRef block : scheme.stored_blocks(4)) block.setZero();
   const std::vector<int> exclude = {4};
   const auto sources = scheme.regeneration_sources(4, exclude);
   CHECK(sources.size() == 3);
   REQUIRE(scheme.regenerate(4, sources));
-  CHECK(relative_error(*scheme.stored_blocks(4)[0], originals[0]) < 1e-13);
-  CHECK(relative_error(*scheme.stored_blocks(4)[1], originals[1]) < 1e-13);
+  CHECK(relative_error(scheme.stored_blocks(4)[0], originals[0]) < 1e-13);
+  CHECK(relative_error(scheme.stored_blocks(4)[1], originals[1]) < 1e-13);
   CHECK_FALSE(scheme.regenerate(4, std::vector<int>{0, 1}));
 }
 

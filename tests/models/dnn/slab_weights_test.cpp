@@ -13,6 +13,7 @@
 
 namespace {
 
+using codesim::models::BlockRef;
 using codesim::models::CodingScheme;
 using codesim::models::Matrix;
 using codesim::models::SchemeSpec;
@@ -20,12 +21,12 @@ using codesim::models::SchemeSpec;
 // Every stored block of `a` equals, bit for bit, the same block of `b`.
 bool same_blocks(CodingScheme& a, CodingScheme& b) {
   for (int p = 0; p < a.node_count(); ++p) {
-    const std::vector<Matrix*> mine = a.stored_blocks(p);
-    const std::vector<Matrix*> theirs = b.stored_blocks(p);
+    const std::vector<BlockRef> mine = a.stored_blocks(p);
+    const std::vector<BlockRef> theirs = b.stored_blocks(p);
     if (mine.size() != theirs.size()) return false;
     for (std::size_t i = 0; i < mine.size(); ++i) {
-      if (mine[i]->rows() != theirs[i]->rows() || mine[i]->cols() != theirs[i]->cols() ||
-          *mine[i] != *theirs[i]) {
+      if (mine[i].rows() != theirs[i].rows() || mine[i].cols() != theirs[i].cols() ||
+          mine[i] != theirs[i]) {
         return false;
       }
     }
@@ -57,7 +58,7 @@ TEST_CASE(
     const Matrix read_out = codesim::models::detail::read_out_weights(spec, *slabs, kRows, kCols);
     CHECK(read_out == decoded);
     for (int p = 0; p < slabs->node_count(); ++p) {
-      for (const Matrix* block : slabs->stored_blocks(p)) CHECK(block->size() == 0);
+      for (const BlockRef& block : slabs->stored_blocks(p)) CHECK(block.size() == 0);
     }
   }
 }
