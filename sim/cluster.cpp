@@ -60,7 +60,7 @@ ClusterSpec uniform_cluster(int nodes, double speed_flops_per_s) {
 Cluster::Cluster(Engine& engine, const ClusterSpec& spec, std::uint64_t seed, std::uint64_t replica)
     : nodes_(build_nodes(spec, seed, replica)),
       topology_(spec.network),
-      crashes_(engine, nodes_, spec.crashes, seed, replica, spec.shared_failures),
+      crashes_(engine, nodes_, spec.crashes, seed, replica, spec.shared_failures, &topology_),
       soft_errors_(spec.soft_errors, seed, replica),
       system_mtbf_s_(combined_mtbf_s(spec.crashes, spec.shared_failures.domains)) {
   CODESIM_CHECK(spec.network.nodes == spec.node_count(), "network size must equal node count");

@@ -62,13 +62,15 @@ class Cluster {
   Node& node(int id) { return nodes_[id]; }
   const Node& node(int id) const { return nodes_[id]; }
   std::vector<Node>& nodes() { return nodes_; }
+  /// The network; with link failures the crash process takes its links down and back up.
   const Topology& topology() const { return topology_; }
   CrashProcess& crashes() { return crashes_; }
   SoftErrorProcess& soft_errors() { return soft_errors_; }
   const SoftErrorProcess& soft_errors() const { return soft_errors_; }
   /// Mean time between failures of the whole cluster, 1 / (sum over nodes of 1 / mtbf_i + sum
   /// over failure domains of 1 / their mean up time); infinity if nothing fails. A replayed trace
-  /// is not counted (it has no rate).
+  /// is not counted (it has no rate), nor are link failures (whom they cut off depends on the
+  /// other links).
   double system_mtbf_s() const { return system_mtbf_s_; }
 
  private:

@@ -33,8 +33,13 @@ void check_shared(const SharedFailures& shared, std::size_t nodes) {
 }  // namespace
 
 CrashProcess::CrashProcess(Engine& engine, std::vector<Node>& nodes, std::vector<CrashSpec> specs,
-                           std::uint64_t seed, std::uint64_t replica, SharedFailures shared)
-    : engine_(engine), nodes_(nodes), specs_(std::move(specs)), shared_(std::move(shared)) {
+                           std::uint64_t seed, std::uint64_t replica, SharedFailures shared,
+                           Topology* topology)
+    : engine_(engine),
+      nodes_(nodes),
+      specs_(std::move(specs)),
+      shared_(std::move(shared)),
+      topology_(topology) {
   CODESIM_CHECK(specs_.size() == nodes_.size(), "one crash spec per node");
   check_shared(shared_, nodes_.size());
   streams_.reserve(nodes_.size());
@@ -53,12 +58,25 @@ CrashProcess::CrashProcess(Engine& engine, std::vector<Node>& nodes, std::vector
     domain_streams_.emplace_back(StreamKey{seed, replica, "domain", d});
     domain_repair_streams_.emplace_back(StreamKey{seed, replica, "domain repair", d});
   }
+  if (!shared_.links || !shared_.links->ever_fails()) return;
+  CODESIM_CHECK(topology_ != nullptr && topology_->node_count() == static_cast<int>(nodes_.size()),
+                "link failures need the topology of the nodes");
+  CODESIM_CHECK(validate(shared_.links->failure).empty() && validate(shared_.links->repair).empty(),
+                "link failure and repair laws are valid");
+  const auto links = static_cast<std::uint64_t>(topology_->link_count());
+  last_link_failure_s_.assign(links, std::nan(""));
+  cut_off_.assign(nodes_.size(), 0);
+  for (std::uint64_t l = 0; l < links; ++l) {
+    link_streams_.emplace_back(StreamKey{seed, replica, "link", l});
+    link_repair_streams_.emplace_back(StreamKey{seed, replica, "link repair", l});
+  }
 }
 
 void CrashProcess::start() {
   for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) schedule_failure(i);
   for (int d = 0; d < static_cast<int>(shared_.domains.size()); ++d) schedule_domain_failure(d);
   for (int i = 0; i < static_cast<int>(shared_.trace.size()); ++i) schedule_trace_interval(i, 0);
+  for (int l = 0; l < static_cast<int>(link_streams_.size()); ++l) schedule_link_failure(l);
 }
 
 void CrashProcess::hold_down(int node_index) {
@@ -134,6 +152,38 @@ void CrashProcess::schedule_trace_interval(int node_index, std::size_t interval)
       schedule_trace_interval(node_index, interval + 1);
     });
   });
+}
+
+void CrashProcess::schedule_link_failure(int link) {
+  const double delay_s = draw_s(shared_.links->failure, link_streams_[link]);
+  engine_.schedule_in(delay_s, [this, link] {
+    const bool again_at_once = last_link_failure_s_[link] == engine_.now();
+    last_link_failure_s_[link] = engine_.now();
+    topology_->set_link_up(link, false);
+    if (on_link_) on_link_(link, false);
+    update_cut_off();
+    if (again_at_once) return;  // down for good, as a node (see the class comment)
+    const double repair_s = draw_s(shared_.links->repair, link_repair_streams_[link]);
+    engine_.schedule_in(repair_s, [this, link] {
+      topology_->set_link_up(link, true);
+      if (on_link_) on_link_(link, true);
+      update_cut_off();
+      schedule_link_failure(link);
+    });
+  });
+}
+
+void CrashProcess::update_cut_off() {
+  const std::vector<char> now_cut_off = topology_->cut_off_nodes();
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (now_cut_off[i] == cut_off_[i]) continue;
+    cut_off_[i] = now_cut_off[i];
+    if (now_cut_off[i]) {
+      hold_down(static_cast<int>(i));
+    } else {
+      release(static_cast<int>(i));
+    }
+  }
 }
 
 CrashSpec exponential_crashes(double mtbf_s, double repair_s) {

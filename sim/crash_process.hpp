@@ -7,12 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/engine.hpp"
 #include "sim/failure_law.hpp"
 #include "sim/node.hpp"
+#include "sim/topology.hpp"
 
 namespace codesim::sim {
 
@@ -47,11 +49,21 @@ struct DownInterval {
   double up_s = INFINITY;
 };
 
+/// The failures of the network's links (every link of the topology, switches' included, fails
+/// and is repaired on its own by these laws).
+struct LinkFailureSpec {
+  FailureLaw failure = ExponentialLaw{};
+  RepairLaw repair = FixedLaw{};
+  bool ever_fails() const { return std::isfinite(mean_s(failure)); }
+};
+
 /// What takes nodes down besides their own crashes. `trace` is empty or has one entry per node:
-/// that node's down intervals, sorted and disjoint, 0 <= down_s < up_s.
+/// that node's down intervals, sorted and disjoint, 0 <= down_s < up_s. `links`: link failures,
+/// which take down the nodes they cut off from the main part of the network.
 struct SharedFailures {
   std::vector<FailureDomainSpec> domains;
   std::vector<std::vector<DownInterval>> trace;
+  std::optional<LinkFailureSpec> links;
 };
 
 /// Drives crashes of a set of nodes on an engine. Up times are drawn from stream (seed, replica,
@@ -65,6 +77,12 @@ struct SharedFailures {
 /// repair and its time to failure both too short for the clock to advance, e.g. mtbf_s 5e-324 with
 /// repair_s 0) stays down: it would never be up for any time, and repairing it again would crash it
 /// again forever without time passing.
+/// Link failures (shared.links) take the topology's links down and back up: link l draws its up
+/// times from (seed, replica, "link", l) and its repairs from (seed, replica, "link repair", l)
+/// (l: its index in Topology::links()). After every change of a link, each node the topology
+/// says is cut off (Topology::cut_off_nodes) is held down by one more cause until it is
+/// reconnected, so a cut-off node is seen as crashed (its running task lost) and back when it is
+/// reconnected. A link failing again at the instant of its repair stays down, as a node does.
 class CrashProcess {
  public:
   /// Called right after node `node_id` went down; `task_lost` tells whether a running task was
@@ -73,12 +91,19 @@ class CrashProcess {
   /// Called right after node `node_id` is back up.
   using RepairListener = std::function<void(int node_id)>;
 
-  /// `specs[i]` applies to `nodes[i]`. The nodes must outlive the process.
+  /// `specs[i]` applies to `nodes[i]`, which must be node i of `topology`. The nodes and the
+  /// topology must outlive the process; the topology is needed only with link failures, and the
+  /// process changes its links' states.
   CrashProcess(Engine& engine, std::vector<Node>& nodes, std::vector<CrashSpec> specs,
-               std::uint64_t seed, std::uint64_t replica, SharedFailures shared = {});
+               std::uint64_t seed, std::uint64_t replica, SharedFailures shared = {},
+               Topology* topology = nullptr);
 
   void on_crash(CrashListener listener) { on_crash_ = std::move(listener); }
   void on_repair(RepairListener listener) { on_repair_ = std::move(listener); }
+  /// Called right after link `link` went down (up = false) or came back, before the nodes it cuts
+  /// off or reconnects are crashed or repaired.
+  using LinkListener = std::function<void(int link, bool up)>;
+  void on_link(LinkListener listener) { on_link_ = std::move(listener); }
   /// Schedules every node's and domain's first failure and the trace's first intervals. Call
   /// once.
   void start();
@@ -89,6 +114,9 @@ class CrashProcess {
   void schedule_failure(int node_index);
   void schedule_domain_failure(int domain);
   void schedule_trace_interval(int node_index, std::size_t interval);
+  void schedule_link_failure(int link);
+  /// Holds down the nodes newly cut off, releases those reconnected.
+  void update_cut_off();
   /// One more cause holds node `node_index` down; the first crashes it.
   void hold_down(int node_index);
   /// One cause fewer; the last one's end repairs the node.
@@ -105,8 +133,14 @@ class CrashProcess {
   std::vector<RandomStream> domain_streams_;
   std::vector<RandomStream> domain_repair_streams_;
   std::vector<double> last_domain_failure_s_;  // per domain; NaN before its first failure
+  Topology* topology_;
+  std::vector<RandomStream> link_streams_;
+  std::vector<RandomStream> link_repair_streams_;
+  std::vector<double> last_link_failure_s_;  // per link; NaN before its first failure
+  std::vector<char> cut_off_;                // per node: held down as cut off
   CrashListener on_crash_;
   RepairListener on_repair_;
+  LinkListener on_link_;
   std::uint64_t crashes_ = 0;
 };
 

@@ -3,6 +3,7 @@
 #include "sim/topology.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/connected_components.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -230,6 +231,59 @@ struct Topology::Impl {
   mutable std::vector<RouteTree> trees;
   mutable std::deque<int> cached_sources;  // oldest first
 
+  // Link failures: per link (links() order) whether it is down, empty until one first goes down;
+  // while any is, the graph of the links up, its links' indices by vertex pair (lower id *
+  // vertices + higher id) and the shortest-path trees over it by source vertex.
+  std::vector<char> link_down;
+  int down_count = 0;
+  std::vector<TopologyLink> all_links;  // links(), up or down
+  Graph surviving;
+  std::unordered_map<std::uint64_t, std::uint32_t> surviving_index;
+  mutable std::unordered_map<int, RouteTree> detours;
+
+  bool detouring() const { return down_count > 0; }
+
+  void rebuild_surviving(std::vector<TopologyLink> all) {
+    const auto n = static_cast<std::uint64_t>(boost::num_vertices(graph));
+    all_links = std::move(all);
+    surviving = Graph(n);
+    surviving_index.clear();
+    detours.clear();
+    for (std::uint32_t i = 0; i < all_links.size(); ++i) {
+      const TopologyLink& l = all_links[i];
+      if (link_down[i]) continue;
+      boost::add_edge(l.a, l.b, Link{l.latency_s, l.bandwidth_Bps}, surviving);
+      surviving_index.emplace(static_cast<std::uint64_t>(l.a) * n + l.b, i);
+    }
+  }
+
+  const RouteTree& detour_from(int src) const {
+    const auto it = detours.find(src);
+    if (it != detours.end()) return it->second;
+    return detours.emplace(src, shortest_path_tree(surviving, src)).first->second;
+  }
+
+  // Whether src -> dst takes a route over the surviving links: while links are down and some
+  // path of links up joins them (else the intact network's route is used, see Topology).
+  bool takes_detour(int src, int dst) const {
+    if (!detouring()) return false;
+    const int vertices = static_cast<int>(boost::num_vertices(graph));
+    CODESIM_CHECK(src >= 0 && src < vertices && dst >= 0 && dst < vertices,
+                  "route endpoint is not a vertex id");
+    return detour_from(src).pred[dst] != -1;
+  }
+
+  // The vertices of the route src -> dst over the surviving links, src first. Precondition:
+  // takes_detour(src, dst).
+  std::vector<int> detour_path(int src, int dst) const {
+    const RouteTree& tree = detour_from(src);
+    std::vector<int> path;
+    for (int v = dst; v != src; v = tree.pred[v]) path.push_back(v);
+    path.push_back(src);
+    std::reverse(path.begin(), path.end());
+    return path;
+  }
+
   void root_tree() {
     const int n = static_cast<int>(boost::num_vertices(graph));
     const int root = n - 1;
@@ -296,6 +350,10 @@ struct Topology::Impl {
 
   PathCost cost(int src, int dst) const {
     if (src == dst) return {};
+    if (takes_detour(src, dst)) {
+      const RouteTree& tree = detour_from(src);
+      return {tree.latency_s[dst], tree.bandwidth_Bps[dst]};
+    }
     if (shape == Shape::fully_connected)
       return {default_link.latency_s, default_link.bandwidth_Bps};
     if (is_tree) return tree_path(src, dst, nullptr);
@@ -390,6 +448,7 @@ std::vector<int> Topology::route(int src, int dst) const {
   m.check_node(src);
   m.check_node(dst);
   if (src == dst) return {src};
+  if (m.takes_detour(src, dst)) return m.detour_path(src, dst);
   if (m.shape == Shape::fully_connected) return {src, dst};
   std::vector<int> vertices;
   if (m.is_tree) {
@@ -452,27 +511,75 @@ std::vector<TopologyLink> Topology::links() const {
 
 std::vector<RouteLink> Topology::route_links(int src, int dst) const {
   const Impl& m = *impl_;
-  if (m.shape != Shape::fully_connected && m.link_list.empty()) m.index_links(links());
-  if (m.is_tree) return m.tree_route_links(src, dst);
-  const std::vector<int> vertices = route(src, dst);
+  const bool detour = m.takes_detour(src, dst);
+  if (!detour && m.shape != Shape::fully_connected && m.link_list.empty()) m.index_links(links());
+  if (!detour && m.is_tree) return m.tree_route_links(src, dst);
+  const std::vector<int> vertices = detour ? m.detour_path(src, dst) : route(src, dst);
   const auto n = static_cast<std::uint64_t>(vertex_count());
   std::vector<RouteLink> out;
   out.reserve(vertices.size() - 1);
   for (std::size_t h = 0; h + 1 < vertices.size(); ++h) {
     const auto [a, b] = std::minmax(vertices[h], vertices[h + 1]);
     const std::uint64_t direction = vertices[h] < vertices[h + 1] ? 0 : 1;
-    if (m.shape == Shape::fully_connected) {
+    if (detour) {
+      const std::uint32_t index = m.surviving_index.at(static_cast<std::uint64_t>(a) * n + b);
+      const TopologyLink& link = m.all_links[index];
+      out.push_back({2 * std::uint64_t{index} + direction, link.latency_s, link.bandwidth_Bps});
+    } else if (m.shape == Shape::fully_connected) {
       // Pairs before row a: a (n - 1) - a (a - 1) / 2; then b - a - 1 within the row.
       const auto ua = static_cast<std::uint64_t>(a);
       const std::uint64_t index = ua * (n - 1) - ua * (ua - 1) / 2 + (b - a - 1);
       out.push_back(
           {2 * index + direction, m.default_link.latency_s, m.default_link.bandwidth_Bps});
-      continue;
+    } else {
+      const std::uint32_t index = m.link_index.at(static_cast<std::uint64_t>(a) * n + b);
+      const TopologyLink& link = m.link_list[index];
+      out.push_back({2 * std::uint64_t{index} + direction, link.latency_s, link.bandwidth_Bps});
     }
-    const std::uint32_t index = m.link_index.at(static_cast<std::uint64_t>(a) * n + b);
-    const TopologyLink& link = m.link_list[index];
-    out.push_back({2 * std::uint64_t{index} + direction, link.latency_s, link.bandwidth_Bps});
   }
+  return out;
+}
+
+void Topology::set_link_up(int link, bool up) {
+  Impl& m = *impl_;
+  CODESIM_CHECK(link >= 0 && link < m.links, "not a link index");
+  if (m.link_down.empty()) m.link_down.assign(static_cast<std::size_t>(m.links), 0);
+  if (static_cast<bool>(m.link_down[link]) == !up) return;
+  m.link_down[link] = up ? 0 : 1;
+  m.down_count += up ? -1 : 1;
+  // Remembered results were computed on the routes of before.
+  m.memory.clear();
+  m.memory_values = 0;
+  m.detours.clear();
+  if (m.detouring()) {
+    m.rebuild_surviving(links());
+  } else {
+    m.all_links.clear();
+    m.surviving = Graph();
+    m.surviving_index.clear();
+  }
+}
+
+bool Topology::link_up(int link) const {
+  CODESIM_CHECK(link >= 0 && link < impl_->links, "not a link index");
+  return impl_->link_down.empty() || impl_->link_down[link] == 0;
+}
+
+int Topology::links_down() const { return impl_->down_count; }
+
+std::vector<char> Topology::cut_off_nodes() const {
+  const Impl& m = *impl_;
+  std::vector<char> out(static_cast<std::size_t>(m.nodes), 0);
+  if (!m.detouring()) return out;
+  std::vector<int> component(boost::num_vertices(m.surviving));
+  boost::connected_components(m.surviving, component.data());
+  std::vector<int> members(component.size(), 0);
+  for (int v = 0; v < m.nodes; ++v) ++members[component[v]];
+  int main = component[0];
+  // In node id order, so that a tie keeps the component holding the lowest id.
+  for (int v = 0; v < m.nodes; ++v)
+    if (members[component[v]] > members[main]) main = component[v];
+  for (int v = 0; v < m.nodes; ++v) out[v] = component[v] != main ? 1 : 0;
   return out;
 }
 

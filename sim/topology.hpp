@@ -80,7 +80,7 @@ struct TopologySpec {
   std::vector<EdgeSpec> edges;  ///< edge_list
 };
 
-/// An immutable topology with cached shortest-latency routes between compute nodes.
+/// A topology with cached shortest-latency routes between compute nodes.
 /// A route minimises total latency, then hop count; remaining ties take, at each vertex, the
 /// lowest-id predecessor. A transfer of b bytes along a route takes the sum of its link latencies
 /// plus b divided by the route's bottleneck bandwidth (cut-through, no contention).
@@ -88,6 +88,12 @@ struct TopologySpec {
 /// fat_tree); on edge lists they are filled in lazily (one shortest-path tree per source, a
 /// bounded cache), so a Topology must not be queried from several threads at once; give each
 /// replica its own.
+/// Links can be taken down and brought back (set_link_up, for link failures): while any link is
+/// down, every route is a Dijkstra shortest path (same key and tie rule) over the surviving links
+/// (one tree per source vertex, dropped on every change), and the remembered results are
+/// forgotten; once every link is up again, the closed forms answer as before. Two vertices that no
+/// surviving path joins keep the intact network's route: a node cut off is down (CrashProcess), but
+/// the centralized protocols send to node 0, their collector, whatever its state.
 class Topology {
  public:
   /// Precondition: the spec is valid (CODESIM_CHECK otherwise).
@@ -122,6 +128,16 @@ class Topology {
   /// Every link, in the order RouteLink ids count them (fully_connected: pairs (a, b), a < b, in
   /// lexicographic order, built on each call).
   std::vector<TopologyLink> links() const;
+
+  /// Takes link `link` (an index into links()) down (up = false) or brings it back.
+  void set_link_up(int link, bool up);
+  bool link_up(int link) const;
+  /// Links currently down.
+  int links_down() const;
+  /// Per compute node: true when it is cut off from the main part of the network, the connected
+  /// component (over the links up, switches included) holding the most compute nodes (ties: the
+  /// one holding the lowest node id). All false while every link is up.
+  std::vector<char> cut_off_nodes() const;
 
   /// Results computed from this topology alone, remembered by a caller-made key (the flow runs of
   /// transfer schedules, which rounds repeat thousands of times): nullptr when not remembered.

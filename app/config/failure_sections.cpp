@@ -163,4 +163,31 @@ void read_shared_failures(ObjectReader& r, sim::ClusterSpec& cluster) {
     cluster.shared_failures.trace = parse_availability_trace(text, path, cluster.node_count());
   }
 }
+
+void read_link_failures(ObjectReader& r, sim::ClusterSpec& cluster) {
+  if (!r.has("link_failures")) return;
+  const sim::TopologySpec& network = cluster.network;
+  if (network.shape == sim::TopologyShape::fully_connected &&
+      network.nodes > kMaxLinkFailureNodes) {
+    r.fail("link_failures", "link failures on a fully_connected network of " +
+                                std::to_string(network.nodes) + " nodes (expected at most " +
+                                std::to_string(kMaxLinkFailureNodes) +
+                                " nodes, or a star, ring, torus2d, fat_tree or edge_list)");
+  }
+  sim::LinkFailureSpec spec;
+  r.object("link_failures", [&](ObjectReader& o) {
+    if (!o.has("failure")) {
+      o.fail("failure",
+             "missing required key (expected a failure law, e.g. {\"law\": \"exponential\", "
+             "\"mean_s\": 1e6})");
+    }
+    o.object("failure", [&](ObjectReader& law) { spec.failure = read_failure_law(law); });
+    if (o.has("repair")) {
+      o.object("repair", [&](ObjectReader& law) { spec.repair = read_repair_law(law); });
+    } else {
+      o.record("repair", Json{{"law", "fixed"}, {"value_s", 0.0}});
+    }
+  });
+  cluster.shared_failures.links = spec;
+}
 }  // namespace codesim::app

@@ -24,4 +24,10 @@ sim::CrashSpec read_crashes(ObjectReader& r, const sim::CrashSpec& defaults);
 /// every path in a scenario); its errors are "FILE:LINE: ...".
 void read_shared_failures(ObjectReader& r, sim::ClusterSpec& cluster);
 
+/// Reads `link_failures` of `cluster.network` (r: the network section, read into cluster.network
+/// already): {"failure": LAW, "repair": LAW}, repair defaulting to a fixed 0. Recorded only when
+/// given. fully_connected networks allow them up to kMaxLinkFailureNodes nodes.
+void read_link_failures(ObjectReader& r, sim::ClusterSpec& cluster);
+inline constexpr int kMaxLinkFailureNodes = 1024;
+
 }  // namespace codesim::app

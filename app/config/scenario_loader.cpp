@@ -225,7 +225,10 @@ sim::ClusterSpec read_cluster(ObjectReader& r) {
   const int nodes = static_cast<int>(r.integer("nodes", 4, 1, kMaxNodes));
   const double speed = r.number("speed_flops_per_s", 1e9, above(0.0));
   sim::ClusterSpec cluster;
-  r.object("network", [&](ObjectReader& n) { cluster.network = read_network(n, nodes); });
+  r.object("network", [&](ObjectReader& n) {
+    cluster.network = read_network(n, nodes);
+    read_link_failures(n, cluster);
+  });
   sim::StragglerSpec straggler;
   r.object("stragglers", [&](ObjectReader& s) { straggler = read_straggler(s, straggler); });
   sim::CrashSpec crash;

@@ -20,7 +20,7 @@ bool ever_down(const sim::ClusterSpec& cluster) {
     if (std::isfinite(sim::mean_s(d.failure))) return true;
   for (const std::vector<sim::DownInterval>& node : cluster.shared_failures.trace)
     if (!node.empty()) return true;
-  return false;
+  return cluster.shared_failures.links && cluster.shared_failures.links->ever_fails();
 }
 
 }  // namespace
@@ -28,6 +28,7 @@ bool ever_down(const sim::ClusterSpec& cluster) {
 struct CrashTimeline::Process {
   sim::Engine engine;
   std::vector<sim::Node> nodes;
+  std::optional<sim::Topology> topology;  // with link failures: whom they cut off
   std::optional<sim::CrashProcess> crashes;
   std::deque<CrashEvent> ready;  // transitions made, not yet popped
   double horizon_s = 0.0;
@@ -55,7 +56,9 @@ CrashTimeline::CrashTimeline(const sim::ClusterSpec& cluster, std::uint64_t seed
   p.nodes.reserve(cluster.crashes.size());
   for (std::size_t i = 0; i < cluster.crashes.size(); ++i)
     p.nodes.emplace_back(static_cast<int>(i), 1.0, none, sim::RandomStream({seed, replica, "", i}));
-  p.crashes.emplace(p.engine, p.nodes, cluster.crashes, seed, replica, cluster.shared_failures);
+  if (cluster.shared_failures.links) p.topology.emplace(cluster.network);
+  p.crashes.emplace(p.engine, p.nodes, cluster.crashes, seed, replica, cluster.shared_failures,
+                    p.topology ? &*p.topology : nullptr);
   p.crashes->on_crash([&p](int node, bool /*task_lost*/) {
     p.ready.push_back({p.engine.now(), node, true});
     p.engine.stop();

@@ -20,7 +20,9 @@ struct CrashEvent {
 };
 
 /// The up/down transitions of the cluster's nodes, in the order sim::CrashProcess makes them
-/// (its own streams: (seed, replica, "crash" / "repair", node), "domain", "domain repair").
+/// (its own streams: (seed, replica, "crash" / "repair", node), "domain", "domain repair", "link",
+/// "link repair"). Link failures act here on a private copy of the network: they take down the
+/// nodes they cut off, but the run's communication keeps the routes of the intact network.
 class CrashTimeline {
  public:
   CrashTimeline();
@@ -30,7 +32,7 @@ class CrashTimeline {
   CrashTimeline(CrashTimeline&&) noexcept;
   CrashTimeline& operator=(CrashTimeline&&) noexcept;
   ~CrashTimeline();
-  /// Whether any node ever goes down (a crash law, a failure domain or a trace).
+  /// Whether any node ever goes down (a crash law, a failure domain, a trace or link failures).
   bool active() const { return active_; }
   /// The time of the next transition (infinity: none up to the horizon). Runs the process's
   /// events up to it.

@@ -167,6 +167,23 @@ TEST_CASE("a bad --set value exits with 2 and writes nothing") {
   CHECK_FALSE(fs::exists(output));
 }
 
+TEST_CASE("link failures with a bad law exit with 2 and the pointer of the bad value") {
+  TempDirectory dir;
+  const fs::path output = dir.path() / "results.json";
+  const fs::path scenario = write_small_scenario(dir.path());
+  const CliResult r =
+      cli({"run", scenario.string(), "-o", output.string(), "--set",
+           R"(/cluster/network/link_failures={"failure": {"law": "weibull", "shape": 0, )"
+           R"("scale_s": 100}})"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.starts_with("error: " + scenario.string() +
+                          ": /cluster/network/link_failures/failure/shape: value 0 is out of "
+                          "range"));
+  CHECK(count_lines(r.err) == 1);
+  CHECK_FALSE(fs::exists(output));
+}
+
 TEST_CASE("a storage server at a switch that is not there exits with 2 and one error line") {
   TempDirectory dir;
   const fs::path output = dir.path() / "results.json";

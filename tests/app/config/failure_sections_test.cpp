@@ -228,3 +228,41 @@ TEST_CASE("bad step traces exit with the file and line of what is wrong") {
         "s.json: /cluster/speed_trace/period_s: value 0 is out of range (expected a number > 0, or "
         "null for infinity)");
 }
+
+TEST_CASE("link failures take the failure and repair laws of cluster.crashes, repair fixed 0") {
+  const Scenario s = load_scenario(
+      scenario_with(std::string(R"(/cluster/network={"topology": "ring", "link_failures": {)") +
+                    kLaw + "}}"),
+      "s.json");
+  REQUIRE(s.cluster.shared_failures.links.has_value());
+  CHECK(std::get<codesim::sim::ExponentialLaw>(s.cluster.shared_failures.links->failure).mean_s ==
+        1000.0);
+  CHECK(std::get<codesim::sim::FixedLaw>(s.cluster.shared_failures.links->repair).value_s == 0.0);
+  CHECK(s.resolved["cluster"]["network"]["link_failures"]["repair"] ==
+        Json::parse(R"({"law": "fixed", "value_s": 0.0})"));
+  const Scenario without = load_scenario(scenario_with(""), "s.json");
+  CHECK_FALSE(without.cluster.shared_failures.links.has_value());
+  CHECK_FALSE(without.resolved["cluster"]["network"].contains("link_failures"));
+}
+
+TEST_CASE("bad link failures exit with the pointer of what is wrong") {
+  const auto links = [](const std::string& body) {
+    return error_of(
+        scenario_with(R"(/cluster/network={"topology": "star", "link_failures": )" + body + "}"));
+  };
+  CHECK(links(R"({"failure": {"law": "weibull", "shape": 0, "scale_s": 1}})")
+            .starts_with("s.json: /cluster/network/link_failures/failure/shape: value 0 is out of "
+                         "range"));
+  CHECK(links(R"({"repair": {"law": "fixed", "value_s": 1}})")
+            .starts_with("s.json: /cluster/network/link_failures/failure: missing required key"));
+  CHECK(links(std::string("{") + kLaw + R"(, "repair": {"law": "fixed", "value_s": -1}})")
+            .starts_with("s.json: /cluster/network/link_failures/repair/value_s: value -1"));
+  CHECK(links(std::string("{") + kLaw + R"(, "mtbf_s": 3})")
+            .starts_with("s.json: /cluster/network/link_failures/mtbf_s: unknown key"));
+  CHECK(links("5").starts_with("s.json: /cluster/network/link_failures: wrong type"));
+  CHECK(error_of(scenario_with(
+                     std::string(R"(/cluster={"nodes": 2000, "network": {"link_failures": {)") +
+                     kLaw + "}}, \"crashes\": {\"mtbf_s\": 500}}"))
+            .starts_with("s.json: /cluster/network/link_failures: link failures on a "
+                         "fully_connected network of 2000 nodes"));
+}

@@ -234,3 +234,14 @@ TEST_CASE("a run with crashes cut at its time limit has a breakdown and energy t
     CHECK(m.get("crashes") <= full.get("crashes"));
   }
 }
+
+TEST_CASE("nodes cut off by link failures take the numeric course in stochastic mode") {
+  // A star (fat_tree of arity 16, one switch): a failed link cuts its node off and changes no
+  // other route, so both modes see the same erasures at the same times and the same costs.
+  sim::ClusterSpec c = crashing_cluster(1.5e-3, 3e-5);
+  c.network.shape = sim::TopologyShape::fat_tree;
+  c.network.fat_tree_arity = 16;
+  c.shared_failures.links = sim::LinkFailureSpec{sim::ExponentialLaw{6e-3}, sim::FixedLaw{3e-5}};
+  for (const char* kind : {"gpd", "uncoded"})
+    check_same_as_numeric(kind, testing::every(1000, 2e-6, 3e-6), c);
+}
