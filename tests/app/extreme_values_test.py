@@ -104,11 +104,15 @@ def cut(resolved: dict, point, dataset_keys: bool) -> dict:
     w["iterations"] = min(w["iterations"], 3)
     w["time_limit_s"] = min(w["time_limit_s"], TIME_LIMIT_S[w["kind"]])
     if w["kind"] == "training":
-        # 40 units: every shipped strategy's m and n divide it.
+        # 40 units, or a multiple of the strategy's m and n where 40 is not one (the production
+        # scale's 128 x 128 grids).
+        units = 40
+        for key in ("m", "n"):
+            units = math.lcm(units, s.get("strategy", {}).get(key, 1))
         layers = w["layers"]
-        w["layers"] = [layers[0]] + [min(n, 40) for n in layers[1:-1]] + [layers[-1]]
+        w["layers"] = [layers[0]] + [min(n, units) for n in layers[1:-1]] + [layers[-1]]
         if w.get("mode") == "stochastic":
-            w["layers"][0] = min(layers[0], 40)
+            w["layers"][0] = min(layers[0], units)
         else:
             w["eval_samples"] = min(w["eval_samples"] or 20, 20)
             if w["dataset"]["kind"] != "synthetic" and not dataset_keys:
