@@ -20,18 +20,16 @@
 
 #include "sim/check.hpp"
 #include "sim/enum_names.hpp"
+#include "sim/shortest_paths.hpp"
 #include "sim/torus_routes.hpp"
 
 namespace codesim::sim {
 namespace {
 
-struct Link {
-  double latency_s = 0.0;
-  double bandwidth_Bps = 0.0;
-};
-
-using Graph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property, Link>;
+using detail::Graph;
+using detail::Link;
+using detail::RouteTree;
+using detail::shortest_path_tree;
 
 // Shortest-path trees kept at once are capped so their vertex entries (20 bytes each) stay
 // below this many; evicted trees are recomputed identically when asked for again.
@@ -133,55 +131,6 @@ Graph build_graph(const TopologySpec& spec, Shape shape) {
   }
   CODESIM_CHECK(false, "unknown topology shape");
   return Graph();
-}
-
-// One source's shortest-path tree: predecessor, route latency and bottleneck per vertex.
-struct RouteTree {
-  std::vector<int> pred;
-  std::vector<double> latency_s;
-  std::vector<double> bandwidth_Bps;
-};
-
-// Dijkstra on the key (latency, hops). Boost's dijkstra_shortest_paths leaves equal-key ties to
-// heap order; here a tie takes the lower-id predecessor, which is settled before v because its
-// key is strictly smaller (hops grow along every link), so the answer is heap-independent.
-RouteTree shortest_path_tree(const Graph& graph, int source) {
-  const auto n = boost::num_vertices(graph);
-  RouteTree tree{std::vector<int>(n, -1), std::vector<double>(n, kInf),
-                 std::vector<double>(n, 0.0)};
-  std::vector<int> hops(n, std::numeric_limits<int>::max());
-  std::vector<char> settled(n, 0);
-  using Entry = std::tuple<double, int, int>;  // latency, hops, vertex
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> frontier;
-  tree.pred[source] = source;
-  tree.latency_s[source] = 0.0;
-  tree.bandwidth_Bps[source] = kInf;
-  hops[source] = 0;
-  frontier.emplace(0.0, 0, source);
-  while (!frontier.empty()) {
-    const auto [latency_s, hop, u] = frontier.top();
-    frontier.pop();
-    if (settled[u]) continue;
-    settled[u] = 1;
-    for (auto [it, end] = boost::out_edges(u, graph); it != end; ++it) {
-      const int v = static_cast<int>(boost::target(*it, graph));
-      if (settled[v]) continue;
-      const Link& link = graph[*it];
-      const double candidate_s = latency_s + link.latency_s;
-      const int candidate_hops = hop + 1;
-      const bool better =
-          std::tie(candidate_s, candidate_hops) < std::tie(tree.latency_s[v], hops[v]);
-      const bool tie_to_lower_id =
-          candidate_s == tree.latency_s[v] && candidate_hops == hops[v] && u < tree.pred[v];
-      if (!better && !tie_to_lower_id) continue;
-      tree.pred[v] = u;
-      tree.latency_s[v] = candidate_s;
-      tree.bandwidth_Bps[v] = std::min(tree.bandwidth_Bps[u], link.bandwidth_Bps);
-      hops[v] = candidate_hops;
-      if (better) frontier.emplace(candidate_s, candidate_hops, v);
-    }
-  }
-  return tree;
 }
 
 struct PathCost {
