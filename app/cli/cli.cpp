@@ -10,6 +10,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -26,6 +27,7 @@
 #include "app/cli/export_platform_command.hpp"
 #include "app/cli/plot_command.hpp"
 #include "app/cli/progress_bar.hpp"
+#include "app/cli/run_request.hpp"
 #include "app/cli/run_summary.hpp"
 #include "app/cli/theory_command.hpp"
 #include "app/cli/trace_options.hpp"
@@ -34,6 +36,7 @@
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
 #include "app/exec/decoding_guard.hpp"
+#include "app/exec/mpi_rank_channel.hpp"
 #include "app/exec/output_check.hpp"
 #include "app/exec/preflight.hpp"
 #include "app/exec/runner.hpp"
@@ -167,121 +170,30 @@ void list_points(const Experiment& experiment, std::ostream& out) {
   }
 }
 
-/// What `codesim run` was asked to do, from its command line.
-struct RunRequest {
-  std::string file;
-  std::vector<std::string> sets;  ///< --set, then --seed and --replicas as sets
-  std::string output;             ///< -o; "" = the default path
-  std::string arithmetic_text;
-  models::Arithmetic arithmetic = models::Arithmetic::portable;
-  int jobs = 1;
-  int threads = 1;  ///< per run (training replica); never changes a result
-  bool quiet = false;
-  bool list_points = false;
-  bool force = false;  ///< run even when the expected time far exceeds the time limit
-  std::optional<analysis::TraceOptions> trace;  ///< --trace and its window and cap
-};
-
 po::options_description run_options() {
   po::options_description visible("codesim run SCENARIO [options]");
-  visible.add_options()("output,o", po::value<std::string>()->value_name("OUT.json"),
-                        "write the results here (- for standard output; default "
-                        "results/<scenario name>.json)")(
-      "seed", po::value<std::string>()->value_name("N"), "use seed N instead of the scenario's")(
-      "replicas", po::value<std::string>()->value_name("N"), "run N replicas")(
-      "jobs,j", po::value<std::string>()->value_name("N"),
-      "run replicas and sweep points on N threads (default 1; the results do not depend on N)")(
-      "threads", po::value<std::string>()->value_name("N"),
-      "share each numeric training run's large node products and updates between N threads "
-      "(default 1; the results do not depend on N; --jobs J --threads N uses J x N threads)")(
-      "list-points", po::bool_switch(), "print the sweep points and exit without running")(
-      "force", po::bool_switch(),
-      "run even when the expected simulated time exceeds time_limit_s by orders of magnitude")(
-      "quiet,q", po::bool_switch(), "print nothing but errors");
+  add_run_options(visible);
   add_trace_options(visible);
   add_scenario_options(visible);
   return visible;
 }
 
-/// --jobs N or --threads N as a thread count in [1, 1024]; nullopt after reporting an error.
-std::optional<int> parse_thread_count(const std::string& flag, const std::string& text,
-                                      std::ostream& err) {
-  const bool valid =
-      !text.empty() && text.size() <= 4 &&
-      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const int count = valid ? std::stoi(text) : 0;
-  if (count < 1 || count > 1024) {
-    err << "error: codesim run: " << flag << " " << text << " is not a thread count (expected an "
-        << "integer in [1, 1024])\n";
-    return std::nullopt;
-  }
-  return count;
-}
-
-/// --arithmetic into `request` ("auto": the fastest arithmetic this CPU runs, so that the
-/// request and the results hold a concrete one); false after reporting an error.
-bool read_arithmetic(const std::string& command, const po::variables_map& values,
-                     RunRequest& request, std::ostream& err) {
-  request.arithmetic_text = values["arithmetic"].as<std::string>();
-  const std::optional<models::Arithmetic> arithmetic =
-      models::parse_arithmetic(request.arithmetic_text);
-  if (!arithmetic) {
-    err << "error: codesim " << command << ": --arithmetic " << printable(request.arithmetic_text)
-        << " is not an arithmetic (expected " << models::kArithmeticNames << ")\n";
-    return false;
-  }
-  request.arithmetic = *arithmetic;
-  return true;
-}
-
-/// Switches `experiment` to the request's arithmetic and threads per run; a ScenarioError when
-/// this CPU lacks the arithmetic.
-void apply_arithmetic(const RunRequest& request, Experiment& experiment) {
-  if (!models::arithmetic_available(request.arithmetic)) {
-    throw ScenarioError(request.file, "",
-                        "--arithmetic " + request.arithmetic_text +
-                            " needs a CPU with AVX2 and FMA and a build for x86-64 (expected "
-                            "auto or portable on this machine)");
-  }
-  use_arithmetic(experiment, request.arithmetic);
-  use_threads(experiment, request.threads);
-}
-
 /// The request of a parsed `codesim run` line (one scenario); nullopt after reporting an error.
 std::optional<RunRequest> run_request(const CommandLine& line, std::ostream& err) {
-  const po::variables_map& values = line.values;
-  RunRequest request;
-  request.file = line.scenarios.front();
-  request.sets = sets_of(values);
-  if (values.count("seed")) request.sets.push_back("/seed=" + values["seed"].as<std::string>());
-  if (values.count("replicas"))
-    request.sets.push_back("/replicas=" + values["replicas"].as<std::string>());
-  request.quiet = values["quiet"].as<bool>();
-  request.list_points = values["list-points"].as<bool>();
-  request.force = values["force"].as<bool>();
-  if (values.count("output")) request.output = values["output"].as<std::string>();
-  for (const auto& [flag, count] :
-       {std::pair{"jobs", &request.jobs}, {"threads", &request.threads}}) {
-    if (!values.count(flag)) continue;
-    const std::optional<int> parsed =
-        parse_thread_count(std::string("--") + flag, values[flag].as<std::string>(), err);
-    if (!parsed) return std::nullopt;
-    *count = *parsed;
-  }
-  if (!read_arithmetic("run", values, request, err)) return std::nullopt;
-  if (!read_trace_options(values, request.trace, err)) return std::nullopt;
-  return request;
+  return read_run_request(line.values, line.scenarios.front(), sets_of(line.values), err);
 }
 
 /// Loads the experiment and switches to the requested arithmetic, agreed by every MPI rank.
 /// Returns the exit code when the command ends here (bad input, or another rank's failure).
 std::optional<int> load_for_run(const RunRequest& request, UnitExecutor& executor,
-                                Experiment& experiment, std::ostream& err) {
+                                models::RankChannel* ranks, Experiment& experiment,
+                                std::ostream& err) {
   try {
     std::exception_ptr failure;
     try {
       experiment = load_experiment(request.file, request.sets);
       apply_arithmetic(request, experiment);
+      if (ranks != nullptr) use_ranks(experiment, *ranks);
       if (request.trace) use_trace(experiment, *request.trace);
     } catch (...) {
       failure = std::current_exception();
@@ -300,9 +212,13 @@ std::optional<int> load_for_run(const RunRequest& request, UnitExecutor& executo
 bool preflight(const Experiment& experiment, const RunRequest& request, std::ostream& err) {
   PreflightEstimate estimate;
   try {
-    estimate = estimate_run(experiment, request.jobs);
-    if (const auto available = available_memory_bytes()) {
-      check_memory(experiment, estimate, *available);
+    estimate = estimate_run(experiment, request.jobs, request.distribute ? mpi_size() : 1);
+    if (request.memory_limit_bytes) {
+      check_memory(experiment, estimate, *request.memory_limit_bytes);
+    } else if (const auto available = available_memory_bytes()) {
+      // The ranks of a distributed run on this machine share its memory.
+      check_memory(experiment, estimate,
+                   *available / (request.distribute ? ranks_on_this_machine() : 1));
     }
     if (!request.force) check_expected_time(experiment);
   } catch (const ScenarioError& e) {
@@ -433,9 +349,19 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   const std::optional<RunRequest> request = run_request(*line, err);
   if (!request) return kBadInput;
 
-  const std::unique_ptr<UnitExecutor> executor = make_default_executor();
+  std::unique_ptr<UnitExecutor> executor =
+      request->distribute ? make_lockstep_executor() : make_default_executor();
+  if (!executor) {
+    err << "error: codesim run: --distribute nodes needs the ranks of an MPI job (expected mpirun "
+           "-np R codesim run SCENARIO --distribute nodes"
+        << (mpi_built() ? "" : ", with a codesim built with MPI: cmake -DCODESIM_MPI=ON") << ")\n";
+    return kBadInput;
+  }
+  const std::unique_ptr<models::RankChannel> ranks =
+      request->distribute ? make_rank_channel() : nullptr;
   Experiment experiment;
-  if (const auto code = load_for_run(*request, *executor, experiment, err)) return *code;
+  if (const auto code = load_for_run(*request, *executor, ranks.get(), experiment, err))
+    return *code;
   if (request->list_points) {
     list_points(experiment, out);
     return kOk;
@@ -460,6 +386,12 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
           run_with_interrupts(experiment, prepared, *request, options, *executor, run, err))
     return *code;
   if (!run.root) return kOk;  // another MPI rank: the root writes the results
+  if (ranks && !request->quiet) {
+    const RankTraffic traffic = rank_traffic(*ranks);
+    err << "distributed over " << ranks->size() << " ranks: rank 0 moved " << traffic.bytes
+        << " bytes in " << traffic.messages << " messages, " << traffic.seconds
+        << " s in MPI calls\n";
+  }
   return write_outputs(experiment, run, path, request->quiet, out, err);
 }
 

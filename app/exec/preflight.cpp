@@ -31,8 +31,9 @@ std::string gigabytes(double bytes) {
 
 }  // namespace
 
-PreflightEstimate estimate_run(const Experiment& experiment, int jobs) {
+PreflightEstimate estimate_run(const Experiment& experiment, int jobs, int ranks) {
   PreflightEstimate estimate;
+  estimate.ranks = ranks;
   std::map<std::string, double> datasets;
   std::size_t units = 0;
   double largest_replica_bytes = 0;
@@ -46,7 +47,14 @@ PreflightEstimate estimate_run(const Experiment& experiment, int jobs) {
     units += replicas;
     if (training == nullptr) continue;
     const models::TrainingSpec& spec = training->spec;
-    const models::TrainingEstimate replica = models::estimate_training(spec, s.checkpoint);
+    models::TrainingEstimate replica = models::estimate_training(spec, s.checkpoint);
+    if (ranks > 1) {
+      // Distributed (--distribute nodes): a rank holds the blocks of at most ceil(P / R) nodes.
+      const int nodes = models::summarize_scheme(spec.scheme).nodes;
+      const double share = static_cast<double>((nodes + ranks - 1) / ranks) / nodes;
+      replica.working_bytes -= replica.stored_bytes * (1.0 - share);
+      replica.stored_bytes *= share;
+    }
     if (spec.mode == models::TrainingMode::stochastic) {
       const double operations =
           replica.node_operations_per_iteration * spec.iterations * static_cast<double>(replicas);
@@ -100,13 +108,18 @@ void check_memory(const Experiment& experiment, const PreflightEstimate& estimat
                                                           : "/workload/layers";
   throw ScenarioError(
       experiment.file, pointer,
-      "the run needs about " + gigabytes(estimate.memory_bytes) + " of memory (" +
+      std::string(estimate.ranks > 1
+                      ? "each of the " + std::to_string(estimate.ranks) + " ranks needs about "
+                      : "the run needs about ") +
+          gigabytes(estimate.memory_bytes) + " of memory (" +
           std::to_string(estimate.concurrent_replicas) + " concurrent replicas of up to " +
           gigabytes(estimate.blocks_bytes) + " of stored blocks and " +
           gigabytes(estimate.batch_bytes) + " of batch buffers (" + estimate.largest_point +
           "), and " + gigabytes(estimate.dataset_bytes) + " of data) but " +
           gigabytes(available_bytes) +
-          " is available (expected fewer --jobs, smaller layers, a smaller batch, a smaller "
+          (estimate.ranks > 1 ? " is available to each (expected more ranks,"
+                              : " is available (expected") +
+          " fewer --jobs, smaller layers, a smaller batch, a smaller "
           "dataset or less redundancy)");
 }
 

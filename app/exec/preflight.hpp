@@ -22,6 +22,7 @@ struct PreflightEstimate {
   double flops = 0;
   double node_operations = 0;  ///< stochastic mode: tasks simulated (no rollbacks), all points
   std::string largest_point;   ///< label (or index) of the point with the largest blocks
+  int ranks = 1;  ///< MPI ranks sharing each run's blocks (--distribute nodes); the rest per rank
 };
 
 /// Flops of the measured matrix-vector rate that take about as long as one simulated task of
@@ -37,7 +38,9 @@ inline constexpr double kFlopsPerNodeOperation = 200.0;
 /// Stochastic mode stores no blocks and reads no data: per iteration its node operations are the
 /// participants of L forward and L - 1 backward rounds and every node's update (P each, an upper
 /// bound), plus a verification pass of 2L rounds per checkpoint.
-PreflightEstimate estimate_run(const Experiment& experiment, int jobs);
+/// With ranks > 1 (a run distributed over MPI ranks), the estimate of the busiest rank: its share
+/// of the blocks (ceil(P / R) of the P nodes'), the rest whole.
+PreflightEstimate estimate_run(const Experiment& experiment, int jobs, int ranks = 1);
 
 /// MemAvailable of /proc/meminfo in bytes, if it can be read.
 std::optional<double> available_memory_bytes();

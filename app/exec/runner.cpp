@@ -19,6 +19,7 @@
 #include "app/config/training_sections.hpp"
 #include "app/exec/decoding_guard.hpp"
 #include "app/exec/unit_executor.hpp"
+#include "models/dnn/node_ranks.hpp"
 #include "models/dnn/coded_training.hpp"
 #include "models/dnn/stochastic_training.hpp"
 #include "models/linalg/dense_kernels.hpp"
@@ -107,8 +108,11 @@ std::function<bool()> stop_poll(std::atomic<std::uint64_t>* iterations) {
 std::unique_ptr<analysis::ChromeTraceWriter> trace_writer(const Scenario& scenario,
                                                           std::size_t point,
                                                           std::uint64_t replica) {
-  const analysis::TraceOptions& trace = std::get<TrainingWorkload>(scenario.workload).trace;
-  if (trace.file.empty()) return nullptr;
+  const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
+  const analysis::TraceOptions& trace = training.trace;
+  // Distributed over ranks, the root writes the trace (every rank runs the same events).
+  if (trace.file.empty() || (training.spec.ranks && training.spec.ranks->rank() != 0))
+    return nullptr;
   return std::make_unique<analysis::ChromeTraceWriter>(
       fault_log_path(trace.file, scenario.name, point, replica), trace,
       scenario.cluster.node_count());
@@ -136,7 +140,8 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
       injector.emplace(training.faults, scenario.cluster.node_count(), scenario.seed, replica);
     }
     models::TrainingObserver observer;
-    observer.should_stop = stop_poll(iterations);
+    // Ranks in lockstep cannot stop at different iterations: a distributed run is not polled.
+    if (training.spec.ranks == nullptr) observer.should_stop = stop_poll(iterations);
     const std::unique_ptr<analysis::ChromeTraceWriter> trace =
         trace_writer(scenario, point, replica);
     observer.trace = trace.get();
@@ -418,6 +423,31 @@ void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic) {
     if (auto* training = std::get_if<TrainingWorkload>(&point.scenario.workload)) {
       training->spec.arithmetic = arithmetic;
     }
+  }
+}
+
+void use_ranks(Experiment& experiment, models::RankChannel& ranks) {
+  for (ExperimentPoint& point : experiment.points) {
+    auto* training = std::get_if<TrainingWorkload>(&point.scenario.workload);
+    if (training == nullptr) {
+      throw ScenarioError(experiment.file, "/workload/kind",
+                          "--distribute nodes spreads a numeric training run's blocks over the "
+                          "ranks (expected a training workload)");
+    }
+    if (training->spec.mode == models::TrainingMode::stochastic) {
+      throw ScenarioError(experiment.file, "/workload/mode",
+                          "--distribute nodes spreads the simulated nodes' blocks over the ranks, "
+                          "and the stochastic mode stores none (expected mode numeric)");
+    }
+    const int nodes = models::summarize_scheme(training->spec.scheme).nodes;
+    if (ranks.size() > nodes) {
+      throw ScenarioError(experiment.file, "/strategy",
+                          "the scheme has " + std::to_string(nodes) +
+                              " simulated nodes, fewer than the " + std::to_string(ranks.size()) +
+                              " MPI ranks (expected at most " + std::to_string(nodes) +
+                              " ranks with --distribute nodes: each rank holds a node's blocks)");
+    }
+    training->spec.ranks = &ranks;
   }
 }
 

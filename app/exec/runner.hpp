@@ -47,6 +47,10 @@ struct Experiment {
 
 /// Runs every point of `experiment` on `arithmetic`'s kernels. Precondition: available.
 void use_arithmetic(Experiment& experiment, models::Arithmetic arithmetic);
+/// Distributes every point's numeric training run over the ranks of `ranks` (not recorded: the
+/// results are the same); a ScenarioError for a point that is not numeric training or has fewer
+/// simulated nodes than ranks.
+void use_ranks(Experiment& experiment, models::RankChannel& ranks);
 /// Shares every numeric training point's large products between `threads` threads (not recorded:
 /// the results do not depend on it).
 void use_threads(Experiment& experiment, int threads);

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -249,6 +250,40 @@ class MpiExecutor : public UnitExecutor {
   }
 };
 
+class LockstepExecutor : public MpiExecutor {
+ public:
+  std::vector<std::string> run(std::size_t count, int /*jobs*/,
+                               const std::function<std::string(std::size_t)>& task,
+                               const UnitProgress& on_progress) override {
+    std::vector<std::string> outputs(count);
+    for (std::size_t i = 0; i < count && !stop_requested(); ++i) {
+      try {
+        outputs[i] = task(i);
+      } catch (...) {
+        abort_job(std::current_exception());
+      }
+      if (on_progress && is_root()) on_progress(i + 1, count);
+    }
+    if (!is_root()) outputs.clear();
+    return outputs;
+  }
+
+ private:
+  [[noreturn]] static void abort_job(const std::exception_ptr& failure) {
+    const nlohmann::json f = failure_json(0, failure);
+    std::string where = f["kind"] == "scenario" ? f["file"].get<std::string>() + ": " +
+                                                      f["pointer"].get<std::string>() + ": "
+                                                : std::string();
+    const int rank = mpi_rank();
+    std::fprintf(stderr, "error: %s%s%s\n",
+                 rank == 0 ? "" : ("rank " + std::to_string(rank) + ": ").c_str(), where.c_str(),
+                 f["message"].get<std::string>().c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, f["kind"] == "scenario" ? 2 : 1);
+    std::abort();
+  }
+};
+
 #endif
 
 }  // namespace
@@ -264,6 +299,14 @@ std::unique_ptr<UnitExecutor> make_default_executor() {
   if (g_mpi_active && mpi_size() > 1) return std::make_unique<MpiExecutor>();
   return make_local_executor();
 }
+
+std::unique_ptr<UnitExecutor> make_lockstep_executor() {
+  if (!g_mpi_active) return nullptr;
+  return std::make_unique<LockstepExecutor>();
+}
+
+bool mpi_active() { return g_mpi_active; }
+bool mpi_built() { return true; }
 
 void mpi_init(int* argc, char*** argv) {
   if (!launched_by_mpi()) return;
@@ -291,6 +334,9 @@ int mpi_size() {
 #else
 
 std::unique_ptr<UnitExecutor> make_default_executor() { return make_local_executor(); }
+std::unique_ptr<UnitExecutor> make_lockstep_executor() { return nullptr; }
+bool mpi_active() { return false; }
+bool mpi_built() { return false; }
 void mpi_init(int*, char***) {}
 void mpi_finalize() {}
 int mpi_rank() { return 0; }

@@ -50,6 +50,13 @@ std::unique_ptr<UnitExecutor> make_local_executor();
 /// else the local executor.
 std::unique_ptr<UnitExecutor> make_default_executor();
 
+/// Every rank of the MPI job runs every unit, in index order on one thread, each a run
+/// distributed over all ranks (codesim run --distribute nodes): the root returns the outputs. A
+/// unit that fails on one rank cannot be agreed on while the others wait inside it, so that rank
+/// reports the failure ("error: ...", with its rank) and aborts the job with exit code 2 (bad
+/// input) or 1. Null when MPI is not active.
+std::unique_ptr<UnitExecutor> make_lockstep_executor();
+
 /// Starts MPI when the process was launched by an MPI launcher (and codesim was built with MPI);
 /// a no-op otherwise. Call once from main() before anything else, and mpi_finalize() at the end.
 void mpi_init(int* argc, char*** argv);
@@ -57,5 +64,9 @@ void mpi_finalize();
 /// This process's rank (0 without MPI) and the number of ranks (1 without MPI).
 int mpi_rank();
 int mpi_size();
+/// Whether this codesim was built with MPI (CODESIM_MPI).
+bool mpi_built();
+/// Whether MPI was started (an MPI launcher started this process and codesim has MPI).
+bool mpi_active();
 
 }  // namespace codesim::app

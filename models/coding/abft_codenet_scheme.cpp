@@ -35,9 +35,9 @@ const SchemeDescriptor& abft_codenet_descriptor() {
       return codenet_grid_descriptor().summarize(as_grid(spec), out_length, in_length);
     };
     hybrid.build = [](const SchemeSpec& spec, int rows, int cols,
-                      Arithmetic arithmetic) -> std::unique_ptr<CodingScheme> {
+                      const SchemeContext& context) -> std::unique_ptr<CodingScheme> {
       return std::make_unique<CodenetGridScheme>(std::get<AbftCodenetSpec>(spec), rows, cols,
-                                                 arithmetic);
+                                                 context);
     };
     return hybrid;
   }();

@@ -17,8 +17,8 @@ SchemeSummary summarize(const AbftSpec& spec, double out_length, double in_lengt
 }
 
 std::unique_ptr<CodingScheme> build(const AbftSpec& spec, int rows, int cols,
-                                    Arithmetic arithmetic) {
-  return std::make_unique<AbftScheme>(spec.m, spec.n, rows, cols, arithmetic);
+                                    const SchemeContext& context) {
+  return std::make_unique<AbftScheme>(spec.m, spec.n, rows, cols, context);
 }
 
 }  // namespace
@@ -43,7 +43,7 @@ const SchemeDescriptor& abft_descriptor() {
   return descriptor;
 }
 
-AbftScheme::AbftScheme(int m, int n, int rows, int cols, Arithmetic arithmetic)
-    : ReplicationScheme(abft_spec(m, n), rows, cols, arithmetic, /*checksummed=*/true) {}
+AbftScheme::AbftScheme(int m, int n, int rows, int cols, const SchemeContext& context)
+    : ReplicationScheme(abft_spec(m, n), rows, cols, context, /*checksummed=*/true) {}
 
 }  // namespace codesim::models

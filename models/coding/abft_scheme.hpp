@@ -15,7 +15,7 @@ namespace codesim::models {
 class AbftScheme final : public ReplicationScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols.
-  AbftScheme(int m, int n, int rows, int cols, Arithmetic arithmetic = Arithmetic::portable);
+  AbftScheme(int m, int n, int rows, int cols, const SchemeContext& context = {});
 };
 
 /// The abft descriptor: its fields and the rules behind validate_scheme, summarize_scheme and

@@ -40,9 +40,9 @@ SchemeSummary summarize(const CodenetGridSpec& spec, double out_length, double i
 }
 
 std::unique_ptr<CodingScheme> build(const CodenetGridSpec& spec, int rows, int cols,
-                                    Arithmetic arithmetic) {
+                                    const SchemeContext& context) {
   return std::make_unique<CodenetGridScheme>(spec.m, spec.n, spec.grid_rows, spec.grid_cols,
-                                             spec.seed, rows, cols, arithmetic);
+                                             spec.seed, rows, cols, context);
 }
 
 }  // namespace
@@ -73,28 +73,28 @@ const SchemeDescriptor& codenet_grid_descriptor() {
 }
 
 CodenetGridScheme::CodenetGridScheme(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed,
-                                     int rows, int cols, Arithmetic arithmetic)
+                                     int rows, int cols, const SchemeContext& context)
     : CodenetGridScheme(codenet_grid_spec(m, n, grid_rows, grid_cols, seed),
-                        CodenetGridSpec{m, n, grid_rows, grid_cols, seed}, rows, cols, arithmetic,
+                        CodenetGridSpec{m, n, grid_rows, grid_cols, seed}, rows, cols, context,
                         false) {}
 
 CodenetGridScheme::CodenetGridScheme(const AbftCodenetSpec& spec, int rows, int cols,
-                                     Arithmetic arithmetic)
-    : CodenetGridScheme(spec, spec, rows, cols, arithmetic, true) {}
+                                     const SchemeContext& context)
+    : CodenetGridScheme(spec, spec, rows, cols, context, true) {}
 
 CodenetGridScheme::CodenetGridScheme(const SchemeSpec& spec, const CodenetGridSpec& grid, int rows,
-                                     int cols, Arithmetic arithmetic, bool checksummed)
-    : SingleBlockScheme(spec, rows, cols, arithmetic, checksummed),
+                                     int cols, const SchemeContext& context, bool checksummed)
+    : SingleBlockScheme(spec, rows, cols, context, checksummed),
       m_(grid.m),
       n_(grid.n),
       grid_rows_(grid.grid_rows),
       grid_cols_(grid.grid_cols),
       row_code_(systematic_gaussian_generator(grid_rows_, m_,
                                               generator_seed(grid.seed, "codenet_grid_rows")),
-                arithmetic),
+                context.arithmetic),
       column_code_(systematic_gaussian_generator(grid_cols_, n_,
                                                  generator_seed(grid.seed, "codenet_grid_cols")),
-                   arithmetic) {
+                   context.arithmetic) {
   for (int r = 0; r < grid_rows_; ++r) {
     for (int c = 0; c < grid_cols_; ++c) {
       if (r < m_ || c < n_) positions_.emplace_back(r, c);

@@ -16,11 +16,11 @@ class CodenetGridScheme final : public SingleBlockScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols, grid_rows >= m, grid_cols >= n.
   CodenetGridScheme(int m, int n, int grid_rows, int grid_cols, std::uint64_t seed, int rows,
-                    int cols, Arithmetic arithmetic = Arithmetic::portable);
+                    int cols, const SchemeContext& context = {});
   /// The hybrid (abft_codenet): the same grid, every block carrying ABFT checksums, so a node
   /// corrects what it can of its own errors and withholds what it cannot (an erasure).
   CodenetGridScheme(const AbftCodenetSpec& spec, int rows, int cols,
-                    Arithmetic arithmetic = Arithmetic::portable);
+                    const SchemeContext& context = {});
 
   void encode(const Matrix& weights) override;
   Matrix decode_weights() const override;
@@ -45,7 +45,7 @@ class CodenetGridScheme final : public SingleBlockScheme {
 
  private:
   CodenetGridScheme(const SchemeSpec& spec, const CodenetGridSpec& grid, int rows, int cols,
-                    Arithmetic arithmetic, bool checksummed);
+                    const SchemeContext& context, bool checksummed);
   // Nodes of grid column c (ascending r) and grid row r (ascending c).
   std::vector<int> column_nodes(int c) const;
   std::vector<int> row_nodes(int r) const;

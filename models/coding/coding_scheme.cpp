@@ -11,8 +11,8 @@
 
 namespace codesim::models {
 
-CodingScheme::CodingScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic)
-    : rows_(rows), cols_(cols), kernels_(arithmetic) {
+CodingScheme::CodingScheme(const SchemeSpec& spec, int rows, int cols, const SchemeContext& context)
+    : rows_(rows), cols_(cols), kernels_(context.arithmetic), resident_(context.resident) {
   CODESIM_CHECK(validate_scheme(spec, rows, cols).empty(), "a valid scheme for W's shape");
   summary_ = summarize_scheme(spec, rows, cols);
 }
@@ -110,10 +110,10 @@ SchemeSummary summarize_scheme(const SchemeSpec& spec, int rows, int cols) {
 }
 
 std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols,
-                                          Arithmetic arithmetic) {
+                                          const SchemeContext& context) {
   CODESIM_CHECK(rows > 0 && cols > 0 && validate_scheme(spec, rows, cols).empty(),
                 "make_scheme needs a valid spec and shape");
-  return descriptor_of(spec).build(spec, rows, cols, arithmetic);
+  return descriptor_of(spec).build(spec, rows, cols, context);
 }
 
 Matrix multiply_input(const CodingScheme& scheme, int node, Direction dir, const Matrix& input) {
@@ -131,8 +131,26 @@ void blame_withheld(ProductDecode& decoded, std::span<const int> withheld) {
   decoded.blamed_nodes = detail::sorted_unique(std::move(blamed));
 }
 
+CheckedPartial checked_partial(const CodingScheme& scheme, int node, Direction dir,
+                               const Matrix& input, const DecodeOptions& options,
+                               const PartialResultHook& faulty) {
+  CheckedPartial out;
+  Matrix partial = multiply_input(scheme, node, dir, input);
+  if (faulty && !faulty(node, partial)) return out;  // lost
+  out.check = scheme.check_partial(node, dir, partial, options).status;
+  if (out.check != DecodeStatus::detected) out.partial = std::move(partial);
+  return out;
+}
+
 ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, const Matrix& input,
                                  const DecodeOptions& options, const PartialResultHook& faulty) {
+  return decode_partials(scheme, dir, options, [&](int node) {
+    return checked_partial(scheme, node, dir, input, options, faulty);
+  });
+}
+
+ProductDecode decode_partials(const CodingScheme& scheme, Direction dir,
+                              const DecodeOptions& options, const PartialSource& source) {
   // Each partial result is added to its symbols as soon as it is computed, so at most one partial
   // is alive beside the symbols; participants reach every symbol in member order (checked), so
   // each symbol is the same sum as adding its members' partials one after another.
@@ -151,16 +169,12 @@ ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, cons
   bool locally_corrected = false;
   std::vector<int> withheld;  // nodes whose own check found their partial wrong beyond repair
   for (int node : scheme.participants(dir)) {
-    Matrix partial = multiply_input(scheme, node, dir, input);
+    CheckedPartial checked = source(node);
     const std::vector<int>& mine = node_symbols[static_cast<std::size_t>(node)];
     // A partial its node finds wrong beyond repair is withheld, like a lost one.
-    bool kept = !faulty || faulty(node, partial);
-    if (kept) {
-      const DecodeStatus local = scheme.check_partial(node, dir, partial, options).status;
-      kept = local != DecodeStatus::detected;
-      if (!kept) withheld.push_back(node);
-      locally_corrected = locally_corrected || local == DecodeStatus::corrected;
-    }
+    const bool kept = checked.partial.has_value();
+    if (checked.check == DecodeStatus::detected) withheld.push_back(node);
+    locally_corrected = locally_corrected || checked.check == DecodeStatus::corrected;
     for (std::size_t i = 0; i < mine.size(); ++i) {
       const auto s = static_cast<std::size_t>(mine[i]);
       if (!kept) broken[s] = 1;
@@ -168,9 +182,9 @@ ProductDecode compute_and_decode(const CodingScheme& scheme, Direction dir, cons
       CODESIM_CHECK(added[s] < members[s].size() && members[s][added[s]] == node,
                     "participants reach each symbol in member order");
       if (!symbols[s]) {
-        symbols[s] = i + 1 == mine.size() ? std::move(partial) : partial;
+        symbols[s] = i + 1 == mine.size() ? std::move(*checked.partial) : *checked.partial;
       } else {
-        *symbols[s] += partial;
+        *symbols[s] += *checked.partial;
       }
       ++added[s];
     }

@@ -50,6 +50,24 @@ struct RowSlice {
 /// A stored block's values in place (a Matrix, or a view of a padded one).
 using BlockRef = Eigen::Ref<Matrix>;
 
+/// How this process holds a scheme: its kernels, and which nodes' blocks live here. A run
+/// distributed over MPI ranks (models/dnn/node_ranks.hpp) holds on each rank only the blocks of
+/// the nodes that rank owns; the other nodes' blocks stay empty there, never allocated.
+struct SchemeContext {
+  SchemeContext() = default;
+  SchemeContext(Arithmetic arithmetic_) : arithmetic(arithmetic_) {}  // NOLINT: implicit on purpose
+  SchemeContext(Arithmetic arithmetic_, std::vector<char> resident_)
+      : arithmetic(arithmetic_), resident(std::move(resident_)) {}
+  Arithmetic arithmetic = Arithmetic::portable;
+  std::vector<char> resident;  ///< per node, non-zero: its blocks live here; empty: every node
+};
+
+/// A stored block's shape (padding rows excluded): the same for every node of a scheme.
+struct BlockShape {
+  Eigen::Index rows = 0;
+  Eigen::Index cols = 0;
+};
+
 /// Decoded product with its status and the nodes blamed.
 struct ProductDecode {
   DecodeStatus status = DecodeStatus::detected;
@@ -79,7 +97,14 @@ class CodingScheme {
   /// stay those of one thread. The team must outlive the scheme's use of it.
   void use_team(ThreadTeam* team) { kernels_.use_team(team); }
 
-  /// Stores the encoded blocks of W (rows x cols must match the scheme). Called once.
+  /// Whether node p's blocks live in this process (SchemeContext::resident): a node's blocks are
+  /// read, written, multiplied, updated and regenerated only where they live.
+  bool resident(int node) const {
+    return resident_.empty() || resident_.at(static_cast<std::size_t>(node)) != 0;
+  }
+  /// The shapes of the blocks each node stores, in stored_blocks order, resident or not.
+  virtual std::vector<BlockShape> block_shapes() const = 0;
+  /// Stores the encoded blocks of W (rows x cols must match the scheme); every node resident.
   virtual void encode(const Matrix& weights) = 0;
   /// The block(s) node p stores, for fault injection and checkpointing (MDS stores two): views
   /// of their values in place, whose columns may lie further apart than their rows (ABFT's blocks
@@ -145,8 +170,8 @@ class CodingScheme {
 
  protected:
   /// Checks `spec` against W's shape (rows x cols) and keeps its summary; products, updates and
-  /// decodes run on `arithmetic`'s kernels.
-  CodingScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic);
+  /// decodes run on the context's kernels.
+  CodingScheme(const SchemeSpec& spec, int rows, int cols, const SchemeContext& context);
   /// The members of each symbol, forward and backward (node ids, each list ascending); called
   /// once by the scheme's constructor.
   void set_symbols(std::vector<std::vector<int>> forward, std::vector<std::vector<int>> backward);
@@ -178,6 +203,7 @@ class CodingScheme {
   int rows_ = 0;
   int cols_ = 0;
   DenseKernels kernels_;
+  std::vector<char> resident_;      // per node; empty: every node
   std::array<Symbols, 2> symbols_;  // forward, backward
 };
 
@@ -188,6 +214,9 @@ class CodingScheme {
 /// (check_partial) and keeps; its updates keep them current; repair_block checks the block.
 class SingleBlockScheme : public CodingScheme {
  public:
+  std::vector<BlockShape> block_shapes() const override {
+    return {{block_rows_, share_cols_ + checksum_lines_}};
+  }
   std::vector<BlockRef> stored_blocks(int node) override { return {block(node)}; }
   std::vector<Matrix*> block_storage(int node) override { return {&stored_.at(node)}; }
   Matrix multiply(int node, Direction dir,
@@ -200,8 +229,9 @@ class SingleBlockScheme : public CodingScheme {
   int checksum_lines() const override { return checksum_lines_; }
 
  protected:
-  /// As CodingScheme's, with a zero block for every node (with checksums when `checksummed`).
-  SingleBlockScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic,
+  /// As CodingScheme's, with a zero block for every resident node (with checksums when
+  /// `checksummed`).
+  SingleBlockScheme(const SchemeSpec& spec, int rows, int cols, const SchemeContext& context,
                     bool checksummed = false);
 
   /// Node p's stored block: the first rows of its matrix in stored_ (all of them without
@@ -248,9 +278,10 @@ SchemeProblem validate_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0
 /// with rows = cols = 0 they are fractions of the product's length (N_out forward, N_in backward).
 SchemeSummary summarize_scheme(const SchemeSpec& spec, int rows = 0, int cols = 0);
 /// Builds the scheme for a rows x cols weight matrix. Precondition: validate_scheme(...) is empty.
-/// Its products, updates and decodes run on `arithmetic`'s kernels (the run's choice).
+/// Its products, updates and decodes run on the context's kernels (the run's choice), and it holds
+/// the blocks of the context's resident nodes only.
 std::unique_ptr<CodingScheme> make_scheme(const SchemeSpec& spec, int rows, int cols,
-                                          Arithmetic arithmetic = Arithmetic::portable);
+                                          const SchemeContext& context = {});
 
 /// Capabilities of an (S, K) MDS code whose symbols are single nodes (or, worst case, whose
 /// erroneous nodes each spoil a different symbol).
@@ -277,6 +308,23 @@ using PartialResultHook = std::function<bool(int node, Matrix& partial)>;
 /// block or product beyond repair, abft_codenet): they blamed themselves, so the decode counts as
 /// corrected and blames them too, for regeneration. A failed decode is left as it is.
 void blame_withheld(ProductDecode& decoded, std::span<const int> withheld);
+
+/// Node p's partial result as it leaves the node.
+struct CheckedPartial {
+  std::optional<Matrix> partial;             ///< nullopt: lost, or withheld by the node's check
+  DecodeStatus check = DecodeStatus::clean;  ///< the node's own check (detected: withheld)
+};
+/// Node p computes its partial from `input`, `faulty` (when given) strikes or drops it, and the
+/// node checks it (check_partial).
+CheckedPartial checked_partial(const CodingScheme& scheme, int node, Direction dir,
+                               const Matrix& input, const DecodeOptions& options,
+                               const PartialResultHook& faulty = {});
+/// Where decode_partials gets each participant's checked partial, in participant order.
+using PartialSource = std::function<CheckedPartial(int node)>;
+/// compute_and_decode with the partials from `source`: summed into symbols in member order, one
+/// partial alive at a time, then decoded (withheld nodes blamed as compute_and_decode says).
+ProductDecode decode_partials(const CodingScheme& scheme, Direction dir,
+                              const DecodeOptions& options, const PartialSource& source);
 
 /// Helper for callers and tests: every participant encodes its input and computes, the partial
 /// results are summed into symbols (after `faulty`, when given, and each node's check_partial),

@@ -98,9 +98,9 @@ SchemeSummary summarize(const GpdSpec& spec, double out_length, double in_length
 }
 
 std::unique_ptr<CodingScheme> build(const GpdSpec& spec, int rows, int cols,
-                                    Arithmetic arithmetic) {
+                                    const SchemeContext& context) {
   return std::make_unique<GpdScheme>(spec.m, spec.n, spec.nodes, spec.mirrored, rows, cols,
-                                     arithmetic);
+                                     context);
 }
 
 }  // namespace
@@ -129,8 +129,8 @@ const SchemeDescriptor& gpd_descriptor() {
 }
 
 GpdScheme::GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols,
-                     Arithmetic arithmetic)
-    : SingleBlockScheme(gpd_spec(m, n, nodes, mirrored), rows, cols, arithmetic),
+                     const SchemeContext& context)
+    : SingleBlockScheme(gpd_spec(m, n, nodes, mirrored), rows, cols, context),
       m_(m),
       n_(n),
       nodes_(nodes),
@@ -139,8 +139,8 @@ GpdScheme::GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols,
       powers_(vandermonde(
           points_, std::max({exponents_.forward_threshold, exponents_.backward_threshold, m * n}))),
       storage_generator_(powers_.leftCols(m * n)),
-      forward_code_(vandermonde(points_, exponents_.forward_threshold), arithmetic),
-      backward_code_(vandermonde(points_, exponents_.backward_threshold), arithmetic) {
+      forward_code_(vandermonde(points_, exponents_.forward_threshold), context.arithmetic),
+      backward_code_(vandermonde(points_, exponents_.backward_threshold), context.arithmetic) {
   // The stored exponents i alpha + j beta must be a permutation of 0..mn-1 (an MDS storage code).
   std::vector<int> exponents;
   for (int i = 0; i < m_; ++i) {

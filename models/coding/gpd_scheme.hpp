@@ -27,7 +27,7 @@ class GpdScheme final : public SingleBlockScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols, P >= both thresholds.
   GpdScheme(int m, int n, int nodes, bool mirrored, int rows, int cols,
-            Arithmetic arithmetic = Arithmetic::portable);
+            const SchemeContext& context = {});
 
   void encode(const Matrix& weights) override;
   Matrix decode_weights() const override;

@@ -32,8 +32,8 @@ SchemeSummary summarize(const MdsSpec& spec, double out_length, double in_length
 }
 
 std::unique_ptr<CodingScheme> build(const MdsSpec& spec, int rows, int cols,
-                                    Arithmetic arithmetic) {
-  return std::make_unique<MdsScheme>(spec.k, spec.nodes, rows, cols, arithmetic);
+                                    const SchemeContext& context) {
+  return std::make_unique<MdsScheme>(spec.k, spec.nodes, rows, cols, context);
 }
 
 }  // namespace
@@ -58,13 +58,18 @@ const SchemeDescriptor& mds_descriptor() {
   return descriptor;
 }
 
-MdsScheme::MdsScheme(int k, int nodes, int rows, int cols, Arithmetic arithmetic)
-    : CodingScheme(mds_spec(k, nodes), rows, cols, arithmetic),
+MdsScheme::MdsScheme(int k, int nodes, int rows, int cols, const SchemeContext& context)
+    : CodingScheme(mds_spec(k, nodes), rows, cols, context),
       k_(k),
       nodes_(nodes),
-      code_(systematic_gaussian_generator(nodes, k, kMdsGeneratorSeed), arithmetic) {
-  row_blocks_.assign(nodes_, Matrix::Zero(rows / k_, cols));
-  column_blocks_.assign(nodes_, Matrix::Zero(rows, cols / k_));
+      code_(systematic_gaussian_generator(nodes, k, kMdsGeneratorSeed), context.arithmetic) {
+  row_blocks_.resize(static_cast<std::size_t>(nodes_));
+  column_blocks_.resize(static_cast<std::size_t>(nodes_));
+  for (int p = 0; p < nodes_; ++p) {
+    if (!resident(p)) continue;
+    row_blocks_[p].setZero(rows / k_, cols);
+    column_blocks_[p].setZero(rows, cols / k_);
+  }
   set_symbols(detail::single_node_symbols(nodes_), detail::single_node_symbols(nodes_));
 }
 

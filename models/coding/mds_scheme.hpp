@@ -17,10 +17,13 @@ inline constexpr std::uint64_t kMdsGeneratorSeed = 0x6d64735f67656e31;  // "mds_
 class MdsScheme final : public CodingScheme {
  public:
   /// W is rows x cols; k divides both; P >= k.
-  MdsScheme(int k, int nodes, int rows, int cols, Arithmetic arithmetic = Arithmetic::portable);
+  MdsScheme(int k, int nodes, int rows, int cols, const SchemeContext& context = {});
 
   void encode(const Matrix& weights) override;
   /// {row-split block, column-split block}.
+  std::vector<BlockShape> block_shapes() const override {
+    return {{rows() / k_, cols()}, {rows(), cols() / k_}};
+  }
   std::vector<BlockRef> stored_blocks(int node) override;
   std::vector<Matrix*> block_storage(int node) override;
   Matrix decode_weights() const override;

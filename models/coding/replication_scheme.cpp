@@ -26,8 +26,8 @@ SchemeSummary summarize(const ReplicationSpec& spec, double out_length, double i
 }
 
 std::unique_ptr<CodingScheme> build(const ReplicationSpec& spec, int rows, int cols,
-                                    Arithmetic arithmetic) {
-  return std::make_unique<ReplicationScheme>(spec.m, spec.n, spec.copies, rows, cols, arithmetic);
+                                    const SchemeContext& context) {
+  return std::make_unique<ReplicationScheme>(spec.m, spec.n, spec.copies, rows, cols, context);
 }
 
 }  // namespace
@@ -66,16 +66,16 @@ SchemeSummary repetition_summary(int m, int n, int copies, double out_length, do
 }
 
 ReplicationScheme::ReplicationScheme(int m, int n, int copies, int rows, int cols,
-                                     Arithmetic arithmetic)
-    : ReplicationScheme(replication_spec(m, n, copies), rows, cols, arithmetic) {}
+                                     const SchemeContext& context)
+    : ReplicationScheme(replication_spec(m, n, copies), rows, cols, context) {}
 
 ReplicationScheme::ReplicationScheme(const SchemeSpec& spec, int rows, int cols,
-                                     Arithmetic arithmetic, bool checksummed)
-    : SingleBlockScheme(spec, rows, cols, arithmetic, checksummed),
+                                     const SchemeContext& context, bool checksummed)
+    : SingleBlockScheme(spec, rows, cols, context, checksummed),
       m_(block_grid(spec).first),
       n_(block_grid(spec).second),
       copies_(repetition_copies(spec)),
-      repetition_code_(Matrix::Ones(copies_, 1), arithmetic) {
+      repetition_code_(Matrix::Ones(copies_, 1), context.arithmetic) {
   CODESIM_CHECK(copies_ >= 1 && node_count() == copies_ * m_ * n_, "nodes = copies m n");
   // Forward symbol copy * m + r is grid row r of that copy; backward symbol copy * n + c is grid
   // column c. Nodes are visited in ascending order, so each symbol's members are ascending.

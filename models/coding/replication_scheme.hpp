@@ -12,7 +12,7 @@ class ReplicationScheme : public SingleBlockScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols, copies >= 2.
   ReplicationScheme(int m, int n, int copies, int rows, int cols,
-                    Arithmetic arithmetic = Arithmetic::portable);
+                    const SchemeContext& context = {});
 
   void encode(const Matrix& weights) override;
   Matrix decode_weights() const override;
@@ -27,7 +27,7 @@ class ReplicationScheme : public SingleBlockScheme {
  protected:
   /// A replication spec or, for UncodedScheme and AbftScheme, a spec of one copy; AbftScheme's
   /// blocks carry checksums.
-  ReplicationScheme(const SchemeSpec& spec, int rows, int cols, Arithmetic arithmetic,
+  ReplicationScheme(const SchemeSpec& spec, int rows, int cols, const SchemeContext& context,
                     bool checksummed = false);
 
  private:

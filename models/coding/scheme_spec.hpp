@@ -20,7 +20,7 @@ namespace codesim::models {
 // Defined in coding_scheme.hpp and linalg/dense_kernels.hpp; named here by the descriptor's rules.
 struct SchemeSummary;
 class CodingScheme;
-enum class Arithmetic;
+struct SchemeContext;
 
 /// W split into m x n blocks, one node per block (m n nodes).
 struct UncodedSpec {
@@ -130,7 +130,7 @@ struct SchemeDescriptor {
   SchemeSummary (*summarize)(const SchemeSpec& spec, double out_length, double in_length);
   /// The scheme for a valid spec and rows x cols W.
   std::unique_ptr<CodingScheme> (*build)(const SchemeSpec& spec, int rows, int cols,
-                                         Arithmetic arithmetic);
+                                         const SchemeContext& context);
 };
 
 /// Every scheme's descriptor, in SchemeKind order.

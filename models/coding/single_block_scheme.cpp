@@ -33,9 +33,8 @@ DecodeStatus status_of(const abft::CheckResult& result) {
 }  // namespace
 
 SingleBlockScheme::SingleBlockScheme(const SchemeSpec& spec, int rows, int cols,
-                                     Arithmetic arithmetic, bool checksummed)
-    : CodingScheme(spec, rows, cols, arithmetic),
-      checksum_lines_(checksummed ? abft::kChecksums : 0) {
+                                     const SchemeContext& context, bool checksummed)
+    : CodingScheme(spec, rows, cols, context), checksum_lines_(checksummed ? abft::kChecksums : 0) {
   const auto [m, n] = block_grid(spec);
   share_rows_ = rows / m;
   share_cols_ = cols / n;
@@ -48,8 +47,9 @@ SingleBlockScheme::SingleBlockScheme(const SchemeSpec& spec, int rows, int cols,
   // from the start, so that every reader of the blocks' shapes (round costs, checkpoints, the
   // slab encoder, which then encodes the layer whole) sees what is stored.
   stored_.resize(static_cast<std::size_t>(node_count()));
-  for (Matrix& block : stored_) {
-    block.setZero(storage_rows, share_cols_ + checksum_lines_);
+  for (int p = 0; p < node_count(); ++p) {
+    if (resident(p))
+      stored_[static_cast<std::size_t>(p)].setZero(storage_rows, block_shapes()[0].cols);
   }
   if (checksummed) updates_.assign(stored_.size(), 0);
 }

@@ -15,8 +15,8 @@ SchemeSummary summarize(const UncodedSpec& spec, double out_length, double in_le
 }
 
 std::unique_ptr<CodingScheme> build(const UncodedSpec& spec, int rows, int cols,
-                                    Arithmetic arithmetic) {
-  return std::make_unique<UncodedScheme>(spec.m, spec.n, rows, cols, arithmetic);
+                                    const SchemeContext& context) {
+  return std::make_unique<UncodedScheme>(spec.m, spec.n, rows, cols, context);
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ const SchemeDescriptor& uncoded_descriptor() {
   return descriptor;
 }
 
-UncodedScheme::UncodedScheme(int m, int n, int rows, int cols, Arithmetic arithmetic)
-    : ReplicationScheme(uncoded_spec(m, n), rows, cols, arithmetic) {}
+UncodedScheme::UncodedScheme(int m, int n, int rows, int cols, const SchemeContext& context)
+    : ReplicationScheme(uncoded_spec(m, n), rows, cols, context) {}
 
 }  // namespace codesim::models

@@ -11,7 +11,7 @@ namespace codesim::models {
 class UncodedScheme final : public ReplicationScheme {
  public:
   /// W is rows x cols; m divides rows, n divides cols.
-  UncodedScheme(int m, int n, int rows, int cols, Arithmetic arithmetic = Arithmetic::portable);
+  UncodedScheme(int m, int n, int rows, int cols, const SchemeContext& context = {});
 };
 
 /// The uncoded descriptor: its fields and the rules behind validate_scheme, summarize_scheme and

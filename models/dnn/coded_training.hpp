@@ -21,6 +21,8 @@
 
 namespace codesim::models {
 
+class RankChannel;  // models/dnn/node_ranks.hpp
+
 /// How a training run is simulated: numeric (train_coded runs the arithmetic) or stochastic
 /// (run_stochastic_training, stochastic_training.hpp: the same protocol without it).
 enum class TrainingMode { numeric, stochastic };
@@ -44,6 +46,10 @@ struct TrainingSpec {
   /// Threads that share the large products and updates of the run (codesim run --threads), >= 1;
   /// never changes a result, so it is not a scenario key and results do not record it.
   int threads = 1;
+  /// The MPI ranks that share the simulated nodes' blocks (codesim run --distribute nodes;
+  /// models/dnn/node_ranks.hpp): null, this process holds them all. Not owned; never changes a
+  /// result, so it is not a scenario key either. train_coded only.
+  RankChannel* ranks = nullptr;
   MlpSpec mlp;
   SchemeSpec scheme;
   int iterations = 100;  ///< useful SGD steps to complete, >= 1

@@ -44,7 +44,7 @@ std::optional<double> CodedTrainingRun::regenerate(const std::vector<std::pair<i
   for (const auto& [layer, node] : jobs) {
     CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
     std::vector<int> sources = scheme.regeneration_sources(node, exclude);
-    if (sources.empty() || !scheme.regenerate(node, sources)) return std::nullopt;
+    if (sources.empty() || !regenerate_block(layer, node, sources)) return std::nullopt;
     ++progress_.counts.regenerations;
     transfers.push_back({node, std::move(sources),
                          geometry_[static_cast<std::size_t>(layer)].stored_values_per_node,
@@ -68,9 +68,29 @@ std::optional<double> CodedTrainingRun::regenerate(const std::vector<std::pair<i
   return cost.time_s;
 }
 
-// Checkpoint 0 is not written: the initial state is rebuilt from the seed.
+bool CodedTrainingRun::regenerate_block(int layer, int node, const std::vector<int>& sources) {
+  CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
+  if (!ranks_.distributed()) return scheme.regenerate(node, sources);
+  std::vector<int> lent;
+  for (int source : sources)
+    if (ranks_.lend_blocks(scheme, source, node)) lent.push_back(source);
+  bool done = ranks_.mine(node) && scheme.regenerate(node, sources);
+  for (int source : lent) NodeRanks::give_back(scheme, source);
+  ranks_.value_from_owner(node, done);
+  return done;
+}
+
+DecodeStatus CodedTrainingRun::repair_block_at_node(CodingScheme& scheme, int node) {
+  DecodeStatus status = DecodeStatus::clean;
+  if (ranks_.mine(node)) status = scheme.repair_block(node, spec_.decode);
+  if (checks_at_nodes(spec_.scheme)) ranks_.value_from_owner(node, status);
+  return status;
+}
+
+// Checkpoint 0 is not written: the initial state is rebuilt from the seed. Each rank writes the
+// blocks it holds; the audit's shadow lives on the root.
 detail::CheckpointContents CodedTrainingRun::checkpoint_contents() {
-  return {&schemes_, nodes_, &biases_, spec_.audit ? &shadow_ : nullptr, &stale_};
+  return {&schemes_, nodes_, &biases_, spec_.audit && ranks_.root() ? &shadow_ : nullptr, &stale_};
 }
 
 void CodedTrainingRun::take_snapshot() { checkpoints_.write(checkpoint_contents()); }
@@ -84,7 +104,7 @@ void CodedTrainingRun::restore_snapshot() {
                              g.cols);
       biases_[static_cast<std::size_t>(l)].setZero();
     }
-    if (spec_.audit) shadow_ = glorot_init(spec_.mlp, seed_);
+    if (spec_.audit && ranks_.root()) shadow_ = glorot_init(spec_.mlp, seed_);
     std::fill(stale_.begin(), stale_.end(), false);
   } else {
     // The checkpoint's stale flags come back with its blocks: a node that had missed updates when
@@ -114,9 +134,8 @@ double CodedTrainingRun::nominal_round_s(int layer, Direction dir) const {
 ProductDecode CodedTrainingRun::verification_decode(int layer, Direction dir, double& t_s) {
   const LayerGeometry& g = geometry_[static_cast<std::size_t>(layer)];
   const Matrix ones = Matrix::Ones(dir == Direction::forward ? g.cols : g.rows, 1);
-  const ProductDecode d =
-      compute_and_decode(*schemes_[static_cast<std::size_t>(layer)], dir, ones, spec_.decode,
-                         [this](int p, Matrix&) { return usable(p); });
+  const ProductDecode d = decode_on_ranks(*schemes_[static_cast<std::size_t>(layer)], dir, ones,
+                                          [this](int p, Matrix&) { return usable(p); });
   ++progress_.counts.decodes;
   t_s += nominal_round_s(layer, dir);
   return d;
@@ -157,7 +176,7 @@ bool CodedTrainingRun::repair_blocks(int layer, Direction dir, const std::vector
   CodingScheme& scheme = *schemes_[static_cast<std::size_t>(layer)];
   for (int p : scheme.participants(dir)) {
     if (!up(p) || std::binary_search(blamed.begin(), blamed.end(), p)) continue;
-    if (scheme.repair_block(p, spec_.decode) == DecodeStatus::detected) return false;
+    if (repair_block_at_node(scheme, p) == DecodeStatus::detected) return false;
   }
   return true;
 }

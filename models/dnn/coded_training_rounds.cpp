@@ -127,13 +127,24 @@ void CodedTrainingRun::on_partial(int p) {
   CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
   const NodeCopies& input = dir == Direction::forward ? x_[static_cast<std::size_t>(l)]
                                                       : delta_[static_cast<std::size_t>(l)];
-  const std::vector<BlockRef> blocks = scheme.stored_blocks(p);
-  const BlockRef& block = dir == Direction::forward ? blocks.front() : blocks.back();
+  // Node p's arithmetic runs where its blocks live; the other ranks follow its faults and check.
+  const bool here = ranks_.mine(p);
+  std::vector<BlockRef> blocks;
+  if (here) blocks = scheme.stored_blocks(p);
   const double flops = g.task_flops_per_column * batch_;
-  offer(p, dir_name(dir), l, FaultTarget::weights, flops, block);
-  Matrix partial = multiply_input(scheme, p, dir, input.of(p));
-  offer(p, dir_name(dir), l, FaultTarget::product, flops, partial);
-  const NodeCheck check = checked_at_node(scheme, p, dir, input.of(p), partial);
+  offer_at_node(p, dir_name(dir), l, FaultTarget::weights, flops,
+                !here                       ? nullptr
+                : dir == Direction::forward ? &blocks.front()
+                                            : &blocks.back());
+  Matrix partial;
+  if (here) partial = multiply_input(scheme, p, dir, input.of(p));
+  BlockRef partial_ref(partial);
+  offer_at_node(p, dir_name(dir), l, FaultTarget::product, flops, here ? &partial_ref : nullptr);
+  NodeCheck check;
+  if (here) check = checked_at_node(scheme, p, dir, input.of(p), partial);
+  if (checks_at_nodes(spec_.scheme)) ranks_.value_from_owner(p, check);
+  if (check.withheld_block) withheld_blocks_.push_back(p);  // regenerated after the decode
+  if (check.corrected) ++progress_.counts.corrected;
   trace_sync(p, "node check");
   if (check.kept) partials_[static_cast<std::size_t>(p)] = std::move(partial);
   if (check.extra_flops > 0.0) {
@@ -181,7 +192,7 @@ CodedTrainingRun::NodeCheck CodedTrainingRun::checked_at_node(CodingScheme& sche
     out.extra_flops = block_check_flops(dir == Direction::forward ? blocks.front() : blocks.back());
     const DecodeStatus block = scheme.repair_block(p, spec_.decode);
     if (block == DecodeStatus::detected) {
-      withheld_blocks_.push_back(p);  // regenerated after the decode, if the code can
+      out.withheld_block = true;  // regenerated after the decode, if the code can
       out.kept = false;
       return out;
     }
@@ -195,7 +206,7 @@ CodedTrainingRun::NodeCheck CodedTrainingRun::checked_at_node(CodingScheme& sche
                          batch_;
     }
   }
-  if (check.status == DecodeStatus::corrected) ++progress_.counts.corrected;
+  out.corrected = check.status == DecodeStatus::corrected;
   out.kept = check.status != DecodeStatus::detected;
   return out;
 }
@@ -221,6 +232,7 @@ void CodedTrainingRun::finish_round() {
   const DirectionGeometry& g =
       geometry_[static_cast<std::size_t>(l)].dir[static_cast<std::size_t>(dir_index(dir))];
   int present = 0;
+  ranks_.share_partials(partials_);  // every rank decodes every symbol
   const std::vector<std::optional<Matrix>> symbols = gather_symbols(g, present);
   const double symbol_bytes = static_cast<double>(g.partial_rows) * batch_ * kBytesPerValue;
   const double communication_s = communicate(g, symbols, symbol_bytes);
@@ -432,6 +444,7 @@ void CodedTrainingRun::start_update() {
 
 void CodedTrainingRun::on_update_done(int p) {
   const double eta = spec_.mlp.learning_rate;
+  const bool here = ranks_.mine(p);  // the update runs where p's blocks live
   for (int l = 0; l < layers_; ++l) {
     const auto index = static_cast<std::size_t>(l);
     CodingScheme& scheme = *schemes_[index];
@@ -445,19 +458,25 @@ void CodedTrainingRun::on_update_done(int p) {
     o.layer = l;
     o.target = FaultTarget::update;
     o.flops = flops;
-    if (injector_.offer(o)) {
+    const bool struck = injector_.offer(o);
+    if (!here) {
+      if (struck) strike_at_node(p, nullptr);
+    } else if (struck) {
       // The encoded update of the first block is what the fault corrupts before it is added.
       const Matrix before = scheme.stored_blocks(p).front();
       scheme.update(p, delta, input, eta);
       BlockRef updated = scheme.stored_blocks(p).front();
       Matrix increment = updated - before;
-      injector_.apply(increment);
+      BlockRef increment_ref(increment);
+      strike_at_node(p, &increment_ref);
       updated = before + increment;
     } else {
       scheme.update(p, delta, input, eta);
     }
-    for (const BlockRef& block : scheme.stored_blocks(p))
-      offer(p, "update", l, FaultTarget::weights, flops, block);
+    std::vector<BlockRef> blocks;
+    if (here) blocks = scheme.stored_blocks(p);
+    for (std::size_t b = 0; b < scheme.block_shapes().size(); ++b)
+      offer_at_node(p, "update", l, FaultTarget::weights, flops, here ? &blocks[b] : nullptr);
   }
   trace_sync(p, "update");
   task_state_[static_cast<std::size_t>(p)] = TaskState::done;
@@ -472,7 +491,7 @@ void CodedTrainingRun::finish_update() {
     const auto index = static_cast<std::size_t>(l);
     biases_[index] += eta * delta_[index].shared.rowwise().sum();
   }
-  if (spec_.audit) {
+  if (spec_.audit && ranks_.root()) {  // the shadow lives on the root
     DenseKernels kernels(spec_.arithmetic);
     kernels.use_team(team_.get());
     const double shadow_loss = sgd_step(shadow_, spec_.mlp, x0_, labels_, kernels);

@@ -41,12 +41,17 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
   CODESIM_CHECK(test.samples() >= 1 && test.features() == train.features(),
                 "the test set needs samples of the training set's features");
   nodes_ = summarize_scheme(spec.scheme).nodes;
+  if (spec.ranks != nullptr) {
+    ranks_ = NodeRanks(*spec.ranks, nodes_);
+    CODESIM_CHECK(!observer.on_checkpoint && !observer.on_rollback,
+                  "a run distributed over ranks decodes its parameters only at the end");
+  }
   init_layers();
   // Young's and Daly's intervals take the write cost this run pays (its blocks, its storage).
   policy_ = sim::CheckpointPolicy(
       checkpoint, cluster_.system_mtbf_s(),
       checkpoint_costs(checkpoint, stored_values_per_node(), cluster_.topology(), nodes_));
-  if (spec.audit) shadow_ = glorot_init(spec.mlp, seed);
+  if (spec.audit && ranks_.root()) shadow_ = glorot_init(spec.mlp, seed);
   stale_.assign(static_cast<std::size_t>(nodes_), false);
   task_state_.assign(static_cast<std::size_t>(nodes_), TaskState::none);
   task_start_s_.assign(static_cast<std::size_t>(nodes_), 0.0);
@@ -66,7 +71,8 @@ void CodedTrainingRun::init_layers() {
   for (int l = 0; l < layers_; ++l) {
     const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
     const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
-    schemes_.push_back(make_scheme(spec.scheme, rows, cols, spec.arithmetic));
+    schemes_.push_back(
+        make_scheme(spec.scheme, rows, cols, SchemeContext(spec.arithmetic, ranks_.residency())));
     CodingScheme& scheme = *schemes_.back();
     CODESIM_CHECK(scheme.node_count() == nodes_, "every layer's scheme has P nodes");
     scheme.use_team(team_.get());
@@ -167,6 +173,23 @@ const FaultRecord* CodedTrainingRun::offer(int node, const char* operation, int 
   return injector_.inject(opportunity(node, operation, layer, target, flops), data);
 }
 
+const FaultRecord* CodedTrainingRun::offer_at_node(int node, const char* operation, int layer,
+                                                   FaultTarget target, double flops,
+                                                   BlockRef* data) {
+  if (!injector_.offer(opportunity(node, operation, layer, target, flops))) return nullptr;
+  return &strike_at_node(node, data);
+}
+
+const FaultRecord& CodedTrainingRun::strike_at_node(int node, BlockRef* data) {
+  if (!ranks_.distributed()) return injector_.apply(*data);
+  if (data != nullptr) {
+    const FaultRecord& record = injector_.apply(*data);
+    ranks_.fault_from_owner(node, &record);
+    return record;
+  }
+  return injector_.adopt(ranks_.fault_from_owner(node, nullptr));
+}
+
 // Offers `target` on node p's copy of `copies` (copied out only when struck).
 void CodedTrainingRun::offer_copy(NodeCopies& copies, int node, const char* operation, int layer,
                                   FaultTarget target, double flops) {
@@ -203,6 +226,7 @@ const std::vector<int>& CodedTrainingRun::permutation(std::int64_t epoch) {
   return permutations_[used].second;
 }
 
+// (Only for the observer's hooks, which a run distributed over ranks does not take.)
 MlpParameters CodedTrainingRun::decoded_parameters() const {
   MlpParameters p;
   for (const auto& scheme : schemes_) p.weights.push_back(scheme->decode_weights());
@@ -215,8 +239,8 @@ MlpParameters CodedTrainingRun::read_out_parameters() {
   MlpParameters p;
   for (int l = 0; l < layers_; ++l) {
     const LayerGeometry& g = geometry_[static_cast<std::size_t>(l)];
-    p.weights.push_back(
-        read_out_weights(spec_.scheme, *schemes_[static_cast<std::size_t>(l)], g.rows, g.cols));
+    p.weights.push_back(read_out_weights(spec_.scheme, *schemes_[static_cast<std::size_t>(l)],
+                                         g.rows, g.cols, ranks_));
   }
   p.biases = biases_;
   return p;
@@ -224,13 +248,13 @@ MlpParameters CodedTrainingRun::read_out_parameters() {
 
 // Logits of the cluster's own coded forward pass (no faults; error-correcting decode,
 // decode_weights() for a layer whose decode is detected).
-Matrix CodedTrainingRun::coded_logits(const Matrix& inputs) const {
+Matrix CodedTrainingRun::coded_logits(const Matrix& inputs) {
   Matrix x = inputs;
   for (int l = 0; l < layers_; ++l) {
     const CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
-    ProductDecode decoded = compute_and_decode(scheme, Direction::forward, x, spec_.decode);
+    ProductDecode decoded = decode_on_ranks(scheme, Direction::forward, x);
     Matrix s = decoded.status != DecodeStatus::detected ? std::move(decoded.product)
-                                                        : Matrix(scheme.decode_weights() * x);
+                                                        : Matrix(layer_weights(l) * x);
     s.colwise() += biases_[static_cast<std::size_t>(l)];
     x = l + 1 < layers_ ? activate(spec_.mlp.hidden_activation, s) : std::move(s);
   }
@@ -238,7 +262,7 @@ Matrix CodedTrainingRun::coded_logits(const Matrix& inputs) const {
 }
 
 // Accuracy of the cluster's own coded forward pass on the evaluation samples (no faults).
-double CodedTrainingRun::evaluate_accuracy() const {
+double CodedTrainingRun::evaluate_accuracy() {
   const Matrix x = coded_logits(eval_inputs_);
   int correct = 0;
   for (Eigen::Index c = 0; c < x.cols(); ++c) {
@@ -307,10 +331,11 @@ void CodedTrainingRun::fill_metrics(const MlpParameters& final_parameters) {
   progress_.energy.add_to(m, energy_times(progress_.time));
 }
 
-// Audit: max over layers of max|W - W_shadow| / max|W_shadow|; else 0.
+// Audit: max over layers of max|W - W_shadow| / max|W_shadow|; else 0 (and on ranks but the
+// root, which hold neither W nor the shadow).
 double CodedTrainingRun::audit_weight_deviation(const MlpParameters& final_parameters) const {
   double deviation = 0.0;
-  if (spec_.audit) {
+  if (spec_.audit && ranks_.root()) {
     for (int l = 0; l < layers_; ++l) {
       const auto index = static_cast<std::size_t>(l);
       const double scale = std::max(shadow_.weights[index].cwiseAbs().maxCoeff(), 1e-300);
@@ -320,6 +345,30 @@ double CodedTrainingRun::audit_weight_deviation(const MlpParameters& final_param
     }
   }
   return deviation;
+}
+
+ProductDecode CodedTrainingRun::decode_on_ranks(const CodingScheme& scheme, Direction dir,
+                                                const Matrix& input,
+                                                const PartialResultHook& faulty) const {
+  if (!ranks_.distributed()) return compute_and_decode(scheme, dir, input, spec_.decode, faulty);
+  return decode_partials(scheme, dir, spec_.decode, [&](int node) {
+    CheckedPartial checked;
+    if (ranks_.mine(node))
+      checked = checked_partial(scheme, node, dir, input, spec_.decode, faulty);
+    ranks_.share_from_owner(node, checked);
+    return checked;
+  });
+}
+
+Matrix CodedTrainingRun::layer_weights(int l) {
+  CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
+  if (!ranks_.distributed()) return scheme.decode_weights();
+  std::vector<int> lent;
+  for (int p = 0; p < nodes_; ++p)
+    if (ranks_.lend_blocks_to_all(scheme, p)) lent.push_back(p);
+  Matrix weights = scheme.decode_weights();
+  for (int p : lent) NodeRanks::give_back(scheme, p);
+  return weights;
 }
 
 }  // namespace codesim::models::detail

@@ -18,6 +18,7 @@
 #include "models/coding/coding_scheme.hpp"
 #include "models/dnn/checkpoint_store.hpp"
 #include "models/dnn/coded_training.hpp"
+#include "models/dnn/node_ranks.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/training_protocol.hpp"
 #include "models/dnn/training_trace.hpp"
@@ -112,14 +113,25 @@ class CodedTrainingRun {
                                double flops) const;
   const FaultRecord* offer(int node, const char* operation, int layer, FaultTarget target,
                            double flops, Eigen::Ref<Eigen::MatrixXd> data);
+  /// A fault opportunity on node p's own data (a block, a partial, an update), which lives on
+  /// p's rank: `data` there, null on the other ranks, which log the owner's fault.
+  const FaultRecord* offer_at_node(int node, const char* operation, int layer, FaultTarget target,
+                                   double flops, BlockRef* data);
+  /// The pending strike of an offer on node p's own data (`data` as for offer_at_node).
+  const FaultRecord& strike_at_node(int node, BlockRef* data);
   void offer_copy(NodeCopies& copies, int node, const char* operation, int layer,
                   FaultTarget target, double flops);
   void load_batch(int iteration);
   const std::vector<int>& permutation(std::int64_t epoch);
   MlpParameters decoded_parameters() const;
   MlpParameters read_out_parameters();
-  Matrix coded_logits(const Matrix& inputs) const;
-  double evaluate_accuracy() const;
+  Matrix coded_logits(const Matrix& inputs);
+  double evaluate_accuracy();
+  /// compute_and_decode over the ranks: each partial computed and checked where its node lives.
+  ProductDecode decode_on_ranks(const CodingScheme& scheme, Direction dir, const Matrix& input,
+                                const PartialResultHook& faulty = {}) const;
+  /// decode_weights() of layer l, on every rank (the other ranks' blocks lent for it).
+  Matrix layer_weights(int l);
   void on_crash(int node);
   void on_repair(int node);
   void finish();
@@ -142,9 +154,12 @@ class CodedTrainingRun {
   static double block_check_flops(const BlockRef& block) { return 24.0 * block.size(); }
   // kept: the partial goes out; extra_flops: the node's block check and recomputation, which
   // delay it.
+  // withheld_block: the node's block is beyond its repair; corrected: its check corrected.
   struct NodeCheck {
     bool kept = true;
     double extra_flops = 0.0;
+    bool withheld_block = false;
+    bool corrected = false;
   };
   NodeCheck checked_at_node(CodingScheme& scheme, int p, Direction dir, const Matrix& input,
                             Matrix& partial);
@@ -173,6 +188,11 @@ class CodedTrainingRun {
   std::optional<double> regenerate_blamed(int layer, const std::vector<int>& blamed);
   std::optional<double> regenerate(const std::vector<std::pair<int, int>>& jobs,
                                    const std::vector<int>& exclude);
+  /// scheme.regenerate(node, sources) of layer `layer` where node's blocks live (the sources'
+  /// blocks lent there), its answer on every rank.
+  bool regenerate_block(int layer, int node, const std::vector<int>& sources);
+  /// scheme.repair_block(node) of layer `layer` where node's blocks live, its answer everywhere.
+  DecodeStatus repair_block_at_node(CodingScheme& scheme, int node);
   CheckpointContents checkpoint_contents();
   void take_snapshot();
   void restore_snapshot();
@@ -200,6 +220,7 @@ class CodedTrainingRun {
   std::uint64_t seed_;
   std::uint64_t replica_;
   const TrainingObserver& observer_;
+  NodeRanks ranks_;  // who holds each node's blocks (one process: this one)
   int layers_;
   int batch_;
   WaitPolicy wait_;

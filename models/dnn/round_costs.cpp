@@ -30,14 +30,14 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
   // ABFT's blocks carry checksum lines: a product computes them (forward from the block's first
   // cols columns, backward from its first rows rows) and its node keeps them. They do not scale.
   const std::int64_t extra = scheme.checksum_lines();
-  const auto scaled = [&](const BlockRef& b) {
-    return Block{(b.rows() - extra) * row_scale + extra, (b.cols() - extra) * col_scale + extra};
+  const auto scaled = [&](const BlockShape& b) {
+    return Block{(b.rows - extra) * row_scale + extra, (b.cols - extra) * col_scale + extra};
   };
   LayerShape g;
   g.rows = rows;
   g.cols = cols;
-  const std::vector<BlockRef> blocks = scheme.stored_blocks(0);
-  for (const BlockRef& b : blocks) {
+  const std::vector<BlockShape> blocks = scheme.block_shapes();
+  for (const BlockShape& b : blocks) {
     g.update_flops_per_column += 2.0 * scaled(b).size();
     g.stored_values_per_node += scaled(b).size();
   }

@@ -39,11 +39,11 @@ SlabPlan plan_slabs(const SchemeSpec& spec, CodingScheme& scheme, int rows, int 
   plan.group_width = cols;
   plan.slab_width = cols;
   Eigen::Index narrowest = cols;
-  const std::vector<BlockRef> blocks = scheme.stored_blocks(0);
-  for (const BlockRef& block : blocks) narrowest = std::min(narrowest, block.cols());
+  const std::vector<BlockShape> blocks = scheme.block_shapes();
+  for (const BlockShape& block : blocks) narrowest = std::min(narrowest, block.cols);
   if (narrowest < 1 || cols % narrowest != 0) return plan;
-  for (const BlockRef& block : blocks) {
-    if (block.cols() != narrowest && block.cols() != cols) return plan;
+  for (const BlockShape& block : blocks) {
+    if (block.cols != narrowest && block.cols != cols) return plan;
   }
   const auto groups = static_cast<int>(cols / narrowest);
   const double column_bytes = static_cast<double>(rows) * groups * kBytesPerValue;
@@ -139,6 +139,18 @@ void release_columns(const BlockRef& block, Eigen::Index first, Eigen::Index cou
 #endif
 }
 
+// The columns of slab [first, first + width) of a node's blocks, segment after segment, block
+// after block: what the root copies into its slab scheme.
+Bytes slab_columns(const SlabPlan& plan, const std::vector<BlockRef>& blocks, Eigen::Index first,
+                   Eigen::Index width) {
+  Packer packer;
+  for (const BlockRef& block : blocks) {
+    for (const SlabSegment& s : slab_segments(plan, block.cols(), first, width))
+      packer.put_matrix(block.middleCols(s.full_col, s.count));
+  }
+  return std::move(packer.bytes());
+}
+
 }  // namespace
 
 // Writes glorot_init's weights of layer `layer`, encoded, into the blocks of `scheme` (a scheme of
@@ -164,6 +176,7 @@ void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::u
     }
     part->encode(slab);
     for (int p = 0; p < scheme.node_count(); ++p) {
+      if (!scheme.resident(p)) continue;  // encoded where its blocks live
       if (!plan.sliced()) {  // the whole layer: the part's blocks, moved in (storage and all)
         const std::vector<Matrix*> storage = scheme.block_storage(p);
         const std::vector<Matrix*> parts = part->block_storage(p);
@@ -183,50 +196,68 @@ void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::u
 
 // decode_weights() of `scheme`, whose blocks it releases. A large layer is decoded a slab at a
 // time by a scheme of the slab's shape, each slab's columns copied out of the blocks and then
-// released, so W never sits beside all of its blocks.
-Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols) {
+// released, so W never sits beside all of its blocks. Distributed, the root decodes: the other
+// ranks send it their blocks (a small layer) or each slab's columns of them.
+Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols,
+                        const NodeRanks& ranks) {
   const SlabPlan plan = plan_slabs(spec, scheme, rows, cols);
   const int nodes = scheme.node_count();
-  if (!plan.sliced()) {
-    Matrix weights = scheme.decode_weights();
+  const std::vector<BlockShape> shapes = scheme.block_shapes();
+  const auto release_all = [&] {
     for (int p = 0; p < nodes; ++p)
       for (Matrix* storage : scheme.block_storage(p)) *storage = Matrix();
+  };
+  if (!plan.sliced()) {
+    for (int p = 0; p < nodes; ++p) ranks.lend_blocks(scheme, p, 0);  // to node 0's rank, the root
+    Matrix weights = ranks.root() ? scheme.decode_weights() : Matrix();
+    release_all();
     return weights;
   }
-  Matrix weights(rows, cols);
+  Matrix weights(ranks.root() ? rows : 0, ranks.root() ? cols : 0);
   std::unique_ptr<CodingScheme> part;
   Eigen::Index part_cols = 0;
   for (Eigen::Index first = 0; first < plan.group_width; first += plan.slab_width) {
     const Eigen::Index width = std::min(plan.slab_width, plan.group_width - first);
-    if (!part || part_cols != plan.groups * width) {
+    if (ranks.root() && (!part || part_cols != plan.groups * width)) {
       part = make_scheme(spec, rows, static_cast<int>(plan.groups * width));
       part_cols = plan.groups * width;
     }
     // Every slab block is overwritten whole: its columns are the union of its segments.
     for (int p = 0; p < nodes; ++p) {
       std::vector<BlockRef> blocks = scheme.stored_blocks(p);
+      if (!ranks.root()) {
+        if (scheme.resident(p)) ranks.send_to_root(slab_columns(plan, blocks, first, width));
+        continue;
+      }
       std::vector<BlockRef> parts = part->stored_blocks(p);
       CODESIM_CHECK(blocks.size() == parts.size(), "a slab scheme stores the same blocks");
+      const Bytes received = scheme.resident(p) ? Bytes() : ranks.receive_from(ranks.owner(p));
+      Unpacker columns(received);
       for (std::size_t b = 0; b < blocks.size(); ++b) {
-        CODESIM_CHECK(parts[b].rows() == blocks[b].rows(), "slab blocks keep the block height");
-        for (const SlabSegment& s : slab_segments(plan, blocks[b].cols(), first, width)) {
-          parts[b].middleCols(s.slab_col, s.count) = blocks[b].middleCols(s.full_col, s.count);
+        for (const SlabSegment& s : slab_segments(plan, shapes[b].cols, first, width)) {
+          if (scheme.resident(p)) {
+            parts[b].middleCols(s.slab_col, s.count) = blocks[b].middleCols(s.full_col, s.count);
+          } else {
+            parts[b].middleCols(s.slab_col, s.count) = columns.get_matrix();
+          }
         }
       }
     }
-    const Matrix slab = part->decode_weights();
-    for (const SlabSegment& s : slab_segments(plan, cols, first, width)) {
-      weights.middleCols(s.full_col, s.count) = slab.middleCols(s.slab_col, s.count);
+    if (ranks.root()) {
+      const Matrix slab = part->decode_weights();
+      for (const SlabSegment& s : slab_segments(plan, cols, first, width)) {
+        weights.middleCols(s.full_col, s.count) = slab.middleCols(s.slab_col, s.count);
+      }
     }
     for (int p = 0; p < nodes; ++p) {
+      if (!scheme.resident(p)) continue;
       for (const BlockRef& block : scheme.stored_blocks(p)) {
         for (const SlabSegment& s : slab_segments(plan, block.cols(), first, width))
           release_columns(block, s.full_col, s.count);
       }
     }
   }
-  for (int p = 0; p < nodes; ++p)
-    for (Matrix* storage : scheme.block_storage(p)) *storage = Matrix();
+  release_all();
   return weights;
 }
 

@@ -205,6 +205,31 @@ const FaultRecord& FaultInjector::apply_pending(
   return log_.records.back();
 }
 
+const FaultRecord& FaultInjector::adopt(const FaultRecord& made) {
+  CODESIM_CHECK(pending_.has_value(), "adopt() without a struck offer()");
+  const FaultOpportunity opportunity = std::move(*pending_);
+  pending_.reset();
+  if (replaying()) {
+    log_.records.push_back(replay_->records[next_record_++]);
+    return log_.records.back();
+  }
+  FaultRecord record;
+  record.opportunity = opportunities_ - 1;
+  record.time_s = opportunity.time_s;
+  record.node = opportunity.node;
+  record.operation = opportunity.operation;
+  record.layer = opportunity.layer;
+  record.target = opportunity.target;
+  record.model = config_[opportunity.target].model.kind;
+  record.scalar = made.scalar;
+  record.rows = made.rows;
+  record.cols = made.cols;
+  record.sequence_digest = digest_;
+  record.entries = made.entries;
+  log_.records.push_back(std::move(record));
+  return log_.records.back();
+}
+
 const FaultRecord& FaultInjector::apply(Eigen::Ref<Eigen::MatrixXd> data) {
   return apply_pending<double>(data);
 }
