@@ -48,3 +48,28 @@ expect_error 2 "the run needs about" "${mpi[@]}" -np 1 "$codesim" run "$scenario
 "${mpi[@]}" -np 3 "$codesim" run "$scenario" -o fits.json -q "${small[@]}" --distribute nodes
 test -s fits.json
 echo "bad inputs refused; the run that fits only on 3 ranks ran"
+
+# A rank that dies: mpirun aborts the job, says which rank, and no results file is written.
+"${mpi[@]}" -np 3 "$codesim" run "$scenario" -o dead.json -q --set /sweep='{}' \
+  --set /workload/iterations=100000 --distribute nodes \
+  >"$work/out" 2>"$work/err" &
+launcher=$!
+victim=""
+for _ in $(seq 100); do
+  sleep 0.2
+  victim=$(pgrep -f -- "-o dead.json" | grep -v "^$launcher\$" | tail -1 || true)
+  [[ -n "$victim" ]] && break
+done
+[[ -n "$victim" ]] || { echo "no rank to kill" >&2; exit 1; }
+sleep 1
+kill -9 "$victim"
+set +e
+wait "$launcher"
+code=$?
+set -e
+if [[ $code -eq 0 ]] || [[ -e dead.json ]] || ! grep -qi "signal 9\|killed" "$work/err"; then
+  echo "a killed rank: expected a failed job, mpirun's message and no results (exit $code)" >&2
+  cat "$work/err" >&2
+  exit 1
+fi
+echo "a killed rank fails the job (exit $code) with no results file"
