@@ -185,7 +185,18 @@ const FaultRecord& FaultInjector::apply_pending(
     log_.records.push_back(logged);
     return log_.records.back();
   }
-  const FaultTargetSpec& target = config_[opportunity.target];
+  FaultRecord record = record_of(opportunity);
+  record.scalar = scalar_of<T>();
+  record.rows = data.rows();
+  record.cols = data.cols();
+  record.entries = apply_value_model(
+      config_[opportunity.target].model, data,
+      stream(value_streams_, "fault_value", opportunity.node, opportunity.target));
+  log_.records.push_back(std::move(record));
+  return log_.records.back();
+}
+
+FaultRecord FaultInjector::record_of(const FaultOpportunity& opportunity) const {
   FaultRecord record;
   record.opportunity = opportunities_ - 1;
   record.time_s = opportunity.time_s;
@@ -193,16 +204,9 @@ const FaultRecord& FaultInjector::apply_pending(
   record.operation = opportunity.operation;
   record.layer = opportunity.layer;
   record.target = opportunity.target;
-  record.model = target.model.kind;
-  record.scalar = scalar_of<T>();
-  record.rows = data.rows();
-  record.cols = data.cols();
+  record.model = config_[opportunity.target].model.kind;
   record.sequence_digest = digest_;
-  record.entries = apply_value_model(
-      target.model, data,
-      stream(value_streams_, "fault_value", opportunity.node, opportunity.target));
-  log_.records.push_back(std::move(record));
-  return log_.records.back();
+  return record;
 }
 
 const FaultRecord& FaultInjector::adopt(const FaultRecord& made) {
@@ -213,18 +217,10 @@ const FaultRecord& FaultInjector::adopt(const FaultRecord& made) {
     log_.records.push_back(replay_->records[next_record_++]);
     return log_.records.back();
   }
-  FaultRecord record;
-  record.opportunity = opportunities_ - 1;
-  record.time_s = opportunity.time_s;
-  record.node = opportunity.node;
-  record.operation = opportunity.operation;
-  record.layer = opportunity.layer;
-  record.target = opportunity.target;
-  record.model = config_[opportunity.target].model.kind;
+  FaultRecord record = record_of(opportunity);
   record.scalar = made.scalar;
   record.rows = made.rows;
   record.cols = made.cols;
-  record.sequence_digest = digest_;
   record.entries = made.entries;
   log_.records.push_back(std::move(record));
   return log_.records.back();

@@ -81,6 +81,8 @@ class FaultInjector {
   template <typename T>
   void replay_record(const FaultRecord& logged,
                      Eigen::Ref<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>> data) const;
+  // The record of the pending strike's opportunity, without its data (scalar, shape, entries).
+  FaultRecord record_of(const FaultOpportunity& opportunity) const;
   sim::RandomStream& stream(std::vector<std::optional<sim::RandomStream>>& streams,
                             const char* component, int node, FaultTarget target);
 
