@@ -73,6 +73,14 @@ class MpiRankChannel final : public models::RankChannel {
   }
 
   std::vector<models::Bytes> all_gather(const models::Bytes& mine) override {
+    // One MPI_Allgatherv when the counts fit in ints, else a broadcast from every rank.
+    std::uint64_t length = mine.size();
+    std::vector<std::uint64_t> lengths(static_cast<std::size_t>(size_));
+    check(MPI_Allgather(&length, 1, MPI_UINT64_T, lengths.data(), 1, MPI_UINT64_T, comm_),
+          "MPI_Allgather");
+    std::uint64_t total = 0;
+    for (std::uint64_t l : lengths) total += l;
+    if (total < kPieceBytes) return gather_in_one(mine, lengths, total);
     std::vector<models::Bytes> all(static_cast<std::size_t>(size_));
     for (int root = 0; root < size_; ++root) {
       models::Bytes& bytes = all[static_cast<std::size_t>(root)];
@@ -109,6 +117,27 @@ class MpiRankChannel final : public models::RankChannel {
   const RankTraffic& traffic() const { return traffic_; }
 
  private:
+  std::vector<models::Bytes> gather_in_one(const models::Bytes& mine,
+                                           const std::vector<std::uint64_t>& lengths,
+                                           std::uint64_t total) {
+    const Metered metered(traffic_, total);
+    std::vector<int> counts(lengths.size()), offsets(lengths.size());
+    int at = 0;
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+      counts[r] = static_cast<int>(lengths[r]);
+      offsets[r] = at;
+      at += counts[r];
+    }
+    models::Bytes joined(total);
+    check(MPI_Allgatherv(mine.data(), counts[static_cast<std::size_t>(rank_)], MPI_CHAR,
+                         joined.data(), counts.data(), offsets.data(), MPI_CHAR, comm_),
+          "MPI_Allgatherv");
+    std::vector<models::Bytes> all(lengths.size());
+    for (std::size_t r = 0; r < lengths.size(); ++r)
+      all[r].assign(joined.begin() + offsets[r], joined.begin() + offsets[r] + counts[r]);
+    return all;
+  }
+
   RankTraffic traffic_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
