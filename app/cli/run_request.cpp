@@ -93,8 +93,8 @@ void add_run_options(po::options_description& options) {
       "share of the simulated nodes (the results do not depend on the number of ranks)")(
       "memory-limit-gb", po::value<std::string>()->value_name("GB"),
       "refuse runs that need more than GB gigabytes per process (default: the available memory, "
-      "shared by the ranks on this machine)")("list-points", po::bool_switch(),
-                                              "print the sweep points and exit without running")(
+      "shared by the ranks of a distributed run on this machine)")(
+      "list-points", po::bool_switch(), "print the sweep points and exit without running")(
       "force", po::bool_switch(),
       "run even when the expected simulated time exceeds time_limit_s by orders of magnitude")(
       "quiet,q", po::bool_switch(), "print nothing but errors");
