@@ -172,6 +172,7 @@ void max_pool(const PoolGeometry& g, const ConstMatrixRef& input, Matrix& out,
       }
       if (nan) {
         best = -std::numeric_limits<double>::infinity();
+        at = first;
         for (int kh = 0; kh < g.kernel; ++kh) {
           for (int kw = 0; kw < g.kernel; ++kw) {
             const int index = first + kh * g.in_width + kw;
