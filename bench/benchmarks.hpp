@@ -18,6 +18,10 @@ int run_codes_bench(const std::vector<std::string>& args, models::Arithmetic ari
 /// over the bare node arithmetic, and peak memory of the paper configuration.
 int run_training_bench(const std::vector<std::string>& args, models::Arithmetic arithmetic,
                        std::ostream& out);
+/// `codesim-bench cnn [--agree] ...`: LeNet-5 training steps/s against the PyTorch peer, or the
+/// loss-by-loss agreement with it (bench/cnn_bench.hpp).
+int run_cnn_bench(const std::vector<std::string>& args, models::Arithmetic arithmetic,
+                  std::ostream& out);
 /// `codesim-bench floor [--iterations N] [--runs R] [--threads T] [--triad-mib M] [--json]`:
 /// the paper-size iteration's wall time against its memory floor (a STREAM-like triad).
 int run_floor_bench(const std::vector<std::string>& args, models::Arithmetic arithmetic,

@@ -11,6 +11,7 @@ constexpr const char* kUsage =
     "usage: codesim-bench engine --nodes N --tasks K [--seed S] [--json]\n"
     "       codesim-bench codes [--json] [--quick] [--abft-only]\n"
     "       codesim-bench training [--overhead | --memory] [options] (see training --help)\n"
+    "       codesim-bench cnn [--agree] [options] (see cnn --help)\n"
     "       codesim-bench floor [--iterations N] [--runs R] [--threads T] [--triad-mib M] "
     "[--json]\n"
     "       codesim-bench stochastic [--case paper|large] [--iterations N] [--runs R] [--json]\n"
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
   if (name == "engine") return codesim::bench::run_engine_bench(args, std::cout);
   if (name == "codes") return codesim::bench::run_codes_bench(args, arithmetic, std::cout);
   if (name == "training") return codesim::bench::run_training_bench(args, arithmetic, std::cout);
+  if (name == "cnn") return codesim::bench::run_cnn_bench(args, arithmetic, std::cout);
   if (name == "floor") return codesim::bench::run_floor_bench(args, arithmetic, std::cout);
   if (name == "stochastic") return codesim::bench::run_stochastic_bench(args, std::cout);
   if (name == "topology") return codesim::bench::run_topology_bench(args, std::cout);
@@ -63,7 +65,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::cerr << "error: unknown benchmark '" << name
-            << "' (expected engine, codes, training, floor, stochastic, topology or network)\n"
+            << "' (expected engine, codes, training, cnn, floor, stochastic, topology or network)\n"
             << kUsage;
   return 2;
 }

@@ -105,18 +105,34 @@ DenseKernels::DenseKernels(Arithmetic arithmetic)
 }
 
 Eigen::MatrixXd DenseKernels::product(const ConstMatrixRef& a, const ConstMatrixRef& b) const {
-  CODESIM_CHECK(a.cols() == b.rows(), "a b has matching inner dimensions");
-  Eigen::MatrixXd out(a.rows(), b.cols());
-  cut_product(team_, *table_, arg(a), false, arg(b), out.data(), static_cast<long>(out.rows()));
+  Eigen::MatrixXd out;
+  product(a, b, out);
   return out;
 }
 
 Eigen::MatrixXd DenseKernels::transposed_product(const ConstMatrixRef& a,
                                                  const ConstMatrixRef& b) const {
-  CODESIM_CHECK(a.rows() == b.rows(), "a^T b has matching inner dimensions");
-  Eigen::MatrixXd out(a.cols(), b.cols());
-  cut_product(team_, *table_, arg(a), true, arg(b), out.data(), static_cast<long>(out.rows()));
+  Eigen::MatrixXd out;
+  transposed_product(a, b, out);
   return out;
+}
+
+void DenseKernels::product(const ConstMatrixRef& a, const ConstMatrixRef& b,
+                           Eigen::MatrixXd& out) const {
+  CODESIM_CHECK(a.cols() == b.rows(), "a b has matching inner dimensions");
+  CODESIM_CHECK(out.data() == nullptr || (out.data() != a.data() && out.data() != b.data()),
+                "the product's output aliases neither factor");
+  out.resize(a.rows(), b.cols());
+  cut_product(team_, *table_, arg(a), false, arg(b), out.data(), static_cast<long>(out.rows()));
+}
+
+void DenseKernels::transposed_product(const ConstMatrixRef& a, const ConstMatrixRef& b,
+                                      Eigen::MatrixXd& out) const {
+  CODESIM_CHECK(a.rows() == b.rows(), "a^T b has matching inner dimensions");
+  CODESIM_CHECK(out.data() == nullptr || (out.data() != a.data() && out.data() != b.data()),
+                "the product's output aliases neither factor");
+  out.resize(a.cols(), b.cols());
+  cut_product(team_, *table_, arg(a), true, arg(b), out.data(), static_cast<long>(out.rows()));
 }
 
 void DenseKernels::add_outer_product(Eigen::Ref<Eigen::MatrixXd> c, double alpha,

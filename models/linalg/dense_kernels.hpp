@@ -48,6 +48,12 @@ class DenseKernels {
   Eigen::MatrixXd product(const ConstMatrixRef& a, const ConstMatrixRef& b) const;
   /// a^T b.
   Eigen::MatrixXd transposed_product(const ConstMatrixRef& a, const ConstMatrixRef& b) const;
+  /// out = a b, into `out` resized to a.rows() x b.cols() (its storage is kept when it has that
+  /// size already, so a loop of equal products allocates nothing); out aliases neither a nor b.
+  void product(const ConstMatrixRef& a, const ConstMatrixRef& b, Eigen::MatrixXd& out) const;
+  /// out = a^T b, into `out` as product(a, b, out).
+  void transposed_product(const ConstMatrixRef& a, const ConstMatrixRef& b,
+                          Eigen::MatrixXd& out) const;
   /// c += alpha a b^T.
   void add_outer_product(Eigen::Ref<Eigen::MatrixXd> c, double alpha, const ConstMatrixRef& a,
                          const ConstMatrixRef& b) const;

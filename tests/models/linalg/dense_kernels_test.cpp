@@ -206,3 +206,23 @@ TEST_CASE("weighted column sums match the entry-order sums with weights 1, i + 1
     }
   }
 }
+
+TEST_CASE("products into a buffer equal the returned ones and keep the buffer's storage") {
+  for (const Arithmetic arithmetic : {Arithmetic::portable, fastest_arithmetic()}) {
+    const DenseKernels kernels(arithmetic);
+    for (const Shape& s : kShapes) {
+      const MatrixXd a = random_matrix(s.rows, s.depth, 1);
+      const MatrixXd b = random_matrix(s.depth, s.cols, 2);
+      const MatrixXd at = random_matrix(s.depth, s.rows, 3);
+      MatrixXd out, transposed;
+      kernels.product(a, b, out);
+      kernels.transposed_product(at, b, transposed);
+      CHECK(out == kernels.product(a, b));
+      CHECK(transposed == kernels.transposed_product(at, b));
+      const double* storage = out.data();
+      kernels.product(a, b, out);  // the same shape again: no new storage
+      CHECK(out.data() == storage);
+      CHECK(out == kernels.product(a, b));
+    }
+  }
+}
