@@ -37,7 +37,7 @@ NodeRanks::NodeRanks(RankChannel& channel, int nodes) : channel_(&channel), node
 
 int NodeRanks::owner(int node) const {
   if (channel_ == nullptr) return 0;
-  return static_cast<int>(static_cast<long long>(node) * channel_->size() / nodes_);
+  return node % channel_->size();
 }
 
 int NodeRanks::nodes_of(int rank) const {

@@ -74,8 +74,9 @@ class Unpacker {
   std::size_t at_ = 0;
 };
 
-/// Which rank owns each of the P simulated nodes (contiguous ranges: node p on rank p R / P) and
-/// the exchanges of the protocol. Default: one process owning every node, where every exchange is
+/// Which rank owns each of the P simulated nodes (round robin: node p on rank p mod R, which
+/// spreads every round's participants evenly: a grid row or column is consecutive nodes) and the
+/// exchanges of the protocol. Default: one process owning every node, where every exchange is
 /// a no-op.
 class NodeRanks {
  public:

@@ -140,15 +140,16 @@ TEST_CASE("a run spread over three ranks gives the one-process run's metrics, we
   }
 }
 
-TEST_CASE("nodes are owned in contiguous ranges, every rank owning one at least") {
+TEST_CASE("nodes are dealt to the ranks in turn, every rank owning one at least") {
   Mailboxes boxes;
   ThreadChannel channel(boxes, 1, 3);
   const NodeRanks ranks(channel, 7);
   std::vector<int> owners;
   for (int p = 0; p < 7; ++p) owners.push_back(ranks.owner(p));
-  CHECK(owners == std::vector<int>{0, 0, 0, 1, 1, 2, 2});
+  CHECK(owners == std::vector<int>{0, 1, 2, 0, 1, 2, 0});
   CHECK(ranks.nodes_of(0) == 3);
-  CHECK(ranks.residency() == std::vector<char>{0, 0, 0, 1, 1, 0, 0});
+  CHECK(ranks.nodes_of(2) == 2);
+  CHECK(ranks.residency() == std::vector<char>{0, 1, 0, 0, 1, 0, 0});
   CHECK_FALSE(NodeRanks().distributed());
   CHECK(NodeRanks().mine(5));
 }
