@@ -10,19 +10,23 @@
 
 namespace codesim::models {
 
+double glorot_sd(const LayerGeometry& g) {
+  // PyTorch's fans: a conv's receptive field (k k) multiplies both.
+  const double field = static_cast<double>(g.weight_cols) / g.input.channels;
+  const double fan_in = g.weight_cols;
+  const double fan_out = g.input.flat ? g.weight_rows : g.weight_rows * field;
+  return std::sqrt(2.0 / (fan_in + fan_out));
+}
+
 NetworkParameters glorot_init(const NetworkSpec& spec, std::uint64_t seed) {
   NetworkParameters p;
   const std::vector<LayerGeometry> geometry = network_geometry(spec);
   for (std::size_t l = 0; l < spec.layers.size(); ++l) {
     const LayerGeometry& g = geometry[l];
     if (g.weighted_index < 0) continue;
-    // PyTorch's fans: a conv's receptive field (k k) multiplies both.
-    const double field = static_cast<double>(g.weight_cols) / g.input.channels;
-    const double fan_in = g.weight_cols;
-    const double fan_out = g.input.flat ? g.weight_rows : g.weight_rows * field;
     sim::RandomStream stream(
         {seed, 0, "mlp_init", static_cast<std::uint64_t>(g.weighted_index + 1)});
-    boost::random::normal_distribution<double> normal(0.0, std::sqrt(2.0 / (fan_in + fan_out)));
+    boost::random::normal_distribution<double> normal(0.0, glorot_sd(g));
     Matrix w(g.weight_rows, g.weight_cols);
     for (Eigen::Index c = 0; c < w.cols(); ++c)
       for (Eigen::Index r = 0; r < w.rows(); ++r) w(r, c) = normal(stream.generator());

@@ -21,6 +21,10 @@ namespace codesim::models {
 /// are C_out x C_in k k, PyTorch's weight.view(C_out, -1); its bias has one entry per channel.
 using NetworkParameters = MlpParameters;
 
+/// The Glorot-normal standard deviation of a weighted layer, sqrt(2 / (fan_in + fan_out)) with
+/// PyTorch's fans (conv: fan_in C_in k k, fan_out C_out k k; dense: inputs and units).
+double glorot_sd(const LayerGeometry& layer);
+
 /// Glorot-normal weights, sd sqrt(2 / (fan_in + fan_out)) with PyTorch's fans (conv: fan_in
 /// C_in k k, fan_out C_out k k; dense: inputs and units), drawn column by column (column-major)
 /// from the stream (seed, 0, "mlp_init", i + 1) for weighted layer i; zero biases. A network of

@@ -3,20 +3,43 @@
 #include "models/dnn/coded_training.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "models/dnn/coded_training_run.hpp"
+#include "models/dnn/layer_steps.hpp"
 #include "models/dnn/training_protocol.hpp"
 
 namespace codesim::models {
 
+namespace {
+
+// The layers' own problems: the MLP's sizes, or the network's layers; "" when none.
+std::string layers_problem(const TrainingSpec& spec) {
+  if (!spec.network) {
+    const std::vector<int>& sizes = spec.mlp.layer_sizes;
+    if (sizes.size() < 2) return "the MLP needs at least an input and an output size";
+    for (int size : sizes)
+      if (size < 1) return "every layer size must be >= 1";
+    return {};
+  }
+  if (const std::optional<NetworkIssue> issue = validate_network(*spec.network)) {
+    return (issue->layer >= 0 ? "network layer " + std::to_string(issue->layer) + ": " : "") +
+           (issue->field.empty() ? "" : issue->field + ": ") + issue->message;
+  }
+  if (spec.network->layers.empty() || !std::holds_alternative<Dense>(spec.network->layers.back()))
+    return "the network must end with a dense layer (its product gives the logits)";
+  if (spec.mode != TrainingMode::numeric) return "a network of layers trains in numeric mode only";
+  return {};
+}
+
+}  // namespace
+
 std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int features,
                               int classes) {
-  const std::vector<int>& sizes = spec.mlp.layer_sizes;
-  if (sizes.size() < 2) return "the MLP needs at least an input and an output size";
-  for (int size : sizes)
-    if (size < 1) return "every layer size must be >= 1";
+  if (std::string problem = layers_problem(spec); !problem.empty()) return problem;
   if (spec.mlp.batch_size < 1) return "batch_size must be >= 1";
   if (!(spec.mlp.learning_rate > 0.0) || !std::isfinite(spec.mlp.learning_rate))
     return "learning_rate must be a positive number";
@@ -28,16 +51,19 @@ std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int f
   if (spec.wait_errors < 0) return "wait_errors must be >= 0";
   if (!(spec.time_limit_s > 0.0)) return "time_limit_s must be > 0";
   if (!(spec.audit_tolerance > 0.0)) return "audit_tolerance must be > 0";
-  if (features != sizes.front()) {
-    return "the input layer has " + std::to_string(sizes.front()) + " units but the data has " +
+  const std::vector<WeightShape> shapes = weight_shapes(spec);
+  const int inputs = spec.network ? spec.network->input.size() : shapes.front().cols;
+  if (features != inputs) {
+    return "the input layer has " + std::to_string(inputs) + " units but the data has " +
            std::to_string(features) + " features";
   }
-  if (classes > sizes.back()) {
-    return "the output layer has " + std::to_string(sizes.back()) + " units but the data has " +
-           std::to_string(classes) + " classes";
+  if (classes > shapes.back().rows) {
+    return "the output layer has " + std::to_string(shapes.back().rows) +
+           " units but the data has " + std::to_string(classes) + " classes";
   }
-  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-    const std::string problem = validate_scheme(spec.scheme, sizes[l + 1], sizes[l]).message;
+  for (std::size_t l = 0; l < shapes.size(); ++l) {
+    const std::string problem =
+        validate_scheme(spec.scheme, shapes[l].rows, shapes[l].cols).message;
     if (!problem.empty()) return "layer " + std::to_string(l) + ": " + problem;
   }
   const int needed = summarize_scheme(spec.scheme).nodes;

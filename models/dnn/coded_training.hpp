@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "models/coding/coding_scheme.hpp"
 #include "models/dnn/dataset.hpp"
 #include "models/dnn/mlp.hpp"
+#include "models/dnn/network_spec.hpp"
 #include "models/faults/fault_injector.hpp"
 #include "sim/checkpoint_policy.hpp"
 #include "sim/cluster.hpp"
@@ -50,7 +52,13 @@ struct TrainingSpec {
   /// models/dnn/node_ranks.hpp): null, this process holds them all. Not owned; never changes a
   /// result, so it is not a scenario key either. train_coded only.
   RankChannel* ranks = nullptr;
+  /// The MLP's layers, activation, learning rate and batch size. With `network` set, only its
+  /// learning rate and batch size apply.
   MlpSpec mlp;
+  /// A network of conv, pooling, flatten, dense and ReLU layers (workload.network) instead of the
+  /// MLP's layers: every conv and dense layer's W is coded (layer_steps.hpp). Its own
+  /// learning_rate and batch_size are ignored (mlp's apply). Numeric mode only.
+  std::optional<NetworkSpec> network;
   SchemeSpec scheme;
   int iterations = 100;  ///< useful SGD steps to complete, >= 1
   int eval_every = 0;    ///< accuracy_vs_time row every this many useful iterations; 0 = start/end

@@ -99,12 +99,12 @@ void CodedTrainingRun::restore_snapshot() {
   if (checkpoints_.empty()) {
     // Checkpoint 0, the initial state, is rebuilt from the seed rather than stored.
     for (int l = 0; l < layers_; ++l) {
-      const LayerGeometry& g = geometry_[static_cast<std::size_t>(l)];
-      encode_initial_weights(spec_.scheme, *schemes_[static_cast<std::size_t>(l)], seed_, l, g.rows,
-                             g.cols);
+      const WeightShape& shape = shapes_[static_cast<std::size_t>(l)];
+      encode_initial_weights(spec_.scheme, *schemes_[static_cast<std::size_t>(l)], seed_, l,
+                             shape.rows, shape.cols, shape.init_sd);
       biases_[static_cast<std::size_t>(l)].setZero();
     }
-    if (spec_.audit && ranks_.root()) shadow_ = glorot_init(spec_.mlp, seed_);
+    if (spec_.audit && ranks_.root()) shadow_ = initial_parameters(spec_, seed_);
     std::fill(stale_.begin(), stale_.end(), false);
   } else {
     // The checkpoint's stale flags come back with its blocks: a node that had missed updates when
@@ -126,7 +126,7 @@ double CodedTrainingRun::nominal_round_s(int layer, Direction dir) const {
   const double decoder_speed =
       spec_.decentralized ? slowest_live_speed() : cluster_.node(0).speed_flops_per_s();
   return nominal_round_time_s(cluster_.topology(), g, usable_nodes, speeds, live_nodes(),
-                              decoder_speed, batch_, spec_.decentralized);
+                              decoder_speed, columns(layer), spec_.decentralized);
 }
 
 // One decode of the verification pass: the all-ones input through (layer, dir), counted, its

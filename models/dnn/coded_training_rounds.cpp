@@ -37,7 +37,7 @@ void CodedTrainingRun::start_iteration() {
     z_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
     x_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
     delta_.assign(static_cast<std::size_t>(layers_), NodeCopies{});
-    x_[0].reset(x0_);
+    x_[0].reset(steps_->first_input(x0_));
     start_round(0, Direction::forward);
   });
 }
@@ -78,7 +78,7 @@ void CodedTrainingRun::start_round(int layer, Direction dir) {
       codewords_[static_cast<std::size_t>(layer)][static_cast<std::size_t>(dir_index(dir))], wait_);
   pending_tasks_ = 0;
   withheld_blocks_.clear();
-  const double flops = g.task_flops_per_column * batch_;
+  const double flops = g.task_flops_per_column * columns(layer);
   for (int p : g.participants) {
     if (!usable(p)) {
       task_state_[static_cast<std::size_t>(p)] = TaskState::lost;
@@ -131,7 +131,7 @@ void CodedTrainingRun::on_partial(int p) {
   const bool here = ranks_.mine(p);
   std::vector<BlockRef> blocks;
   if (here) blocks = scheme.stored_blocks(p);
-  const double flops = g.task_flops_per_column * batch_;
+  const double flops = g.task_flops_per_column * columns(l);
   offer_at_node(p, dir_name(dir), l, FaultTarget::weights, flops,
                 !here                       ? nullptr
                 : dir == Direction::forward ? &blocks.front()
@@ -203,7 +203,7 @@ CodedTrainingRun::NodeCheck CodedTrainingRun::checked_at_node(CodingScheme& sche
       out.extra_flops += geometry_[static_cast<std::size_t>(round_layer_)]
                              .dir[static_cast<std::size_t>(dir_index(dir))]
                              .task_flops_per_column *
-                         batch_;
+                         columns(round_layer_);
     }
   }
   out.corrected = check.status == DecodeStatus::corrected;
@@ -234,15 +234,15 @@ void CodedTrainingRun::finish_round() {
   int present = 0;
   ranks_.share_partials(partials_);  // every rank decodes every symbol
   const std::vector<std::optional<Matrix>> symbols = gather_symbols(g, present);
-  const double symbol_bytes = static_cast<double>(g.partial_rows) * batch_ * kBytesPerValue;
+  const double symbol_bytes = static_cast<double>(g.partial_rows) * columns(l) * kBytesPerValue;
   const double communication_s = communicate(g, symbols, symbol_bytes);
   round_decode_ = schemes_[static_cast<std::size_t>(l)]->decode(dir, symbols, spec_.decode);
   ++progress_.counts.decodes;
   const double decoder_speed =
       spec_.decentralized ? slowest_live_speed() : cluster_.node(0).speed_flops_per_s();
-  const double decode_s =
-      decode_flops(present, g.partial_rows, batch_, round_decode_.status == DecodeStatus::clean) /
-      decoder_speed;
+  const double decode_s = decode_flops(present, g.partial_rows, columns(l),
+                                       round_decode_.status == DecodeStatus::clean) /
+                          decoder_speed;
   progress_.energy.decode(live_nodes(), spec_.decentralized, decode_s);
   progress_.time.charge_ahead(
       engine_.now(), {{TimeKind::communication, communication_s}, {TimeKind::decode, decode_s}});
@@ -288,7 +288,8 @@ double CodedTrainingRun::communicate(const DirectionGeometry& g,
                                      double symbol_bytes) {
   std::vector<char> present(symbols.size());
   for (std::size_t s = 0; s < symbols.size(); ++s) present[s] = symbols[s].has_value();
-  const double product_bytes = static_cast<double>(g.product_rows) * batch_ * kBytesPerValue;
+  const double product_bytes =
+      static_cast<double>(g.product_rows) * columns(round_layer_) * kBytesPerValue;
   const std::vector<int> live = live_nodes();
   const sim::CommunicationCost cost = round_communication_cost(
       cluster_.topology(), g, present, live, symbol_bytes, product_bytes, spec_.decentralized);
@@ -368,7 +369,7 @@ double CodedTrainingRun::decode_fault_flops(int layer, Direction dir) const {
   const DirectionGeometry& g =
       geometry_[static_cast<std::size_t>(layer)].dir[static_cast<std::size_t>(dir_index(dir))];
   const double symbols = static_cast<double>(g.members.size());
-  return 2.0 * symbols * symbols * g.partial_rows * batch_;
+  return 2.0 * symbols * symbols * g.partial_rows * columns(layer);
 }
 
 void CodedTrainingRun::apply_forward(int l) {
@@ -379,13 +380,12 @@ void CodedTrainingRun::apply_forward(int l) {
   zc.reset(std::move(z));
   offer_decode_faults(zc, "forward", l, decode_fault_flops(l, Direction::forward));
   const double elementwise = static_cast<double>(zc.shared.size());
-  const Activation f = spec_.mlp.hidden_activation;
   if (l + 1 < layers_) {
     NodeCopies& x = x_[index + 1];
-    x.reset(activate(f, zc.shared));
+    x.reset(steps_->next_input(l, zc.shared));
     for (int p = 0; p < nodes_; ++p) {
       if (!up(p)) continue;
-      if (zc.differs(p)) x.set_own(p, activate(f, zc.of(p)), nodes_);
+      if (zc.differs(p)) x.set_own(p, steps_->next_input(l, zc.of(p)), nodes_);
       offer_copy(x, p, "forward", l, FaultTarget::activation, elementwise);
     }
   } else {
@@ -401,19 +401,18 @@ void CodedTrainingRun::apply_forward(int l) {
 }
 
 void CodedTrainingRun::apply_backward(int l) {
-  // c = W_l^T delta_l; delta_{l-1} = c o f'(z_{l-1}).
+  // c = W_l^T delta_l; delta_{l-1} = c o f'(z_{l-1}) for an MLP (layer_steps.hpp).
   NodeCopies c;
   c.reset(std::move(round_decode_.product));
   offer_decode_faults(c, "backward", l, decode_fault_flops(l, Direction::backward));
   const NodeCopies& z = z_[static_cast<std::size_t>(l) - 1];
-  const Activation f = spec_.mlp.hidden_activation;
   NodeCopies& d = delta_[static_cast<std::size_t>(l) - 1];
-  d.reset(c.shared.cwiseProduct(activation_derivative(f, z.shared)));
+  d.reset(steps_->previous_delta(l, c.shared, z.shared));
   const double elementwise = static_cast<double>(c.shared.size());
   for (int p = 0; p < nodes_; ++p) {
     if (!up(p)) continue;
     if (c.differs(p) || z.differs(p)) {
-      d.set_own(p, c.of(p).cwiseProduct(activation_derivative(f, z.of(p))), nodes_);
+      d.set_own(p, steps_->previous_delta(l, c.of(p), z.of(p)), nodes_);
     }
     offer_copy(d, p, "backward", l - 1, FaultTarget::activation, elementwise);
   }
@@ -421,7 +420,8 @@ void CodedTrainingRun::apply_backward(int l) {
 
 double CodedTrainingRun::update_flops() const {
   double flops = 0.0;
-  for (const LayerGeometry& g : geometry_) flops += g.update_flops_per_column * batch_;
+  for (int l = 0; l < layers_; ++l)
+    flops += geometry_[static_cast<std::size_t>(l)].update_flops_per_column * columns(l);
   return flops;
 }
 
@@ -450,7 +450,7 @@ void CodedTrainingRun::on_update_done(int p) {
     CodingScheme& scheme = *schemes_[index];
     const Matrix& delta = delta_[index].of(p);
     const Matrix& input = x_[index].of(p);
-    const double flops = geometry_[index].update_flops_per_column * batch_;
+    const double flops = geometry_[index].update_flops_per_column * columns(l);
     FaultOpportunity o;
     o.time_s = engine_.now();
     o.node = p;
@@ -494,7 +494,7 @@ void CodedTrainingRun::finish_update() {
   if (spec_.audit && ranks_.root()) {  // the shadow lives on the root
     DenseKernels kernels(spec_.arithmetic);
     kernels.use_team(team_.get());
-    const double shadow_loss = sgd_step(shadow_, spec_.mlp, x0_, labels_, kernels);
+    const double shadow_loss = steps_->reference_step(shadow_, x0_, labels_, kernels);
     if (std::abs(iteration_loss_ - shadow_loss) >
         spec_.audit_tolerance * std::max(1.0, std::abs(shadow_loss))) {
       ++silent_corruptions_;

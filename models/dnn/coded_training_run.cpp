@@ -29,7 +29,6 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
       seed_(seed),
       replica_(replica),
       observer_(observer),
-      layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
       batch_(spec.mlp.batch_size),
       progress_(spec.iterations, checkpoint.max_stalled_rollbacks),
       trace_(observer.trace, cluster_.size(), spec.time_limit_s) {
@@ -46,12 +45,13 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
     CODESIM_CHECK(!observer.on_checkpoint && !observer.on_rollback,
                   "a run distributed over ranks decodes its parameters only at the end");
   }
+  steps_ = make_layer_steps(spec);
   init_layers();
   // Young's and Daly's intervals take the write cost this run pays (its blocks, its storage).
   policy_ = sim::CheckpointPolicy(
       checkpoint, cluster_.system_mtbf_s(),
       checkpoint_costs(checkpoint, stored_values_per_node(), cluster_.topology(), nodes_));
-  if (spec.audit && ranks_.root()) shadow_ = glorot_init(spec.mlp, seed);
+  if (spec.audit && ranks_.root()) shadow_ = initial_parameters(spec, seed);
   stale_.assign(static_cast<std::size_t>(nodes_), false);
   task_state_.assign(static_cast<std::size_t>(nodes_), TaskState::none);
   task_start_s_.assign(static_cast<std::size_t>(nodes_), 0.0);
@@ -68,16 +68,19 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
 void CodedTrainingRun::init_layers() {
   const TrainingSpec& spec = spec_;
   if (spec.threads > 1) team_ = std::make_unique<ThreadTeam>(spec.threads);
+  shapes_ = weight_shapes(spec);
+  layers_ = static_cast<int>(shapes_.size());
   for (int l = 0; l < layers_; ++l) {
-    const int rows = spec.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
-    const int cols = spec.mlp.layer_sizes[static_cast<std::size_t>(l)];
+    const WeightShape& shape = shapes_[static_cast<std::size_t>(l)];
+    const int rows = shape.rows;
+    const int cols = shape.cols;
     schemes_.push_back(
         make_scheme(spec.scheme, rows, cols, SchemeContext(spec.arithmetic, ranks_.residency())));
     CodingScheme& scheme = *schemes_.back();
     CODESIM_CHECK(scheme.node_count() == nodes_, "every layer's scheme has P nodes");
     scheme.use_team(team_.get());
     // glorot_init's weights, a slab at a time for a large layer.
-    encode_initial_weights(spec.scheme, scheme, seed_, l, rows, cols);
+    encode_initial_weights(spec.scheme, scheme, seed_, l, rows, cols, shape.init_sd);
     biases_.push_back(Vector::Zero(rows));
     geometry_.push_back(layer_shape(spec.scheme, scheme, rows, cols, rows, cols));
     const LayerGeometry& g = geometry_.back();
@@ -247,16 +250,29 @@ MlpParameters CodedTrainingRun::read_out_parameters() {
 }
 
 // Logits of the cluster's own coded forward pass (no faults; error-correcting decode,
-// decode_weights() for a layer whose decode is detected).
+// decode_weights() for a layer whose decode is detected), evaluation_chunk() samples at a time.
 Matrix CodedTrainingRun::coded_logits(const Matrix& inputs) {
-  Matrix x = inputs;
+  const int chunk = steps_->evaluation_chunk();
+  if (chunk == 0 || inputs.cols() <= chunk) return coded_logits_of(inputs);
+  Matrix logits;
+  for (Eigen::Index first = 0; first < inputs.cols(); first += chunk) {
+    const Eigen::Index count = std::min<Eigen::Index>(chunk, inputs.cols() - first);
+    const Matrix part = coded_logits_of(inputs.middleCols(first, count));
+    if (first == 0) logits.resize(part.rows(), inputs.cols());
+    logits.middleCols(first, count) = part;
+  }
+  return logits;
+}
+
+Matrix CodedTrainingRun::coded_logits_of(const Matrix& inputs) {
+  Matrix x = steps_->first_input(inputs);
   for (int l = 0; l < layers_; ++l) {
     const CodingScheme& scheme = *schemes_[static_cast<std::size_t>(l)];
     ProductDecode decoded = decode_on_ranks(scheme, Direction::forward, x);
     Matrix s = decoded.status != DecodeStatus::detected ? std::move(decoded.product)
                                                         : Matrix(layer_weights(l) * x);
     s.colwise() += biases_[static_cast<std::size_t>(l)];
-    x = l + 1 < layers_ ? activate(spec_.mlp.hidden_activation, s) : std::move(s);
+    x = l + 1 < layers_ ? steps_->next_input(l, s) : std::move(s);
   }
   return x;
 }

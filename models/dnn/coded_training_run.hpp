@@ -18,6 +18,7 @@
 #include "models/coding/coding_scheme.hpp"
 #include "models/dnn/checkpoint_store.hpp"
 #include "models/dnn/coded_training.hpp"
+#include "models/dnn/layer_steps.hpp"
 #include "models/dnn/node_ranks.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/training_protocol.hpp"
@@ -90,6 +91,8 @@ class CodedTrainingRun {
   void init_evaluation(const Dataset& test);
   void repair_before_read_out();
   bool up(int node) const { return cluster_.node(node).is_up(); }
+  /// Columns of layer l's products: the batch times its positions per sample (conv: H_out W_out).
+  int columns(int l) const { return shapes_[static_cast<std::size_t>(l)].positions * batch_; }
   bool usable(int node) const { return up(node) && !stale_[static_cast<std::size_t>(node)]; }
   std::vector<int> live_nodes() const;
   double slowest_live_speed() const;
@@ -124,6 +127,8 @@ class CodedTrainingRun {
   void load_batch(int iteration);
   const std::vector<int>& permutation(std::int64_t epoch);
   MlpParameters decoded_parameters() const;
+  /// The logits of the cluster's coded forward pass on `inputs`, all at once.
+  Matrix coded_logits_of(const Matrix& inputs);
   MlpParameters read_out_parameters();
   Matrix coded_logits(const Matrix& inputs);
   double evaluate_accuracy();
@@ -220,9 +225,11 @@ class CodedTrainingRun {
   std::uint64_t seed_;
   std::uint64_t replica_;
   const TrainingObserver& observer_;
-  NodeRanks ranks_;  // who holds each node's blocks (one process: this one)
-  int layers_;
+  NodeRanks ranks_;                    // who holds each node's blocks (one process: this one)
+  std::unique_ptr<LayerSteps> steps_;  // the nodes' steps between the products
+  int layers_ = 0;                     // weighted layers
   int batch_;
+  std::vector<WeightShape> shapes_;  // per layer: W's shape, product columns, initial sd
   WaitPolicy wait_;
   int nodes_ = 0;
   CheckpointStore checkpoints_;  // the last checkpoint; empty: the initial state

@@ -81,13 +81,13 @@ std::vector<SlabSegment> slab_segments(const SlabPlan& plan, Eigen::Index matrix
 }
 
 // Layer `layer`'s initial weights exactly as glorot_init draws them: stream (seed, 0, "mlp_init",
-// layer + 1), column after column, N(0, sqrt(2 / (fan_in + fan_out))). Each column group is read
+// layer + 1), column after column, N(0, sd). Each column group is read
 // from its first column on, a slab after another, so a first pass records the generator where
 // each group starts (it draws every column before the last group's start, and no further).
 class InitialWeights {
  public:
-  InitialWeights(std::uint64_t seed, int layer, int rows, int cols, const SlabPlan& plan)
-      : rows_(rows), sd_(std::sqrt(2.0 / (cols + rows))) {
+  InitialWeights(std::uint64_t seed, int layer, int rows, double sd, const SlabPlan& plan)
+      : rows_(rows), sd_(sd) {
     sim::RandomStream stream({seed, 0, "mlp_init", static_cast<std::uint64_t>(layer) + 1});
     sim::StreamGenerator generator = stream.generator();
     cursors_.push_back({0, generator});
@@ -158,9 +158,9 @@ Bytes slab_columns(const SlabPlan& plan, const std::vector<BlockRef>& blocks, Ei
 // its own shape and copied in. Every scheme's encode overwrites all of its blocks, so one slab
 // scheme serves every slab of its width.
 void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::uint64_t seed,
-                            int layer, int rows, int cols) {
+                            int layer, int rows, int cols, double sd) {
   const SlabPlan plan = plan_slabs(spec, scheme, rows, cols);
-  InitialWeights initial(seed, layer, rows, cols, plan);
+  InitialWeights initial(seed, layer, rows, sd, plan);
   std::unique_ptr<CodingScheme> part;
   Eigen::Index part_cols = 0;
   Matrix slab;

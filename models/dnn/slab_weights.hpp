@@ -11,13 +11,13 @@
 
 namespace codesim::models::detail {
 
-/// Writes glorot_init's weights of layer `layer` (rows x cols, drawn from stream (seed, 0,
-/// "mlp_init", layer + 1) exactly as glorot_init draws them), encoded, into the blocks of
+/// Writes glorot_init's weights of layer `layer` (rows x cols, N(0, sd) drawn from stream (seed,
+/// 0, "mlp_init", layer + 1) exactly as glorot_init draws them), encoded, into the blocks of
 /// `scheme`, a scheme of `spec` for a rows x cols matrix (fresh or not; only its resident nodes'
 /// blocks): each slab (the whole layer when it is small) is encoded by a scheme of its own shape
 /// and copied in.
 void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::uint64_t seed,
-                            int layer, int rows, int cols);
+                            int layer, int rows, int cols, double sd);
 
 /// decode_weights() of `scheme` (a scheme of `spec` for a rows x cols matrix), whose blocks it
 /// releases (they are empty afterwards). A large layer is decoded a slab at a time, each slab's

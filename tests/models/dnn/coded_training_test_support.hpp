@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "models/dnn/cnn.hpp"
 #include "models/dnn/coded_training.hpp"
+#include "models/dnn/layer_steps.hpp"
 #include "models/dnn/synthetic_dataset.hpp"
 #include "sim/random_stream.hpp"
 
@@ -81,12 +83,13 @@ inline FaultConfig always_on(int node, FaultTarget target, ValueModelSpec model 
   return f;
 }
 
-// Plain SGD on the batches the protocol documents: sample k of the concatenated epochs, epoch e
+// Plain SGD (the MLP's, or the network's when spec.network is set) on the batches the protocol
+// documents: sample k of the concatenated epochs, epoch e
 // in seeded_permutation order keyed by (seed, replica, "batch_order", e).
 inline MlpParameters reference(const TrainingSpec& spec, int iterations, std::uint64_t seed,
                                std::uint64_t replica = 0) {
   const Dataset& train = data().train;
-  MlpParameters p = glorot_init(spec.mlp, seed);
+  MlpParameters p = initial_parameters(spec, seed);
   const int n = train.samples();
   const int batch = spec.mlp.batch_size;
   for (int i = 0; i < iterations; ++i) {
@@ -100,7 +103,13 @@ inline MlpParameters reference(const TrainingSpec& spec, int iterations, std::ui
       x.col(b) = train.images.col(sample);
       y[static_cast<std::size_t>(b)] = train.labels[static_cast<std::size_t>(sample)];
     }
-    sgd_step(p, spec.mlp, x, y);
+    if (spec.network) {
+      NetworkSpec network = *spec.network;
+      network.learning_rate = spec.mlp.learning_rate;
+      network_sgd_step(p, network, x, y);
+    } else {
+      sgd_step(p, spec.mlp, x, y);
+    }
   }
   return p;
 }

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -51,7 +52,8 @@ TEST_CASE(
     const std::unique_ptr<CodingScheme> whole = codesim::models::make_scheme(spec, kRows, kCols);
     whole->encode(weights);
     const std::unique_ptr<CodingScheme> slabs = codesim::models::make_scheme(spec, kRows, kCols);
-    codesim::models::detail::encode_initial_weights(spec, *slabs, kSeed, 0, kRows, kCols);
+    codesim::models::detail::encode_initial_weights(spec, *slabs, kSeed, 0, kRows, kCols,
+                                                    std::sqrt(2.0 / (kCols + kRows)));
     CHECK(same_blocks(*slabs, *whole));
 
     const Matrix decoded = whole->decode_weights();
