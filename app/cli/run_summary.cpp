@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "app/config/text_format.hpp"
@@ -132,6 +133,30 @@ void print_iterative_job(const Scenario& scenario, const Json& aggregate, std::o
   print_iterative_job_energy(aggregate, out);
 }
 
+/// "1x28x28 conv6k5p2 relu max_pool2s2 flatten dense120 ...": a network on one line.
+std::string network_text(const models::NetworkSpec& network) {
+  std::string text = std::to_string(network.input.channels) + "x" +
+                     std::to_string(network.input.height) + "x" +
+                     std::to_string(network.input.width);
+  for (const models::Layer& layer : network.layers) {
+    text += ' ';
+    text += models::layer_kind_name(layer);
+    if (const auto* conv = std::get_if<models::Conv2d>(&layer)) {
+      text += ' ' + std::to_string(conv->out_channels) + "@" + std::to_string(conv->kernel) + "x" +
+              std::to_string(conv->kernel);
+      if (conv->stride != 1) text += "/" + std::to_string(conv->stride);
+      if (conv->padding != 0) text += "+" + std::to_string(conv->padding);
+    } else if (const auto* pool = std::get_if<models::MaxPool>(&layer)) {
+      text += ' ' + std::to_string(pool->kernel) + "/" + std::to_string(pool->stride);
+    } else if (const auto* avg = std::get_if<models::AvgPool>(&layer)) {
+      text += ' ' + std::to_string(avg->kernel) + "/" + std::to_string(avg->stride);
+    } else if (const auto* dense = std::get_if<models::Dense>(&layer)) {
+      text += ' ' + std::to_string(dense->units);
+    }
+  }
+  return text;
+}
+
 /// A point's name in the table: its label, else the strategy.
 std::string training_row_name(const ExperimentPoint& point) {
   if (!point.label.empty()) return point.label;
@@ -142,16 +167,14 @@ std::string training_row_name(const ExperimentPoint& point) {
 void print_training(const Experiment& experiment, const Json& results, std::ostream& out) {
   const Scenario& first = experiment.points.front().scenario;
   const models::TrainingSpec& spec = std::get<TrainingWorkload>(first.workload).spec;
-  std::string layers;
-  for (int size : spec.mlp.layer_sizes) {
-    if (!layers.empty()) layers += '-';
-    layers += std::to_string(size);
-  }
+  std::string layers = spec.network ? "network " + network_text(*spec.network) : "MLP ";
+  for (std::size_t i = 0; !spec.network && i < spec.mlp.layer_sizes.size(); ++i)
+    layers += (i > 0 ? "-" : "") + std::to_string(spec.mlp.layer_sizes[i]);
   const std::string data =
       spec.mode == models::TrainingMode::stochastic
           ? std::string("stochastic mode (no data)")
           : std::string(models::to_string(std::get<TrainingWorkload>(first.workload).dataset.kind));
-  out << "training: " << data << ", MLP " << layers << ", batch " << spec.mlp.batch_size << ", "
+  out << "training: " << data << ", " << layers << ", batch " << spec.mlp.batch_size << ", "
       << spec.iterations << " iterations, learning rate " << format_value(spec.mlp.learning_rate)
       << "\n";
   const std::array<std::string, 7> headers = {

@@ -510,7 +510,7 @@ Scenario load_scenario(const Json& document, const std::string& file) {
     reject_cluster_soft_errors(root, s.cluster);
     TrainingWorkload& training = *training_workload;
     root.object("strategy", [&](ObjectReader& r) {
-      training.spec.scheme = read_strategy(r, training.spec.mlp, s.cluster.node_count(), s.seed);
+      training.spec.scheme = read_strategy(r, training.spec, s.cluster.node_count(), s.seed);
     });
     root.object("faults",
                 [&](ObjectReader& r) { read_faults(r, s.cluster.node_count(), training); });

@@ -11,9 +11,12 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "app/config/network_section.hpp"
 #include "app/config/scenario_error.hpp"
+#include "models/dnn/layer_steps.hpp"
 #include "models/dnn/stochastic_training.hpp"
 
 namespace codesim::app {
@@ -217,6 +220,37 @@ void read_fault_overrides(ObjectReader& r, int cluster_nodes, models::FaultConfi
 
 }  // namespace
 
+namespace {
+
+// workload.network, which replaces the MLP's layers and hidden_activation.
+void read_network_keys(ObjectReader& r, models::TrainingSpec& spec) {
+  if (r.has("layers")) {
+    r.fail("layers",
+           "give layers (an MLP) or network, not both (expected only /workload/network for a "
+           "network of conv and dense layers)");
+  }
+  if (r.has("hidden_activation")) {
+    r.fail("hidden_activation",
+           "applies to the MLP's layers, not to a network (expected relu layers in "
+           "/workload/network/layers)");
+  }
+  if (spec.mode != models::TrainingMode::numeric) {
+    r.fail("network",
+           "a network of layers trains in numeric mode only (expected \"mode\": \"numeric\", "
+           "or an MLP's layers)");
+  }
+  r.object("network", [&](ObjectReader& n) { spec.network = read_network(n); });
+  if (!std::holds_alternative<models::Dense>(spec.network->layers.back())) {
+    throw ScenarioError(
+        r.file(),
+        r.pointer_of("network") + "/layers/" + std::to_string(spec.network->layers.size() - 1),
+        "the network must end with a dense layer (expected its product to give "
+        "the logits, e.g. {\"kind\": \"dense\", \"units\": 10})");
+  }
+}
+
+}  // namespace
+
 void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
   models::TrainingSpec& spec = training.spec;
   spec.mode = r.choice("mode", spec.mode, models::kTrainingModeNames);
@@ -225,11 +259,15 @@ void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
     r.object("dataset", [&](ObjectReader& d) { training.dataset = read_dataset(d); });
   }
   models::MlpSpec& mlp = spec.mlp;
-  mlp.layer_sizes =
-      read_integer_list(r, "layers", mlp.layer_sizes, 1, kMaxLayerSize, 2, "layer size");
-  const std::string activation = r.choice("hidden_activation", "relu", kActivations);
-  mlp.hidden_activation =
-      activation == "sigmoid" ? models::Activation::sigmoid : models::Activation::relu;
+  if (r.has("network")) {
+    read_network_keys(r, spec);
+  } else {
+    mlp.layer_sizes =
+        read_integer_list(r, "layers", mlp.layer_sizes, 1, kMaxLayerSize, 2, "layer size");
+    const std::string activation = r.choice("hidden_activation", "relu", kActivations);
+    mlp.hidden_activation =
+        activation == "sigmoid" ? models::Activation::sigmoid : models::Activation::relu;
+  }
   mlp.learning_rate = r.number("learning_rate", mlp.learning_rate, above(0.0));
   mlp.batch_size = static_cast<int>(r.integer("batch", mlp.batch_size, 1, kMaxBatch));
   spec.iterations = static_cast<int>(r.integer("iterations", 1000, 1, kMaxIterations));
@@ -271,8 +309,8 @@ int read_field(ObjectReader& r, const models::SchemeField& field, int cluster_no
 
 }  // namespace
 
-models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, int cluster_nodes,
-                                 std::uint64_t seed) {
+models::SchemeSpec read_strategy(ObjectReader& r, const models::TrainingSpec& training,
+                                 int cluster_nodes, std::uint64_t seed) {
   std::vector<std::string_view> names;
   for (const models::SchemeDescriptor& d : models::scheme_descriptors()) names.push_back(d.name);
   const std::string name = r.choice("scheme", "uncoded", names);
@@ -286,16 +324,22 @@ models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, in
   if (const models::SchemeProblem problem = models::validate_scheme(s); !problem.empty()) {
     r.fail(problem.field, problem.message + " (expected a valid " + name + " configuration)");
   }
-  const std::vector<int>& sizes = mlp.layer_sizes;
-  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-    const models::SchemeProblem layer_problem = models::validate_scheme(s, sizes[l + 1], sizes[l]);
-    if (!layer_problem.empty()) {
-      // At the field that does not divide the layer (m, n, k), so a sweep can name its value.
-      r.fail(layer_problem.field,
-             "layer " + std::to_string(l) + " (" + std::to_string(sizes[l + 1]) + " x " +
-                 std::to_string(sizes[l]) + "): " + layer_problem.message +
-                 " (expected block counts that divide every layer of /workload/layers)");
-    }
+  const std::vector<models::WeightShape> shapes = models::weight_shapes(training);
+  for (std::size_t l = 0; l < shapes.size(); ++l) {
+    const models::WeightShape& w = shapes[l];
+    const models::SchemeProblem layer_problem = models::validate_scheme(s, w.rows, w.cols);
+    if (layer_problem.empty()) continue;
+    // At the field that does not divide the layer (m, n, k), so a sweep can name its value.
+    const std::string where = w.network_layer < 0
+                                  ? "layer " + std::to_string(l)
+                                  : "/workload/network/layers/" + std::to_string(w.network_layer);
+    r.fail(layer_problem.field,
+           where + " (" + std::to_string(w.rows) + " x " + std::to_string(w.cols) +
+               "): " + layer_problem.message +
+               (w.network_layer < 0
+                    ? " (expected block counts that divide every layer of /workload/layers)"
+                    : " (expected block counts that divide the rows (output channels or units) "
+                      "and columns (C_in k k or inputs) of every conv and dense layer)"));
   }
   const int needed = models::summarize_scheme(s).nodes;
   if (needed > cluster_nodes) {

@@ -19,9 +19,10 @@ sim::SoftErrorSpec read_soft_errors(ObjectReader& r, const sim::SoftErrorSpec& d
 void read_training_workload(ObjectReader& r, TrainingWorkload& training);
 
 /// Reads `strategy` for a cluster of `cluster_nodes` nodes and checks the scheme against every
-/// layer of `mlp`; the CodeNet grid's generators are seeded from `seed`.
-models::SchemeSpec read_strategy(ObjectReader& r, const models::MlpSpec& mlp, int cluster_nodes,
-                                 std::uint64_t seed);
+/// weighted layer of `training` (the MLP's, or its network's); the CodeNet grid's generators are
+/// seeded from `seed`.
+models::SchemeSpec read_strategy(ObjectReader& r, const models::TrainingSpec& training,
+                                 int cluster_nodes, std::uint64_t seed);
 
 /// Reads `faults` for a cluster of `cluster_nodes` nodes into `training`. A `log_file` pattern
 /// may hold only the placeholders {name}, {point} and {replica}.

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "models/coding/conditioning.hpp"
+#include "models/dnn/layer_steps.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::app {
@@ -60,7 +61,7 @@ PointDecodingGuard guard_with_cache(const Scenario& scenario, const std::string&
   PointDecodingGuard guard;
   if (training_of(scenario.workload) == nullptr) return guard;
   const models::TrainingSpec& spec = std::get<TrainingWorkload>(scenario.workload).spec;
-  const std::vector<int>& sizes = spec.mlp.layer_sizes;
+  const std::vector<models::WeightShape> shapes = models::weight_shapes(spec);
   double worst_forward = 1.0;
   double worst_backward = 1.0;
   bool ill_conditioned = false;
@@ -68,9 +69,9 @@ PointDecodingGuard guard_with_cache(const Scenario& scenario, const std::string&
   // The generators depend on the strategy only, not on the layer's shape: one computation
   // serves every layer (and every point with the same strategy).
   models::DecodingConditioning conditioning;
-  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-    const int rows = sizes[l + 1];
-    const int cols = sizes[l];
+  for (std::size_t l = 0; l < shapes.size(); ++l) {
+    const int rows = shapes[l].rows;
+    const int cols = shapes[l].cols;
     CODESIM_CHECK(models::validate_scheme(spec.scheme, rows, cols).empty(),
                   "every layer fits the strategy");
     if (l == 0) {

@@ -14,6 +14,7 @@
 #include <Eigen/Dense>
 
 #include "app/config/scenario_error.hpp"
+#include "models/dnn/layer_steps.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/training_estimate.hpp"
 #include "sim/progress_estimate.hpp"
@@ -70,7 +71,7 @@ PreflightEstimate estimate_run(const Experiment& experiment, int jobs, int ranks
     }
     try {
       datasets[s.resolved["workload"]["dataset"].dump()] =
-          models::dataset_values(training->dataset, spec.mlp.layer_sizes.front()) *
+          models::dataset_values(training->dataset, models::input_features(spec)) *
           models::kBytesPerValue;
     } catch (const models::DatasetError& e) {
       throw ScenarioError(experiment.file, "/workload/dataset",

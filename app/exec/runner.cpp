@@ -19,8 +19,8 @@
 #include "app/config/training_sections.hpp"
 #include "app/exec/decoding_guard.hpp"
 #include "app/exec/unit_executor.hpp"
-#include "models/dnn/node_ranks.hpp"
 #include "models/dnn/coded_training.hpp"
+#include "models/dnn/node_ranks.hpp"
 #include "models/dnn/stochastic_training.hpp"
 #include "models/linalg/dense_kernels.hpp"
 #include "sim/check.hpp"
@@ -62,6 +62,12 @@ std::shared_ptr<const models::DatasetSplit> load_point_data(
   const models::TrainingSpec& spec = std::get<TrainingWorkload>(scenario.workload).spec;
   const std::string problem = models::validate_training(
       spec, scenario.cluster.node_count(), data->train.features(), data->train.classes);
+  if (!problem.empty() && spec.network) {
+    throw ScenarioError(file, "/workload/network",
+                        problem +
+                            " (expected a network that fits the data: input of its "
+                            "features, last layer's units >= classes)");
+  }
   if (!problem.empty()) {
     throw ScenarioError(
         file, "/workload/layers",

@@ -52,7 +52,7 @@ std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int f
   if (!(spec.time_limit_s > 0.0)) return "time_limit_s must be > 0";
   if (!(spec.audit_tolerance > 0.0)) return "audit_tolerance must be > 0";
   const std::vector<WeightShape> shapes = weight_shapes(spec);
-  const int inputs = spec.network ? spec.network->input.size() : shapes.front().cols;
+  const int inputs = input_features(spec);
   if (features != inputs) {
     return "the input layer has " + std::to_string(inputs) + " units but the data has " +
            std::to_string(features) + " features";

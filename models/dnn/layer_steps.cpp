@@ -163,9 +163,13 @@ class NetworkSteps final : public LayerSteps {
 std::vector<WeightShape> weight_shapes(const TrainingSpec& spec) {
   std::vector<WeightShape> shapes;
   if (spec.network) {
-    for (const LayerGeometry& g : network_geometry(*spec.network)) {
-      if (g.weighted_index >= 0)
-        shapes.push_back({g.weight_rows, g.weight_cols, g.positions, glorot_sd(g)});
+    const std::vector<LayerGeometry> geometry = network_geometry(*spec.network);
+    for (std::size_t i = 0; i < geometry.size(); ++i) {
+      const LayerGeometry& g = geometry[i];
+      if (g.weighted_index >= 0) {
+        shapes.push_back(
+            {g.weight_rows, g.weight_cols, g.positions, glorot_sd(g), static_cast<int>(i)});
+      }
     }
     return shapes;
   }
@@ -175,6 +179,10 @@ std::vector<WeightShape> weight_shapes(const TrainingSpec& spec) {
     shapes.push_back({rows, cols, 1, std::sqrt(2.0 / (cols + rows))});
   }
   return shapes;
+}
+
+int input_features(const TrainingSpec& spec) {
+  return spec.network ? spec.network->input.size() : spec.mlp.layer_sizes.front();
 }
 
 std::unique_ptr<LayerSteps> make_layer_steps(const TrainingSpec& spec) {

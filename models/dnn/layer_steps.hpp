@@ -23,11 +23,16 @@ struct WeightShape {
   /// Glorot-normal standard deviation of the initial weights, sqrt(2 / (fan_in + fan_out)) with
   /// PyTorch's fans (a conv's fan_out is C_out k k).
   double init_sd = 0.0;
+  int network_layer = -1;  ///< its index among spec.network's layers; -1 for an MLP
 };
 
 /// Every weighted layer's shape, in order: the MLP's layer_sizes, or spec.network's conv and dense
 /// layers. Precondition: the network (when set) is valid.
 std::vector<WeightShape> weight_shapes(const TrainingSpec& spec);
+
+/// Values per sample the run's data must have: the MLP's first layer size, or the network's
+/// input size.
+int input_features(const TrainingSpec& spec);
 
 /// The steps between the products of one training run. Matrices are in product layout: a conv's
 /// z and D are C_out x (H_out W_out B), its A is C_in k k x (H_out W_out B); a dense layer's are

@@ -6,6 +6,7 @@
 
 #include "models/coding/abft_checksums.hpp"
 #include "models/dnn/idx_loader.hpp"
+#include "models/dnn/layer_steps.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/theory/training_theory.hpp"
 
@@ -18,7 +19,7 @@ void make_stochastic(TrainingEstimate& estimate, const TrainingSpec& spec,
                      const sim::CheckpointSpec& checkpoint) {
   estimate.stored_bytes = estimate.batch_bytes = estimate.working_bytes = 0;
   const double nodes = summarize_scheme(spec.scheme).nodes;
-  const double layers = static_cast<double>(spec.mlp.layer_sizes.size()) - 1;
+  const double layers = static_cast<double>(weight_shapes(spec).size());
   double per_iteration = nodes * (2 * layers - 1 + 1);
   if (checkpoint.policy == sim::CheckpointKind::every_iterations) {
     per_iteration += nodes * 2 * layers / checkpoint.every_iterations;
@@ -37,15 +38,15 @@ double idx_values(const std::string& file) {
 
 TrainingEstimate estimate_training(const TrainingSpec& spec,
                                    const sim::CheckpointSpec& checkpoint) {
-  const std::vector<int>& sizes = spec.mlp.layer_sizes;
   double stored_values = 0;
   double weights = 0;
   double largest_layer = 0;
   TrainingEstimate estimate;
-  const double batch = spec.mlp.batch_size;
-  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-    const double rows = sizes[l + 1];
-    const double cols = sizes[l];
+  for (const WeightShape& shape : weight_shapes(spec)) {
+    const double rows = shape.rows;
+    const double cols = shape.cols;
+    // Product columns: the batch, times a conv's output positions per sample.
+    const double batch = static_cast<double>(spec.mlp.batch_size) * shape.positions;
     const SchemeSummary summary = summarize_scheme(spec.scheme, 0, 0);
     double layer_stored = summary.redundancy * rows * cols;
     if (checks_at_nodes(spec.scheme)) {
@@ -75,7 +76,8 @@ TrainingEstimate estimate_training(const TrainingSpec& spec,
 
 double training_rollback_probability(const TrainingSpec& spec, const FaultConfig& faults) {
   const double eps = faults[FaultTarget::weights].rate.probability_per_operation;
-  if (eps <= 0.0 || !faults.overrides.empty() ||
+  // The closed forms cover the MLP's layers (models/theory), not a network's.
+  if (eps <= 0.0 || !faults.overrides.empty() || spec.network ||
       !validate_training_theory(spec.scheme, spec.mlp.layer_sizes).empty()) {
     return 0.0;
   }

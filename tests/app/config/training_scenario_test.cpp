@@ -204,6 +204,13 @@ TEST_CASE("every training key is documented in scenarios/README.md") {
   collect_keys(load_scenario(training_scenario(), "t.json").resolved, keys);
   for (const auto& variant : variants)
     collect_keys(load_scenario(with(variant), "t.json").resolved, keys);
+  // A network instead of the MLP's layers, with every layer kind.
+  Json network = with(R"(/workload/network={"input": {"channels": 2, "height": 2, "width": 2},
+      "layers": [{"kind": "conv2d", "channels": 2, "kernel": 1}, {"kind": "relu"},
+                 {"kind": "max_pool", "kernel": 1}, {"kind": "avg_pool", "kernel": 1},
+                 {"kind": "flatten"}, {"kind": "dense", "units": 3}]})");
+  network["workload"].erase("layers");
+  collect_keys(load_scenario(network, "t.json").resolved, keys);
   CHECK(keys.size() > 60);
   for (const auto& key : keys) {
     INFO("undocumented key: " << key);

@@ -1,0 +1,19 @@
+// The `workload.network` section of a training scenario: a convolutional (or any feed-forward)
+// network as a list of layers, read into models::NetworkSpec (issue 24). Its errors point at the
+// offending layer and field.
+#pragma once
+
+#include "app/config/object_reader.hpp"
+#include "models/dnn/network_spec.hpp"
+
+namespace codesim::app {
+
+/// Reads the object `r` (workload.network): "input" {channels, height, width} (default 1 x 28 x
+/// 28, the MNIST family's images) and "layers", an array of objects each with a "kind" among
+/// conv2d {channels, kernel, stride = 1, padding = 0}, max_pool and avg_pool {kernel = 2, stride =
+/// kernel}, flatten, dense {units}, relu. The network's own checks (validate_network) fail at the
+/// layer's pointer. learning_rate and batch_size are left at their defaults (the workload's
+/// learning_rate and batch apply).
+models::NetworkSpec read_network(ObjectReader& r);
+
+}  // namespace codesim::app
