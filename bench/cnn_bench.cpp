@@ -17,6 +17,7 @@
 #include "bench/benchmarks.hpp"
 #include "bench/engine_bench_options.hpp"
 #include "models/dnn/cnn.hpp"
+#include "models/dnn/coded_training.hpp"
 #include "sim/random_stream.hpp"
 
 namespace codesim::bench {
@@ -25,8 +26,10 @@ namespace {
 constexpr const char* kUsage =
     "usage: codesim-bench cnn [--batch 64] [--steps 60] [--warmup 5] [--runs 5]\n"
     "           [--python /usr/bin/python3] [--peer bench/peers/torch_lenet.py | --no-peer]\n"
-    "           [--seed S] [--json]\n"
-    "  LeNet-5 SGD steps/s, codesim (one thread, float64) against PyTorch, R interleaved runs.\n"
+    "           [--coded] [--seed S] [--json]\n"
+    "  LeNet-5 SGD steps/s, codesim (one thread, float64) against PyTorch, R interleaved runs;\n"
+    "  --coded times codesim's whole train_coded run (uncoded on one node) instead of the\n"
+    "  reference's steps.\n"
     "       codesim-bench cnn --agree [--data mnist|fashion-mnist] [--steps 50 | --epochs E]\n"
     "           [--evaluate-after S,S,...] [--tolerance 1e-9] [--accuracy-points 0.1]\n"
     "           [--batch 64] [--python P] [--peer P] [--keep DIR] [--seed S] [--json]\n"
@@ -68,6 +71,8 @@ CnnBenchOptions parse_options(const std::vector<std::string>& args) {
     };
     if (arg == "--agree")
       o.agree = true;
+    else if (arg == "--coded")
+      o.coded = true;
     else if (arg == "--batch")
       o.batch = integer(1);
     else if (arg == "--steps")
@@ -131,6 +136,46 @@ double codesim_steps_per_s(const CnnBenchOptions& o, int steps) {
   return steps / seconds_since(start);
 }
 
+// Steps per second of a whole train_coded run of LeNet-5, uncoded 1x1 on one simulated node, no
+// faults, on `batch` x 4 samples of uniform [0, 1) pixels: set-up (initial weights), the protocol's
+// rounds (products, the node's steps between them, the decode of its one symbol, the update),
+// evaluation on 16 test samples at the start and the end, and the read-out. The `warmup` steps
+// run as a run of their own first.
+double coded_steps_per_s(const CnnBenchOptions& o, int steps) {
+  sim::RandomStream stream({o.seed, 0, "cnn_bench_batch", 0});
+  const auto data = [&](int samples) {
+    models::Dataset d;
+    d.classes = 10;
+    d.images.resize(models::lenet5().input.size(), samples);
+    for (Eigen::Index i = 0; i < d.images.size(); ++i) d.images.data()[i] = stream.uniform01();
+    for (int s = 0; s < samples; ++s)
+      d.labels.push_back(static_cast<int>(stream.uniform_int(0, 9)));
+    return d;
+  };
+  const models::Dataset train = data(4 * o.batch);
+  const models::Dataset test = data(100);
+  models::TrainingSpec spec;
+  spec.arithmetic = o.arithmetic;
+  spec.network = models::lenet5();
+  spec.mlp.learning_rate = spec.network->learning_rate;
+  spec.mlp.batch_size = o.batch;
+  spec.scheme = models::uncoded_spec(1, 1);
+  spec.eval_samples = 16;
+  models::FaultConfig faults = models::default_fault_config();
+  for (models::FaultTargetSpec& target : faults.targets) target.rate = {};
+  const sim::ClusterSpec cluster = sim::uniform_cluster(1, 1e9);
+  const auto run = [&](int iterations) {
+    spec.iterations = iterations;
+    const sim::MetricSet m =
+        models::run_coded_training(cluster, {}, spec, faults, train, test, o.seed, 0);
+    if (m.get("iterations") != iterations) throw std::runtime_error("train_coded did not complete");
+  };
+  if (o.warmup > 0) run(o.warmup);
+  const auto start = std::chrono::steady_clock::now();
+  run(steps);
+  return steps / seconds_since(start);
+}
+
 double peer_steps_per_s(const CnnBenchOptions& o, int steps) {
   const std::string command = shell_quoted(o.python) + " " + shell_quoted(o.peer) +
                               " speed --json --batch " + std::to_string(o.batch) + " --steps " +
@@ -152,7 +197,7 @@ int run_speed(const CnnBenchOptions& o, std::ostream& out) {
   const int steps = o.steps > 0 ? o.steps : 60;
   std::vector<double> ours, peer;
   for (int r = 0; r < o.runs; ++r) {
-    ours.push_back(codesim_steps_per_s(o, steps));
+    ours.push_back(o.coded ? coded_steps_per_s(o, steps) : codesim_steps_per_s(o, steps));
     if (!o.no_peer) peer.push_back(peer_steps_per_s(o, steps));
   }
   const double ours_median = median(ours);
@@ -163,6 +208,7 @@ int run_speed(const CnnBenchOptions& o, std::ostream& out) {
     j["steps"] = steps;
     j["runs"] = o.runs;
     j["arithmetic"] = std::string(models::arithmetic_name(o.arithmetic));
+    j["codesim"] = o.coded ? "train_coded, uncoded 1x1 on one node" : "network_sgd_step";
     j["codesim_steps_per_s"] = ours_median;
     j["codesim_runs"] = ours;
     if (!peer.empty()) {
@@ -175,8 +221,9 @@ int run_speed(const CnnBenchOptions& o, std::ostream& out) {
   }
   out << fmt::format(
       "LeNet-5 training, batch {}, float64, one thread; {} interleaved runs of {} timed steps "
-      "after {} warm-up steps; codesim arithmetic {}\n",
-      o.batch, o.runs, steps, o.warmup, models::arithmetic_name(o.arithmetic));
+      "after {} warm-up steps; codesim arithmetic {}, {}\n",
+      o.batch, o.runs, steps, o.warmup, models::arithmetic_name(o.arithmetic),
+      o.coded ? "the whole train_coded run (uncoded 1x1 on one node)" : "the reference's steps");
   out << fmt::format("codesim steps/s: {:.1f} (median; runs {})\n", ours_median, list(ours));
   if (!peer.empty()) {
     out << fmt::format("pytorch steps/s: {:.1f} (median; runs {})\n", peer_median, list(peer));

@@ -13,6 +13,10 @@ namespace codesim::bench {
 
 struct CnnBenchOptions {
   bool agree = false;  ///< --agree: the agreement run instead of the speed runs
+  /// --coded: codesim's side is the whole train_coded run of LeNet-5 (uncoded 1x1 on one
+  /// simulated node: the protocol, its products, the steps at the node, set-up and read-out)
+  /// instead of the bare reference steps.
+  bool coded = false;
   int batch = 64;
   int steps = 0;                    ///< 0: the mode's default (speed 60, agreement 50, or --epochs)
   int epochs = 0;                   ///< agreement: train this many epochs instead of --steps

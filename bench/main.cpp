@@ -5,6 +5,7 @@
 
 #include "bench/benchmarks.hpp"
 #include "models/linalg/dense_kernels.hpp"
+#include "models/linalg/memory_reuse.hpp"
 
 namespace {
 constexpr const char* kUsage =
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   }
+  codesim::models::keep_freed_memory_for_reuse();  // as codesim itself does
   const std::string name = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   auto arithmetic = codesim::models::fastest_arithmetic();  // --arithmetic auto
