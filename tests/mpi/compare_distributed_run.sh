@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a small scenario through every scheme single-process and under `mpirun -np 3 ... --distribute
+# Runs a small scenario (an MLP, then a convolutional network) through every scheme single-process and under `mpirun -np 3 ... --distribute
 # nodes` (every rank holding a third of the simulated nodes' blocks) and checks that the results,
 # fault logs and timeline traces are byte-identical; then the bad inputs: a rank count above the
 # scheme's nodes, --distribute without mpirun, and a per-rank memory limit that one rank exceeds and
@@ -16,6 +16,14 @@ mkdir -p "$work/single" "$work/ranks"
   --trace "{name}.{point}.{replica}.trace.json" --distribute nodes)
 diff -r "$work/single" "$work/ranks"
 echo "3 ranks identical: $(ls "$work/ranks" | wc -l) files"
+# The same with a convolutional network: its conv layer's products have 9 columns per sample.
+network=$(realpath "$(dirname "$0")/distributed_network_run.json")
+mkdir -p "$work/net_single" "$work/net_ranks"
+(cd "$work/net_single" && "$codesim" run "$network" -o results.json -q)
+(cd "$work/net_ranks" && "${mpi[@]}" -np 3 "$codesim" run "$network" -o results.json -q \
+  --distribute nodes)
+diff -r "$work/net_single" "$work/net_ranks"
+echo "3 ranks identical with a convolutional network"
 
 expect_error() {  # expected-exit-code expected-text command...
   local code=$1 text=$2

@@ -117,3 +117,25 @@ TEST_CASE("a network that does not end with a dense layer or runs in stochastic 
   spec.network->layers[3] = Conv2d{3, 2, 1, 0};  // 3 output channels do not split in 2
   CHECK(validate_training(spec, 16, 8, 4).find("layer 1") != std::string::npos);
 }
+
+TEST_CASE("a fault in a node's own patches or pooled input is corrected by the code, not kept") {
+  // The activation target strikes a node's copy of a layer's input (after ReLU, pooling and
+  // im2col) or of the delta (after col2im and the pooling's backward step): its partial and its
+  // update are wrong, the grid decode corrects the one and regenerates the other.
+  ValueModelSpec one_entry = value_model_defaults(ValueModelKind::sparse_additive);
+  one_entry.entries = 1;
+  for (const std::string kind : {"codenet_grid", "uncoded"}) {
+    CAPTURE(kind);
+    const TrainingSpec spec = network_training(kind, 8);
+    const TrainingResult r =
+        train(spec, always_on(3, FaultTarget::activation, one_entry), every(3));
+    CHECK(r.metrics.get("faults_injected") >= 8.0);
+    if (kind == "uncoded") {
+      CHECK(r.metrics.get("silent_corruptions") > 0.0);
+    } else {
+      CHECK(r.metrics.get("corrected") > 0.0);
+      CHECK(r.metrics.get("silent_corruptions") == 0.0);
+      CHECK(max_difference(r.parameters, reference(spec, 8, 3)) < 1e-9);
+    }
+  }
+}
