@@ -83,7 +83,8 @@ def cnn_section(datasets: list[tuple[str, common.Results]]) -> tuple[list[str], 
         found, held = conclusions(rows)
         all_held &= held
         replicas = sorted({len(p.replicas) for p in results.points})
-        lines += [f"### {name} ({'/'.join(map(str, replicas))} replicas)", ""] + table(rows)
+        count = '/'.join(map(str, replicas))
+        lines += [f"### {name} ({count} replica{'' if replicas == [1] else 's'})", ""] + table(rows)
         lines += [""] + found + [""]
     lines.append("Verdict: " + ("CodeNet and replication end at the error-free accuracy on every "
                                 "dataset and uncoded degrades." if all_held else
