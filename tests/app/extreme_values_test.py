@@ -9,10 +9,12 @@ A scenario is first resolved (`codesim validate --resolved`: every default fille
 left out of the file are probed too) and cut so that a run takes milliseconds: one replica, at
 most 3 iterations, a short time limit, no sweep (key i is probed at sweep point i mod points, so
 every strategy of the sweep is exercised), layers of at most 40 units (but MNIST's input) and,
-except for the dataset's own keys, MNIST replaced by synthetic data of 40 features. Each key is
+except for the dataset's own keys, MNIST replaced by synthetic data of 40 features (a
+convolutional network keeps its layers, at batch 2, on synthetic images of its input's size). Each key is
 then set, one at a time, to 0, the smallest denormal, 1, 1e308, the largest double, minus the
 smallest denormal, and the ends of the range the validator states when it rejects one of those
-(`expected a number in [0, 8.9e+307]`; sizes that scale memory only up to LARGEST_SIZE). A null
+(`expected a number in [0, 8.9e+307]`; sizes that scale memory only up to LARGEST_SIZE, a
+network's up to LARGEST_NETWORK_SIZE). A null
 (an infinite mtbf_s) is probed the same way. Variants add the straggler laws, checkpoint
 policies and topologies the shipped scenarios do not use (straggler laws in every scenario, the
 rest in the iterative job), and probe their sections' keys too.
@@ -37,8 +39,13 @@ PROBES = [0, 5e-324, 1, 1e308, 1.7976931348623157e308, -5e-324]
 # Sizes that scale memory are probed up to this: refusing what does not fit is the preflight's
 # job, tested with it.
 SIZE_KEYS = re.compile(r"^/workload/(layers/\d+|batch|eval_samples|dataset/(features|samples|"
-                       r"test_samples|train_samples))$")
+                       r"test_samples|train_samples)|network/input/\w+|"
+                       r"network/layers/\d+/(channels|units|kernel|stride|padding))$")
 LARGEST_SIZE = 4096
+# A network's sizes multiply: one conv's channels scale the next conv's patches (C_in k k rows)
+# and its positions' products, so they are probed to a smaller size.
+NETWORK_KEYS = re.compile(r"^/workload/network/")
+LARGEST_NETWORK_SIZE = 64
 TIMEOUT_S = 30
 SKIPPED = {"/seed", "/replicas"}  # stream keys and run counts, not model parameters
 # The time limit of a cut run, by workload: a few iterations' worth of simulated time.
@@ -103,7 +110,15 @@ def cut(resolved: dict, point, dataset_keys: bool) -> dict:
     w = s["workload"]
     w["iterations"] = min(w["iterations"], 3)
     w["time_limit_s"] = min(w["time_limit_s"], TIME_LIMIT_S[w["kind"]])
-    if w["kind"] == "training":
+    if w["kind"] == "training" and "network" in w:
+        # A convolutional network keeps its layers; its data becomes synthetic images of its input.
+        w["eval_samples"] = min(w["eval_samples"] or 20, 20)
+        w["batch"] = min(w["batch"], 2)
+        if w["dataset"]["kind"] != "synthetic" and not dataset_keys:
+            shape = w["network"]["input"]
+            w["dataset"] = dict(SYNTHETIC_DATA,
+                                features=shape["channels"] * shape["height"] * shape["width"])
+    elif w["kind"] == "training":
         # 40 units, or a multiple of the strategy's m and n where 40 is not one (the production
         # scale's 128 x 128 grids).
         units = 40
@@ -224,7 +239,8 @@ def probe_key(runner: Runner, base: dict, pointer: str, original, tag: str) -> l
     integer = isinstance(original, int)
     tried, failures = set(), []
     sized = SIZE_KEYS.match(pointer) is not None
-    queue = list(PROBES) + ([LARGEST_SIZE] if sized else [])
+    largest = LARGEST_NETWORK_SIZE if NETWORK_KEYS.match(pointer) else LARGEST_SIZE
+    queue = list(PROBES) + ([largest] if sized else [])
     while queue:
         value = queue.pop(0)
         if repr(value) in tried:
@@ -237,7 +253,7 @@ def probe_key(runner: Runner, base: dict, pointer: str, original, tag: str) -> l
             failures.append(f"{pointer} = {value!r}: {problem}")
         if code == 2:
             queue += [b for b in stated_bounds(stderr, integer)
-                      if not sized or b <= LARGEST_SIZE]
+                      if not sized or b <= largest]
     return failures
 
 
