@@ -1,6 +1,8 @@
 // Run summaries: plain text built from the results document's aggregates.
 #include "app/cli/run_summary.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -135,23 +137,20 @@ void print_iterative_job(const Scenario& scenario, const Json& aggregate, std::o
 
 /// "1x28x28 conv6k5p2 relu max_pool2s2 flatten dense120 ...": a network on one line.
 std::string network_text(const models::NetworkSpec& network) {
-  std::string text = std::to_string(network.input.channels) + "x" +
-                     std::to_string(network.input.height) + "x" +
-                     std::to_string(network.input.width);
+  std::string text =
+      fmt::format("{}x{}x{}", network.input.channels, network.input.height, network.input.width);
   for (const models::Layer& layer : network.layers) {
-    text += ' ';
-    text += models::layer_kind_name(layer);
+    text += fmt::format(" {}", models::layer_kind_name(layer));
     if (const auto* conv = std::get_if<models::Conv2d>(&layer)) {
-      text += ' ' + std::to_string(conv->out_channels) + "@" + std::to_string(conv->kernel) + "x" +
-              std::to_string(conv->kernel);
-      if (conv->stride != 1) text += "/" + std::to_string(conv->stride);
-      if (conv->padding != 0) text += "+" + std::to_string(conv->padding);
+      text += fmt::format(" {}@{}x{}", conv->out_channels, conv->kernel, conv->kernel);
+      if (conv->stride != 1) text += fmt::format("/{}", conv->stride);
+      if (conv->padding != 0) text += fmt::format("+{}", conv->padding);
     } else if (const auto* pool = std::get_if<models::MaxPool>(&layer)) {
-      text += ' ' + std::to_string(pool->kernel) + "/" + std::to_string(pool->stride);
+      text += fmt::format(" {}/{}", pool->kernel, pool->stride);
     } else if (const auto* avg = std::get_if<models::AvgPool>(&layer)) {
-      text += ' ' + std::to_string(avg->kernel) + "/" + std::to_string(avg->stride);
+      text += fmt::format(" {}/{}", avg->kernel, avg->stride);
     } else if (const auto* dense = std::get_if<models::Dense>(&layer)) {
-      text += ' ' + std::to_string(dense->units);
+      text += fmt::format(" {}", dense->units);
     }
   }
   return text;
@@ -169,7 +168,7 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
   const models::TrainingSpec& spec = std::get<TrainingWorkload>(first.workload).spec;
   std::string layers = spec.network ? "network " + network_text(*spec.network) : "MLP ";
   for (std::size_t i = 0; !spec.network && i < spec.mlp.layer_sizes.size(); ++i)
-    layers += (i > 0 ? "-" : "") + std::to_string(spec.mlp.layer_sizes[i]);
+    layers += fmt::format("{}{}", i > 0 ? "-" : "", spec.mlp.layer_sizes[i]);
   const std::string data =
       spec.mode == models::TrainingMode::stochastic
           ? std::string("stochastic mode (no data)")
