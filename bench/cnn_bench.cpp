@@ -161,8 +161,7 @@ double coded_steps_per_s(const CnnBenchOptions& o, int steps) {
   spec.mlp.batch_size = o.batch;
   spec.scheme = models::uncoded_spec(1, 1);
   spec.eval_samples = 16;
-  models::FaultConfig faults = models::default_fault_config();
-  for (models::FaultTargetSpec& target : faults.targets) target.rate = {};
+  const models::FaultConfig faults = models::fault_free_config();
   const sim::ClusterSpec cluster = sim::uniform_cluster(1, 1e9);
   const auto run = [&](int iterations) {
     spec.iterations = iterations;

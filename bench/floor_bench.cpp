@@ -138,8 +138,7 @@ RunTimes time_run(const Config& config, const FloorOptions& options,
   spec.scheme = config.scheme;
   spec.iterations = options.iterations;
   spec.eval_samples = options.eval_samples;
-  models::FaultConfig faults = models::default_fault_config();
-  for (models::FaultTargetSpec& target : faults.targets) target.rate = {};
+  const models::FaultConfig faults = models::fault_free_config();
   std::vector<Clock::time_point> polls;
   models::TrainingObserver observer;
   observer.should_stop = [&polls] {

@@ -231,12 +231,6 @@ models::Dataset make_data(int features, int samples, std::uint64_t seed) {
   return models::make_synthetic_dataset(spec);
 }
 
-models::FaultConfig no_faults() {
-  models::FaultConfig faults = models::default_fault_config();
-  for (models::FaultTargetSpec& target : faults.targets) target.rate = {};
-  return faults;
-}
-
 models::TrainingSpec training_spec(const std::vector<int>& layers, int batch, int iterations,
                                    const models::SchemeSpec& scheme,
                                    models::Arithmetic arithmetic) {
@@ -259,8 +253,8 @@ Timing time_train_coded(const models::TrainingSpec& spec, const models::Dataset&
   const sim::ClusterSpec cluster = sim::uniform_cluster(nodes, 1e9);
   const double cpu_start = cpu_seconds();
   const auto start = Clock::now();
-  const sim::MetricSet metrics =
-      models::run_coded_training(cluster, {}, spec, no_faults(), train, test, seed, 0);
+  const sim::MetricSet metrics = models::run_coded_training(
+      cluster, {}, spec, models::fault_free_config(), train, test, seed, 0);
   const Timing timing{seconds_since(start), cpu_seconds() - cpu_start};
   if (metrics.get("completed") != 1.0 || metrics.get("iterations") != spec.iterations) {
     throw std::runtime_error("train_coded did not complete its iterations");
@@ -500,8 +494,9 @@ int run_memory(const TrainingBenchOptions& options, std::ostream& out) {
   }
   const int nodes = models::summarize_scheme(scheme).nodes;
   const auto start = Clock::now();
-  const sim::MetricSet metrics = models::run_coded_training(
-      sim::uniform_cluster(nodes, 1e9), checkpoint, spec, no_faults(), train, test, 3, 0);
+  const sim::MetricSet metrics =
+      models::run_coded_training(sim::uniform_cluster(nodes, 1e9), checkpoint, spec,
+                                 models::fault_free_config(), train, test, 3, 0);
   const double wall_s = seconds_since(start);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);

@@ -31,16 +31,12 @@ Usage: bench/peers/torch_lenet.py replay DIR
                                         [--seed 1] [--json]
 Needs Debian's python3-torch (run it with /usr/bin/python3 when another python3 comes first).
 """
+import argparse
+import json
 import os
+import time
 
-# One thread everywhere: set before torch (and its BLAS) load.
-for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[variable] = "1"
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
+import torch_steps  # first: one thread, before torch loads its BLAS
 
 import torch  # noqa: E402
 
@@ -157,29 +153,10 @@ def replay(directory):
 def speed(args):
     torch.manual_seed(args.seed)
     model, _ = build([1, 28, 28], LENET5)
-    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
-    loss_function = torch.nn.CrossEntropyLoss()
     inputs = torch.rand(args.batch, 1, 28, 28, dtype=DTYPE)
     labels = torch.randint(0, 10, (args.batch,))
-
-    def step():
-        optimizer.zero_grad(set_to_none=True)
-        loss = loss_function(model(inputs), labels)
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    for _ in range(args.warmup):
-        step()
-    start = time.perf_counter()
-    for _ in range(args.steps):
-        loss = step()
-    loss.item()
-    wall_s = time.perf_counter() - start
-    if not args.json:
-        print(f"pytorch {torch.__version__}, threads {torch.get_num_threads()}, float64, LeNet-5, "
-              f"batch {args.batch}", file=sys.stderr)
-    print(json.dumps({"steps": args.steps, "wall_s": wall_s, "steps_per_s": args.steps / wall_s}))
+    wall_s = torch_steps.timed_sgd_steps(model, inputs, labels, args.lr, args.warmup, args.steps)
+    torch_steps.report(args.steps, wall_s, f"LeNet-5, batch {args.batch}", args.json)
 
 
 def main():

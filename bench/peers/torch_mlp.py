@@ -10,16 +10,9 @@ Usage: bench/peers/torch_mlp.py [--layers 784,1024,1024,10] [--batch 64] [--step
                                 [--warmup 5] [--lr 0.005] [--seed 1] [--json]
 Needs Debian's python3-torch (run it with /usr/bin/python3 when another python3 comes first).
 """
-import os
+import argparse
 
-# One thread everywhere: set before torch (and its BLAS) load.
-for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[variable] = "1"
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
+import torch_steps  # first: one thread, before torch loads its BLAS
 
 import torch  # noqa: E402
 
@@ -63,33 +56,12 @@ def main():
         if index + 1 < len(layers):
             modules.append(torch.nn.ReLU())
     model = torch.nn.Sequential(*modules)
-    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
-    loss_function = torch.nn.CrossEntropyLoss()  # mean softmax cross-entropy over the batch
-
     # A fixed synthetic batch of the benchmark's shape (samples are rows in PyTorch).
     inputs = torch.randn(args.batch, sizes[0], dtype=dtype)
     labels = torch.randint(0, sizes[-1], (args.batch,))
-
-    def step():
-        optimizer.zero_grad(set_to_none=True)
-        loss = loss_function(model(inputs), labels)
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    for _ in range(args.warmup):
-        step()
-    start = time.perf_counter()
-    for _ in range(args.steps):
-        loss = step()
-    loss.item()  # the last step has finished (CPU ops are synchronous anyway)
-    wall_s = time.perf_counter() - start
-
-    result = {"steps": args.steps, "wall_s": wall_s, "steps_per_s": args.steps / wall_s}
-    if not args.json:
-        print(f"pytorch {torch.__version__}, threads {torch.get_num_threads()}, float64, "
-              f"layers {','.join(map(str, sizes))}, batch {args.batch}", file=sys.stderr)
-    print(json.dumps(result))
+    wall_s = torch_steps.timed_sgd_steps(model, inputs, labels, args.lr, args.warmup, args.steps)
+    torch_steps.report(args.steps, wall_s,
+                       f"layers {','.join(map(str, sizes))}, batch {args.batch}", args.json)
 
 
 if __name__ == "__main__":

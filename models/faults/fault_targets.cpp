@@ -39,6 +39,12 @@ FaultConfig default_fault_config() {
   return config;
 }
 
+FaultConfig fault_free_config() {
+  FaultConfig config = default_fault_config();
+  for (FaultTargetSpec& target : config.targets) target.rate = {};
+  return config;
+}
+
 std::string validate_fault_config(const FaultConfig& config, int node_count) {
   if (node_count < 0) return "node count must be >= 0";
   for (int t = 0; t < kFaultTargetCount; ++t) {

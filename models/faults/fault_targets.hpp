@@ -66,6 +66,9 @@ inline constexpr double kPaperErrorProbability = 3e-4;
 /// The paper-faithful defaults: weights struck with probability 3e-4 per operation by
 /// sparse_additive (density 0.005, magnitude 5); every other target disabled (rate 0, same model).
 FaultConfig default_fault_config();
+/// default_fault_config with every target's rate 0: no fault at all (error-free reference runs,
+/// benchmarks).
+FaultConfig fault_free_config();
 /// Empty when `config` is valid for `node_count` nodes, else what is wrong.
 std::string validate_fault_config(const FaultConfig& config, int node_count);
 

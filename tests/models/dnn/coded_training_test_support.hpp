@@ -65,11 +65,7 @@ inline sim::ClusterSpec cluster(int nodes = 16) {
   return c;
 }
 
-inline FaultConfig no_faults() {
-  FaultConfig f = default_fault_config();
-  for (FaultTargetSpec& t : f.targets) t.rate = {};
-  return f;
-}
+inline FaultConfig no_faults() { return fault_free_config(); }
 
 // Probability 1 at every opportunity of `target` on `node`, nothing elsewhere.
 inline FaultConfig always_on(int node, FaultTarget target, ValueModelSpec model = {}) {
