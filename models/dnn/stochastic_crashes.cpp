@@ -67,6 +67,10 @@ CrashTimeline::CrashTimeline(const sim::ClusterSpec& cluster, std::uint64_t seed
     p.ready.push_back({p.engine.now(), node, false});
     p.engine.stop();
   });
+  p.crashes->on_link([&p](int link, bool up) {
+    p.ready.push_back({p.engine.now(), -1, !up, link});
+    p.engine.stop();
+  });
   p.crashes->start();
 }
 

@@ -12,17 +12,19 @@
 
 namespace codesim::models::detail {
 
-/// A crash or a repair of one cluster node.
+/// A crash or a repair of one cluster node, or a link's failure or repair.
 struct CrashEvent {
   double time_s = 0.0;
   int node = 0;
   bool crash = true;  ///< false: a repair
+  int link = -1;      ///< >= 0: link `link` failed (crash) or came back; `node` is then -1
 };
 
 /// The up/down transitions of the cluster's nodes, in the order sim::CrashProcess makes them
 /// (its own streams: (seed, replica, "crash" / "repair", node), "domain", "domain repair", "link",
-/// "link repair"). Link failures act here on a private copy of the network: they take down the
-/// nodes they cut off, but the run's communication keeps the routes of the intact network.
+/// "link repair"). Link failures act on a private copy of the network, which tells whom they cut
+/// off; each link transition is reported before the crashes and repairs of the nodes it cuts off
+/// or reconnects, so that the run can take the same link down in its own network and reroute.
 class CrashTimeline {
  public:
   CrashTimeline();

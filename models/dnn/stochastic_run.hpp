@@ -130,6 +130,8 @@ class StochasticRun {
   double next_event_s() const;
   void process_events_before(double time_s);
   void on_event(const CrashEvent& e);
+  void on_link_event(int link, bool up);
+  void append_links_down(std::vector<int>& key) const;
   void update_live();
   bool start_iteration();
   bool regenerate_stale_nodes(double& regeneration_s);
@@ -199,7 +201,8 @@ class StochasticRun {
   std::vector<int> previous_wrong_;            // at the checkpoint before the last
   bool stopped_ = false;                       // the watchdog stopped the run
   std::uint64_t faults_at_attempt_start_ = 0;  // faults_ at the last checkpoint or rollback
-  // By regenerated nodes (then -1 and the other nodes excluded as sources, if any).
+  // By regenerated nodes (then -1 and the other nodes excluded as sources, if any; then -2 and
+  // the links down, if any).
   std::map<std::vector<int>, Regeneration> regenerations_cache_;
 
   // --- crashes ------------------------------------------------------------------------------
@@ -213,8 +216,9 @@ class StochasticRun {
   bool waiting_ = false;                // the run waits for repairs
   std::vector<char> started_;           // scratch: per participant, its task ran
   std::vector<std::array<RoundCodewords, 2>> iteration_codewords_;  // per layer, for waiting
-  // A round's communication by (round, present symbols, -1, live nodes): a down set lasts many
-  // rounds, and the flow model's cost is the stochastic run's most expensive step.
+  std::vector<int> links_down_;  // sorted: the links down now (topology_ routes around them)
+  // A round's communication by (round, present symbols, -1, live nodes[, -2, links down]): a down
+  // set lasts many rounds, and the flow model's cost is the stochastic run's most expensive step.
   std::map<std::vector<int>, sim::CommunicationCost> communication_cache_;
 
   // --- scratch ------------------------------------------------------------------------------

@@ -31,6 +31,10 @@ void StochasticRun::process_events_before(double time_s) {
 // nodes and, at a repair, the energy of its down time (charged to waiting when the run waits
 // then, as the numeric mode's on_repair does).
 void StochasticRun::on_event(const CrashEvent& e) {
+  if (e.link >= 0) {
+    on_link_event(e.link, !e.crash);
+    return;
+  }
   if (e.crash) ++crashes_;
   if (e.node >= nodes_) return;
   const auto index = static_cast<std::size_t>(e.node);
@@ -43,6 +47,25 @@ void StochasticRun::on_event(const CrashEvent& e) {
     down_[index] = 0;
   }
   update_live();
+}
+
+// A link went down or came back: the run's network reroutes (as the numeric mode's, which the
+// crash process changes itself), and the cached costs are keyed by the links down.
+void StochasticRun::on_link_event(int link, bool up) {
+  topology_.set_link_up(link, up);
+  const auto at = std::lower_bound(links_down_.begin(), links_down_.end(), link);
+  if (up) {
+    links_down_.erase(at);
+  } else {
+    links_down_.insert(at, link);
+  }
+}
+
+// Cache keys of costs that depend on the routes: the links down, after a -2, when there are any.
+void StochasticRun::append_links_down(std::vector<int>& key) const {
+  if (links_down_.empty()) return;
+  key.push_back(-2);
+  key.insert(key.end(), links_down_.begin(), links_down_.end());
 }
 
 // The live nodes and the decoder's speed (the slowest live node's when decentralized).
@@ -268,7 +291,8 @@ void StochasticRun::run_crashing_update() {
   check_time();
 }
 
-// round_communication_cost of the round's present symbols and the live nodes, cached.
+// round_communication_cost of the round's present symbols, the live nodes and the links down,
+// cached.
 sim::CommunicationCost StochasticRun::crashing_communication(const Round& r, const RoundTiming& t) {
   std::vector<int> key;
   key.reserve(t.present.size() + live_.size() + 2);
@@ -276,6 +300,7 @@ sim::CommunicationCost StochasticRun::crashing_communication(const Round& r, con
   for (char present : t.present) key.push_back(present);
   key.push_back(-1);
   key.insert(key.end(), live_.begin(), live_.end());
+  append_links_down(key);
   if (const auto it = communication_cache_.find(key); it != communication_cache_.end())
     return it->second;
   if (communication_cache_.size() >= 4096) communication_cache_.clear();  // bounded memory

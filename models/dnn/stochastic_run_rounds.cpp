@@ -44,6 +44,7 @@ std::optional<sim::CommunicationCost> StochasticRun::regenerate_nodes(int layer)
       key.push_back(-1);
       key.insert(key.end(), exclude.begin(), exclude.end());
     }
+    append_links_down(key);
   }
   auto it = regenerations_cache_.find(key);
   if (it == regenerations_cache_.end()) {
@@ -239,7 +240,7 @@ bool StochasticRun::finish_round(const Round& r, const RoundTiming& t, double en
   check_time();
   ++progress_.counts.decodes;
   const auto [communication_s, link_wait_s] =
-      t.all_present && live_.size() == static_cast<std::size_t>(nodes_)
+      t.all_present && live_.size() == static_cast<std::size_t>(nodes_) && links_down_.empty()
           ? r.all_present_communication
       : timeline_.active()
           ? crashing_communication(r, t)

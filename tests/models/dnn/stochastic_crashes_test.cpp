@@ -245,3 +245,13 @@ TEST_CASE("nodes cut off by link failures take the numeric course in stochastic 
   for (const char* kind : {"gpd", "uncoded"})
     check_same_as_numeric(kind, testing::every(1000, 2e-6, 3e-6), c);
 }
+
+TEST_CASE("stochastic mode reroutes around failed links as the numeric mode does") {
+  // A 4 x 4 torus: a failed link cuts no node off, but the routes that crossed it take a longer
+  // way round (and share other links), so the rounds' communication costs change while it is down.
+  sim::ClusterSpec c = crashing_cluster(1.5e-3, 3e-5);
+  c.network.shape = sim::TopologyShape::torus2d;
+  c.shared_failures.links = sim::LinkFailureSpec{sim::ExponentialLaw{2e-3}, sim::FixedLaw{5e-5}};
+  for (const char* kind : {"gpd", "replication"})
+    check_same_as_numeric(kind, testing::every(1000, 2e-6, 3e-6), c);
+}
