@@ -212,7 +212,8 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
       << "restarts and lost work)\n";
 }
 
-/// One line per checkpoint-interval search: the fastest factor of Daly's interval, against Daly's.
+/// One line per checkpoint-interval search: the fastest factor of Daly's interval, against Daly's,
+/// with their paired difference (common random numbers).
 void print_checkpoint_searches(const Json& results, std::ostream& out) {
   if (!results.contains("checkpoint_search")) return;
   for (const Json& search : results["checkpoint_search"]) {
@@ -223,18 +224,24 @@ void print_checkpoint_searches(const Json& results, std::ostream& out) {
       continue;
     }
     const Json& factors = search["factors"];
-    const Json& means = search["mean_completion_time_s"];
-    const Json& intervals = search["ci95_completion_time_s"];
-    for (std::size_t k = 0; k < factors.size(); ++k) {
-      if (factors[k] != search["chosen_factor"]) continue;
-      out << "fastest " << format_value(factors[k].get<double>()) << " x Daly's interval, "
-          << format_value(means[k].get<double>()) << " s +- "
-          << format_value(intervals[k].get<double>()) << " s";
-    }
-    for (std::size_t k = 0; k < factors.size(); ++k) {
-      if (factors[k].get<double>() == 1.0 && means[k].is_number()) {
-        out << " (Daly's: " << format_value(means[k].get<double>()) << " s +- "
-            << format_value(intervals[k].get<double>()) << " s)";
+    const auto index_of = [&factors](const Json& factor) {
+      return static_cast<std::size_t>(std::find(factors.begin(), factors.end(), factor) -
+                                      factors.begin());
+    };
+    const auto time_text = [&search](const char* mean, const char* ci, std::size_t k) {
+      return format_value(search[mean][k].get<double>()) + " s +- " +
+             format_value(search[ci][k].get<double>()) + " s";
+    };
+    const std::size_t chosen = index_of(search["chosen_factor"]);
+    const std::size_t daly = index_of(1.0);
+    out << "fastest " << format_value(factors[chosen].get<double>()) << " x Daly's interval, "
+        << time_text("mean_completion_time_s", "ci95_completion_time_s", chosen);
+    if (daly < factors.size() && search["mean_completion_time_s"][daly].is_number()) {
+      out << " (Daly's: " << time_text("mean_completion_time_s", "ci95_completion_time_s", daly)
+          << ")";
+      if (chosen != daly) {
+        out << "; paired difference to Daly's "
+            << time_text("difference_to_daly_s", "ci95_difference_to_daly_s", chosen);
       }
     }
     out << "\n";

@@ -27,8 +27,11 @@ std::vector<Json> checkpoint_search_documents(const Json& document,
 
 /// The results' "checkpoint_search" array: per search, its label, the factors, each
 /// candidate's mean completion time and its 95% interval (null where a replica did not
-/// complete), and the chosen factor: the fastest candidate among those whose every replica
-/// completed (the first on ties; null when none did). `points` is the results' points array.
+/// complete), the chosen factor: the fastest candidate among those whose every replica
+/// completed (the first on ties; null when none did), and each candidate's paired difference to
+/// Daly's (factor 1): the mean over replicas of its completion time minus Daly's in the same
+/// replica, and that mean's Student-t 95% half-width (null without factor 1 or where a replica
+/// did not complete). `points` is the results' points array.
 Json checkpoint_search_json(const std::vector<CheckpointSearch>& searches, const Json& points);
 
 }  // namespace codesim::app
