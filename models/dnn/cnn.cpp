@@ -36,6 +36,30 @@ NetworkParameters glorot_init(const NetworkSpec& spec, std::uint64_t seed) {
   return p;
 }
 
+bool pool_forward(const Layer& layer, const TensorShape& input, const Matrix& x, Matrix& out,
+                  std::vector<std::int32_t>& argmax) {
+  if (const auto* pool = std::get_if<MaxPool>(&layer)) {
+    max_pool(pool_geometry(input, pool->kernel, pool->stride), x, out, argmax);
+  } else if (const auto* avg = std::get_if<AvgPool>(&layer)) {
+    avg_pool(pool_geometry(input, avg->kernel, avg->stride), x, out);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool pool_backward(const Layer& layer, const TensorShape& input, const Matrix& delta,
+                   const std::vector<std::int32_t>& argmax, Matrix& out) {
+  if (const auto* pool = std::get_if<MaxPool>(&layer)) {
+    max_pool_backward(pool_geometry(input, pool->kernel, pool->stride), delta, argmax, out);
+  } else if (const auto* avg = std::get_if<AvgPool>(&layer)) {
+    avg_pool_backward(pool_geometry(input, avg->kernel, avg->stride), delta, out);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 namespace {
 
 // The buffer that holds the output of layer `owner` (-1: the workspace's input).
@@ -56,11 +80,7 @@ void forward_layer(const Layer& layer, const LayerGeometry& g, int l, const Netw
     const auto w = static_cast<std::size_t>(g.weighted_index);
     kernels.product(p.weights[w], x, buffers.output);
     buffers.output.colwise() += p.biases[w];
-  } else if (const auto* pool = std::get_if<MaxPool>(&layer)) {
-    max_pool(pool_geometry(g.input, pool->kernel, pool->stride), x, buffers.output, buffers.argmax);
-  } else if (const auto* avg = std::get_if<AvgPool>(&layer)) {
-    avg_pool(pool_geometry(g.input, avg->kernel, avg->stride), x, buffers.output);
-  } else {
+  } else if (!pool_forward(layer, g.input, x, buffers.output, buffers.argmax)) {
     // ReLU in place (nothing reads its input again: a weighted layer's A is its own input, and
     // ReLU's backward reads its output); flatten is the identity on the batch layout.
     if (std::holds_alternative<Relu>(layer)) x = x.cwiseMax(0.0);
@@ -90,12 +110,7 @@ void backward_layer(const Layer& layer, const LayerGeometry& g, bool first,
     delta = &buffers.back;
   } else if (first) {
     return;
-  } else if (const auto* pool = std::get_if<MaxPool>(&layer)) {
-    max_pool_backward(pool_geometry(g.input, pool->kernel, pool->stride), *delta, buffers.argmax,
-                      buffers.back);
-    delta = &buffers.back;
-  } else if (const auto* avg = std::get_if<AvgPool>(&layer)) {
-    avg_pool_backward(pool_geometry(g.input, avg->kernel, avg->stride), *delta, buffers.back);
+  } else if (pool_backward(layer, g.input, *delta, buffers.argmax, buffers.back)) {
     delta = &buffers.back;
   } else if (std::holds_alternative<Relu>(layer)) {
     // ReLU' is 1 where the output is positive, else 0 (PyTorch's threshold_backward).

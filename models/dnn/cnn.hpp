@@ -54,6 +54,16 @@ struct NetworkWorkspace {
   std::vector<LayerBuffers> layers;
 };
 
+/// A pooling layer's forward step from `x` (its input, one sample per column, of shape `input`)
+/// into `out`; `argmax` receives max_pool's choices. False, with nothing done, for a layer that
+/// does not pool. Coded training's steps between products call it too (layer_steps.cpp).
+bool pool_forward(const Layer& layer, const TensorShape& input, const Matrix& x, Matrix& out,
+                  std::vector<std::int32_t>& argmax);
+/// Its backward step: `delta` (of its output) into `out` (of its input), with the forward step's
+/// `argmax`. False, with nothing done, for a layer that does not pool.
+bool pool_backward(const Layer& layer, const TensorShape& input, const Matrix& delta,
+                   const std::vector<std::int32_t>& argmax, Matrix& out);
+
 /// The logits (classes x B) of `inputs` (input size x B, NCHW order per column), products on
 /// `kernels`; `workspace` keeps what network_backward needs. The reference points into it.
 /// Precondition: the spec is valid and the parameters are its glorot_init's shapes.

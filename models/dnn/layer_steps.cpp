@@ -81,11 +81,7 @@ class NetworkSteps final : public LayerSteps {
       const Layer& step = network_.layers[static_cast<std::size_t>(i)];
       const TensorShape& input = geometry_[static_cast<std::size_t>(i)].input;
       Saved& s = saved[static_cast<std::size_t>(i - from)];
-      if (const auto* pool = std::get_if<MaxPool>(&step)) {
-        max_pool_backward(pool_geometry(input, pool->kernel, pool->stride), delta, s.argmax, out);
-        delta.swap(out);
-      } else if (const auto* avg = std::get_if<AvgPool>(&step)) {
-        avg_pool_backward(pool_geometry(input, avg->kernel, avg->stride), delta, out);
+      if (pool_backward(step, input, delta, s.argmax, out)) {
         delta.swap(out);
       } else if (std::holds_alternative<Relu>(step)) {
         // ReLU' is 1 where the output is positive, else 0 (as the reference).
@@ -135,11 +131,7 @@ class NetworkSteps final : public LayerSteps {
       const Layer& step = network_.layers[static_cast<std::size_t>(i)];
       const TensorShape& input = geometry_[static_cast<std::size_t>(i)].input;
       Saved s;
-      if (const auto* pool = std::get_if<MaxPool>(&step)) {
-        max_pool(pool_geometry(input, pool->kernel, pool->stride), x, out, s.argmax);
-        x.swap(out);
-      } else if (const auto* avg = std::get_if<AvgPool>(&step)) {
-        avg_pool(pool_geometry(input, avg->kernel, avg->stride), x, out);
+      if (pool_forward(step, input, x, out, s.argmax)) {
         x.swap(out);
       } else if (std::holds_alternative<Relu>(step)) {
         x = x.cwiseMax(0.0);
