@@ -234,11 +234,6 @@ void read_network_keys(ObjectReader& r, models::TrainingSpec& spec) {
            "applies to the MLP's layers, not to a network (expected relu layers in "
            "/workload/network/layers)");
   }
-  if (spec.mode != models::TrainingMode::numeric) {
-    r.fail("network",
-           "a network of layers trains in numeric mode only (expected \"mode\": \"numeric\", "
-           "or an MLP's layers)");
-  }
   r.object("network", [&](ObjectReader& n) { spec.network = read_network(n); });
   if (!std::holds_alternative<models::Dense>(spec.network->layers.back())) {
     throw ScenarioError(

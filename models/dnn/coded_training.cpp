@@ -31,7 +31,6 @@ std::string layers_problem(const TrainingSpec& spec) {
   }
   if (spec.network->layers.empty() || !std::holds_alternative<Dense>(spec.network->layers.back()))
     return "the network must end with a dense layer (its product gives the logits)";
-  if (spec.mode != TrainingMode::numeric) return "a network of layers trains in numeric mode only";
   return {};
 }
 

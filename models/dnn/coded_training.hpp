@@ -57,7 +57,7 @@ struct TrainingSpec {
   MlpSpec mlp;
   /// A network of conv, pooling, flatten, dense and ReLU layers (workload.network) instead of the
   /// MLP's layers: every conv and dense layer's W is coded (layer_steps.hpp). Its own
-  /// learning_rate and batch_size are ignored (mlp's apply). Numeric mode only.
+  /// learning_rate and batch_size are ignored (mlp's apply).
   std::optional<NetworkSpec> network;
   SchemeSpec scheme;
   int iterations = 100;  ///< useful SGD steps to complete, >= 1

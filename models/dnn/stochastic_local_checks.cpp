@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "models/dnn/layer_steps.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models::detail {
@@ -15,18 +16,16 @@ constexpr double kCheckFlopsPerEntry = 24.0;
 LocalChecks::LocalChecks(const TrainingSpec& spec, const FaultConfig& faults, int nodes,
                          std::uint64_t seed, std::uint64_t replica) {
   if (!checks_at_nodes(spec.scheme)) return;
-  const std::vector<int>& sizes = spec.mlp.layer_sizes;
   const ValueModelSpec& weights = faults[FaultTarget::weights].model;
   const ValueModelSpec& product = faults[FaultTarget::product].model;
-  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-    const std::optional<AbftBlockShape> shape =
-        locally_checked_block(spec.scheme, sizes[l + 1], sizes[l]);
+  for (const WeightShape& w : weight_shapes(spec)) {
+    const std::optional<AbftBlockShape> shape = locally_checked_block(spec.scheme, w.rows, w.cols);
     CODESIM_CHECK(shape.has_value(), "a scheme that checks at its nodes has checked blocks");
     const AbftStrikeModel model = abft_strike_model(weights, *shape);
-    const int batch = spec.mlp.batch_size;
+    const int columns = w.positions * spec.mlp.batch_size;  // of the layer's products
     blocks_.push_back({AbftCorrection(*shape, model, kMaxStrikes),
-                       {abft_partial_correction(product, shape->rows, batch),
-                        abft_partial_correction(product, shape->cols, batch)},
+                       {abft_partial_correction(product, shape->rows, columns),
+                        abft_partial_correction(product, shape->cols, columns)},
                        kCheckFlopsPerEntry * static_cast<double>(shape->stored_entries()),
                        model.entries == 1});
   }

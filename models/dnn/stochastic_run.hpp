@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/dnn/layer_steps.hpp"
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/stochastic_crashes.hpp"
 #include "models/dnn/stochastic_local_checks.hpp"
@@ -150,8 +151,13 @@ class StochasticRun {
   sim::CheckpointPolicy policy_;
   sim::Topology topology_;
   const std::function<bool()>& should_stop_;
+  std::vector<WeightShape> weight_shapes_;  // per weighted layer: its W and product columns
   int layers_;
   int batch_;
+  // Columns of layer l's products: positions x batch (an MLP's or a dense layer's: the batch).
+  int columns(int l) const {
+    return weight_shapes_[static_cast<std::size_t>(l)].positions * batch_;
+  }
   WaitPolicy wait_;
   int nodes_ = 0;
   bool stragglers_ = false;

@@ -230,7 +230,8 @@ void StochasticRun::charge_crashing_round(const Round& r, const RoundTiming& t, 
     progress_.energy.busy(r.participants[i], std::min(task_s, stop_s - now_s_));
   }
   const double decode_s =
-      decode_flops(t.tally.present_total(), r.shape->partial_rows, batch_, clean) / decoder_speed_;
+      decode_flops(t.tally.present_total(), r.shape->partial_rows, columns(r.layer), clean) /
+      decoder_speed_;
   progress_.energy.decode(live_, spec_.decentralized, decode_s);
   progress_.energy.network(round_communication_bytes(*r.shape, t.present, live_, r.symbol_bytes,
                                                      r.product_bytes, spec_.decentralized));
@@ -314,8 +315,8 @@ sim::CommunicationCost StochasticRun::crashing_communication(const Round& r, con
 double StochasticRun::current_nominal_s(const Round& r) const {
   std::vector<char> usable(speeds_.size(), 0);
   for (int p = 0; p < nodes_; ++p) usable[static_cast<std::size_t>(p)] = node_usable(p);
-  return nominal_round_time_s(topology_, *r.shape, usable, speeds_, live_, decoder_speed_, batch_,
-                              spec_.decentralized);
+  return nominal_round_time_s(topology_, *r.shape, usable, speeds_, live_, decoder_speed_,
+                              columns(r.layer), spec_.decentralized);
 }
 
 // The untimed read-out's regeneration of the stale nodes' blocks (down ones too), from the nodes

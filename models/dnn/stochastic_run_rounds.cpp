@@ -225,7 +225,8 @@ void StochasticRun::charge_round_tasks(const Round& r, const RoundTiming& t, dou
     progress_.energy.busy(p, std::min(task_s, end_s - now_s_));
   }
   const double decode_s =
-      decode_flops(t.tally.present_total(), r.shape->partial_rows, batch_, clean) / decoder_speed_;
+      decode_flops(t.tally.present_total(), r.shape->partial_rows, columns(r.layer), clean) /
+      decoder_speed_;
   progress_.energy.decode(live_, spec_.decentralized, decode_s);
   progress_.energy.network(round_communication_bytes(*r.shape, t.present, live_, r.symbol_bytes,
                                                      r.product_bytes, spec_.decentralized));
@@ -247,8 +248,8 @@ bool StochasticRun::finish_round(const Round& r, const RoundTiming& t, double en
           : round_communication_cost(topology_, *r.shape, t.present, live_, r.symbol_bytes,
                                      r.product_bytes, spec_.decentralized);
   progress_.time.link_wait_s += link_wait_s;
-  const double decode_s = decode_flops(t.tally.present_total(), r.shape->partial_rows, batch_,
-                                       outcome.status == Status::clean) /
+  const double decode_s = decode_flops(t.tally.present_total(), r.shape->partial_rows,
+                                       columns(r.layer), outcome.status == Status::clean) /
                           decoder_speed_;
   progress_.time.charge_ahead(
       now_s_, {{TimeKind::communication, communication_s}, {TimeKind::decode, decode_s}});

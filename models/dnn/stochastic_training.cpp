@@ -41,7 +41,8 @@ StochasticRun::StochasticRun(const sim::ClusterSpec& cluster, const sim::Checkpo
       policy_(checkpoint, kInf),
       topology_(cluster.network),
       should_stop_(should_stop),
-      layers_(static_cast<int>(spec.mlp.layer_sizes.size()) - 1),
+      weight_shapes_(weight_shapes(spec)),
+      layers_(static_cast<int>(weight_shapes_.size())),
       batch_(spec.mlp.batch_size),
       progress_(spec.iterations, checkpoint.max_stalled_rollbacks) {
   progress_.time.report_link_wait = cluster.network.model == sim::NetworkModel::flow;
@@ -80,10 +81,9 @@ void StochasticRun::init_structure() {
   structure_ = make_scheme(spec_.scheme, small_rows, small_cols);
   structure_->encode(Matrix::Zero(small_rows, small_cols));
   CODESIM_CHECK(structure_->node_count() == nodes_, "the structure has the scheme's nodes");
-  for (int l = 0; l < layers_; ++l) {
-    const int rows = spec_.mlp.layer_sizes[static_cast<std::size_t>(l) + 1];
-    const int cols = spec_.mlp.layer_sizes[static_cast<std::size_t>(l)];
-    shapes_.push_back(layer_shape(spec_.scheme, *structure_, small_rows, small_cols, rows, cols));
+  for (const WeightShape& w : weight_shapes_) {
+    shapes_.push_back(
+        layer_shape(spec_.scheme, *structure_, small_rows, small_cols, w.rows, w.cols));
   }
   // Blocks: layer l, node p, block b at l * blocks_per_layer_ + first_block_[p] + b.
   for (int p = 0; p < nodes_; ++p) {
@@ -150,7 +150,8 @@ void StochasticRun::init_rounds(const StrikeRates& strikes) {
 
 // The update: one task per node; (weights, update) on every stored block of every layer.
 void StochasticRun::init_update(const StrikeRates& strikes) {
-  for (const LayerShape& g : shapes_) update_flops_ += g.update_flops_per_column * batch_;
+  for (int l = 0; l < layers_; ++l)
+    update_flops_ += shapes_[static_cast<std::size_t>(l)].update_flops_per_column * columns(l);
   update_begin_.push_back(0);
   for (int p = 0; p < nodes_; ++p) {
     update_fixed_s_ =
@@ -158,7 +159,7 @@ void StochasticRun::init_update(const StrikeRates& strikes) {
     for (int l = 0; l < layers_; ++l) {
       const double h = hazard(strikes.probability(
           p, FaultTarget::weights,
-          shapes_[static_cast<std::size_t>(l)].update_flops_per_column * batch_));
+          shapes_[static_cast<std::size_t>(l)].update_flops_per_column * columns(l)));
       for (int b = first_block_[static_cast<std::size_t>(p)];
            b < first_block_[static_cast<std::size_t>(p) + 1]; ++b) {
         update_block_.push_back(l * blocks_per_layer_ + b);
@@ -176,7 +177,7 @@ void StochasticRun::build_round(int l, int d, const StrikeRates& strikes) {
   r.dir = d;
   r.shape = &shape;
   r.participants = shape.participants;
-  r.flops = shape.task_flops_per_column * batch_;
+  r.flops = shape.task_flops_per_column * columns(l);
   r.symbol_begin.push_back(0);
   for (int p : r.participants) {
     const auto index = static_cast<std::size_t>(p);
@@ -193,13 +194,13 @@ void StochasticRun::build_round(int l, int d, const StrikeRates& strikes) {
   r.codewords = round_codewords(spec_.scheme, shape);
   max_symbols_ = std::max(max_symbols_, static_cast<std::size_t>(symbols));
   max_codewords_ = std::max(max_codewords_, static_cast<std::size_t>(r.codewords.codewords));
-  r.symbol_bytes = static_cast<double>(shape.partial_rows) * batch_ * kBytesPerValue;
-  r.product_bytes = static_cast<double>(shape.product_rows) * batch_ * kBytesPerValue;
+  r.symbol_bytes = static_cast<double>(shape.partial_rows) * columns(l) * kBytesPerValue;
+  r.product_bytes = static_cast<double>(shape.product_rows) * columns(l) * kBytesPerValue;
   const std::vector<char> all(static_cast<std::size_t>(symbols), 1);
   r.all_present_communication = round_communication_cost(
       topology_, shape, all, live_, r.symbol_bytes, r.product_bytes, spec_.decentralized);
   r.nominal_s = nominal_round_time_s(topology_, shape, usable_, speeds_, live_, decoder_speed_,
-                                     batch_, spec_.decentralized);
+                                     columns(l), spec_.decentralized);
   if (!stragglers_) {
     std::vector<double> durations;
     for (int p : r.participants)

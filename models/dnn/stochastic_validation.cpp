@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "models/dnn/layer_steps.hpp"
 #include "models/dnn/stochastic_training.hpp"
 
 namespace codesim::models {
@@ -44,9 +45,9 @@ std::optional<UnmodelledSetting> unmodelled_setting(const sim::ClusterSpec& clus
 
 std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const TrainingSpec& spec,
                                          const FaultConfig& faults) {
-  const std::vector<int>& sizes = spec.mlp.layer_sizes;
-  if (sizes.size() < 2) return "the MLP needs at least an input and an output size";
-  std::string problem = validate_training(spec, cluster.node_count(), sizes.front(), 0);
+  if (!spec.network && spec.mlp.layer_sizes.size() < 2)
+    return "the MLP needs at least an input and an output size";
+  std::string problem = validate_training(spec, cluster.node_count(), input_features(spec), 0);
   if (!problem.empty()) return problem;
   problem = validate_fault_config(faults, cluster.node_count());
   if (!problem.empty()) return problem;

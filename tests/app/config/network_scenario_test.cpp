@@ -109,11 +109,33 @@ TEST_CASE("bad network layers are errors at the offending layer and field") {
   CHECK(pointer_of_error(with(layers + "/7={\"kind\": \"relu\"}")) == layers + "/7");
 }
 
-TEST_CASE("a network is refused with layers, hidden_activation or stochastic mode") {
+TEST_CASE("a network is refused with layers or hidden_activation") {
   CHECK(pointer_of_error(with("/workload/layers=[8, 4]")) == "/workload/layers");
   CHECK(pointer_of_error(with("/workload/hidden_activation=\"sigmoid\"")) ==
         "/workload/hidden_activation");
-  CHECK(pointer_of_error(with("/workload/mode=\"stochastic\"")) == "/workload/network");
+}
+
+TEST_CASE("a network runs in stochastic mode, costing what the numeric mode charges") {
+  // Without faults the two modes run the same rounds at the same simulated times: the conv
+  // layers' products on positions x batch columns in both.
+  TempDirectory dir;
+  Json numeric = with("/faults/targets/weights/probability_per_operation=0");
+  numeric["workload"].erase("audit");
+  Json stochastic = numeric;
+  stochastic["workload"]["mode"] = "stochastic";
+  stochastic["workload"].erase("dataset");
+  stochastic["workload"].erase("eval_every");
+  const auto completion_s = [&dir](const Json& scenario, const std::string& name) {
+    const fs::path path = write_json(dir / (name + ".json"), scenario);
+    const CliResult r = cli({"run", path.string(), "-q", "-o", (dir / (name + ".out")).string()});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const Json results = Json::parse(read_file(dir / (name + ".out")));
+    return results["points"][0]["replicas"][0]["completion_time_s"].get<double>();
+  };
+  const double numeric_s = completion_s(numeric, "numeric");
+  CHECK(numeric_s > 0.0);
+  CHECK(completion_s(stochastic, "stochastic") == doctest::Approx(numeric_s).epsilon(1e-12));
 }
 
 TEST_CASE("channels that the code's split does not divide are an error at the strategy") {

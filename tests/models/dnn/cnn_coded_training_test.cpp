@@ -13,17 +13,6 @@ using namespace codesim::models::testing;
 
 namespace {
 
-// The synthetic data's 8 features as 2 x 2 x 2 images: conv 4@2x2 padding 1 (A: 8 x 9 B),
-// relu, max_pool 2/1, conv 4@2x2 (A: 16 x B), relu, flatten, dense 12, relu, dense 4. Every
-// weight matrix splits in 2 x 2 blocks.
-NetworkSpec small_network() {
-  NetworkSpec n;
-  n.input = {2, 2, 2, false};
-  n.layers = {Conv2d{4, 2, 1, 1}, Relu{}, MaxPool{2, 1}, Conv2d{4, 2, 1, 0}, Relu{}, Flatten{},
-              Dense{12},          Relu{}, Dense{4}};
-  return n;
-}
-
 TrainingSpec network_training(const std::string& kind, int iterations, int batch = 3) {
   TrainingSpec spec = training(kind, iterations, batch);
   spec.network = small_network();
@@ -103,13 +92,10 @@ TEST_CASE("a network's products are charged their columns: a conv layer's positi
   CHECK(r.metrics.get("time_compute_s") > d.metrics.get("time_compute_s"));
 }
 
-TEST_CASE("a network that does not end with a dense layer or runs in stochastic mode is refused") {
+TEST_CASE("a network that does not end with a dense layer or does not fit the code is refused") {
   TrainingSpec spec = network_training("uncoded", 1);
   spec.network->layers.push_back(Relu{});
   CHECK(validate_training(spec, 16, 8, 4).find("end with a dense layer") != std::string::npos);
-  spec = network_training("uncoded", 1);
-  spec.mode = TrainingMode::stochastic;
-  CHECK(validate_training(spec, 16, 8, 4).find("numeric mode only") != std::string::npos);
   spec = network_training("uncoded", 1);
   spec.network->layers.front() = Conv2d{4, 5, 1, 0};  // a 5x5 kernel on a 2x2 input
   CHECK(validate_training(spec, 16, 8, 4).find("network layer 0") != std::string::npos);

@@ -48,6 +48,17 @@ inline SchemeSpec scheme(const std::string& kind) {
   return s;
 }
 
+// The synthetic data's 8 features as 2 x 2 x 2 images: conv 4@2x2 padding 1 (A: 8 x 9 B),
+// relu, max_pool 2/1, conv 4@2x2 (A: 16 x B), relu, flatten, dense 12, relu, dense 4. Every
+// weight matrix splits in 2 x 2 blocks.
+inline NetworkSpec small_network() {
+  NetworkSpec n;
+  n.input = {2, 2, 2, false};
+  n.layers = {Conv2d{4, 2, 1, 1}, Relu{}, MaxPool{2, 1}, Conv2d{4, 2, 1, 0}, Relu{}, Flatten{},
+              Dense{12},          Relu{}, Dense{4}};
+  return n;
+}
+
 inline TrainingSpec training(const std::string& kind, int iterations, int batch = 1) {
   TrainingSpec t;
   t.mlp.layer_sizes = {8, 12, 12, 4};

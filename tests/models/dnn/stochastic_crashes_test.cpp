@@ -33,16 +33,20 @@ sim::MetricSet numeric(const sim::ClusterSpec& c, const sim::CheckpointSpec& che
 // |a - b| within z standard deviations of two Poisson-like counts (plus one for discreteness).
 bool counts_agree(double a, double b) { return std::abs(a - b) <= 1.96 * std::sqrt(a + b) + 1.0; }
 
-// Both modes on `kind` with every node crashing and no soft error: the same crashes, erasures,
-// rollbacks, waits and regenerations, so the same counts, times and energy.
+// Sigmoid units change every block at every update (a ReLU layer's block can be left as it was),
+// so that an outdated block is wrong in both modes.
+void sigmoid_units(TrainingSpec& spec) { spec.mlp.hidden_activation = Activation::sigmoid; }
+
+// Both modes on `kind` (its spec changed by `adjust`) with every node crashing and no soft error:
+// the same crashes, erasures, rollbacks, waits and regenerations, so the same counts, times and
+// energy.
 void check_same_as_numeric(const char* kind, const sim::CheckpointSpec& checkpoint,
-                           const sim::ClusterSpec& c = crashing_cluster(4e-4, 3e-5)) {
+                           const sim::ClusterSpec& c = crashing_cluster(4e-4, 3e-5),
+                           void (*adjust)(TrainingSpec&) = sigmoid_units) {
   for (bool decentralized : {true, false}) {
     TrainingSpec spec = testing::training(kind, 80);
     spec.decentralized = decentralized;
-    // Sigmoid units change every block at every update (a ReLU layer's block can be left as it
-    // was), so that an outdated block is wrong in both modes.
-    spec.mlp.hidden_activation = Activation::sigmoid;
+    adjust(spec);
     for (std::uint64_t replica : {0, 1}) {
       const sim::MetricSet a = numeric(c, checkpoint, spec, testing::no_faults(), replica);
       const sim::MetricSet b =
@@ -254,4 +258,18 @@ TEST_CASE("stochastic mode reroutes around failed links as the numeric mode does
   c.shared_failures.links = sim::LinkFailureSpec{sim::ExponentialLaw{2e-3}, sim::FixedLaw{5e-5}};
   for (const char* kind : {"gpd", "replication"})
     check_same_as_numeric(kind, testing::every(1000, 2e-6, 3e-6), c);
+}
+
+TEST_CASE("a convolutional network in stochastic mode takes the numeric mode's course") {
+  // Its conv layers' products, bytes, decodes and updates are charged on positions x batch columns
+  // in both modes. No ReLU, so that every update changes every block (see sigmoid_units).
+  const auto conv_network = [](TrainingSpec& spec) {
+    spec.network = testing::small_network();
+    std::erase_if(spec.network->layers,
+                  [](const Layer& layer) { return std::holds_alternative<Relu>(layer); });
+    spec.mlp.batch_size = 2;
+  };
+  for (const char* kind : {"gpd", "codenet_grid", "replication", "abft"})
+    check_same_as_numeric(kind, testing::every(1000, 2e-6, 3e-6), crashing_cluster(4e-4, 3e-5),
+                          conv_network);
 }
