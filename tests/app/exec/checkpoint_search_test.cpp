@@ -62,14 +62,22 @@ Json run(const fs::path& scenario, const fs::path& output) {
   return Json::parse(read_file(output));
 }
 
+/// A search over `factors` (a JSON array) with 4 s writes and 20 s restarts on write_scenario's
+/// job, its results written to `name`.
+Json run_search(const TempDirectory& dir, const std::string& factors, int replicas, int iterations,
+                const std::string& name = "out.json") {
+  return run(write_scenario(dir.path(),
+                            R"({"policy": "optimal_simulated", "search_factors": )" + factors +
+                                R"(, "write_s": 4, "restart_s": 20})",
+                            replicas, iterations),
+             dir / name);
+}
+
 }  // namespace
 
 TEST_CASE("a search runs one point per factor on common random numbers and names the fastest") {
   TempDirectory dir;
-  const Json results = run(write_scenario(dir.path(), R"({"policy": "optimal_simulated",
-      "search_factors": [0.25, 1, 4], "write_s": 4, "restart_s": 20})",
-                                          8, 300),
-                           dir / "out.json");
+  const Json results = run_search(dir, "[0.25, 1, 4]", 8, 300);
   REQUIRE(results["points"].size() == 3);
   const Json& search = results["checkpoint_search"][0];
   CHECK(search["factors"] == Json::array({0.25, 1.0, 4.0}));
@@ -117,10 +125,7 @@ TEST_CASE("under exponential failures the simulated optimum matches Daly's inter
 
 TEST_CASE("the paired difference to Daly's is each candidate's mean per-replica difference") {
   TempDirectory dir;
-  const Json results = run(write_scenario(dir.path(), R"({"policy": "optimal_simulated",
-      "search_factors": [0.5, 1, 2], "write_s": 4, "restart_s": 20})",
-                                          6, 200),
-                           dir / "out.json");
+  const Json results = run_search(dir, "[0.5, 1, 2]", 6, 200);
   const Json& search = results["checkpoint_search"][0];
   for (std::size_t k = 0; k < 3; ++k) {
     double sum = 0.0;
@@ -134,10 +139,7 @@ TEST_CASE("the paired difference to Daly's is each candidate's mean per-replica 
   CHECK(search["difference_to_daly_s"][1] == 0.0);
   CHECK(search["ci95_difference_to_daly_s"][1] == 0.0);
   // Without factor 1 there is nothing to pair with.
-  const Json without = run(write_scenario(dir.path(), R"({"policy": "optimal_simulated",
-      "search_factors": [0.5, 2], "write_s": 4, "restart_s": 20})",
-                                          2, 50),
-                           dir / "without.json");
+  const Json without = run_search(dir, "[0.5, 2]", 2, 50, "without.json");
   CHECK(without["checkpoint_search"][0]["difference_to_daly_s"] == Json::array({nullptr, nullptr}));
 }
 
