@@ -30,6 +30,24 @@ std::unique_ptr<CodingScheme> build(const ReplicationSpec& spec, int rows, int c
   return std::make_unique<ReplicationScheme>(spec.m, spec.n, spec.copies, rows, cols, context);
 }
 
+// One copy of each block (uncoded): when every symbol is present, unscreened and finite, the
+// (1, 1) repetition decode returns each symbol as it is, and so does this, without its passes.
+std::optional<ProductDecode> stack_plain_symbols(std::span<const std::optional<Matrix>> symbols,
+                                                 const std::vector<bool>& screened) {
+  for (std::size_t s = 0; s < symbols.size(); ++s) {
+    if (!symbols[s] || screened[s] || !symbols[s]->allFinite()) return std::nullopt;
+  }
+  const Eigen::Index height = symbols.front()->rows();
+  ProductDecode out;
+  out.status = DecodeStatus::clean;
+  out.condition_number = 1.0;
+  out.product.resize(static_cast<Eigen::Index>(symbols.size()) * height, symbols.front()->cols());
+  for (std::size_t s = 0; s < symbols.size(); ++s) {
+    out.product.middleRows(static_cast<Eigen::Index>(s) * height, height) = *symbols[s];
+  }
+  return out;
+}
+
 }  // namespace
 
 const SchemeDescriptor& replication_descriptor() {
@@ -95,9 +113,11 @@ ReplicationScheme::ReplicationScheme(const SchemeSpec& spec, int rows, int cols,
 
 void ReplicationScheme::encode(const Matrix& weights) {
   check_weights(weights);
+  const Eigen::Index height = rows() / m_;
+  const Eigen::Index width = cols() / n_;
   for (int r = 0; r < m_; ++r) {
     for (int c = 0; c < n_; ++c) {
-      const Matrix block = detail::grid_block(weights, m_, n_, r, c);
+      const auto block = weights.block(r * height, c * width, height, width);
       for (int copy = 0; copy < copies_; ++copy) share((copy * m_ + r) * n_ + c) = block;
     }
   }
@@ -144,6 +164,11 @@ ProductDecode ReplicationScheme::decode(Direction dir,
     if (!screened[s]) continue;
     out.status = DecodeStatus::corrected;
     for (int node : symbol_members(dir, static_cast<int>(s))) out.blamed_nodes.push_back(node);
+  }
+  if (copies_ == 1) {
+    if (std::optional<ProductDecode> stacked = stack_plain_symbols(symbols, screened)) {
+      return *std::move(stacked);
+    }
   }
   std::vector<Matrix> parts;
   for (int b = 0; b < blocks; ++b) {

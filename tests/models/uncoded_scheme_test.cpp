@@ -1,6 +1,8 @@
 // Uncoded: no redundancy, so only non-finite or absurd results and missing nodes are noticed.
 #include <doctest/doctest.h>
 
+#include "models/coding/linear_code.hpp"
+#include "models/coding/scheme_support.hpp"
 #include "models/coding/uncoded_scheme.hpp"
 #include "tests/models/scheme_test_support.hpp"
 
@@ -54,6 +56,39 @@ TEST_CASE("an uncoded product detects NaN, Inf, absurd values and missing nodes"
       compute_and_decode(scheme, Direction::backward, delta, DecodeOptions{},
                          [](int node, Matrix&) { return node != 0; });
   CHECK(missing.status == DecodeStatus::detected);
+}
+
+// The uncoded decode skips the (1, 1) repetition decode of each block when every symbol is
+// present and finite; this holds it to that decode's product, bit for bit, status and condition.
+TEST_CASE("an uncoded decode stacks the symbols exactly as the one-copy repetition decode") {
+  for (const Arithmetic arithmetic : {Arithmetic::portable, Arithmetic::avx2_fma}) {
+    if (!arithmetic_available(arithmetic)) continue;
+    const UncodedScheme scheme(3, 2, 6, 4, arithmetic);
+    const LinearCode one_copy(Matrix::Ones(1, 1), arithmetic);
+    for (const Direction dir : {Direction::forward, Direction::backward}) {
+      const int blocks = dir == Direction::forward ? 3 : 2;
+      const Eigen::Index height = 2;  // 6 / 3 rows forward, 4 / 2 columns backward
+      std::vector<std::optional<Matrix>> symbols;
+      for (int b = 0; b < blocks; ++b) symbols.emplace_back(random_matrix(height, 3, 10 + b));
+      const ProductDecode fast = scheme.decode(dir, symbols, DecodeOptions{});
+      Matrix expected(blocks * height, 3);
+      for (int b = 0; b < blocks; ++b) {
+        int rows = 0;
+        int cols = 0;
+        const std::optional<Matrix> codeword[] = {symbols[static_cast<std::size_t>(b)]};
+        DecodeOptions options;
+        options.inner_dimension = dir == Direction::forward ? 5 : 7;  // input length + 1
+        const CodeDecodeResult one =
+            detail::decode_codeword(one_copy, codeword, options, &rows, &cols);
+        REQUIRE(one.status == DecodeStatus::clean);
+        CHECK(one.condition_number == fast.condition_number);
+        expected.middleRows(b * height, height) = detail::message_block(one, 0, rows, cols);
+      }
+      CHECK(fast.status == DecodeStatus::clean);
+      CHECK(fast.blamed_nodes.empty());
+      CHECK(fast.product.cwiseEqual(expected).all());
+    }
+  }
 }
 
 TEST_CASE("an uncoded block cannot be regenerated") {
