@@ -143,7 +143,10 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
     if (inputs.replay) {
       injector.emplace(*inputs.replay);
     } else {
-      injector.emplace(training.faults, scenario.cluster.node_count(), scenario.seed, replica);
+      // The digests are only read from a written log.
+      injector.emplace(training.faults, scenario.cluster.node_count(), scenario.seed, replica,
+                       training.fault_log_file.empty() ? models::SequenceDigest::skipped
+                                                       : models::SequenceDigest::computed);
     }
     models::TrainingObserver observer;
     // Ranks in lockstep cannot stop at different iterations: a distributed run is not polled.

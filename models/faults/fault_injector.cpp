@@ -32,17 +32,18 @@ std::size_t slot(int node, FaultTarget target) {
 }  // namespace
 
 FaultInjector::FaultInjector(const FaultConfig& config, int node_count, std::uint64_t seed,
-                             std::uint64_t replica)
+                             std::uint64_t replica, SequenceDigest digest)
     : config_(config),
       rates_(resolve_fault_rates(config, node_count)),
       seed_(seed),
       replica_(replica),
       strike_streams_(static_cast<std::size_t>(node_count) * kFaultTargetCount),
-      value_streams_(static_cast<std::size_t>(node_count) * kFaultTargetCount) {
+      value_streams_(static_cast<std::size_t>(node_count) * kFaultTargetCount),
+      digest_computed_(digest == SequenceDigest::computed) {
   log_.seed = seed;
   log_.replica = replica;
   log_.opportunities = 0;
-  log_.sequence_digest = kEmptyDigest;
+  if (digest_computed_) log_.sequence_digest = kEmptyDigest;
 }
 
 FaultInjector::FaultInjector(FaultLog log) {
@@ -76,10 +77,12 @@ bool FaultInjector::offer(const FaultOpportunity& opportunity) {
   CODESIM_CHECK(!pending_, "offer() while a strike awaits apply()");
   CODESIM_CHECK(opportunity.flops >= 0.0, "operation flops must be >= 0");
   const std::uint64_t index = opportunities_++;
-  digest_ = extend_digest(digest_, opportunity.time_s, opportunity.node, opportunity.operation,
-                          opportunity.layer, opportunity.target);
+  if (digest_computed_) {
+    digest_ = extend_digest(digest_, opportunity.time_s, opportunity.node, opportunity.operation,
+                            opportunity.layer, opportunity.target);
+    log_.sequence_digest = digest_;
+  }
   log_.opportunities = opportunities_;
-  log_.sequence_digest = digest_;
 
   bool struck = false;
   if (replaying()) {
@@ -205,7 +208,7 @@ FaultRecord FaultInjector::record_of(const FaultOpportunity& opportunity) const 
   record.layer = opportunity.layer;
   record.target = opportunity.target;
   record.model = config_[opportunity.target].model.kind;
-  record.sequence_digest = digest_;
+  if (digest_computed_) record.sequence_digest = digest_;
   return record;
 }
 

@@ -211,6 +211,23 @@ TEST_CASE("the same seed and replica give the same faults; another replica diffe
   CHECK(!(run(1) == a));
 }
 
+TEST_CASE("an injector that skips the digest strikes the same values and logs no digest") {
+  FaultInjector with(busy_config(), 4, 17, 2);
+  FaultInjector without(busy_config(), 4, 17, 2, SequenceDigest::skipped);
+  CHECK(run_protocol(without, 60) == run_protocol(with, 60));
+  CHECK(with.log().sequence_digest.has_value());
+  CHECK_FALSE(without.log().sequence_digest.has_value());
+  CHECK(without.log().opportunities == with.log().opportunities);
+  FaultLog stripped = with.log();
+  stripped.sequence_digest.reset();
+  for (FaultRecord& r : stripped.records) {
+    CHECK(r.sequence_digest.has_value());
+    r.sequence_digest.reset();
+  }
+  CHECK(stripped.records.size() > 10);
+  CHECK(without.log() == stripped);
+}
+
 TEST_CASE("replaying a recorded log reproduces every corrupted matrix bit for bit") {
   FaultInjector recorder(busy_config(), 4, 16, 3);
   const std::vector<unsigned char> recorded = run_protocol(recorder, 120);
