@@ -540,11 +540,13 @@ const std::vector<double>* Topology::remembered(const std::string& key) const {
 void Topology::remember(std::string key, std::vector<double> values) const {
   constexpr std::size_t kMaxRememberedValues = std::size_t{1} << 22;
   Impl& m = *impl_;
-  if (m.memory_values + values.size() > kMaxRememberedValues) {
+  // Keys count too (in 8-byte words): a round's key is hundreds of bytes for two values.
+  const std::size_t words = values.size() + key.size() / 8 + 1;
+  if (m.memory_values + words > kMaxRememberedValues) {
     m.memory.clear();
     m.memory_values = 0;
   }
-  m.memory_values += values.size();
+  m.memory_values += words;
   m.memory.insert_or_assign(std::move(key), std::move(values));
 }
 

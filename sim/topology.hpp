@@ -141,7 +141,8 @@ class Topology {
 
   /// Results computed from this topology alone, remembered by a caller-made key (the flow runs of
   /// transfer schedules, which rounds repeat thousands of times): nullptr when not remembered.
-  /// At most about 2^22 values are kept; beyond that the memory is cleared and refilled.
+  /// At most about 2^22 words (values, and keys in 8-byte words: 32 MiB) are kept; beyond that
+  /// the memory is cleared and refilled.
   const std::vector<double>* remembered(const std::string& key) const;
   void remember(std::string key, std::vector<double> values) const;
   /// Appends a plain value's bytes to such a key.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "models/dnn/training_protocol.hpp"
 #include "sim/check.hpp"
@@ -112,13 +113,10 @@ sim::CommunicationCost gather_phase(const sim::Topology& topology, const RoundSh
                               : sim::CommunicationCost{gather_s};
 }
 
-}  // namespace
-
-sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
-                                                const RoundShape& shape,
-                                                std::span<const char> present,
-                                                std::span<const int> live, double symbol_bytes,
-                                                double product_bytes, bool decentralized) {
+sim::CommunicationCost computed_round_cost(const sim::Topology& topology, const RoundShape& shape,
+                                           std::span<const char> present, std::span<const int> live,
+                                           double symbol_bytes, double product_bytes,
+                                           bool decentralized) {
   sim::CommunicationCost cost = reduce_phase(topology, shape, present, symbol_bytes);
   if (decentralized) {
     cost += sim::fastest_all_gather_cost(topology, live, symbol_bytes);
@@ -129,6 +127,45 @@ sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
     if (p != 0) tree.push_back(p);
   cost += gather_phase(topology, shape, present, symbol_bytes);
   cost += sim::broadcast_cost(topology, tree, product_bytes);
+  return cost;
+}
+
+// Everything a round's cost depends on besides the topology: its symbols' members, which of them
+// are present, the live nodes, the sizes and the protocol.
+std::string round_key(const RoundShape& shape, std::span<const char> present,
+                      std::span<const int> live, double symbol_bytes, double product_bytes,
+                      bool decentralized) {
+  std::string key = "round";
+  const auto append = [&key](const auto& value) { sim::Topology::append_to_key(key, value); };
+  append(decentralized);
+  append(symbol_bytes);
+  append(product_bytes);
+  append(present.size());
+  key.append(present.begin(), present.end());
+  append(live.size());
+  for (int p : live) append(p);
+  for (const std::vector<int>& members : shape.members) {
+    append(members.size());
+    for (int p : members) append(p);
+  }
+  return key;
+}
+
+}  // namespace
+
+// Rounds repeat the same few patterns thousands of times: each one's cost is computed once per
+// topology state (the topology forgets it when a link goes down or comes back).
+sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
+                                                const RoundShape& shape,
+                                                std::span<const char> present,
+                                                std::span<const int> live, double symbol_bytes,
+                                                double product_bytes, bool decentralized) {
+  std::string key = round_key(shape, present, live, symbol_bytes, product_bytes, decentralized);
+  if (const std::vector<double>* known = topology.remembered(key))
+    return {(*known)[0], (*known)[1]};
+  const sim::CommunicationCost cost = computed_round_cost(
+      topology, shape, present, live, symbol_bytes, product_bytes, decentralized);
+  topology.remember(std::move(key), {cost.time_s, cost.link_wait_s});
   return cost;
 }
 
