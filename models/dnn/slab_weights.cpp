@@ -161,6 +161,16 @@ void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::u
                             int layer, int rows, int cols, double sd) {
   const SlabPlan plan = plan_slabs(spec, scheme, rows, cols);
   InitialWeights initial(seed, layer, rows, sd, plan);
+  bool all_resident = true;
+  for (int p = 0; p < scheme.node_count(); ++p) all_resident = all_resident && scheme.resident(p);
+  if (!plan.sliced() && all_resident) {
+    // The whole layer into blocks that all live here: encoded in place (the same arithmetic a
+    // scheme of its own would run, without allocating and zeroing a second set of blocks).
+    Matrix weights(rows, cols);
+    initial.columns(0, weights);
+    scheme.encode(weights);
+    return;
+  }
   std::unique_ptr<CodingScheme> part;
   Eigen::Index part_cols = 0;
   Matrix slab;
