@@ -180,3 +180,34 @@ TEST_CASE("an abft round sends partials without their checksums and charges comp
             .dir[0]
             .task_flops_per_column == doctest::Approx(2.0 * 30 * 30));
 }
+
+TEST_CASE("a round's remembered cost is forgotten when a link goes down and comes back") {
+  TopologySpec spec;
+  spec.model = NetworkModel::flow;
+  spec.shape = TopologyShape::ring;
+  spec.nodes = 6;
+  spec.latency_s = kLatency_s;
+  spec.bandwidth_Bps = kBandwidth_Bps;
+  Topology ring(spec);
+  RoundShape shape;
+  shape.participants = {0, 1, 2, 3, 4, 5};
+  shape.members = {{0, 1}, {2, 3}, {4, 5}};
+  const std::vector<char> present{1, 1, 1};
+  const std::vector<int> live{0, 1, 2, 3, 4, 5};
+  const auto cost_s = [&] {
+    return round_communication_time_s(ring, shape, present, live, kBytes, 0.0, true);
+  };
+  const double intact_s = cost_s();
+  CHECK(cost_s() == intact_s);  // remembered: the same bits
+  int link01 = -1;
+  const std::vector<codesim::sim::TopologyLink> links = ring.links();
+  for (std::size_t i = 0; i < links.size(); ++i)
+    if ((links[i].a == 0 && links[i].b == 1) || (links[i].a == 1 && links[i].b == 0))
+      link01 = static_cast<int>(i);
+  REQUIRE(link01 >= 0);
+  ring.set_link_up(link01, false);  // 1 -> 0 now goes the long way round
+  const double detour_s = cost_s();
+  CHECK(detour_s > intact_s);  // more hops of latency (a stale memory would repeat intact_s)
+  ring.set_link_up(link01, true);
+  CHECK(cost_s() == intact_s);
+}
