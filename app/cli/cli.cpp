@@ -220,7 +220,10 @@ bool preflight(const Experiment& experiment, const RunRequest& request, std::ost
       check_memory(experiment, estimate,
                    *available / (request.distribute ? ranks_on_this_machine() : 1));
     }
-    if (!request.force) check_expected_time(experiment);
+    if (!request.force) {
+      check_expected_time(experiment);
+      check_failure_events(experiment);
+    }
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";
     return false;

@@ -18,6 +18,7 @@
 #include "models/dnn/round_costs.hpp"
 #include "models/dnn/training_estimate.hpp"
 #include "sim/progress_estimate.hpp"
+#include "sim/topology.hpp"
 
 namespace codesim::app {
 
@@ -136,24 +137,47 @@ struct TimeBound {
   double time_limit_s = 0;
 };
 
-std::optional<TimeBound> time_bound(const Scenario& s) {
-  const sim::ClusterSpec& cluster = s.cluster;
-  TimeBound bound;
+// A point's iterations, time limit and the least simulated time an iteration takes (its
+// arithmetic spread over every node at full speed).
+struct WorkBound {
+  double iterations = 0;
+  double time_limit_s = 0;
   double min_iteration_s = 0;
+  double min_run_s() const { return min_iteration_s * iterations; }
+};
+
+WorkBound work_bound(const Scenario& s) {
+  const sim::ClusterSpec& cluster = s.cluster;
+  WorkBound work;
   if (const TrainingWorkload* training = training_of(s.workload)) {
     const models::TrainingSpec& spec = training->spec;
-    bound.rollback_probability = models::training_rollback_probability(spec, training->faults);
-    bound.iterations = spec.iterations;
-    bound.time_limit_s = spec.time_limit_s;
+    work.iterations = spec.iterations;
+    work.time_limit_s = spec.time_limit_s;
     const double speed =
         std::accumulate(cluster.speeds_flops_per_s.begin(), cluster.speeds_flops_per_s.end(), 0.0);
-    min_iteration_s = models::estimate_training(spec, s.checkpoint).flops_per_iteration / speed;
+    work.min_iteration_s =
+        models::estimate_training(spec, s.checkpoint).flops_per_iteration / speed;
   } else {
     const auto& job = std::get<sim::IterativeJobSpec>(s.workload);
-    bound.rollback_probability = sim::iterative_job_rollback_probability(cluster, job);
-    bound.iterations = job.iterations;
-    bound.time_limit_s = job.time_limit_s;
-    min_iteration_s = sim::iterative_job_min_iteration_s(cluster, job);
+    work.iterations = job.iterations;
+    work.time_limit_s = job.time_limit_s;
+    work.min_iteration_s = sim::iterative_job_min_iteration_s(cluster, job);
+  }
+  return work;
+}
+
+std::optional<TimeBound> time_bound(const Scenario& s) {
+  const WorkBound work = work_bound(s);
+  TimeBound bound;
+  bound.iterations = work.iterations;
+  bound.time_limit_s = work.time_limit_s;
+  const double min_iteration_s = work.min_iteration_s;
+  if (const TrainingWorkload* training = training_of(s.workload)) {
+    bound.rollback_probability =
+        models::training_rollback_probability(training->spec, training->faults);
+  } else {
+    bound.rollback_probability = sim::iterative_job_rollback_probability(
+        s.cluster, std::get<sim::IterativeJobSpec>(s.workload));
   }
   if (bound.rollback_probability <= 0.0) return std::nullopt;
   bound.interval =
@@ -185,6 +209,57 @@ void check_expected_time(const Experiment& experiment) {
                     "--force or allow_unfinished runs it anyway)",
                     where, bound->simulated_s, bound->rollback_probability, bound->interval,
                     bound->iterations, kHopelessTimeFactor, bound->time_limit_s));
+  }
+}
+
+namespace {
+
+// Failure and repair events per simulated second of `count` processes cycling through up times
+// of mean `up_s` and repairs of mean `repair_s` (none when they never fail).
+double failure_event_rate(double count, double up_s, double repair_s) {
+  if (!std::isfinite(up_s) || count == 0) return 0.0;
+  return 2.0 * count / (up_s + repair_s);
+}
+
+}  // namespace
+
+void check_failure_events(const Experiment& experiment) {
+  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+    const ExperimentPoint& point = experiment.points[p];
+    const Scenario& s = point.scenario;
+    if (s.allow_unfinished) continue;
+    const WorkBound work = work_bound(s);
+    const double horizon_s = std::min(work.min_run_s(), work.time_limit_s);
+    const sim::SharedFailures& shared = s.cluster.shared_failures;
+    double nodes = 0;  // events per simulated second, by cause
+    for (const sim::CrashSpec& c : s.cluster.crashes)
+      nodes += failure_event_rate(1, c.mtbf_s(), sim::mean_s(c.repair));
+    double domains = 0;
+    for (const sim::FailureDomainSpec& d : shared.domains)
+      domains += failure_event_rate(1, sim::mean_s(d.failure), sim::mean_s(d.repair));
+    double links = 0;
+    if (shared.links && shared.links->ever_fails()) {
+      links =
+          failure_event_rate(sim::Topology(s.cluster.network).link_count(),
+                             sim::mean_s(shared.links->failure), sim::mean_s(shared.links->repair));
+    }
+    const double rate_per_s = nodes + domains + links;
+    const double events = rate_per_s * horizon_s;
+    if (!(events > kMaxFailureEvents)) continue;
+    const char* pointer = nodes >= domains && nodes >= links ? "/cluster/crashes"
+                          : domains >= links                 ? "/cluster/domains"
+                                                             : "/cluster/network/link_failures";
+    const std::string where =
+        experiment.points.size() > 1
+            ? (point.label.empty() ? "point " + std::to_string(p) : point.label) + ": "
+            : "";
+    throw ScenarioError(
+        experiment.file, pointer,
+        fmt::format("{}the run cannot finish: its failures and repairs come {:.3g} times per "
+                    "simulated second, {:.3g} events in the {:.3g} s it runs at least, over the "
+                    "{:g} the engine handles in about a minute (expected longer mean up or repair "
+                    "times; --force or allow_unfinished runs it anyway)",
+                    where, rate_per_s, events, horizon_s, kMaxFailureEvents));
   }
 }
 

@@ -59,6 +59,19 @@ inline constexpr double kHopelessTimeFactor = 100.0;
 /// spread over every node) exceeds kHopelessTimeFactor times its time_limit_s, with the estimate.
 void check_expected_time(const Experiment& experiment);
 
+/// Failure and repair events (node crashes, domains, links) a run may make before preflight
+/// refuses it: about a minute of the engine's time, where a run's every simulated second can need
+/// billions of them (mtbf_s and repair_s of nanoseconds), and no iteration, hence no interrupt
+/// poll, would ever end.
+inline constexpr double kMaxFailureEvents = 1e9;
+
+/// Throws a ScenarioError at the first point whose failures and repairs would make more than
+/// kMaxFailureEvents events before the run can end: their rate (2 per cycle of mean up time plus
+/// mean repair time, per node, domain and failing link) times the lesser of the work's lower
+/// bound (as check_expected_time's) and time_limit_s. The pointer is the largest contributor's:
+/// /cluster/crashes, /cluster/domains or /cluster/network/link_failures.
+void check_failure_events(const Experiment& experiment);
+
 /// Arithmetic throughput of one thread of this machine on a block product (measured by a short
 /// matrix-vector benchmark on a 32 MB matrix, about 50 ms), in flop/s.
 double measured_flops_per_s();

@@ -1,6 +1,8 @@
 // The experiment runner: common random numbers across sweep points and replica numbering.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "app/config/scenario_error.hpp"
@@ -170,6 +172,57 @@ TEST_CASE("preflight refuses a run whose expected time is far beyond its time li
   scenario["allow_unfinished"] = false;
   scenario["workload"]["tasks"] = 100;  // an iteration is clean with probability 0.9
   CHECK_NOTHROW(codesim::app::check_expected_time(codesim::app::make_experiment(scenario, "t")));
+}
+
+TEST_CASE("preflight refuses failures and repairs too dense for the engine, at their cause") {
+  // 4 nodes x 10000 tasks of 1e9 flops at 1e9 flop/s: at least 2500 s of work per iteration.
+  Json scenario = Json::parse(R"({
+    "name": "storm", "seed": 1, "replicas": 1,
+    "cluster": {"nodes": 4, "crashes": {"mtbf_s": 1e-300, "repair_s": 1e-300}},
+    "workload": {"iterations": 10, "tasks": 10000}
+  })");
+  const auto refused_at = [](const Json& s) -> std::string {
+    try {
+      codesim::app::check_failure_events(codesim::app::make_experiment(s, "t.json"));
+    } catch (const codesim::app::ScenarioError& e) {
+      CHECK(e.message().find("the run cannot finish: its failures and repairs come") == 0);
+      CHECK(e.message().find("--force") != std::string::npos);
+      return e.pointer();
+    }
+    return "";
+  };
+  CHECK(refused_at(scenario) == "/cluster/crashes");
+  // 1e-3 s cycles: 8000 events per simulated second over at least 25000 s: 2e8, allowed.
+  scenario["cluster"]["crashes"] = Json::parse(R"({"mtbf_s": 5e-4, "repair_s": 5e-4})");
+  CHECK(refused_at(scenario).empty());
+  scenario["workload"]["iterations"] = 100;  // 2e9
+  CHECK(refused_at(scenario) == "/cluster/crashes");
+  scenario["workload"]["time_limit_s"] = 1000.0;  // the run stops at 1000 s: 8e6
+  CHECK(refused_at(scenario).empty());
+  scenario["workload"].erase("time_limit_s");
+  scenario["allow_unfinished"] = true;
+  CHECK(refused_at(scenario).empty());
+  scenario["allow_unfinished"] = false;
+  scenario["cluster"]["crashes"] = Json::parse(R"({"mtbf_s": 10, "repair_s": 1})");
+  scenario["cluster"]["domains"] = Json::parse(
+      R"([{"name": "rack", "nodes": [0, 1], "failure": {"law": "exponential", "mean_s": 1e-9},
+           "repair": {"law": "fixed", "value_s": 1e-9}}])");
+  CHECK(refused_at(scenario) == "/cluster/domains");
+}
+
+TEST_CASE("no shipped scenario makes failure events too dense for preflight") {
+  int scenarios = 0;
+  const auto directory = std::filesystem::path(CODESIM_SOURCE_DIR) / "scenarios";
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    if (entry.path().extension() != ".json") continue;
+    ++scenarios;
+    std::ifstream file(entry.path());
+    const Json scenario = Json::parse(file);
+    INFO(entry.path().string());
+    CHECK_NOTHROW(codesim::app::check_failure_events(
+        codesim::app::make_experiment(scenario, entry.path().string())));
+  }
+  CHECK(scenarios >= 10);
 }
 
 TEST_CASE("the machine's measured throughput is a plausible number") {
