@@ -186,6 +186,7 @@ class IterativeJob {
       ++silent_soft_errors_;
     }
     ++iterations_done_;
+    storm_.progressed();
     ++iterations_since_checkpoint_;
     progress_since_checkpoint_s_ += engine_.now() - iteration_start_s_;
     const bool last = iterations_done_ == job_.iterations;
@@ -258,6 +259,12 @@ class IterativeJob {
     start_restart();
   }
 
+  // Stops as at the time limit (completed = 0), with the reason.
+  void stop_in_storm() {
+    stop_reason_ = FailureStormGuard::why();
+    engine_.stop();
+  }
+
   void start_restart() {
     start_phase(Phase::restart, policy_.restart_s(), time_restart_s_,
                 [this] { start_iteration(); });
@@ -318,6 +325,7 @@ class IterativeJob {
   }
 
   void on_crash(int node) {
+    if (storm_.failure_event()) return stop_in_storm();
     ++crashes_;
     end_task(node);  // the crash lost the task it ran
     down_since_s_[node] = engine_.now();
@@ -352,6 +360,7 @@ class IterativeJob {
   }
 
   void on_repair(int node) {
+    if (storm_.failure_event()) return stop_in_storm();
     if (down_since_s_[node] >= 0.0)
       energy_.down(node, engine_.now() - down_since_s_[node], restarting());
     down_since_s_[node] = -1.0;
@@ -446,7 +455,8 @@ class IterativeJob {
   int iterations_since_checkpoint_ = 0;
   double progress_since_checkpoint_s_ = 0.0;
   bool completed_ = false;
-  std::string stop_reason_;  // why the watchdog stopped the job
+  std::string stop_reason_;  // why the watchdog (or a failure storm) stopped the job
+  FailureStormGuard storm_;
   double completion_time_s_ = 0.0;
 
   std::uint64_t iterations_redone_ = 0, checkpoints_ = 0, rollbacks_ = 0, crashes_ = 0;

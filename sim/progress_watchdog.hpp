@@ -2,6 +2,7 @@
 // whose every attempt) is doomed stops instead of looping until its time limit.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace codesim::sim {
@@ -59,6 +60,29 @@ class ProgressWatchdog {
   int best_ = 0;      // most useful iterations an attempt reached past the checkpoint
   int stalled_ = 0;   // attempts in a row that got no further than best_
   int repeated_ = 0;  // of those, the ones without any random event
+};
+
+/// Recognizes a failure storm: nodes that fail and come back much faster than any task ends make
+/// crash and repair events without end while no iteration finishes, so that neither the rollback
+/// watchdog nor the interrupt poll (both per iteration) is ever reached. A workload counts its
+/// crashes and repairs here and its finished iterations reset the count.
+class FailureStormGuard {
+ public:
+  /// About ten seconds of the engine's time; a legitimate run makes a handful per iteration.
+  static constexpr std::uint64_t kMaxEventsWithoutProgress = 100'000'000;
+
+  void progressed() { events_ = 0; }
+  /// A crash or repair. True exactly once, when kMaxEventsWithoutProgress of them have come
+  /// without progress: the run must stop, for why().
+  bool failure_event() { return ++events_ == kMaxEventsWithoutProgress; }
+  static std::string why() {
+    return "failure storm: " + std::to_string(kMaxEventsWithoutProgress) +
+           " crashes and repairs without a finished iteration (mean up and repair times far "
+           "shorter than a task)";
+  }
+
+ private:
+  std::uint64_t events_ = 0;
 };
 
 }  // namespace codesim::sim

@@ -290,6 +290,7 @@ double CodedTrainingRun::evaluate_accuracy() {
 }
 
 void CodedTrainingRun::on_crash(int node) {
+  if (progress_.failure_event()) return stop_in_storm();
   ++crashes_;
   trace_.task_ended(node, engine_.now(), "lost");
   trace_.crashed(node, engine_.now());
@@ -310,6 +311,7 @@ void CodedTrainingRun::on_crash(int node) {
 }
 
 void CodedTrainingRun::on_repair(int node) {
+  if (progress_.failure_event()) return stop_in_storm();
   trace_.repaired(node, engine_.now());
   if (node >= nodes_) return;
   const auto index = static_cast<std::size_t>(node);
@@ -320,6 +322,9 @@ void CodedTrainingRun::on_repair(int node) {
   progress_.restart(engine_.now() - wait_start_s_);
   start_iteration();
 }
+
+// Stops as at the time limit (completed = 0), progress_.stop_reason() saying why.
+void CodedTrainingRun::stop_in_storm() { engine_.stop(); }
 
 void CodedTrainingRun::finish() {
   phase_ = Phase::done;

@@ -139,6 +139,7 @@ class CodedTrainingRun {
   Matrix layer_weights(int l);
   void on_crash(int node);
   void on_repair(int node);
+  void stop_in_storm();
   void finish();
   void fill_metrics(const MlpParameters& final_parameters);
   double audit_weight_deviation(const MlpParameters& final_parameters) const;

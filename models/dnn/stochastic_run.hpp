@@ -51,6 +51,8 @@ class StrikeRates {
 
 // Thrown when the clock passes the time limit: the run stops there, in the middle of its step.
 struct OutOfTime {};
+/// Thrown by on_event when a failure storm ends the run (TrainingProgress::failure_event).
+struct FailureStorm {};
 
 class StochasticRun {
  public:

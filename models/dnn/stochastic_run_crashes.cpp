@@ -31,6 +31,7 @@ void StochasticRun::process_events_before(double time_s) {
 // nodes and, at a repair, the energy of its down time (charged to waiting when the run waits
 // then, as the numeric mode's on_repair does).
 void StochasticRun::on_event(const CrashEvent& e) {
+  if (e.link < 0 && progress_.failure_event()) throw FailureStorm{};
   if (e.link >= 0) {
     on_link_event(e.link, !e.crash);
     return;

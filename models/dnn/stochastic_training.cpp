@@ -215,6 +215,8 @@ sim::MetricSet StochasticRun::run() {
     run_iterations();
   } catch (const OutOfTime&) {
     // The step in progress is cut at the limit below, as train_coded's engine stops there.
+  } catch (const FailureStorm&) {
+    stopped_ = true;  // completed = 0, progress_.stop_reason() says why
   }
   const double end_s = progress_.completed() || stopped_ ? now_s_ : spec_.time_limit_s;
   if (!progress_.completed()) progress_.stop_at(end_s);

@@ -87,6 +87,7 @@ bool verification_passes(int layers, const std::function<DecodeStatus(int, int)>
 }
 
 void TrainingProgress::iteration_done(double seconds) {
+  storm_.progressed();
   ++done_;
   ++executed_;
   ++since_checkpoint_;

@@ -152,6 +152,12 @@ class TrainingProgress {
   RollbackTarget roll_back(bool random_events);
   /// Why the run stopped before completing; empty while it may go on.
   const std::string& stop_reason() const { return stop_reason_; }
+  /// A crash or repair; true (once) when a failure storm must end the run (stop_reason says so).
+  bool failure_event() {
+    if (!storm_.failure_event()) return false;
+    stop_reason_ = sim::FailureStormGuard::why();
+    return true;
+  }
   /// `seconds` spent restarting after a rollback or waiting for repairs (charged when they
   /// end: settles the step).
   void restart(double seconds) {
@@ -182,6 +188,7 @@ class TrainingProgress {
   int previous_done_ = 0;     // done_ at the checkpoint before it
   int checkpoints_held_ = 0;  // written checkpoints still held: 0, 1 or 2
   sim::ProgressWatchdog watchdog_;
+  sim::FailureStormGuard storm_;
   std::string stop_reason_;
   std::uint64_t executed_ = 0;
   int since_checkpoint_ = 0;

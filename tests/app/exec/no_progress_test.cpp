@@ -60,3 +60,20 @@ TEST_CASE("a run that rolls back without progress falls back, then stops with a 
   REQUIRE(replica.contains("stop_reason"));
   CHECK(replica["stop_reason"].get<std::string>().find("no progress from the initial state") == 0);
 }
+
+TEST_CASE("an iterative job in a failure storm stops with its reason") {
+  // Tasks of 1 us; up and repair times of 1 ns: a task never ends (preflight's event bound,
+  // 2e9 events per simulated second over at least 1 us of work, lets it through). The job
+  // restarts at every crash and never rolls back, so only the storm guard stops it.
+  const Json scenario = Json::parse(R"({
+    "name": "storm", "seed": 1, "replicas": 1,
+    "cluster": {"nodes": 2, "crashes": {"mtbf_s": 1e-9, "repair_s": 1e-9}},
+    "checkpoint": {"policy": "every_iterations", "every_iterations": 1, "restart_s": 1e-6},
+    "workload": {"iterations": 1, "tasks": 2, "task_flops": 1000}
+  })");
+  const Json replica = first_replica(scenario);
+  CHECK(replica["completed"] == 0.0);
+  CHECK(replica["iterations_done"] == 0.0);
+  REQUIRE(replica.contains("stop_reason"));
+  CHECK(replica["stop_reason"].get<std::string>().find("failure storm: 100000000") == 0);
+}

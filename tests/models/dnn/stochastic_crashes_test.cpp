@@ -9,6 +9,7 @@
 
 #include "models/dnn/stochastic_training.hpp"
 #include "sim/energy_meter.hpp"
+#include "sim/progress_watchdog.hpp"
 #include "tests/models/dnn/coded_training_test_support.hpp"
 
 using namespace codesim;
@@ -272,4 +273,29 @@ TEST_CASE("a convolutional network in stochastic mode takes the numeric mode's c
   for (const char* kind : {"gpd", "codenet_grid", "replication", "abft"})
     check_same_as_numeric(kind, testing::every(1000, 2e-6, 3e-6), crashing_cluster(4e-4, 3e-5),
                           conv_network);
+}
+
+TEST_CASE("a failure storm stops both modes with its reason instead of running without end") {
+  // Up and repair times of 1 ns against tasks of about 0.1 us, on an uncoded 4 x 4 grid that
+  // needs all 16 nodes up: no task, hence no iteration, ends; the run waits for repairs, and the
+  // rare attempts roll back too seldom for the rollback watchdog (its limit raised) to stop it.
+  const sim::ClusterSpec c = crashing_cluster(1e-9, 1e-9);
+  TrainingSpec spec = testing::training("uncoded", 5);
+  spec.scheme = uncoded_spec(4, 4);
+  sim::CheckpointSpec checkpoint = testing::every(1000, 2e-6, 3e-6);
+  checkpoint.max_stalled_rollbacks = 1000000;
+  const sim::MetricSet a = numeric(c, checkpoint, spec, testing::no_faults(), 0);
+  const sim::MetricSet b = run_stochastic_training(c, checkpoint, spec, testing::no_faults(), 3, 0);
+  for (const sim::MetricSet* m : {&a, &b}) {
+    CHECK(m->get("completed") == 0.0);
+    CHECK(m->get("iterations") == 0.0);
+    // Crashes and repairs alternate: half of the guard's events are crashes.
+    CHECK(m->get("crashes") ==
+          doctest::Approx(sim::FailureStormGuard::kMaxEventsWithoutProgress / 2.0).epsilon(1e-3));
+    std::string reason;
+    for (const auto& [key, value] : m->notes())
+      if (key == "stop_reason") reason = value;
+    INFO(reason << " rollbacks " << m->get("rollbacks") << " t " << m->get("completion_time_s"));
+    CHECK(reason.find("failure storm: 100000000 crashes and repairs") == 0);
+  }
 }
