@@ -14,8 +14,8 @@ namespace codesim::models {
 /// Serves allocations below 32 MiB from the heap (reusing freed ones) and returns the heap's top
 /// to the system only beyond 256 MiB free; larger allocations (the paper configuration's blocks)
 /// keep their own pages, returned at free(). Turns off glibc's fast bins (their consolidation
-/// cost 3-5% of an uncoded batch-1 step, bench/README.md "Training overhead"). A no-op where the C
-/// library offers no such settings. Call once, at the start of main.
+/// cost 3-5% of an uncoded batch-1 step: bench/README.md, "The overhead target met at batch 1").
+/// A no-op where the C library offers no such settings. Call once, at the start of main.
 void keep_freed_memory_for_reuse();
 
 }  // namespace codesim::models
