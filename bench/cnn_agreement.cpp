@@ -1,4 +1,4 @@
-// `codesim-bench cnn --agree`: LeNet-5 trained by codesim (models/dnn/cnn) and by the PyTorch
+// `codesim-bench cnn --agree`: LeNet-5 trained by codesim (models/nn/cnn) and by the PyTorch
 // peer from codesim's initial weights on codesim's batches; every loss and the test accuracies
 // compared. The replay files' format is in bench/peers/torch_lenet.py.
 #include <fmt/format.h>
@@ -16,8 +16,8 @@
 
 #include "bench/bench_timing.hpp"
 #include "bench/cnn_bench.hpp"
-#include "models/dnn/cnn.hpp"
-#include "models/dnn/dataset_source.hpp"
+#include "models/data/dataset_source.hpp"
+#include "models/nn/cnn.hpp"
 #include "sim/random_stream.hpp"
 
 namespace codesim::bench {
@@ -117,11 +117,12 @@ struct SideResult {
   double wall_s = 0.0;
 };
 
-SideResult train_codesim(const models::NetworkSpec& spec, models::NetworkParameters p,
-                         const models::DatasetSplit& data, const std::vector<int>& order, int steps,
+SideResult train_codesim(const models::NetworkSpec& spec, const models::SgdSettings& sgd,
+                         models::NetworkParameters p, const models::DatasetSplit& data,
+                         const std::vector<int>& order, int steps,
                          const std::vector<int>& evaluate_after, models::Arithmetic arithmetic) {
   const models::DenseKernels kernels(arithmetic);
-  const int batch = spec.batch_size;
+  const int batch = sgd.batch_size;
   SideResult result;
   const auto start = std::chrono::steady_clock::now();
   models::NetworkWorkspace workspace;
@@ -133,7 +134,8 @@ SideResult train_codesim(const models::NetworkSpec& spec, models::NetworkParamet
       x.col(b) = data.train.images.col(sample);
       labels[static_cast<std::size_t>(b)] = data.train.labels[static_cast<std::size_t>(sample)];
     }
-    result.losses.push_back(models::network_sgd_step(p, spec, x, labels, kernels, workspace));
+    result.losses.push_back(
+        models::network_sgd_step(p, spec, sgd.learning_rate, x, labels, kernels, workspace));
     if (std::find(evaluate_after.begin(), evaluate_after.end(), step + 1) != evaluate_after.end())
       result.accuracies.emplace_back(step + 1,
                                      models::network_accuracy(spec, p, data.test, kernels));
@@ -241,7 +243,7 @@ void report(const CnnBenchOptions& options, const models::DatasetSplit& data, in
       "LeNet-5 on {} ({} training, {} test samples), batch {}, {} steps, lr {}, float64, "
       "arithmetic {}\n",
       options.data, data.train.samples(), data.test.samples(), options.batch, steps,
-      models::lenet5().learning_rate, models::arithmetic_name(options.arithmetic));
+      models::kLenet5LearningRate, models::arithmetic_name(options.arithmetic));
   out << fmt::format(
       "losses: first {:.12g} / {:.12g}, last {:.12g} / {:.12g} (codesim / pytorch)\n",
       ours.losses.front(), peer.losses.front(), ours.losses.back(), peer.losses.back());
@@ -263,8 +265,8 @@ void report(const CnnBenchOptions& options, const models::DatasetSplit& data, in
 }  // namespace
 
 int run_cnn_agreement(const CnnBenchOptions& options, std::ostream& out) {
-  models::NetworkSpec spec = models::lenet5();
-  spec.batch_size = options.batch;
+  const models::NetworkSpec spec = models::lenet5();
+  const models::SgdSettings sgd{models::kLenet5LearningRate, options.batch};
   models::DatasetSource source;
   const auto kind = models::parse_dataset_kind(options.data);
   if (!kind || (*kind != models::DatasetKind::mnist && *kind != models::DatasetKind::fashion_mnist))
@@ -302,8 +304,8 @@ int run_cnn_agreement(const CnnBenchOptions& options, std::ostream& out) {
   header["input"] = {spec.input.channels, spec.input.height, spec.input.width};
   header["layers"] = Json::array();
   for (const models::Layer& layer : spec.layers) header["layers"].push_back(layer_json(layer));
-  header["learning_rate"] = spec.learning_rate;
-  header["batch_size"] = spec.batch_size;
+  header["learning_rate"] = sgd.learning_rate;
+  header["batch_size"] = sgd.batch_size;
   header["steps"] = steps;
   header["evaluate_after"] = evaluate_after;
   header["parameters"] = write_parameters(dir.path(), spec, initial);
@@ -312,7 +314,7 @@ int run_cnn_agreement(const CnnBenchOptions& options, std::ostream& out) {
   std::ofstream(dir.path() / "network.json") << header.dump(2) << "\n";
 
   const SideResult ours =
-      train_codesim(spec, initial, data, order, steps, evaluate_after, options.arithmetic);
+      train_codesim(spec, sgd, initial, data, order, steps, evaluate_after, options.arithmetic);
   const SideResult peer = run_peer(options, dir.path());
   const Comparison c = compare(options, ours, peer);
   report(options, data, steps, ours, peer, c, out);

@@ -16,8 +16,8 @@
 #include "bench/bench_timing.hpp"
 #include "bench/benchmarks.hpp"
 #include "bench/engine_bench_options.hpp"
-#include "models/dnn/cnn.hpp"
-#include "models/dnn/coded_training.hpp"
+#include "models/nn/cnn.hpp"
+#include "models/training/train.hpp"
 #include "sim/random_stream.hpp"
 
 namespace codesim::bench {
@@ -116,11 +116,8 @@ CnnBenchOptions parse_options(const std::vector<std::string>& args) {
 // Steps per second of network_sgd_step on LeNet-5 with a fixed batch of uniform [0, 1) pixels
 // and labels drawn once: `warmup` untimed steps, then `steps` timed ones (as the peer does).
 double codesim_steps_per_s(const CnnBenchOptions& o, int steps) {
-  const models::NetworkSpec spec = [&] {
-    models::NetworkSpec s = models::lenet5();
-    s.batch_size = o.batch;
-    return s;
-  }();
+  const models::NetworkSpec spec = models::lenet5();
+  const double eta = models::kLenet5LearningRate;
   models::NetworkParameters p = models::glorot_init(spec, o.seed);
   sim::RandomStream stream({o.seed, 0, "cnn_bench_batch", 0});
   models::Matrix x(spec.input.size(), o.batch);
@@ -130,9 +127,10 @@ double codesim_steps_per_s(const CnnBenchOptions& o, int steps) {
   const models::DenseKernels kernels(o.arithmetic);
   models::NetworkWorkspace workspace;
   for (int s = 0; s < o.warmup; ++s)
-    models::network_sgd_step(p, spec, x, labels, kernels, workspace);
+    models::network_sgd_step(p, spec, eta, x, labels, kernels, workspace);
   const auto start = std::chrono::steady_clock::now();
-  for (int s = 0; s < steps; ++s) models::network_sgd_step(p, spec, x, labels, kernels, workspace);
+  for (int s = 0; s < steps; ++s)
+    models::network_sgd_step(p, spec, eta, x, labels, kernels, workspace);
   return steps / seconds_since(start);
 }
 
@@ -157,8 +155,8 @@ double coded_steps_per_s(const CnnBenchOptions& o, int steps) {
   models::TrainingSpec spec;
   spec.arithmetic = o.arithmetic;
   spec.network = models::lenet5();
-  spec.mlp.learning_rate = spec.network->learning_rate;
-  spec.mlp.batch_size = o.batch;
+  spec.sgd.learning_rate = models::kLenet5LearningRate;
+  spec.sgd.batch_size = o.batch;
   spec.scheme = models::uncoded_spec(1, 1);
   spec.eval_samples = 16;
   const models::FaultConfig faults = models::fault_free_config();

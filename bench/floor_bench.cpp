@@ -19,9 +19,9 @@
 #include "bench/benchmarks.hpp"
 #include "bench/engine_bench_options.hpp"
 #include "models/coding/coding_scheme.hpp"
-#include "models/dnn/coded_training.hpp"
-#include "models/dnn/synthetic_dataset.hpp"
+#include "models/data/synthetic_dataset.hpp"
 #include "models/linalg/thread_team.hpp"
+#include "models/training/train.hpp"
 
 namespace codesim::bench {
 namespace {
@@ -134,7 +134,7 @@ RunTimes time_run(const Config& config, const FloorOptions& options,
   spec.arithmetic = arithmetic;
   spec.threads = options.threads;
   spec.mlp.layer_sizes = config.layers;
-  spec.mlp.batch_size = 1;
+  spec.sgd.batch_size = 1;
   spec.scheme = config.scheme;
   spec.iterations = options.iterations;
   spec.eval_samples = options.eval_samples;

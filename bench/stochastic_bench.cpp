@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "bench/benchmarks.hpp"
-#include "models/dnn/stochastic_training.hpp"
+#include "models/training/stochastic/stochastic_validation.hpp"
+#include "models/training/train.hpp"
 
 namespace codesim::bench {
 namespace {

@@ -32,9 +32,9 @@
 #include "bench/benchmarks.hpp"
 #include "bench/engine_bench_options.hpp"
 #include "models/coding/coding_scheme.hpp"
-#include "models/dnn/coded_training.hpp"
-#include "models/dnn/synthetic_dataset.hpp"
+#include "models/data/synthetic_dataset.hpp"
 #include "models/linalg/dense_kernels.hpp"
+#include "models/training/train.hpp"
 
 namespace codesim::bench {
 namespace {
@@ -237,7 +237,7 @@ models::TrainingSpec training_spec(const std::vector<int>& layers, int batch, in
   models::TrainingSpec spec;
   spec.arithmetic = arithmetic;
   spec.mlp.layer_sizes = layers;
-  spec.mlp.batch_size = batch;
+  spec.sgd.batch_size = batch;
   spec.scheme = scheme;
   spec.iterations = iterations;
   spec.eval_every = 0;     // rows at the start and the end only

@@ -1,5 +1,5 @@
 // Shared checkpoint storage: a storage server on the network, so that a global checkpoint's writes
-// (and a restart's reads) are transfers that contend on its link (issue 18).
+// (and a restart's reads) are transfers that contend on its link, as they do on a real cluster.
 #pragma once
 
 #include <array>

@@ -4,7 +4,7 @@
 // bytes written cost their energy per byte. The cluster's nodes outside the run are not counted
 // (free for other jobs). Like the workloads' time breakdowns, whose kinds of time it prices, work
 // since the last checkpoint is pending: a checkpoint commits it, a rollback loses it. It lives in
-// sim/ so that every workload (sim/iterative_job and models/dnn's training) prices energy alike.
+// sim/ so that every workload (sim/iterative_job and models/training) prices energy alike.
 #pragma once
 
 #include <array>

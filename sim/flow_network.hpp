@@ -1,5 +1,5 @@
 // Flow-level network: transfers share directed links by max-min fairness, so concurrent traffic
-// contends instead of running in parallel for free (issue 18; SimGrid's CM02 model with latency
+// contends instead of running in parallel for free (SimGrid's CM02 model with latency
 // and bandwidth factors of 1, no TCP window bound and equal sharing weights).
 #pragma once
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The dependency rule, checked on every #include of the tree: app -> {models, analysis} -> sim;
 # models and analysis do not include each other; sim includes nothing of ours; inside app the
-# rooms point one way: cli -> exec -> config. Prints each offending line; exits 1 if any.
+# rooms point one way: cli -> exec -> config; inside models, training -> {nn -> data}, and
+# training's backends (numeric, stochastic) -> its protocol. Prints each offending line; exits 1 if any.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -17,6 +18,11 @@ forbid() {  # folder, pattern of includes it must not have, why
 forbid sim 'models/|analysis/|app/' "sim is the bottom layer"
 forbid models 'analysis/|app/' "models sits beside analysis, under app"
 forbid analysis 'models/|app/' "analysis sits beside models, under app"
+forbid models/nn 'models/training/' "networks know nothing of how they are trained"
+forbid models/data 'models/training/|models/nn/' "datasets know nothing of networks or training"
+forbid models/training/protocol 'models/training/(numeric|stochastic)/' "the protocol sits under its backends"
+forbid models/training/numeric 'models/training/stochastic/' "the backends do not include each other"
+forbid models/training/stochastic 'models/training/numeric/' "the backends do not include each other"
 forbid app/config 'app/exec/|app/cli/' "config is app's bottom room"
 forbid app/exec 'app/cli/' "exec sits under cli"
 if [[ $status -eq 0 ]]; then echo "layering: every include points down"; fi

@@ -173,8 +173,8 @@ void print_training(const Experiment& experiment, const Json& results, std::ostr
       spec.mode == models::TrainingMode::stochastic
           ? std::string("stochastic mode (no data)")
           : std::string(models::to_string(std::get<TrainingWorkload>(first.workload).dataset.kind));
-  out << "training: " << data << ", " << layers << ", batch " << spec.mlp.batch_size << ", "
-      << spec.iterations << " iterations, learning rate " << format_value(spec.mlp.learning_rate)
+  out << "training: " << data << ", " << layers << ", batch " << spec.sgd.batch_size << ", "
+      << spec.iterations << " iterations, learning rate " << format_value(spec.sgd.learning_rate)
       << "\n";
   const std::array<std::string, 7> headers = {
       "strategy",  "nodes",     "final accuracy (%)", "simulated time (s)",

@@ -1,10 +1,10 @@
 // The `workload.network` section of a training scenario: a convolutional (or any feed-forward)
-// network as a list of layers, read into models::NetworkSpec (issue 24). Its errors point at the
+// network as a list of layers, read into models::NetworkSpec. Its errors point at the
 // offending layer and field.
 #pragma once
 
 #include "app/config/object_reader.hpp"
-#include "models/dnn/network_spec.hpp"
+#include "models/nn/network_spec.hpp"
 
 namespace codesim::app {
 

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/chrome_trace_writer.hpp"
-#include "models/dnn/coded_training.hpp"
-#include "models/dnn/dataset_source.hpp"
+#include "models/data/dataset_source.hpp"
 #include "models/faults/fault_targets.hpp"
+#include "models/training/spec.hpp"
 #include "sim/checkpoint_policy.hpp"
 #include "sim/cluster.hpp"
 #include "sim/iterative_job.hpp"

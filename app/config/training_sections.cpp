@@ -16,8 +16,8 @@
 
 #include "app/config/network_section.hpp"
 #include "app/config/scenario_error.hpp"
-#include "models/dnn/layer_steps.hpp"
-#include "models/dnn/stochastic_training.hpp"
+#include "models/nn/layer_steps.hpp"
+#include "models/training/stochastic/stochastic_validation.hpp"
 
 namespace codesim::app {
 
@@ -263,8 +263,8 @@ void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
     mlp.hidden_activation =
         activation == "sigmoid" ? models::Activation::sigmoid : models::Activation::relu;
   }
-  mlp.learning_rate = r.number("learning_rate", mlp.learning_rate, above(0.0));
-  mlp.batch_size = static_cast<int>(r.integer("batch", mlp.batch_size, 1, kMaxBatch));
+  spec.sgd.learning_rate = r.number("learning_rate", spec.sgd.learning_rate, above(0.0));
+  spec.sgd.batch_size = static_cast<int>(r.integer("batch", spec.sgd.batch_size, 1, kMaxBatch));
   spec.iterations = static_cast<int>(r.integer("iterations", 1000, 1, kMaxIterations));
   spec.eval_every = static_cast<int>(r.integer("eval_every", spec.eval_every, 0, kMaxIterations));
   spec.eval_samples =

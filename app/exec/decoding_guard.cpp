@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "models/coding/conditioning.hpp"
-#include "models/dnn/layer_steps.hpp"
+#include "models/nn/layer_steps.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::app {

@@ -1,10 +1,10 @@
 // The ranks of an MPI job as the channel of a numeric run distributed over them (codesim run
-// --distribute nodes; models/dnn/node_ranks.hpp says what crosses it).
+// --distribute nodes; models/training/numeric/node_ranks.hpp says what crosses it).
 #pragma once
 
 #include <memory>
 
-#include "models/dnn/node_ranks.hpp"
+#include "models/training/numeric/node_ranks.hpp"
 
 namespace codesim::app {
 

@@ -1,4 +1,4 @@
-// Preflight: the per-replica estimates of models/dnn/training_estimate.hpp summed over a run's
+// Preflight: the per-replica estimates of models/training/estimate.hpp summed over a run's
 // points and replicas; the throughput comes from a short Eigen matrix-vector benchmark.
 #include "app/exec/preflight.hpp"
 
@@ -14,9 +14,9 @@
 #include <Eigen/Dense>
 
 #include "app/config/scenario_error.hpp"
-#include "models/dnn/layer_steps.hpp"
-#include "models/dnn/round_costs.hpp"
-#include "models/dnn/training_estimate.hpp"
+#include "models/nn/layer_steps.hpp"
+#include "models/training/estimate.hpp"
+#include "models/training/protocol/round_costs.hpp"
 #include "sim/progress_estimate.hpp"
 #include "sim/topology.hpp"
 

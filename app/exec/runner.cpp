@@ -19,10 +19,10 @@
 #include "app/config/training_sections.hpp"
 #include "app/exec/decoding_guard.hpp"
 #include "app/exec/unit_executor.hpp"
-#include "models/dnn/coded_training.hpp"
-#include "models/dnn/node_ranks.hpp"
-#include "models/dnn/stochastic_training.hpp"
 #include "models/linalg/dense_kernels.hpp"
+#include "models/training/numeric/node_ranks.hpp"
+#include "models/training/stochastic/stochastic_validation.hpp"
+#include "models/training/train.hpp"
 #include "sim/check.hpp"
 #include "sim/iterative_job.hpp"
 

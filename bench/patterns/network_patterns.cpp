@@ -10,7 +10,7 @@
 #include <string>
 
 #include "models/coding/coding_scheme.hpp"
-#include "models/dnn/round_costs.hpp"
+#include "models/training/protocol/round_costs.hpp"
 #include "sim/collective_schedules.hpp"
 #include "sim/random_stream.hpp"
 
@@ -65,7 +65,7 @@ void add_pattern(sim::TransferSchedule& s, std::string_view pattern, int nodes) 
 
 // The forward round of a 10000 x 784 layer (the paper's first) under CodeNet 7x6 with
 // (m, n) = (5, 4), batch 1, every symbol present, decentralized, with the all-gather algorithm the
-// simulator picks for it on this platform (models/dnn/round_costs).
+// simulator picks for it on this platform (models/training/protocol/round_costs).
 void add_codenet_round(sim::TransferSchedule& s, const sim::TopologySpec& platform) {
   const models::SchemeSpec spec = models::CodenetGridSpec{5, 4, 7, 6, 0};
   const auto [rows, cols] = models::block_grid(spec);

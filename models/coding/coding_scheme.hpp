@@ -51,8 +51,8 @@ struct RowSlice {
 using BlockRef = Eigen::Ref<Matrix>;
 
 /// How this process holds a scheme: its kernels, and which nodes' blocks live here. A run
-/// distributed over MPI ranks (models/dnn/node_ranks.hpp) holds on each rank only the blocks of
-/// the nodes that rank owns; the other nodes' blocks stay empty there, never allocated.
+/// distributed over MPI ranks (models/training/numeric/node_ranks.hpp) holds on each rank only the
+/// blocks of the nodes that rank owns; the other nodes' blocks stay empty there, never allocated.
 struct SchemeContext {
   SchemeContext() = default;
   SchemeContext(Arithmetic arithmetic_) : arithmetic(arithmetic_) {}  // NOLINT: implicit on purpose

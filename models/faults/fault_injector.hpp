@@ -60,8 +60,8 @@ class FaultInjector {
   const FaultRecord& apply(Eigen::Ref<Eigen::MatrixXd> data);
   const FaultRecord& apply(Eigen::Ref<Eigen::MatrixXf> data);
   /// Instead of apply(), for a strike on data another process holds (a run distributed over MPI
-  /// ranks, models/dnn/node_ranks.hpp): logs the fault that process's apply() made, whose shape,
-  /// scalar type and entries `made` holds, so that every process keeps the same log.
+  /// ranks, models/training/numeric/node_ranks.hpp): logs the fault that process's apply() made,
+  /// whose shape, scalar type and entries `made` holds, so that every process keeps the same log.
   const FaultRecord& adopt(const FaultRecord& made);
   /// offer(), then apply() when struck; nullptr when not struck.
   const FaultRecord* inject(const FaultOpportunity& opportunity, Eigen::Ref<Eigen::MatrixXd> data);

@@ -14,9 +14,9 @@
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
 #include "app/exec/runner.hpp"
-#include "models/dnn/dataset.hpp"
-#include "models/dnn/idx_loader.hpp"
-#include "models/dnn/mnist_json_loader.hpp"
+#include "models/data/dataset.hpp"
+#include "models/data/idx_loader.hpp"
+#include "models/data/mnist_json_loader.hpp"
 
 namespace codesim::fuzz {
 namespace {

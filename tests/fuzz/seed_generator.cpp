@@ -8,7 +8,7 @@
 #include <string>
 
 #include "app/config/fault_log_json.hpp"
-#include "models/dnn/idx_loader.hpp"
+#include "models/data/idx_loader.hpp"
 #include "models/faults/fault_log.hpp"
 #include "models/faults/value_model.hpp"
 

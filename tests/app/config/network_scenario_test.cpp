@@ -1,4 +1,4 @@
-// Training scenarios with workload.network (issue 24): the layers read with their defaults, their
+// Training scenarios with workload.network: the layers read with their defaults, their
 // errors at the offending layer and field, and a coded network run through the CLI.
 #include <doctest/doctest.h>
 

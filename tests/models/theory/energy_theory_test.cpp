@@ -6,10 +6,11 @@
 #include <cmath>
 
 #include "analysis/theory.hpp"
-#include "models/dnn/stochastic_training.hpp"
 #include "models/theory/training_theory.hpp"
+#include "models/training/stochastic/stochastic_validation.hpp"
+#include "models/training/train.hpp"
 #include "sim/cluster.hpp"
-#include "tests/models/dnn/coded_training_test_support.hpp"
+#include "tests/models/training/coded_training_test_support.hpp"
 
 using namespace codesim;
 using namespace codesim::models;
@@ -19,7 +20,7 @@ namespace {
 TrainingSpec codenet_training(int iterations) {
   TrainingSpec t;
   t.mlp.layer_sizes = {40, 40, 40, 10};
-  t.mlp.learning_rate = 0.01;
+  t.sgd.learning_rate = 0.01;
   t.scheme = codenet_grid_spec(2, 2, 4, 4, 3);
   t.iterations = iterations;
   return t;

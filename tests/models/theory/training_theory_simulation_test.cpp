@@ -6,9 +6,9 @@
 #include <string>
 #include <tuple>
 
-#include "models/dnn/coded_training.hpp"
-#include "models/dnn/synthetic_dataset.hpp"
+#include "models/data/synthetic_dataset.hpp"
 #include "models/theory/training_theory.hpp"
+#include "models/training/train.hpp"
 #include "sim/cluster.hpp"
 
 namespace {
@@ -37,7 +37,7 @@ Comparison compare(const SchemeSpec& scheme, double eps, int tau, int iterations
                    const codesim::models::ValueModelSpec& model = whole_block()) {
   codesim::models::TrainingSpec spec;
   spec.mlp.layer_sizes = {20, 40, 40, 10};
-  spec.mlp.batch_size = 1;
+  spec.sgd.batch_size = 1;
   spec.scheme = scheme;
   spec.iterations = iterations;
   codesim::sim::CheckpointSpec checkpoint;

@@ -1,0 +1,76 @@
+// What one coded training run is: the network, the SGD settings, the scheme, the protocol's
+// options, and the check that they fit a cluster and a data set (validate_training).
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "models/coding/coding_scheme.hpp"
+#include "models/nn/mlp.hpp"
+#include "models/nn/model_spec.hpp"
+
+namespace codesim::models {
+
+class RankChannel;  // models/training/numeric/node_ranks.hpp
+
+/// How a training run is simulated: numeric (train_coded runs the arithmetic) or stochastic
+/// (run_stochastic_training, train.hpp: the same protocol without it).
+enum class TrainingMode { numeric, stochastic };
+inline constexpr std::array<std::string_view, 2> kTrainingModeNames = {"numeric", "stochastic"};
+
+/// When a product round stops waiting.
+enum class WaitRule {
+  all,       ///< every live participant finished
+  k,         ///< the first results that determine the product
+  k_plus_2t  ///< enough extra symbols to correct t = wait_errors errors
+};
+inline constexpr std::array<std::string_view, 3> kWaitRuleNames = {"all", "k", "k_plus_2t"};
+
+/// One coded training run of the model it extends (its `mlp`, or its `network` when set). Every
+/// weighted layer l (W_l is N_{l+1} x N_l) uses make_scheme(scheme, N_{l+1}, N_l); scheme node p
+/// runs on cluster node p (the cluster needs at least P nodes).
+struct TrainingSpec : ModelSpec {
+  TrainingMode mode = TrainingMode::numeric;  ///< train_coded ignores it
+  /// The kernels of the run's products, updates and decodes: the run's context (codesim run
+  /// --arithmetic), not a scenario key; portable gives the same bits on every machine.
+  Arithmetic arithmetic = Arithmetic::portable;
+  /// Threads that share the large products and updates of the run (codesim run --threads), >= 1;
+  /// never changes a result, so it is not a scenario key and results do not record it.
+  int threads = 1;
+  /// The MPI ranks that share the simulated nodes' blocks (codesim run --distribute nodes;
+  /// models/training/numeric/node_ranks.hpp): null, this process holds them all. Not owned;
+  /// never changes a result, so it is not a scenario key either. train_coded only.
+  RankChannel* ranks = nullptr;
+  /// The learning rate and batch size, whichever model is trained.
+  SgdSettings sgd;
+  SchemeSpec scheme;
+  int iterations = 100;  ///< useful SGD steps to complete, >= 1
+  int eval_every = 0;    ///< accuracy_vs_time row every this many useful iterations; 0 = start/end
+  int eval_samples = 0;  ///< first test samples evaluated; 0 = all
+  double eval_cost_s = 0.0;  ///< simulated seconds charged per evaluation (time_eval_s), >= 0
+  WaitRule wait_for = WaitRule::all;
+  int wait_errors = 1;  ///< t of k_plus_2t, >= 0
+  /// true: every node decodes on its own (CodeNet). false: node 0 gathers, decodes and
+  /// broadcasts; faults of node 0's decode then reach every node (unprotected).
+  bool decentralized = true;
+  /// Keep an error-free shadow trained with sgd_step on the same batches (restored at rollbacks)
+  /// and count iterations whose training loss differs from it (silent_corruptions).
+  bool audit = false;
+  /// Run the all-ones verification pass (forward and backward of every layer, no faults) before
+  /// each checkpoint write: corrected -> regenerate then write, detected -> roll back instead.
+  bool verify_before_checkpoint = true;
+  bool record_loss = false;  ///< add the loss_vs_iteration series (one row per executed iteration)
+  DecodeOptions decode;
+  double time_limit_s = 1e12;  ///< simulated time after which the run gives up (completed = 0)
+  /// Relative tolerance of the audit's loss comparison and weight deviation.
+  double audit_tolerance = 1e-6;
+};
+
+/// Returns "" when the spec can run on `cluster_nodes` nodes with data of `features` features and
+/// `classes` classes, else what is wrong.
+std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int features,
+                              int classes);
+
+}  // namespace codesim::models

@@ -1,0 +1,68 @@
+// The nodes' own checks in the stochastic mode: closed-form outcomes drawn per read.
+#include "models/training/stochastic/stochastic_local_checks.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "models/nn/layer_steps.hpp"
+#include "sim/check.hpp"
+
+namespace codesim::models::detail {
+
+// Flops of one check of a stored block (train_coded's block_check_flops).
+constexpr double kCheckFlopsPerEntry = 24.0;
+
+LocalChecks::LocalChecks(const TrainingSpec& spec, const FaultConfig& faults, int nodes,
+                         std::uint64_t seed, std::uint64_t replica) {
+  if (!checks_at_nodes(spec.scheme)) return;
+  const ValueModelSpec& weights = faults[FaultTarget::weights].model;
+  const ValueModelSpec& product = faults[FaultTarget::product].model;
+  for (const WeightShape& w : weight_shapes(spec)) {
+    const std::optional<AbftBlockShape> shape = locally_checked_block(spec.scheme, w.rows, w.cols);
+    CODESIM_CHECK(shape.has_value(), "a scheme that checks at its nodes has checked blocks");
+    const AbftStrikeModel model = abft_strike_model(weights, *shape);
+    const int columns = w.positions * spec.sgd.batch_size;  // of the layer's products
+    blocks_.push_back({AbftCorrection(*shape, model, kMaxStrikes),
+                       {abft_partial_correction(product, shape->rows, columns),
+                        abft_partial_correction(product, shape->cols, columns)},
+                       kCheckFlopsPerEntry * static_cast<double>(shape->stored_entries()),
+                       model.entries == 1});
+  }
+  for (int p = 0; p < nodes; ++p) {
+    streams_.emplace_back(
+        sim::StreamKey{seed, replica, "stochastic_check", static_cast<std::uint64_t>(p)});
+  }
+}
+
+LocalRead LocalChecks::read(int p, int layer, int dir, int strikes, bool product_struck,
+                            double product_flops) {
+  LocalRead out;
+  if (strikes == 0 && !product_struck) return out;
+  const Layer& g = blocks_[static_cast<std::size_t>(layer)];
+  sim::RandomStream& stream = streams_[static_cast<std::size_t>(p)];
+  out.extra_flops = g.check_flops;
+  if (strikes == 0) {
+    out.corrected = stream.uniform01() < g.partial_corrected[static_cast<std::size_t>(dir)];
+    out.withheld = !out.corrected;
+    return out;
+  }
+  if (!(stream.uniform01() < g.block.given_strikes(std::min(strikes, kMaxStrikes)))) {
+    out.withheld = true;
+    out.block_beyond_repair = true;
+    return out;
+  }
+  out.corrected = true;
+  // One changed entry makes one wrong value per column, which the partial's check corrects; more
+  // (or a product strike besides) make the node compute the product again from the repaired block.
+  if (product_struck || strikes > 1 || !g.single_entry_strikes) out.extra_flops += product_flops;
+  return out;
+}
+
+bool LocalChecks::verification_corrects(int p, int layer, int strikes) {
+  const Layer& g = blocks_[static_cast<std::size_t>(layer)];
+  return streams_[static_cast<std::size_t>(p)].uniform01() <
+         g.block.at_verification(std::min(strikes, kMaxStrikes));
+}
+
+}  // namespace codesim::models::detail

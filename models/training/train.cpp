@@ -1,0 +1,37 @@
+// The entry points of coded training: each builds one replica's run of its mode (the numeric
+// run in numeric/, the stochastic run in stochastic/) and runs it.
+#include "models/training/train.hpp"
+
+#include "models/training/numeric/coded_training_run.hpp"
+#include "models/training/stochastic/stochastic_run.hpp"
+
+namespace codesim::models {
+
+TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
+                           const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,
+                           const Dataset& test, std::uint64_t seed, std::uint64_t replica,
+                           const TrainingObserver& observer) {
+  detail::CodedTrainingRun run(cluster, checkpoint, spec, injector, train, test, seed, replica,
+                               observer);
+  return run.run();
+}
+
+sim::MetricSet run_coded_training(const sim::ClusterSpec& cluster,
+                                  const sim::CheckpointSpec& checkpoint, const TrainingSpec& spec,
+                                  const FaultConfig& faults, const Dataset& train,
+                                  const Dataset& test, std::uint64_t seed, std::uint64_t replica) {
+  // Only the metrics are returned: nobody reads the log's digests.
+  FaultInjector injector(faults, cluster.node_count(), seed, replica, SequenceDigest::skipped);
+  return train_coded(cluster, checkpoint, spec, injector, train, test, seed, replica).metrics;
+}
+
+sim::MetricSet run_stochastic_training(const sim::ClusterSpec& cluster,
+                                       const sim::CheckpointSpec& checkpoint,
+                                       const TrainingSpec& spec, const FaultConfig& faults,
+                                       std::uint64_t seed, std::uint64_t replica,
+                                       const std::function<bool()>& should_stop) {
+  detail::StochasticRun run(cluster, checkpoint, spec, faults, seed, replica, should_stop);
+  return run.run();
+}
+
+}  // namespace codesim::models
