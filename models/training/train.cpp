@@ -2,7 +2,7 @@
 // run in numeric/, the stochastic run in stochastic/) and runs it.
 #include "models/training/train.hpp"
 
-#include "models/training/numeric/coded_training_run.hpp"
+#include "models/training/numeric/numeric_backend.hpp"
 #include "models/training/stochastic/stochastic_run.hpp"
 
 namespace codesim::models {
@@ -11,7 +11,7 @@ TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::Checkpoin
                            const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,
                            const Dataset& test, std::uint64_t seed, std::uint64_t replica,
                            const TrainingObserver& observer) {
-  detail::CodedTrainingRun run(cluster, checkpoint, spec, injector, train, test, seed, replica,
+  detail::NumericBackend run(cluster, checkpoint, spec, injector, train, test, seed, replica,
                                observer);
   return run.run();
 }
