@@ -3,7 +3,7 @@
 #include "models/training/train.hpp"
 
 #include "models/training/numeric/numeric_backend.hpp"
-#include "models/training/stochastic/stochastic_run.hpp"
+#include "models/training/stochastic/stochastic_backend.hpp"
 
 namespace codesim::models {
 
@@ -30,7 +30,7 @@ sim::MetricSet run_stochastic_training(const sim::ClusterSpec& cluster,
                                        const TrainingSpec& spec, const FaultConfig& faults,
                                        std::uint64_t seed, std::uint64_t replica,
                                        const std::function<bool()>& should_stop) {
-  detail::StochasticRun run(cluster, checkpoint, spec, faults, seed, replica, should_stop);
+  detail::StochasticBackend run(cluster, checkpoint, spec, faults, seed, replica, should_stop);
   return run.run();
 }
 

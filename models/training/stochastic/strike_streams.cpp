@@ -1,0 +1,50 @@
+// The strike streams: their keys, first budgets and the update's run of opportunities.
+#include "models/training/stochastic/strike_streams.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace codesim::models::detail {
+
+double strike_hazard(double p) { return p >= 1.0 ? kInf : -std::log1p(-p); }
+
+StrikeStreams::StrikeStreams(const StrikeRates& rates, const FaultConfig& faults, int nodes,
+                             std::uint64_t seed, std::uint64_t replica)
+    : rate_traces_(faults.rate_traces) {
+  open(rates, FaultTarget::weights, nodes, seed, replica, weight_budget_, weight_streams_);
+  open(rates, FaultTarget::product, nodes, seed, replica, product_budget_, product_streams_);
+}
+
+// One stream per node with `target` enabled and its first Exp(1) budget (infinite when
+// disabled).
+void StrikeStreams::open(const StrikeRates& rates, FaultTarget target, int nodes,
+                         std::uint64_t seed, std::uint64_t replica, std::vector<double>& budget,
+                         std::vector<std::optional<sim::RandomStream>>& streams) {
+  budget.assign(static_cast<std::size_t>(nodes), kInf);
+  streams.resize(static_cast<std::size_t>(nodes));
+  const std::string component = "stochastic_strike." + std::string(to_string(target));
+  for (int p = 0; p < nodes; ++p) {
+    if (!rates.enabled(p, target)) continue;
+    auto& stream = streams[static_cast<std::size_t>(p)];
+    stream.emplace(sim::StreamKey{seed, replica, component, static_cast<std::uint64_t>(p)});
+    budget[static_cast<std::size_t>(p)] = stream->exponential(1.0);
+  }
+}
+
+void StrikeStreams::update(int p, const double* hazards, const int* blocks, int count, double now_s,
+                           std::vector<int>& wrong) {
+  const auto index = static_cast<std::size_t>(p);
+  double budget = weight_budget_[index];
+  const double factor = rate_factor(p, now_s);
+  for (int j = 0; j < count; ++j) {
+    budget -= scaled(hazards[j], factor);
+    if (budget < 0.0) {
+      budget = weight_streams_[index]->exponential(1.0);
+      wrong[static_cast<std::size_t>(blocks[j])]++;
+      ++count_;
+    }
+  }
+  weight_budget_[index] = budget;
+}
+
+}  // namespace codesim::models::detail

@@ -1,0 +1,97 @@
+// The stochastic backend's strikes: per (node, target) stream an Exp(1) budget that each
+// opportunity of strike probability p spends -log(1 - p) of (geometric skipping: one random draw
+// per strike, not per opportunity), at the fault injector's rates.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "models/faults/fault_injector.hpp"
+#include "sim/random_stream.hpp"
+#include "sim/step_trace.hpp"
+
+namespace codesim::models::detail {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// The hazard -log(1 - p) an opportunity of strike probability p spends.
+double strike_hazard(double p);
+
+/// The fault injector's strike probability per opportunity; 0 for a disabled (node, target).
+class StrikeRates {
+ public:
+  StrikeRates(const FaultConfig& faults, int cluster_nodes, std::uint64_t seed,
+              std::uint64_t replica)
+      : rates_(faults, cluster_nodes, seed, replica),
+        resolved_(resolve_fault_rates(faults, cluster_nodes)) {}
+
+  bool enabled(int p, FaultTarget target) const {
+    return !is_disabled(resolved_[static_cast<std::size_t>(p)][static_cast<std::size_t>(target)]);
+  }
+  double probability(int p, FaultTarget target, double flops) const {
+    return enabled(p, target) ? rates_.strike_probability(p, target, flops) : 0.0;
+  }
+
+ private:
+  FaultInjector rates_;
+  std::vector<NodeFaultRates> resolved_;
+};
+
+/// The weights and product strike streams of nodes 0 .. nodes - 1, keyed (seed, replica,
+/// "stochastic_strike.<target>", node), and the strikes they made.
+class StrikeStreams {
+ public:
+  StrikeStreams() = default;
+  StrikeStreams(const StrikeRates& rates, const FaultConfig& faults, int nodes, std::uint64_t seed,
+                std::uint64_t replica);
+
+  /// A (weights) opportunity of `hazard` at node p at `now_s`; true when it struck (counted).
+  bool weights(int p, double hazard, double now_s) {
+    return spend(weight_budget_, weight_streams_, p, scaled(hazard, rate_factor(p, now_s)));
+  }
+  /// A (product) opportunity, likewise.
+  bool product(int p, double hazard, double now_s) {
+    return spend(product_budget_, product_streams_, p, scaled(hazard, rate_factor(p, now_s)));
+  }
+  /// The (weights, update) opportunities of `hazards` on node p's `blocks` at `now_s`, one after
+  /// another: each strike adds one to its block's count in `wrong`.
+  void update(int p, const double* hazards, const int* blocks, int count, double now_s,
+              std::vector<int>& wrong);
+  /// Strikes so far.
+  std::uint64_t count() const { return count_; }
+
+ private:
+  // Node p's strike hazards are multiplied by this at now_s: at multiplier m, an opportunity of
+  // probability p spends m (-log(1 - p)), the hazard of 1 - (1 - p)^m.
+  double rate_factor(int p, double now_s) const {
+    return rate_traces_.empty() ? 1.0 : rate_traces_[static_cast<std::size_t>(p)].value_at(now_s);
+  }
+  // The hazard times `factor`; 0 at factor 0 even for a certain strike (an infinite hazard).
+  static double scaled(double hazard, double factor) {
+    return factor == 0.0 ? 0.0 : hazard * factor;
+  }
+  bool spend(std::vector<double>& budget, std::vector<std::optional<sim::RandomStream>>& streams,
+             int p, double hazard) {
+    double& left = budget[static_cast<std::size_t>(p)];
+    left -= hazard;
+    if (left >= 0.0) return false;
+    left = streams[static_cast<std::size_t>(p)]->exponential(1.0);
+    ++count_;
+    return true;
+  }
+  void open(const StrikeRates& rates, FaultTarget target, int nodes, std::uint64_t seed,
+            std::uint64_t replica, std::vector<double>& budget,
+            std::vector<std::optional<sim::RandomStream>>& streams);
+
+  std::vector<double> weight_budget_;  // per node: hazard left before the next strike
+  std::vector<double> product_budget_;
+  std::vector<std::optional<sim::RandomStream>> weight_streams_;
+  std::vector<std::optional<sim::RandomStream>> product_streams_;
+  // Per node, the multiplier of its strike hazards over time (empty: none; FaultConfig).
+  std::vector<sim::StepTrace> rate_traces_;
+  std::uint64_t count_ = 0;
+};
+
+}  // namespace codesim::models::detail
