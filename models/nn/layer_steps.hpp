@@ -1,6 +1,6 @@
 // The nodes' own steps of a network between its coded products: what turns the decoded
 // product of weighted layer l into the input of layer l + 1, and the backward product of layer l
-// into the delta of layer l - 1. Coded training (coded_training_run.hpp) distributes only the
+// into the delta of layer l - 1. Coded training (models/training/train.hpp) distributes only the
 // three products of every weighted layer (W A, W^T D and W += eta D A^T); everything else runs at
 // every node on its own copies, as these steps. An MLP's steps are its activation; a convolutional
 // network's are the layout changes, ReLU, pooling, flatten, im2col and col2im (conv_layers.hpp).

@@ -71,6 +71,10 @@ void ProtocolRun::trace_phase(const char* name, double start_s, double duration_
   if (trace_.on()) trace_.phase(backend_.live_nodes(), name, start_s, duration_s);
 }
 
+void ProtocolRun::sync_trace(const char* where) {
+  if (trace_.on()) backend_.trace_sync(sim::kJobTrack, where);
+}
+
 // Stale nodes that are back up get their blocks regenerated first (a rollback when they cannot
 // be); an iteration that could not decode from the usable nodes waits for a repair.
 void ProtocolRun::start_iteration() {
@@ -120,14 +124,14 @@ void ProtocolRun::round_decoded() {
   const DecodeStatus status = backend_.round_status();
   if (status == DecodeStatus::detected) {
     ++progress_.counts.detected;
-    backend_.trace_sync(sim::kJobTrack, "decode");
+    sync_trace("decode");
     rollback();
     return;
   }
   double regeneration_s = 0.0;
   if (status == DecodeStatus::corrected) {
     ++progress_.counts.corrected;
-    backend_.trace_sync(sim::kJobTrack, "decode");
+    sync_trace("decode");
     const std::optional<double> t = backend_.regenerate_blamed(round_layer_, round_dir_);
     if (!t) {
       rollback();
@@ -136,7 +140,7 @@ void ProtocolRun::round_decoded() {
     regeneration_s = *t;
   }
   backend_.apply_round(round_layer_, round_dir_);
-  backend_.trace_sync(sim::kJobTrack, "decode");
+  sync_trace("decode");
   if (regeneration_s > 0.0) {
     spend(TimeKind::communication, regeneration_s, ProtocolStep::next_round);
   } else {
@@ -201,7 +205,7 @@ void ProtocolRun::start_checkpoint() {
   double t = 0.0;
   if (spec_.verify_before_checkpoint) {
     const Verification verified = verify();
-    backend_.trace_sync(sim::kJobTrack, "verification");
+    sync_trace("verification");
     trace_phase("verification", now_s, verified.time_s);
     progress_.energy.verification(verified.time_s);
     if (!verified.passed) {

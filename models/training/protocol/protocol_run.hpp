@@ -79,6 +79,8 @@ class ProtocolRun {
   void spend(TimeKind kind, double seconds, ProtocolStep next);
   // A trace phase on the live nodes.
   void trace_phase(const char* name, double start_s, double duration_s);
+  // The faults, corrections and detections so far, on the job's track.
+  void sync_trace(const char* where);
 
   TrainingBackend& backend_;
   const TrainingSpec& spec_;

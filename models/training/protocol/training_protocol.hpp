@@ -1,7 +1,7 @@
-// The rules of the coded training protocol that the numeric mode (coded_training_run.cpp) and
-// the stochastic mode (stochastic/stochastic_run.cpp) share, written once: when a product round may
-// stop waiting, which symbols form a codeword and how many each needs to be decoded, whether an
-// iteration can start, and the bookkeeping of progress, checkpoints and rollbacks.
+// The rules of the coded training protocol that its run (protocol_run.hpp) and both backends
+// (numeric/, stochastic/) share: when a product round may stop waiting, which symbols form a
+// codeword and how many each needs to be decoded, whether an iteration can start, and the
+// bookkeeping of progress, checkpoints and rollbacks.
 #pragma once
 
 #include <array>
