@@ -131,7 +131,7 @@ void StochasticBackend::init_update(const StrikeRates& strikes) {
   for (int l = 0; l < layout_.layers; ++l)
     update_.flops +=
         layout_.shapes[static_cast<std::size_t>(l)].update_flops_per_column * layout_.columns(l);
-  update_.begin.push_back(0);
+  update_.strikes.begin.push_back(0);
   for (int p = 0; p < nodes_; ++p) {
     update_.fixed_s =
         std::max(update_.fixed_s, update_.flops / cluster_.speeds[static_cast<std::size_t>(p)]);
@@ -142,11 +142,11 @@ void StochasticBackend::init_update(const StrikeRates& strikes) {
                                   layout_.columns(l)));
       for (int b = layout_.first_block[static_cast<std::size_t>(p)];
            b < layout_.first_block[static_cast<std::size_t>(p) + 1]; ++b) {
-        update_.block.push_back(l * layout_.per_layer + b);
-        update_.hazard.push_back(h);
+        update_.strikes.block.push_back(l * layout_.per_layer + b);
+        update_.strikes.hazard.push_back(h);
       }
     }
-    update_.begin.push_back(static_cast<int>(update_.block.size()));
+    update_.strikes.begin.push_back(static_cast<int>(update_.strikes.block.size()));
   }
 }
 
@@ -251,19 +251,10 @@ void StochasticBackend::run_update() {
     for (int p = 0; p < nodes_; ++p)
       progress().energy.busy(p, update_.flops / cluster_.speeds[static_cast<std::size_t>(p)]);
   }
-  for (int p = 0; p < nodes_; ++p) strike_update(p);
+  for (int p = 0; p < nodes_; ++p) strikes_.update(p, update_.strikes, now_s_, state_.wrong);
   progress().time.charge_ahead(now_s_, {{TimeKind::compute, end_s - now_s_}});
   now_s_ = end_s;
   check_time();
-}
-
-// The (weights, update) strikes on node p's blocks after its update.
-void StochasticBackend::strike_update(int p) {
-  const auto begin = static_cast<std::size_t>(update_.begin[static_cast<std::size_t>(p)]);
-  const int count =
-      update_.begin[static_cast<std::size_t>(p) + 1] - update_.begin[static_cast<std::size_t>(p)];
-  strikes_.update(p, update_.hazard.data() + begin, update_.block.data() + begin, count, now_s_,
-                  state_.wrong);
 }
 
 // As the numeric mode's checkpoint, it keeps which nodes missed updates: a rollback to it

@@ -66,11 +66,9 @@ struct NodeStates {
 
 /// The update: one task per node; (weights, update) on every stored block of every layer.
 struct UpdatePlan {
-  double flops = 0.0;      ///< one node's task
-  double fixed_s = 0.0;    ///< the slowest node's task without stragglers
-  std::vector<int> begin;  ///< per node + 1, into block and hazard
-  std::vector<int> block;
-  std::vector<double> hazard;
+  double flops = 0.0;    ///< one node's task
+  double fixed_s = 0.0;  ///< the slowest node's task without stragglers
+  UpdateOpportunities strikes;
 };
 
 /// What a checkpoint holds: per block, the strikes not yet repaired (a node that checks its block:
@@ -155,7 +153,6 @@ class StochasticBackend final : public TrainingBackend {
     if (!(now_s_ <= spec_.time_limit_s)) throw OutOfTime{};
   }
   void run_update();
-  void strike_update(int p);
   sim::MetricSet metrics() const;
 
   // --- rounds (stochastic_rounds.cpp) -------------------------------------------------------

@@ -251,7 +251,7 @@ void StochasticBackend::run_crashing_update() {
     if (!running[index]) continue;
     running[index] = 0;
     progress().energy.busy(task.node, duration_s[index]);
-    strike_update(task.node);
+    strikes_.update(task.node, update_.strikes, now_s_, state_.wrong);
     end_s = task.end_s;
     --pending;
   }

@@ -31,16 +31,16 @@ void StrikeStreams::open(const StrikeRates& rates, FaultTarget target, int nodes
   }
 }
 
-void StrikeStreams::update(int p, const double* hazards, const int* blocks, int count, double now_s,
+void StrikeStreams::update(int p, const UpdateOpportunities& u, double now_s,
                            std::vector<int>& wrong) {
   const auto index = static_cast<std::size_t>(p);
   double budget = weight_budget_[index];
   const double factor = rate_factor(p, now_s);
-  for (int j = 0; j < count; ++j) {
-    budget -= scaled(hazards[j], factor);
+  for (int j = u.begin[index]; j < u.begin[index + 1]; ++j) {
+    budget -= scaled(u.hazard[static_cast<std::size_t>(j)], factor);
     if (budget < 0.0) {
       budget = weight_streams_[index]->exponential(1.0);
-      wrong[static_cast<std::size_t>(blocks[j])]++;
+      wrong[static_cast<std::size_t>(u.block[static_cast<std::size_t>(j)])]++;
       ++count_;
     }
   }

@@ -39,6 +39,14 @@ class StrikeRates {
   std::vector<NodeFaultRates> resolved_;
 };
 
+/// The (weights, update) opportunities of an update: per node, its stored blocks of every layer
+/// and their hazards.
+struct UpdateOpportunities {
+  std::vector<int> begin;  ///< per node + 1, into block and hazard
+  std::vector<int> block;
+  std::vector<double> hazard;
+};
+
 /// The weights and product strike streams of nodes 0 .. nodes - 1, keyed (seed, replica,
 /// "stochastic_strike.<target>", node), and the strikes they made.
 class StrikeStreams {
@@ -55,10 +63,9 @@ class StrikeStreams {
   bool product(int p, double hazard, double now_s) {
     return spend(product_budget_, product_streams_, p, scaled(hazard, rate_factor(p, now_s)));
   }
-  /// The (weights, update) opportunities of `hazards` on node p's `blocks` at `now_s`, one after
-  /// another: each strike adds one to its block's count in `wrong`.
-  void update(int p, const double* hazards, const int* blocks, int count, double now_s,
-              std::vector<int>& wrong);
+  /// Node p's (weights, update) opportunities of `u` at `now_s`, one after another: each strike
+  /// adds one to its block's count in `wrong`.
+  void update(int p, const UpdateOpportunities& u, double now_s, std::vector<int>& wrong);
   /// Strikes so far.
   std::uint64_t count() const { return count_; }
 
