@@ -60,7 +60,7 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
       for (int p : dg.members.back()) dg.node_symbols[static_cast<std::size_t>(p)].push_back(s);
     }
     dg.task_flops_per_column = 2.0 * read.size();
-    if (std::holds_alternative<GpdSpec>(spec))
+    if (descriptor_of(spec).encodes_input)
       dg.task_flops_per_column += 2.0 * (forward ? cols : rows);
     dg.partial_rows = static_cast<int>((forward ? block.rows : block.cols) - extra);
     dg.product_rows = forward ? rows : cols;
