@@ -20,6 +20,7 @@
 
 #include "sim/check.hpp"
 #include "sim/enum_names.hpp"
+#include "sim/network_cost_model.hpp"
 #include "sim/shortest_paths.hpp"
 #include "sim/torus_routes.hpp"
 
@@ -167,6 +168,7 @@ struct Topology::Impl {
   std::optional<detail::TorusRoutes> torus;  // ring and torus2d
 
   NetworkModel model = NetworkModel::flow;
+  std::unique_ptr<const NetworkCostModel> cost_model;
   // Link index of each vertex pair (lower id * vertices + higher id), filled on first use.
   mutable std::unordered_map<std::uint64_t, std::uint32_t> link_index;
   mutable std::vector<TopologyLink> link_list;       // Topology::links(), with link_index
@@ -362,6 +364,7 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
   CODESIM_CHECK(error.empty(), error.c_str());
   Impl& m = *impl_;
   m.model = spec.model;
+  m.cost_model = make_network_cost_model(spec.model);
   m.shape = spec.shape;
   m.nodes = spec.nodes;
   m.default_link = Link{spec.latency_s, spec.bandwidth_Bps};
@@ -437,6 +440,7 @@ double Topology::transfer_time_s(int src, int dst, double bytes) const {
 }
 
 NetworkModel Topology::network_model() const { return impl_->model; }
+const NetworkCostModel& Topology::network_cost_model() const { return *impl_->cost_model; }
 
 std::vector<TopologyLink> Topology::links() const {
   const Impl& m = *impl_;
