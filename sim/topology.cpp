@@ -167,7 +167,6 @@ struct Topology::Impl {
 
   std::optional<detail::TorusRoutes> torus;  // ring and torus2d
 
-  NetworkModel model = NetworkModel::flow;
   std::unique_ptr<const NetworkCostModel> cost_model;
   // Link index of each vertex pair (lower id * vertices + higher id), filled on first use.
   mutable std::unordered_map<std::uint64_t, std::uint32_t> link_index;
@@ -363,7 +362,6 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
   const std::string error = validate_topology(spec);
   CODESIM_CHECK(error.empty(), error.c_str());
   Impl& m = *impl_;
-  m.model = spec.model;
   m.cost_model = make_network_cost_model(spec.model);
   m.shape = spec.shape;
   m.nodes = spec.nodes;
@@ -439,7 +437,6 @@ double Topology::transfer_time_s(int src, int dst, double bytes) const {
   return cost.latency_s + bytes / cost.bandwidth_Bps;
 }
 
-NetworkModel Topology::network_model() const { return impl_->model; }
 const NetworkCostModel& Topology::network_cost_model() const { return *impl_->cost_model; }
 
 std::vector<TopologyLink> Topology::links() const {

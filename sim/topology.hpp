@@ -121,7 +121,6 @@ class Topology {
   /// src == dst.
   double transfer_time_s(int src, int dst, double bytes) const;
 
-  NetworkModel network_model() const;
   /// The network model the spec chose, asked for every communication cost.
   const NetworkCostModel& network_cost_model() const;
   /// The directed links of route(src, dst) in order (empty when src == dst). Here src and dst
