@@ -32,7 +32,7 @@ CodedTrainingRun::CodedTrainingRun(const sim::ClusterSpec& cluster_spec,
       batch_(spec.sgd.batch_size),
       progress_(spec.iterations, checkpoint.max_stalled_rollbacks),
       trace_(observer.trace, cluster_.size(), spec.time_limit_s) {
-  progress_.time.report_link_wait = cluster_spec.network.model == sim::NetworkModel::flow;
+  progress_.time.report_link_wait = cluster_.topology().network_cost_model().reports_link_wait();
   const std::string problem =
       validate_training(spec, cluster_.size(), train.features(), train.classes);
   CODESIM_CHECK(problem.empty(), problem.c_str());

@@ -45,7 +45,7 @@ StochasticRun::StochasticRun(const sim::ClusterSpec& cluster, const sim::Checkpo
       layers_(static_cast<int>(weight_shapes_.size())),
       batch_(spec.sgd.batch_size),
       progress_(spec.iterations, checkpoint.max_stalled_rollbacks) {
-  progress_.time.report_link_wait = cluster.network.model == sim::NetworkModel::flow;
+  progress_.time.report_link_wait = topology_.network_cost_model().reports_link_wait();
   CODESIM_CHECK(validate_stochastic_training(cluster, spec, faults).empty(),
                 "the stochastic mode needs a spec it models");
   wait_ = wait_policy(spec);
