@@ -29,6 +29,8 @@ const FamilyFormat<sim::FailureLaw> kFailureFormat{"law", "failure law", "a vali
                                                    true, &sim::validate};
 const FamilyFormat<sim::RepairLaw> kRepairFormat{"law", "repair law", "a valid repair law", false,
                                                  &sim::validate};
+const FamilyFormat<sim::StragglerSpec> kStragglerFormat{
+    "kind", "straggler kind", "a valid straggler law", false, &sim::validate_straggler};
 
 Range range_of(const sim::FieldRange& range) {
   return Range{range.min, range.min_open, range.max, range.max_open};
@@ -106,8 +108,12 @@ sim::FailureLaw read_failure_law(ObjectReader& r) {
 sim::RepairLaw read_repair_law(ObjectReader& r) {
   return read_law<sim::RepairLaw>(r, kRepairFormat, nullptr);
 }
+sim::StragglerSpec read_straggler(ObjectReader& r, const sim::StragglerSpec& defaults) {
+  return read_law(r, kStragglerFormat, &defaults);
+}
 
 Json law_json(const sim::FailureLaw& law) { return write_law(law, kFailureFormat); }
 Json law_json(const sim::RepairLaw& law) { return write_law(law, kRepairFormat); }
+Json law_json(const sim::StragglerSpec& law) { return write_law(law, kStragglerFormat); }
 
 }  // namespace codesim::app
