@@ -107,7 +107,7 @@ void StochasticRun::init_nodes(const sim::ClusterSpec& cluster, std::uint64_t se
     const bool traced =
         !cluster.speed_traces.empty() && !cluster.speed_traces[static_cast<std::size_t>(p)].empty();
     // Task times vary with a straggler law or a speed trace: drawn per task, not fixed.
-    stragglers_ = stragglers_ || law.kind != sim::StragglerKind::none || traced;
+    stragglers_ = stragglers_ || !sim::is_none(law) || traced;
     nodes_state_.emplace_back(
         p, speeds_[static_cast<std::size_t>(p)],
         std::shared_ptr<const sim::StragglerModel>(sim::make_straggler_model(law)),
