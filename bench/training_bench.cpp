@@ -90,36 +90,15 @@ bool is_field_option(const std::string& option) {
   return false;
 }
 
-// The benchmark's default fields of each kind (the configurations), in descriptor order.
-std::vector<int> kind_defaults(models::SchemeKind kind) {
-  switch (kind) {
-    case models::SchemeKind::uncoded:
-      return {1, 1};
-    case models::SchemeKind::replication:
-      return {5, 4, 2};
-    case models::SchemeKind::mds:
-      return {8, 4};
-    case models::SchemeKind::gpd:
-      return {2, 2, 10, 0};
-    case models::SchemeKind::codenet_grid:
-      return {5, 4, 7, 6};
-    case models::SchemeKind::abft:
-      return {1, 1};
-    case models::SchemeKind::abft_codenet:
-      return {5, 4, 7, 6};
-  }
-  return {};
-}
-
 // --scheme KIND with the descriptor's field options (--m, --grid-rows, ...; --mirrored for gpd's
-// orientation); fields not given take the kind's defaults.
+// orientation); fields not given take the descriptor's example.
 models::SchemeSpec scheme_from(const std::string& name, const std::map<std::string, int>& given) {
   const models::SchemeDescriptor* descriptor = models::find_scheme(name);
   if (descriptor == nullptr) {
     throw std::invalid_argument("unknown scheme '" + name + "' (expected " +
                                 models::scheme_names_list() + ")");
   }
-  std::vector<int> values = kind_defaults(descriptor->kind);
+  std::vector<int> values = descriptor->example;
   std::size_t used = 0;
   for (std::size_t i = 0; i < descriptor->fields.size(); ++i) {
     const auto at = given.find(std::string(descriptor->fields[i].option));

@@ -1,15 +1,14 @@
-// Checkpoint transfers to and from a shared storage server, as flows on the network's links.
+// Checkpoint transfers to and from a shared storage server on the network's links, costed by the
+// topology's network model.
 #include "sim/checkpoint_storage.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <limits>
+#include <cstddef>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "sim/flow_network.hpp"
+#include "sim/network_cost_model.hpp"
 
 namespace codesim::sim {
 
@@ -67,32 +66,11 @@ double storage_transfer_time_s(const Topology& topology, const StorageSpec& spec
   append(spec.latency_s);
   append(spec.bandwidth_Bps);
   if (const std::vector<double>* known = topology.remembered(key)) return known->front();
-  std::unordered_map<std::uint64_t, std::size_t> dense;
-  std::vector<FlowLink> links;
-  std::vector<FlowSpec> flows;
-  double alone_s = 0.0;  // the analytic model's: the slowest transfer alone
-  for (int node = 0; node < nodes; ++node) {
-    FlowSpec flow;
-    flow.bytes = bytes_per_node;
-    double latency_s = 0.0;
-    double bottleneck_Bps = spec.bandwidth_Bps;
-    for (const RouteLink& link : storage_route_links(topology, spec, node, write)) {
-      const auto [it, added] = dense.emplace(link.id, links.size());
-      if (added)
-        links.push_back(
-            {std::min(link.bandwidth_Bps, std::numeric_limits<double>::max()), link.latency_s});
-      flow.route.push_back(it->second);
-      latency_s += link.latency_s;
-      bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps);
-    }
-    alone_s = std::max(alone_s, latency_s + bytes_per_node / bottleneck_Bps);
-    flows.push_back(std::move(flow));
-  }
-  double time_s = alone_s;
-  if (topology.network_model() == NetworkModel::flow && std::isfinite(alone_s)) {
-    const std::vector<double> done_s = simulate_flows(links, flows);
-    time_s = *std::max_element(done_s.begin(), done_s.end());
-  }
+  std::vector<RoutedTransfer> transfers;
+  transfers.reserve(static_cast<std::size_t>(nodes));
+  for (int node = 0; node < nodes; ++node)
+    transfers.push_back({storage_route_links(topology, spec, node, write), bytes_per_node});
+  const double time_s = topology.network_cost_model().routed_makespan_s(transfers);
   topology.remember(std::move(key), {time_s});
   return time_s;
 }

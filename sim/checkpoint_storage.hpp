@@ -46,9 +46,9 @@ std::vector<RouteLink> storage_route_links(const Topology& topology, const Stora
                                            int node, bool write);
 
 /// Seconds for compute nodes 0..nodes-1 each to write `bytes_per_node` to the shared server
-/// (`write`) or read it back, all at once: flows on storage_route_links, sharing links by
-/// max-min fairness under the flow model; under the analytic model each transfer alone (the
-/// slowest counts). 0 for local storage.
+/// (`write`) or read it back, all at once, along storage_route_links: the topology's network
+/// model's routed_makespan_s (flow: sharing links by max-min fairness; analytic: each transfer
+/// alone, the slowest counting). 0 for local storage.
 double storage_transfer_time_s(const Topology& topology, const StorageSpec& spec, int nodes,
                                double bytes_per_node, bool write);
 

@@ -3,6 +3,7 @@
 
 #include <span>
 
+#include "sim/network_cost_model.hpp"
 #include "sim/topology.hpp"
 #include "sim/transfer_schedule.hpp"
 
@@ -11,10 +12,11 @@ namespace codesim::sim {
 // In every function participants are compute-node ids in the given order (participants[0] is the
 // root), transfers follow the topology's routes, and fewer than two participants cost 0.
 // alpha is a route's latency and beta the inverse of its bottleneck bandwidth.
-// The formulas below are the costs under the analytic network model. Under the flow model each
-// collective instead costs its transfer schedule (sim/collective_schedules.hpp) run alone on the
-// links, which equals the formula when links are uniform and no two transfers share a link
-// direction, and is slower where they do (a gather's incast, rings on a torus).
+// Each cost is the topology's network model's (sim/network_cost_model.hpp). The formulas below are
+// the analytic model's. The flow model instead runs each collective's transfer schedule
+// (sim/collective_schedules.hpp) alone on the links, which equals the formula when links are
+// uniform and no two transfers share a link direction, and is slower where they do (a gather's
+// incast, rings on a torus).
 
 /// Binomial-tree broadcast of `bytes` from participants[0]: ceil(log2 p) rounds; in round k every
 /// holder i < 2^k sends to i + 2^k. Time = sum over rounds of the slowest transfer of the round.
@@ -51,5 +53,21 @@ CommunicationCost fastest_all_gather_cost(const Topology& topology,
 /// Ring all-reduce of a `bytes` vector: reduce-scatter then all-gather, 2 (p - 1) steps of
 /// bytes / p each; 2 (p - 1)(alpha + bytes beta / p) for uniform links.
 double all_reduce_time_s(const Topology& topology, std::span<const int> participants, double bytes);
+
+/// Several binomial reduces started at once, each of `bytes` to its group's first member: until
+/// the last ends (analytic: the slowest alone; flow: one schedule, contending where routes meet).
+CommunicationCost concurrent_reduce_cost(const Topology& topology,
+                                         std::span<const std::span<const int>> groups,
+                                         double bytes);
+
+/// An incast (the sources sending to one node): analytic, the node's work then its receives one
+/// after another; flow, the transfers at once sharing the links into it, then its work.
+CommunicationCost incast_cost(const Topology& topology, const Incast& incast);
+
+/// Several incasts started at once, the slowest destination counting (a destination's own incasts
+/// in turn under the analytic model; under the flow model, with more than one, every transfer at
+/// once, a destination's time its last arrival plus all its work).
+CommunicationCost concurrent_incasts_cost(const Topology& topology,
+                                          std::span<const Incast> incasts);
 
 }  // namespace codesim::sim

@@ -6,90 +6,64 @@
 namespace codesim::sim {
 namespace {
 
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-
-std::string_view name_of(const ExponentialLaw&) { return "exponential"; }
-std::string_view name_of(const WeibullLaw&) { return "weibull"; }
-std::string_view name_of(const LogNormalLaw&) { return "lognormal"; }
-std::string_view name_of(const FixedLaw&) { return "fixed"; }
-
-double mean_of(const ExponentialLaw& law) { return law.mean_s; }
-double mean_of(const WeibullLaw& law) { return law.scale_s * std::tgamma(1.0 + 1.0 / law.shape); }
-double mean_of(const LogNormalLaw& law) { return law.mean_s; }
-double mean_of(const FixedLaw& law) { return law.value_s; }
-
-double draw_of(const ExponentialLaw& law, RandomStream& stream) {
-  return stream.exponential(1.0 / law.mean_s);
-}
-double draw_of(const WeibullLaw& law, RandomStream& stream) {
-  return boost::random::weibull_distribution<double>(law.shape, law.scale_s)(stream.generator());
-}
-double draw_of(const LogNormalLaw& law, RandomStream& stream) {
-  return stream.lognormal(std::log(law.mean_s) - 0.5 * law.sigma * law.sigma, law.sigma);
-}
-double draw_of(const FixedLaw& law, RandomStream&) { return law.value_s; }
-
-std::string positive(double value, const char* what) {
-  return value > 0.0 ? "" : std::string(what) + " must be > 0";
-}
-
-std::string check_of(const ExponentialLaw& law) { return positive(law.mean_s, "mean_s"); }
-std::string check_of(const WeibullLaw& law) {
-  if (!(law.shape > 0.0) || !std::isfinite(law.shape)) return "shape must be > 0 and finite";
-  if (!(law.scale_s > 0.0) || !std::isfinite(law.scale_s)) return "scale_s must be > 0 and finite";
-  if (!std::isfinite(mean_of(law)))
-    return "shape is so small that the mean scale_s Gamma(1 + 1 / shape) is infinite";
-  return "";
-}
-std::string check_of(const LogNormalLaw& law) {
-  if (!(law.mean_s > 0.0) || !std::isfinite(law.mean_s)) return "mean_s must be > 0 and finite";
-  if (!(law.sigma >= 0.0) || !std::isfinite(law.sigma)) return "sigma must be >= 0 and finite";
-  return "";
-}
+bool positive_finite(double value) { return value > 0.0 && std::isfinite(value); }
 
 }  // namespace
 
-std::string_view law_name(const FailureLaw& law) {
-  return std::visit([](const auto& l) { return name_of(l); }, law);
-}
-std::string_view law_name(const RepairLaw& law) {
-  return std::visit([](const auto& l) { return name_of(l); }, law);
+double ExponentialLaw::draw(RandomStream& stream) const { return stream.exponential(1.0 / mean_s); }
+std::string ExponentialLaw::problem(LawRole role) const {
+  if (role == LawRole::repair)
+    return positive_finite(mean_s) ? "" : "mean_s must be > 0 and finite";
+  return mean_s > 0.0 ? "" : "mean_s must be > 0";
 }
 
+double WeibullLaw::mean() const { return scale_s * std::tgamma(1.0 + 1.0 / shape); }
+double WeibullLaw::draw(RandomStream& stream) const {
+  return boost::random::weibull_distribution<double>(shape, scale_s)(stream.generator());
+}
+std::string WeibullLaw::problem(LawRole) const {
+  if (!positive_finite(shape)) return "shape must be > 0 and finite";
+  if (!positive_finite(scale_s)) return "scale_s must be > 0 and finite";
+  if (!std::isfinite(mean()))
+    return "shape is so small that the mean scale_s Gamma(1 + 1 / shape) is infinite";
+  return "";
+}
+
+double LogNormalLaw::draw(RandomStream& stream) const {
+  return stream.lognormal(std::log(mean_s) - 0.5 * sigma * sigma, sigma);
+}
+std::string LogNormalLaw::problem(LawRole) const {
+  if (!positive_finite(mean_s)) return "mean_s must be > 0 and finite";
+  if (!(sigma >= 0.0) || !std::isfinite(sigma)) return "sigma must be >= 0 and finite";
+  return "";
+}
+
+std::string FixedLaw::problem(LawRole) const {
+  return value_s >= 0.0 && std::isfinite(value_s) ? "" : "value_s must be >= 0 and finite";
+}
+
+std::string_view law_name(const FailureLaw& law) { return kFailureLawNames[law.index()]; }
+std::string_view law_name(const RepairLaw& law) { return kRepairLawNames[law.index()]; }
+
 double mean_s(const FailureLaw& law) {
-  return std::visit([](const auto& l) { return mean_of(l); }, law);
+  return std::visit([](const auto& l) { return l.mean(); }, law);
 }
 double mean_s(const RepairLaw& law) {
-  return std::visit([](const auto& l) { return mean_of(l); }, law);
+  return std::visit([](const auto& l) { return l.mean(); }, law);
 }
 
 double draw_s(const FailureLaw& law, RandomStream& stream) {
-  return std::visit([&](const auto& l) { return draw_of(l, stream); }, law);
+  return std::visit([&](const auto& l) { return l.draw(stream); }, law);
 }
 double draw_s(const RepairLaw& law, RandomStream& stream) {
-  return std::visit([&](const auto& l) { return draw_of(l, stream); }, law);
+  return std::visit([&](const auto& l) { return l.draw(stream); }, law);
 }
 
 std::string validate(const FailureLaw& law) {
-  return std::visit([](const auto& l) { return check_of(l); }, law);
+  return std::visit([](const auto& l) { return l.problem(LawRole::failure); }, law);
 }
-
 std::string validate(const RepairLaw& law) {
-  return std::visit(Overloaded{[](const FixedLaw& l) {
-                                 return l.value_s >= 0.0 && std::isfinite(l.value_s)
-                                            ? std::string()
-                                            : std::string("value_s must be >= 0 and finite");
-                               },
-                               [](const ExponentialLaw& l) {
-                                 return l.mean_s > 0.0 && std::isfinite(l.mean_s)
-                                            ? std::string()
-                                            : std::string("mean_s must be > 0 and finite");
-                               },
-                               [](const LogNormalLaw& l) { return check_of(l); }},
-                    law);
+  return std::visit([](const auto& l) { return l.problem(LawRole::repair); }, law);
 }
 
 }  // namespace codesim::sim

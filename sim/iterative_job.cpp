@@ -11,7 +11,6 @@
 #include "sim/enum_names.hpp"
 #include "sim/progress_watchdog.hpp"
 #include "sim/run_stopped.hpp"
-#include "sim/transfer_schedule.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -157,17 +156,9 @@ class IterativeJob {
     if (job_.bytes_per_task <= 0.0 || job_.exchange == ExchangeKind::none) return 0.0;
     const std::vector<int> participants = this->participants();
     if (job_.exchange == ExchangeKind::to_one) {
-      if (cluster_.topology().network_model() == NetworkModel::flow) {
-        // Every used task's result goes to node 0 at once; the flows share node 0's links.
-        TransferSchedule schedule;
-        for (int node : used_nodes_) schedule.add(node, 0, job_.bytes_per_task);
-        return run_schedule(cluster_.topology(), schedule).makespan_s;
-      }
-      // Every used task's result goes to node 0; transfers share node 0's link one after another.
-      double total_s = 0.0;
-      for (int node : used_nodes_)
-        total_s += cluster_.topology().transfer_time_s(node, 0, job_.bytes_per_task);
-      return total_s;
+      // Every used task's result goes to node 0; the network model says how they share its links.
+      const Incast results{.dst = 0, .sources = used_nodes_, .bytes = job_.bytes_per_task};
+      return incast_cost(cluster_.topology(), results).time_s;
     }
     CODESIM_CHECK(job_.exchange == ExchangeKind::all_gather, "unknown exchange kind");
     const double tasks_per_node = static_cast<double>(used_nodes_.size()) / participants.size();

@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "sim/check.hpp"
-#include "sim/enum_names.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -16,126 +15,88 @@ std::string number(double value) {
   return out.str();
 }
 
-// "what must hold (got value)"; written so NaN fails every test.
-std::string problem(const std::string& what, double got) {
-  return what + " (got " + number(got) + ")";
+// "LAW what must hold (got value)"; callers write their tests so that NaN fails every one.
+std::string unmet(std::string_view law, const std::string& what, double got) {
+  return std::string(law) + " " + what + " (got " + number(got) + ")";
 }
 
-class NoStraggler final : public StragglerModel {
+/// The model of one law, asked through std::visit.
+class LawModel final : public StragglerModel {
  public:
-  double sample_factor(RandomStream&) const override { return 1.0; }
-  double mean_factor() const override { return 1.0; }
-};
-
-class ShiftedExponential final : public StragglerModel {
- public:
-  ShiftedExponential(double shift, double rate) : shift_(shift), rate_(rate) {}
+  explicit LawModel(const StragglerSpec& law) : law_(law) {}
   double sample_factor(RandomStream& stream) const override {
-    return shift_ + stream.exponential(rate_);
-  }
-  double mean_factor() const override { return shift_ + 1.0 / rate_; }
-
- private:
-  double shift_;
-  double rate_;
-};
-
-class Pareto final : public StragglerModel {
- public:
-  Pareto(double scale, double shape) : scale_(scale), shape_(shape) {}
-  double sample_factor(RandomStream& stream) const override {
-    // Inverse transform with U on (0, 1] so the factor is finite and >= scale.
-    const double u = 1.0 - stream.uniform01();
-    return scale_ / std::pow(u, 1.0 / shape_);
+    return std::visit([&](const auto& law) { return law.factor(stream); }, law_);
   }
   double mean_factor() const override {
-    return shape_ <= 1.0 ? INFINITY : shape_ * scale_ / (shape_ - 1.0);
+    return std::visit([](const auto& law) { return law.mean_factor(); }, law_);
   }
 
  private:
-  double scale_;
-  double shape_;
-};
-
-class Bimodal final : public StragglerModel {
- public:
-  Bimodal(double probability_slow, double slowdown)
-      : probability_slow_(probability_slow), slowdown_(slowdown) {}
-  double sample_factor(RandomStream& stream) const override {
-    // Always one draw, so the stream stays aligned whatever the probability.
-    return stream.uniform01() < probability_slow_ ? slowdown_ : 1.0;
-  }
-  double mean_factor() const override { return 1.0 + probability_slow_ * (slowdown_ - 1.0); }
-
- private:
-  double probability_slow_;
-  double slowdown_;
-};
-
-class Lognormal final : public StragglerModel {
- public:
-  Lognormal(double mu, double sigma) : mu_(mu), sigma_(sigma) {}
-  double sample_factor(RandomStream& stream) const override {
-    return stream.lognormal(mu_, sigma_);
-  }
-  double mean_factor() const override { return std::exp(mu_ + sigma_ * sigma_ / 2.0); }
-
- private:
-  double mu_;
-  double sigma_;
+  StragglerSpec law_;
 };
 
 }  // namespace
 
-std::string_view to_string(StragglerKind kind) { return name_of(kind, kStragglerKindNames); }
+double ShiftedExponentialStraggler::factor(RandomStream& stream) const {
+  return shift + stream.exponential(rate);
+}
+double ShiftedExponentialStraggler::mean_factor() const { return shift + 1.0 / rate; }
+std::string ShiftedExponentialStraggler::problem() const {
+  if (!(shift >= 0.0 && std::isfinite(shift)))
+    return unmet(name, "shift must be finite and >= 0", shift);
+  if (!(rate > 0.0 && std::isfinite(rate))) return unmet(name, "rate must be finite and > 0", rate);
+  return "";
+}
+
+double ParetoStraggler::factor(RandomStream& stream) const {
+  // Inverse transform with U on (0, 1] so the factor is finite and >= scale.
+  const double u = 1.0 - stream.uniform01();
+  return scale / std::pow(u, 1.0 / shape);
+}
+double ParetoStraggler::mean_factor() const {
+  return shape <= 1.0 ? INFINITY : shape * scale / (shape - 1.0);
+}
+std::string ParetoStraggler::problem() const {
+  if (!(scale > 0.0 && std::isfinite(scale)))
+    return unmet(name, "scale must be finite and > 0", scale);
+  if (!(shape > 0.0 && std::isfinite(shape))) return unmet(name, "shape must be > 0", shape);
+  return "";
+}
+
+double BimodalStraggler::factor(RandomStream& stream) const {
+  // Always one draw, so the stream stays aligned whatever the probability.
+  return stream.uniform01() < probability_slow ? slowdown : 1.0;
+}
+double BimodalStraggler::mean_factor() const { return 1.0 + probability_slow * (slowdown - 1.0); }
+std::string BimodalStraggler::problem() const {
+  if (!(probability_slow >= 0.0 && probability_slow <= 1.0))
+    return unmet(name, "probability_slow must be in [0, 1]", probability_slow);
+  if (!(slowdown >= 1.0 && std::isfinite(slowdown)))
+    return unmet(name, "slowdown must be finite and >= 1", slowdown);
+  return "";
+}
+
+double LognormalStraggler::factor(RandomStream& stream) const {
+  return stream.lognormal(mu, sigma);
+}
+double LognormalStraggler::mean_factor() const { return std::exp(mu + sigma * sigma / 2.0); }
+std::string LognormalStraggler::problem() const {
+  if (!std::isfinite(mu)) return unmet(name, "mu must be finite", mu);
+  if (!(sigma >= 0.0 && std::isfinite(sigma)))
+    return unmet(name, "sigma must be finite and >= 0", sigma);
+  return "";
+}
+
+std::string_view law_name(const StragglerSpec& law) { return kStragglerNames[law.index()]; }
 
 std::string validate_straggler(const StragglerSpec& spec) {
-  switch (spec.kind) {
-    case StragglerKind::none:
-      return "";
-    case StragglerKind::shifted_exponential:
-      if (!(spec.shift >= 0.0 && std::isfinite(spec.shift)))
-        return problem("shifted_exponential shift must be finite and >= 0", spec.shift);
-      if (!(spec.rate > 0.0 && std::isfinite(spec.rate)))
-        return problem("shifted_exponential rate must be finite and > 0", spec.rate);
-      return "";
-    case StragglerKind::pareto:
-      if (!(spec.scale > 0.0 && std::isfinite(spec.scale)))
-        return problem("pareto scale must be finite and > 0", spec.scale);
-      if (!(spec.shape > 0.0 && std::isfinite(spec.shape)))
-        return problem("pareto shape must be > 0", spec.shape);
-      return "";
-    case StragglerKind::bimodal:
-      if (!(spec.probability_slow >= 0.0 && spec.probability_slow <= 1.0))
-        return problem("bimodal probability_slow must be in [0, 1]", spec.probability_slow);
-      if (!(spec.slowdown >= 1.0 && std::isfinite(spec.slowdown)))
-        return problem("bimodal slowdown must be finite and >= 1", spec.slowdown);
-      return "";
-    case StragglerKind::lognormal:
-      if (!std::isfinite(spec.mu)) return problem("lognormal mu must be finite", spec.mu);
-      if (!(spec.sigma >= 0.0 && std::isfinite(spec.sigma)))
-        return problem("lognormal sigma must be finite and >= 0", spec.sigma);
-      return "";
-  }
-  return "unknown straggler kind " + std::to_string(static_cast<int>(spec.kind));
+  return std::visit([](const auto& law) { return law.problem(); }, spec);
 }
 
 std::unique_ptr<StragglerModel> make_straggler_model(const StragglerSpec& spec) {
   const std::string error = validate_straggler(spec);
   CODESIM_CHECK(error.empty(), error.c_str());
-  switch (spec.kind) {
-    case StragglerKind::none:
-      break;
-    case StragglerKind::shifted_exponential:
-      return std::make_unique<ShiftedExponential>(spec.shift, spec.rate);
-    case StragglerKind::pareto:
-      return std::make_unique<Pareto>(spec.scale, spec.shape);
-    case StragglerKind::bimodal:
-      return std::make_unique<Bimodal>(spec.probability_slow, spec.slowdown);
-    case StragglerKind::lognormal:
-      return std::make_unique<Lognormal>(spec.mu, spec.sigma);
-  }
-  return std::make_unique<NoStraggler>();
+  return std::make_unique<LawModel>(spec);
 }
 
 }  // namespace codesim::sim

@@ -20,6 +20,7 @@
 
 #include "sim/check.hpp"
 #include "sim/enum_names.hpp"
+#include "sim/network_cost_model.hpp"
 #include "sim/shortest_paths.hpp"
 #include "sim/torus_routes.hpp"
 
@@ -166,7 +167,7 @@ struct Topology::Impl {
 
   std::optional<detail::TorusRoutes> torus;  // ring and torus2d
 
-  NetworkModel model = NetworkModel::flow;
+  std::unique_ptr<const NetworkCostModel> cost_model;
   // Link index of each vertex pair (lower id * vertices + higher id), filled on first use.
   mutable std::unordered_map<std::uint64_t, std::uint32_t> link_index;
   mutable std::vector<TopologyLink> link_list;       // Topology::links(), with link_index
@@ -361,7 +362,7 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
   const std::string error = validate_topology(spec);
   CODESIM_CHECK(error.empty(), error.c_str());
   Impl& m = *impl_;
-  m.model = spec.model;
+  m.cost_model = make_network_cost_model(spec.model);
   m.shape = spec.shape;
   m.nodes = spec.nodes;
   m.default_link = Link{spec.latency_s, spec.bandwidth_Bps};
@@ -436,7 +437,7 @@ double Topology::transfer_time_s(int src, int dst, double bytes) const {
   return cost.latency_s + bytes / cost.bandwidth_Bps;
 }
 
-NetworkModel Topology::network_model() const { return impl_->model; }
+const NetworkCostModel& Topology::network_cost_model() const { return *impl_->cost_model; }
 
 std::vector<TopologyLink> Topology::links() const {
   const Impl& m = *impl_;

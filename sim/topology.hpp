@@ -11,6 +11,8 @@
 
 namespace codesim::sim {
 
+class NetworkCostModel;
+
 /// One link of an explicit edge list (vertices are compute-node ids 0..nodes-1; switches are
 /// not available in edge lists). Negative latency/bandwidth mean "use the topology default".
 struct EdgeSpec {
@@ -41,7 +43,8 @@ inline constexpr std::array<std::string_view, 6> kTopologyShapeNames = {
 std::string_view to_string(TopologyShape shape);
 std::optional<TopologyShape> parse_topology_shape(std::string_view name);
 
-/// How transfers use the links (scenarios/README.md, "Network model"):
+/// How transfers use the links (scenarios/README.md, "Network model"); a Topology makes the
+/// matching NetworkCostModel (sim/network_cost_model.hpp) and every cost asks it:
 ///   flow      every transfer is a flow on its route; the flows crossing a link direction share
 ///             its bandwidth by max-min fairness (sim/flow_network.hpp), and collectives run as
 ///             their transfer schedules (sim/collective_schedules.hpp)
@@ -118,7 +121,8 @@ class Topology {
   /// src == dst.
   double transfer_time_s(int src, int dst, double bytes) const;
 
-  NetworkModel network_model() const;
+  /// The network model the spec chose, asked for every communication cost.
+  const NetworkCostModel& network_cost_model() const;
   /// The directed links of route(src, dst) in order (empty when src == dst). Here src and dst
   /// may also be switches (vertex ids >= node_count(), which only star and fat_tree have; the
   /// root is vertex_count() - 1): on these trees a route between a node and a switch is the

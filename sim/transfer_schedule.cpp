@@ -1,16 +1,16 @@
-// Runs a transfer graph on the links: contention-free critical path, or flows sharing links.
+// Runs a transfer graph on the links: contention-free critical path, or flows sharing links; the
+// topology's network model says which (sim/network_cost_model.hpp).
 #include "sim/transfer_schedule.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <string>
 #include <utility>
 
 #include "sim/check.hpp"
 #include "sim/flow_network.hpp"
+#include "sim/network_cost_model.hpp"
 
 namespace codesim::sim {
 
@@ -219,38 +219,14 @@ class FlowRun {
   ScheduleTimes times_;
 };
 
-// The schedule's transfers as raw bytes: equal keys mean equal schedules.
-std::string schedule_key(const TransferSchedule& schedule) {
-  std::string key;
-  const auto append = [&key](const auto& value) { Topology::append_to_key(key, value); };
-  for (const Transfer& t : schedule.transfers()) {
-    append(t.src);
-    append(t.dst);
-    append(t.bytes);
-    append(t.after.size());
-    for (TransferId id : t.after) append(id);
-  }
-  return key;
-}
-
 }  // namespace
 
 ScheduleTimes run_schedule(const Topology& topology, const TransferSchedule& schedule) {
-  if (topology.network_model() == NetworkModel::analytic) return critical_path(topology, schedule);
-  std::string key = schedule_key(schedule);
-  ScheduleTimes times;
-  if (const std::vector<double>* known = topology.remembered(key)) {
-    times.completion_s = *known;
-  } else {
-    // Alone, some transfer would take forever (a latency or size beyond a double's range): so
-    // it does among others, and the flow network, which needs finite event times, is not asked.
-    ScheduleTimes alone = critical_path(topology, schedule);
-    times = std::isfinite(alone.makespan_s) ? FlowRun(topology, schedule).run() : std::move(alone);
-    topology.remember(std::move(key), times.completion_s);
-    return times;
-  }
-  for (double t_s : times.completion_s) times.makespan_s = std::max(times.makespan_s, t_s);
-  return times;
+  return topology.network_cost_model().run_schedule(topology, schedule);
+}
+
+ScheduleTimes flow_times(const Topology& topology, const TransferSchedule& schedule) {
+  return FlowRun(topology, schedule).run();
 }
 
 CommunicationCost& operator+=(CommunicationCost& a, const CommunicationCost& b) {

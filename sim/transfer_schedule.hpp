@@ -42,14 +42,12 @@ struct ScheduleTimes {
   double makespan_s = 0.0;           ///< the last completion (0 for an empty schedule)
 };
 
-/// Runs the schedule under the topology's network model:
-///   flow      transfers are flows on their routes (route_links) sharing the links by max-min
-///             fairness (sim/flow_network.hpp), each posted when its predecessors complete
-///   analytic  each transfer takes transfer_time_s alone (no contention); completion times are
-///             the critical path of the graph
-/// When a transfer alone would take infinitely long, the schedule takes the analytic model's
-/// times (infinite) under either model. Flow runs are remembered by the topology
-/// (Topology::remember), so a schedule seen before costs a lookup.
+/// Runs the schedule under the topology's network model (NetworkCostModel::run_schedule):
+///   flow      flow_times, remembered by the topology (Topology::remember), so a schedule seen
+///             before costs a lookup
+///   analytic  contention_free_times
+/// When a transfer alone would take infinitely long, the schedule takes the contention-free times
+/// (infinite) under either model.
 ScheduleTimes run_schedule(const Topology& topology, const TransferSchedule& schedule);
 
 /// Communication time and the part of it spent waiting on shared links: under the flow model,
@@ -69,6 +67,10 @@ CommunicationCost schedule_cost(const Topology& topology, const TransferSchedule
 /// The schedule's times under the contention-free model whatever the topology's model: what it
 /// would take if its transfers shared no link (run_schedule minus this = time lost to sharing).
 ScheduleTimes contention_free_times(const Topology& topology, const TransferSchedule& schedule);
+/// The schedule's times as flows on their routes (route_links) sharing the links by max-min
+/// fairness (sim/flow_network.hpp), each posted when its predecessors complete, whatever the
+/// topology's model, not remembered. Precondition: every transfer alone takes finite time.
+ScheduleTimes flow_times(const Topology& topology, const TransferSchedule& schedule);
 double contention_free_makespan_s(const Topology& topology, const TransferSchedule& schedule);
 
 }  // namespace codesim::sim

@@ -1,11 +1,9 @@
-// Failure sections of a scenario: laws, crashes, failure domains and availability traces.
+// Failure sections of a scenario: crashes, failure domains and availability traces.
 #include "app/config/failure_sections.hpp"
 
-#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -15,51 +13,6 @@
 #include "app/config/trace_files.hpp"
 
 namespace codesim::app {
-namespace {
-
-constexpr std::array<std::string_view, 3> kFailureLawNames = {"exponential", "weibull",
-                                                              "lognormal"};
-constexpr std::array<std::string_view, 3> kRepairLawNames = {"fixed", "exponential", "lognormal"};
-
-sim::LogNormalLaw read_lognormal(ObjectReader& r) {
-  return {r.number("mean_s", std::nullopt, above(0.0)),
-          r.number("sigma", std::nullopt, at_least(0.0))};
-}
-
-}  // namespace
-
-sim::FailureLaw read_failure_law(ObjectReader& r) {
-  const std::string law = r.choice("law", std::nullopt, kFailureLawNames);
-  r.set_unknown_key_note("for failure law " + in_quotes(law));
-  sim::FailureLaw out;
-  if (law == "exponential") {
-    out = sim::ExponentialLaw{r.number_or_infinity("mean_s", std::nullopt, above(0.0))};
-  } else if (law == "weibull") {
-    out = sim::WeibullLaw{r.number("shape", std::nullopt, above(0.0)),
-                          r.number("scale_s", std::nullopt, above(0.0))};
-  } else {
-    out = read_lognormal(r);
-  }
-  const std::string problem = sim::validate(out);
-  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid failure law"));
-  return out;
-}
-
-sim::RepairLaw read_repair_law(ObjectReader& r) {
-  const std::string law = r.choice("law", std::nullopt, kRepairLawNames);
-  r.set_unknown_key_note("for repair law " + in_quotes(law));
-  sim::RepairLaw out;
-  if (law == "fixed") {
-    out = sim::FixedLaw{r.number("value_s", std::nullopt, at_least(0.0))};
-  } else if (law == "exponential") {
-    out = sim::ExponentialLaw{r.number("mean_s", std::nullopt, above(0.0))};
-  } else {
-    out = read_lognormal(r);
-  }
-  const std::string problem = sim::validate(out);
-  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid repair law"));
-  return out;
-}
 
 sim::CrashSpec read_crashes(ObjectReader& r, const sim::CrashSpec& defaults) {
   sim::CrashSpec c = defaults;
@@ -126,7 +79,7 @@ void read_domain(ObjectReader& o, std::size_t index, int nodes,
   if (o.has("repair")) {
     o.object("repair", [&](ObjectReader& law) { spec.repair = read_repair_law(law); });
   } else {
-    o.record("repair", Json{{"law", "fixed"}, {"value_s", 0.0}});
+    o.record("repair", law_json(spec.repair));
   }
   for (std::size_t g = 0; g < members.size(); ++g) {
     spec.name = members.size() == 1 ? name : name + "[" + std::to_string(g) + "]";
@@ -185,7 +138,7 @@ void read_link_failures(ObjectReader& r, sim::ClusterSpec& cluster) {
     if (o.has("repair")) {
       o.object("repair", [&](ObjectReader& law) { spec.repair = read_repair_law(law); });
     } else {
-      o.record("repair", Json{{"law", "fixed"}, {"value_s", 0.0}});
+      o.record("repair", law_json(spec.repair));
     }
   });
   cluster.shared_failures.links = spec;

@@ -1,16 +1,13 @@
-// Scenario sections about node failures: the laws of up and repair times, `cluster.crashes`,
-// failure domains (`cluster.domains`) and the availability trace (`cluster.availability_trace`).
+// Scenario sections about node failures: `cluster.crashes`, failure domains (`cluster.domains`),
+// the availability trace (`cluster.availability_trace`) and link failures; their laws are read by
+// app/config/law_reader.hpp.
 #pragma once
 
+#include "app/config/law_reader.hpp"
 #include "app/config/object_reader.hpp"
 #include "sim/cluster.hpp"
 
 namespace codesim::app {
-
-/// {"law": "exponential" | "weibull" | "lognormal", ...}: the law of up times.
-sim::FailureLaw read_failure_law(ObjectReader& r);
-/// {"law": "fixed" | "exponential" | "lognormal", ...}: the law of repair times.
-sim::RepairLaw read_repair_law(ObjectReader& r);
 
 /// The crash process: `failure` (a law) or `mtbf_s` (exponential up times), and `repair` (a
 /// law) or `repair_s` (a fixed repair time); what is not given is `defaults`' (the cluster-wide

@@ -15,6 +15,7 @@
 #include "app/config/failure_sections.hpp"
 #include "app/config/json_input.hpp"
 #include "app/config/json_pointer.hpp"
+#include "app/config/law_reader.hpp"
 #include "app/config/scenario_error.hpp"
 #include "app/config/training_sections.hpp"
 
@@ -50,35 +51,6 @@ std::string default_name(const std::string& file) {
 }
 
 // ---- cluster ----------------------------------------------------------------------------------
-
-sim::StragglerSpec read_straggler(ObjectReader& r, const sim::StragglerSpec& defaults) {
-  using sim::StragglerKind;
-  sim::StragglerSpec s;
-  s.kind = r.kind("kind", defaults.kind, sim::kStragglerKindNames, "straggler kind");
-  switch (s.kind) {
-    case StragglerKind::none:
-      break;
-    case StragglerKind::shifted_exponential:
-      s.shift = r.number("shift", defaults.shift, at_least(0.0));
-      s.rate = r.number("rate", defaults.rate, above(0.0));
-      break;
-    case StragglerKind::pareto:
-      s.scale = r.number("scale", defaults.scale, above(0.0));
-      s.shape = r.number("shape", defaults.shape, above(0.0));
-      break;
-    case StragglerKind::bimodal:
-      s.probability_slow = r.number("probability_slow", defaults.probability_slow, between(0, 1));
-      s.slowdown = r.number("slowdown", defaults.slowdown, at_least(1.0));
-      break;
-    case StragglerKind::lognormal:
-      s.mu = r.number("mu", defaults.mu, any_number());
-      s.sigma = r.number("sigma", defaults.sigma, at_least(0.0));
-      break;
-  }
-  const std::string problem = sim::validate_straggler(s);
-  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid straggler law"));
-  return s;
-}
 
 std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& network) {
   std::vector<sim::EdgeSpec> edges;

@@ -19,6 +19,7 @@ const SchemeDescriptor& abft_codenet_descriptor() {
     SchemeDescriptor hybrid = grid;
     hybrid.kind = SchemeKind::abft_codenet;
     hybrid.name = "abft_codenet";
+    hybrid.checks_at_nodes = true;
     hybrid.doc =
         "the CodeNet grid with ABFT checksums in every block: local errors corrected at the "
         "node, the grid decoding what is left and tolerating stragglers and crashes";

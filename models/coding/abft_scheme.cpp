@@ -39,7 +39,10 @@ const SchemeDescriptor& abft_descriptor() {
           },
       .validate = detail::on_spec<validate>,
       .summarize = detail::on_spec<summarize>,
-      .build = detail::on_spec<build>};
+      .build = detail::on_spec<build>,
+      .repetition_copies = [](const SchemeSpec&) { return 1; },
+      .checks_at_nodes = true,
+      .example = {1, 1}};
   return descriptor;
 }
 

@@ -68,7 +68,8 @@ const SchemeDescriptor& codenet_grid_descriptor() {
           },
       .validate = detail::on_spec<validate>,
       .summarize = detail::on_spec<summarize>,
-      .build = detail::on_spec<build>};
+      .build = detail::on_spec<build>,
+      .example = {5, 4, 7, 6}};
   return descriptor;
 }
 

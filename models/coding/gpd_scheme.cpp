@@ -124,7 +124,9 @@ const SchemeDescriptor& gpd_descriptor() {
           },
       .validate = detail::on_spec<validate>,
       .summarize = detail::on_spec<summarize>,
-      .build = detail::on_spec<build>};
+      .build = detail::on_spec<build>,
+      .encodes_input = true,
+      .example = {2, 2, 10, 0}};
   return descriptor;
 }
 

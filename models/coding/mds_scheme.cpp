@@ -54,7 +54,8 @@ const SchemeDescriptor& mds_descriptor() {
           },
       .validate = detail::on_spec<validate>,
       .summarize = detail::on_spec<summarize>,
-      .build = detail::on_spec<build>};
+      .build = detail::on_spec<build>,
+      .example = {8, 4}};
   return descriptor;
 }
 

@@ -111,14 +111,11 @@ std::pair<int, int> block_grid(const SchemeSpec& spec) {
 }
 
 int repetition_copies(const SchemeSpec& spec) {
-  if (std::holds_alternative<UncodedSpec>(spec) || std::holds_alternative<AbftSpec>(spec)) return 1;
-  if (const auto* replication = std::get_if<ReplicationSpec>(&spec)) return replication->copies;
-  return 0;
+  const SchemeDescriptor& d = descriptor_of(spec);
+  return d.repetition_copies != nullptr ? d.repetition_copies(spec) : 0;
 }
 
-bool checks_at_nodes(const SchemeSpec& spec) {
-  return std::holds_alternative<AbftSpec>(spec) || std::holds_alternative<AbftCodenetSpec>(spec);
-}
+bool checks_at_nodes(const SchemeSpec& spec) { return descriptor_of(spec).checks_at_nodes; }
 
 void set_generator_seed(SchemeSpec& spec, std::uint64_t seed) {
   std::visit(

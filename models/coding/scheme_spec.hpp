@@ -131,6 +131,19 @@ struct SchemeDescriptor {
   /// The scheme for a valid spec and rows x cols W.
   std::unique_ptr<CodingScheme> (*build)(const SchemeSpec& spec, int rows, int cols,
                                          const SchemeContext& context);
+  // What the protocol, its time model and the theory ask of the kind (never its name).
+  /// Copies of each block of a repetition scheme, whose every block is a codeword of its own
+  /// (uncoded and abft: 1; replication: its copies); null for a code, whose symbols form one
+  /// codeword.
+  int (*repetition_copies)(const SchemeSpec& spec) = nullptr;
+  /// Every node checks its own partials and blocks (ABFT checksums in each of its blocks of an
+  /// m x n split): the protocol calls check_partial and repair_block, the theory counts what
+  /// the nodes correct.
+  bool checks_at_nodes = false;
+  /// Each node encodes its own copy of a product's input (GPD: 2 N flops per column more).
+  bool encodes_input = false;
+  /// Field values of a typical configuration, in field order (the benchmarks start from it).
+  std::vector<int> example;
 };
 
 /// Every scheme's descriptor, in SchemeKind order.

@@ -45,7 +45,9 @@ const SchemeDescriptor& uncoded_descriptor() {
           },
       .validate = detail::on_spec<validate>,
       .summarize = detail::on_spec<summarize>,
-      .build = detail::on_spec<build>};
+      .build = detail::on_spec<build>,
+      .repetition_copies = [](const SchemeSpec&) { return 1; },
+      .example = {1, 1}};
   return descriptor;
 }
 

@@ -278,13 +278,9 @@ AbftStrikeModel abft_strike_model(const ValueModelSpec& spec, AbftBlockShape sha
 }
 
 std::optional<AbftBlockShape> locally_checked_block(const SchemeSpec& spec, int rows, int cols) {
-  if (const auto* abft = std::get_if<AbftSpec>(&spec)) {
-    return AbftBlockShape{.rows = rows / abft->m, .cols = cols / abft->n};
-  }
-  if (const auto* hybrid = std::get_if<AbftCodenetSpec>(&spec)) {
-    return AbftBlockShape{.rows = rows / hybrid->m, .cols = cols / hybrid->n};
-  }
-  return std::nullopt;
+  if (!checks_at_nodes(spec)) return std::nullopt;
+  const auto [m, n] = block_grid(spec);
+  return AbftBlockShape{.rows = rows / m, .cols = cols / n};
 }
 
 double abft_partial_correction(const ValueModelSpec& spec, int length, int batch) {

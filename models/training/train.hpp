@@ -33,7 +33,7 @@ struct TrainingObserver {
   std::function<void(int iteration, const MlpParameters& parameters)> on_checkpoint;
   /// Right after a rollback restored the checkpoint of `iteration` useful iterations.
   std::function<void(int iteration, const MlpParameters& parameters)> on_rollback;
-  /// Receives the run's timeline when set (models/training/protocol/training_trace.hpp says what it holds);
+  /// Receives the run's timeline when set (models/dnn/training_trace.hpp says what it holds);
   /// not owned, must outlive the run. Never changes a result.
   sim::TraceSink* trace = nullptr;
 };
@@ -121,7 +121,7 @@ sim::MetricSet run_coded_training(const sim::ClusterSpec& cluster,
                                   const Dataset& test, std::uint64_t seed, std::uint64_t replica);
 
 /// Runs one replica of train_coded's protocol (above) with its time model
-/// (models/training/protocol/round_costs.hpp) and no arithmetic: per stored block it keeps whether a weight
+/// (protocol/round_costs.hpp) and no arithmetic: per stored block it keeps whether a weight
 /// strike has made it wrong. Precondition: validate_stochastic_training is empty.
 ///
 ///  - Strikes: (weights, forward / backward) before each completed product on the block it reads,

@@ -81,11 +81,7 @@ TEST_CASE("with shared storage every checkpoint write sends each node's share ov
 
 TEST_CASE("waiting for the fastest K tasks beats waiting for all under stragglers") {
   ClusterSpec cluster = uniform_cluster(8, 1e9);
-  for (auto& s : cluster.stragglers) {
-    s.kind = StragglerKind::shifted_exponential;
-    s.shift = 1.0;
-    s.rate = 1.0;
-  }
+  for (auto& s : cluster.stragglers) s = ShiftedExponentialStraggler{1.0, 1.0};
   IterativeJobSpec job;
   job.iterations = 50;
   const double all_s = run_iterative_job(cluster, {}, job, 3, 0).get("completion_time_s");
@@ -100,10 +96,7 @@ TEST_CASE("waiting for the fastest K tasks beats waiting for all under straggler
 TEST_CASE("the same seed and replica give identical metrics and another replica differs") {
   ClusterSpec cluster = uniform_cluster(6, 1e9);
   for (auto& c : cluster.crashes) c = exponential_crashes(50.0, 2.0);
-  for (auto& s : cluster.stragglers) {
-    s.kind = StragglerKind::lognormal;
-    s.sigma = 0.5;
-  }
+  for (auto& s : cluster.stragglers) s = LognormalStraggler{0.0, 0.5};
   CheckpointSpec checkpoint;
   checkpoint.policy = CheckpointKind::every_iterations;
   checkpoint.every_iterations = 5;

@@ -34,10 +34,7 @@ TEST_CASE("with the none law a task takes exactly flops / speed") {
 }
 
 TEST_CASE("a task's duration is the nominal time times the straggler factor") {
-  StragglerSpec law;
-  law.kind = StragglerKind::shifted_exponential;
-  law.shift = 2.0;
-  law.rate = 1.0;
+  const StragglerSpec law = ShiftedExponentialStraggler{2.0, 1.0};
   Node node = make_node(law, 1e9);
   auto model = make_straggler_model(law);
   RandomStream same({7, 0, "straggler", 3});

@@ -24,9 +24,7 @@ ProtocolRun::ProtocolRun(TrainingBackend& backend, const sim::ClusterSpec& clust
       wait_(wait_policy(spec)),
       policy_(checkpoint, std::numeric_limits<double>::infinity()),
       progress_(spec.iterations, checkpoint.max_stalled_rollbacks),
-      trace_(trace_sink, cluster.node_count(), spec.time_limit_s) {
-  progress_.time.report_link_wait = cluster.network.model == sim::NetworkModel::flow;
-}
+      trace_(trace_sink, cluster.node_count(), spec.time_limit_s) {}
 
 void ProtocolRun::plan(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
                        int nodes, int layers, double mtbf_s, double stored_values_per_node,
@@ -34,6 +32,7 @@ void ProtocolRun::plan(const sim::ClusterSpec& cluster, const sim::CheckpointSpe
   nodes_ = nodes;
   layers_ = layers;
   stored_values_per_node_ = stored_values_per_node;
+  progress_.time.report_link_wait = topology.network_cost_model().reports_link_wait();
   progress_.energy = sim::EnergyMeter(cluster, nodes);
   // Young's and Daly's intervals take the write cost this run pays (its blocks, its storage).
   policy_ = sim::CheckpointPolicy(

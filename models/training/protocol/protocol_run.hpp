@@ -35,9 +35,10 @@ class ProtocolRun {
               const sim::CheckpointSpec& checkpoint, const TrainingSpec& spec,
               const std::function<bool()>& should_stop, sim::TraceSink* trace_sink);
 
-  /// Plans the run's `nodes` scheme nodes and `layers` weighted layers: the energy meter, and
-  /// the checkpoint policy from the cluster's crash MTBF and the write costs of
-  /// `stored_values_per_node` values per node on `topology`.
+  /// Plans the run's `nodes` scheme nodes and `layers` weighted layers: the energy meter, the
+  /// link wait's report (when `topology`'s network model has one), and the checkpoint policy from
+  /// the cluster's crash MTBF and the write costs of `stored_values_per_node` values per node on
+  /// `topology`.
   void plan(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint, int nodes,
             int layers, double mtbf_s, double stored_values_per_node,
             const sim::Topology& topology);

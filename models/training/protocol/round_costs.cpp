@@ -60,7 +60,7 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
       for (int p : dg.members.back()) dg.node_symbols[static_cast<std::size_t>(p)].push_back(s);
     }
     dg.task_flops_per_column = 2.0 * read.size();
-    if (std::holds_alternative<GpdSpec>(spec))
+    if (descriptor_of(spec).encodes_input)
       dg.task_flops_per_column += 2.0 * (forward ? cols : rows);
     dg.partial_rows = static_cast<int>((forward ? block.rows : block.cols) - extra);
     dg.product_rows = forward ? rows : cols;
@@ -72,45 +72,22 @@ LayerShape layer_shape(const SchemeSpec& spec, CodingScheme& scheme, int scheme_
 
 namespace {
 
-bool flow_model(const sim::Topology& topology) {
-  return topology.network_model() == sim::NetworkModel::flow;
-}
-
-// Every present symbol reduced over its members: at once as one schedule under the flow model
-// (reductions contend where their routes share links); the slowest reduction otherwise.
+// Every present symbol reduced over its members, all at once.
 sim::CommunicationCost reduce_phase(const sim::Topology& topology, const RoundShape& shape,
                                     std::span<const char> present, double symbol_bytes) {
-  if (flow_model(topology)) {
-    sim::TransferSchedule schedule;
-    for (std::size_t s = 0; s < present.size(); ++s)
-      if (present[s]) sim::add_reduce(schedule, shape.members[s], symbol_bytes, std::nullopt);
-    return sim::schedule_cost(topology, schedule);
-  }
-  double reduce_s = 0.0;
-  for (std::size_t s = 0; s < present.size(); ++s) {
-    if (present[s]) {
-      reduce_s = std::max(reduce_s, sim::reduce_time_s(topology, shape.members[s], symbol_bytes));
-    }
-  }
-  return {reduce_s, 0.0};
+  std::vector<std::span<const int>> groups;
+  for (std::size_t s = 0; s < present.size(); ++s)
+    if (present[s]) groups.push_back(shape.members[s]);
+  return sim::concurrent_reduce_cost(topology, groups, symbol_bytes);
 }
 
-// The present symbols sent to node 0: at once, sharing node 0's links, under the flow model; one
-// after another otherwise.
+// The present symbols sent to node 0.
 sim::CommunicationCost gather_phase(const sim::Topology& topology, const RoundShape& shape,
                                     std::span<const char> present, double symbol_bytes) {
-  sim::TransferSchedule schedule;
-  double gather_s = 0.0;
-  for (std::size_t s = 0; s < present.size(); ++s) {
-    if (!present[s]) continue;
-    if (flow_model(topology)) {
-      schedule.add(shape.members[s].front(), 0, symbol_bytes);
-    } else {
-      gather_s += topology.transfer_time_s(shape.members[s].front(), 0, symbol_bytes);
-    }
-  }
-  return flow_model(topology) ? sim::schedule_cost(topology, schedule)
-                              : sim::CommunicationCost{gather_s};
+  std::vector<int> roots;
+  for (std::size_t s = 0; s < present.size(); ++s)
+    if (present[s]) roots.push_back(shape.members[s].front());
+  return sim::incast_cost(topology, {.dst = 0, .sources = roots, .bytes = symbol_bytes});
 }
 
 sim::CommunicationCost computed_round_cost(const sim::Topology& topology, const RoundShape& shape,
@@ -275,76 +252,31 @@ double decode_flops(int present_symbols, int partial_rows, int batch, bool clean
          (clean ? 1.0 : kUncleanDecodeFactor);
 }
 
-sim::CommunicationCost regeneration_cost(const sim::Topology& topology, int node,
-                                         std::span<const int> sources, double stored_values,
-                                         double node_speed_flops_per_s) {
-  sim::CommunicationCost cost{2.0 * static_cast<double>(sources.size()) * stored_values /
-                              node_speed_flops_per_s};
-  if (flow_model(topology)) {
-    // The sources send at once and share the links into `node`.
-    sim::TransferSchedule schedule;
-    for (int source : sources) schedule.add(source, node, stored_values * kBytesPerValue);
-    cost += sim::schedule_cost(topology, schedule);
-    return cost;
-  }
-  for (int source : sources)
-    cost.time_s += topology.transfer_time_s(source, node, stored_values * kBytesPerValue);
-  return cost;
-}
-
 namespace {
 
-// The slowest node's cost, the first such node on ties.
-sim::CommunicationCost slowest(const std::vector<sim::CommunicationCost>& node_costs) {
-  const auto it =
-      std::max_element(node_costs.begin(), node_costs.end(),
-                       [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
-  return it == node_costs.end() ? sim::CommunicationCost{} : *it;
-}
-
-// Flow model, several jobs: one schedule of every job's transfers, posted at once.
-sim::CommunicationCost shared_regeneration_cost(const sim::Topology& topology,
-                                                std::span<const RegenerationJob> jobs) {
-  sim::TransferSchedule schedule;
-  std::vector<int> owner;  // per transfer: its job's node
-  std::vector<double> compute_s(static_cast<std::size_t>(topology.node_count()), 0.0);
-  for (const RegenerationJob& job : jobs) {
-    compute_s[static_cast<std::size_t>(job.node)] += 2.0 * static_cast<double>(job.sources.size()) *
-                                                     job.stored_values / job.node_speed_flops_per_s;
-    for (int source : job.sources) {
-      schedule.add(source, job.node, job.stored_values * kBytesPerValue);
-      owner.push_back(job.node);
-    }
-  }
-  const std::vector<double> shared_s = sim::run_schedule(topology, schedule).completion_s;
-  const std::vector<double> alone_s = sim::contention_free_times(topology, schedule).completion_s;
-  std::vector<double> last_shared_s(compute_s.size(), 0.0);
-  std::vector<double> last_alone_s(compute_s.size(), 0.0);
-  for (std::size_t t = 0; t < owner.size(); ++t) {
-    const auto node = static_cast<std::size_t>(owner[t]);
-    last_shared_s[node] = std::max(last_shared_s[node], shared_s[t]);
-    last_alone_s[node] = std::max(last_alone_s[node], alone_s[t]);
-  }
-  double time_s = 0.0;
-  double alone_time_s = 0.0;
-  for (std::size_t node = 0; node < compute_s.size(); ++node) {
-    time_s = std::max(time_s, compute_s[node] + last_shared_s[node]);
-    alone_time_s = std::max(alone_time_s, compute_s[node] + last_alone_s[node]);
-  }
-  return {time_s, time_s - alone_time_s};
+// The sources' blocks sent to `node`, which then combines them (2 |sources| flops per value).
+sim::Incast regeneration(int node, std::span<const int> sources, double stored_values,
+                         double node_speed_flops_per_s) {
+  return {node, sources, stored_values * kBytesPerValue,
+          2.0 * static_cast<double>(sources.size()) * stored_values / node_speed_flops_per_s};
 }
 
 }  // namespace
 
+sim::CommunicationCost regeneration_cost(const sim::Topology& topology, int node,
+                                         std::span<const int> sources, double stored_values,
+                                         double node_speed_flops_per_s) {
+  return sim::incast_cost(topology,
+                          regeneration(node, sources, stored_values, node_speed_flops_per_s));
+}
+
 sim::CommunicationCost parallel_regeneration_cost(const sim::Topology& topology,
                                                   std::span<const RegenerationJob> jobs) {
-  if (flow_model(topology) && jobs.size() > 1) return shared_regeneration_cost(topology, jobs);
-  std::vector<sim::CommunicationCost> node_costs(static_cast<std::size_t>(topology.node_count()));
-  for (const RegenerationJob& job : jobs) {
-    node_costs[static_cast<std::size_t>(job.node)] += regeneration_cost(
-        topology, job.node, job.sources, job.stored_values, job.node_speed_flops_per_s);
-  }
-  return slowest(node_costs);
+  std::vector<sim::Incast> incasts;
+  for (const RegenerationJob& job : jobs)
+    incasts.push_back(
+        regeneration(job.node, job.sources, job.stored_values, job.node_speed_flops_per_s));
+  return sim::concurrent_incasts_cost(topology, incasts);
 }
 
 double regeneration_time_s(const sim::Topology& topology, int node, std::span<const int> sources,

@@ -99,7 +99,7 @@ void StochasticBackend::init_nodes(const sim::ClusterSpec& cluster, std::uint64_
     const bool traced =
         !cluster.speed_traces.empty() && !cluster.speed_traces[static_cast<std::size_t>(p)].empty();
     // Task times vary with a straggler law or a speed trace: drawn per task, not fixed.
-    cluster_.stragglers = cluster_.stragglers || law.kind != sim::StragglerKind::none || traced;
+    cluster_.stragglers = cluster_.stragglers || !sim::is_none(law) || traced;
     cluster_.tasks.emplace_back(
         p, cluster_.speeds[static_cast<std::size_t>(p)],
         std::shared_ptr<const sim::StragglerModel>(sim::make_straggler_model(law)),

@@ -174,7 +174,7 @@ TEST_CASE("overrides change only the listed nodes and start from the cluster-wid
   CHECK(s.cluster.crashes[5].mtbf_s() == 50);
   CHECK(codesim::sim::mean_s(s.cluster.crashes[5].repair) == 10);  // the cluster's repair_s
   CHECK(s.cluster.crashes[4].mtbf_s() == 500);
-  CHECK(s.cluster.stragglers[5].kind == codesim::sim::StragglerKind::pareto);
+  CHECK(std::holds_alternative<codesim::sim::ParetoStraggler>(s.cluster.stragglers[5]));
   CHECK(s.resolved["cluster"]["overrides"][1].dump() ==
         R"({"nodes":[5],"crashes":{"mtbf_s":50.0,"repair_s":10.0}})");
 }
@@ -211,9 +211,8 @@ TEST_CASE("a later override wins for a node listed twice") {
       "/cluster/overrides/-={\"nodes\": [1], \"stragglers\": {\"kind\": \"bimodal\", "
       "\"probability_slow\": 0.5, \"slowdown\": 4}}");
   const Scenario s = load_scenario(document, "s.json");
-  CHECK(s.cluster.stragglers[1].kind == codesim::sim::StragglerKind::bimodal);
-  CHECK(s.cluster.stragglers[1].slowdown == 4);
-  CHECK(s.cluster.stragglers[0].kind == codesim::sim::StragglerKind::pareto);
+  CHECK(std::get<codesim::sim::BimodalStraggler>(s.cluster.stragglers[1]).slowdown == 4);
+  CHECK(std::holds_alternative<codesim::sim::ParetoStraggler>(s.cluster.stragglers[0]));
 }
 
 TEST_CASE("checkpoint policies need their own parameters and a positive cost") {

@@ -262,11 +262,7 @@ TEST_CASE("the same seed gives identical metrics and another replica differs") {
   TrainingSpec spec = training("codenet_grid", 20, 2);
   spec.eval_every = 5;
   sim::ClusterSpec c = cluster();
-  for (auto& s : c.stragglers) {
-    s.kind = sim::StragglerKind::shifted_exponential;
-    s.shift = 1.0;
-    s.rate = 2.0;
-  }
+  for (auto& s : c.stragglers) s = sim::ShiftedExponentialStraggler{1.0, 2.0};
   FaultConfig faults = default_fault_config();
   faults[FaultTarget::weights].rate.probability_per_operation = 0.02;
   const auto run = [&](std::uint64_t replica) {
@@ -316,11 +312,7 @@ TEST_CASE("one iteration takes the task, collective and decode times of the cost
 TEST_CASE("waiting for the first K results is faster under stragglers and still exact") {
   TrainingSpec spec = training("gpd", 10);
   sim::ClusterSpec c = cluster();
-  for (auto& s : c.stragglers) {
-    s.kind = sim::StragglerKind::pareto;
-    s.scale = 1.0;
-    s.shape = 1.5;
-  }
+  for (auto& s : c.stragglers) s = sim::ParetoStraggler{1.0, 1.5};
   const TrainingResult all = train(spec, no_faults(), {}, c);
   spec.wait_for = WaitRule::k;
   const TrainingResult k = train(spec, no_faults(), {}, c);

@@ -79,11 +79,8 @@ Setting setting(const std::string& kind) {
   Setting s{training(kind, 40, 2), cluster(), default_fault_config()};
   s.spec.audit = true;
   s.spec.eval_every = 10;
-  for (auto& straggler : s.cluster.stragglers) {
-    straggler.kind = sim::StragglerKind::shifted_exponential;
-    straggler.shift = 1.0;
-    straggler.rate = 2.0;
-  }
+  for (auto& straggler : s.cluster.stragglers)
+    straggler = sim::ShiftedExponentialStraggler{1.0, 2.0};
   for (auto& crash : s.cluster.crashes) crash = sim::exponential_crashes(2e-4, 1e-6);
   for (FaultTarget target : {FaultTarget::weights, FaultTarget::product, FaultTarget::update,
                              FaultTarget::decode, FaultTarget::activation})

@@ -330,11 +330,7 @@ TEST_CASE("a node's check of a struck partial takes the numeric mode's time") {
 TEST_CASE("with stragglers and early stopping the tasks take the numeric mode's times") {
   const NumericData& d = numeric_data();
   sim::ClusterSpec c = cluster(16);
-  for (auto& s : c.stragglers) {
-    s.kind = sim::StragglerKind::pareto;
-    s.scale = 1.0;
-    s.shape = 1.5;
-  }
+  for (auto& s : c.stragglers) s = sim::ParetoStraggler{1.0, 1.5};
   for (const WaitRule wait : {WaitRule::all, WaitRule::k, WaitRule::k_plus_2t}) {
     TrainingSpec spec = training(small("gpd"), 12, {40, 20, 20, 10});
     spec.wait_for = wait;
