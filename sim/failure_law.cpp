@@ -3,13 +3,10 @@
 
 #include <boost/random/weibull_distribution.hpp>
 
+#include "sim/overloaded.hpp"
+
 namespace codesim::sim {
 namespace {
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
 
 std::string_view name_of(const ExponentialLaw&) { return "exponential"; }
 std::string_view name_of(const WeibullLaw&) { return "weibull"; }

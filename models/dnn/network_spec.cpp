@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "sim/check.hpp"
+#include "sim/overloaded.hpp"
 
 namespace codesim::models {
 namespace {
@@ -16,12 +17,7 @@ namespace {
 // Sizes are ints in the arithmetic; products of fields are checked in 64 bits against this.
 constexpr std::int64_t kMaxValues = std::numeric_limits<int>::max();
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
+using sim::Overloaded;
 
 using MaybeIssue = std::optional<NetworkIssue>;
 
