@@ -17,6 +17,7 @@
 #include "sim/checkpoint_policy.hpp"
 #include "sim/energy_meter.hpp"
 #include "sim/iterative_job.hpp"
+#include "sim/overloaded.hpp"
 
 namespace codesim::app {
 
@@ -257,15 +258,18 @@ void print_run_summary_points(const Experiment& experiment, const Json& results,
       << " replicas, seed " << first.seed;
   if (experiment.points.size() > 1) out << ", " << experiment.points.size() << " sweep points";
   out << "\n";
-  if (training_of(first.workload) != nullptr) {
-    print_training(experiment, results, out);
-    return;
-  }
-  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
-    if (experiment.points.size() > 1)
-      out << "point " << p << ": " << experiment.points[p].label << "\n";
-    print_iterative_job(experiment.points[p].scenario, results["points"][p]["aggregate"], out);
-  }
+  std::visit(sim::Overloaded{
+                 [&](const TrainingWorkload&) { print_training(experiment, results, out); },
+                 [&](const sim::IterativeJobSpec&) {
+                   for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+                     if (experiment.points.size() > 1)
+                       out << "point " << p << ": " << experiment.points[p].label << "\n";
+                     print_iterative_job(experiment.points[p].scenario,
+                                         results["points"][p]["aggregate"], out);
+                   }
+                 },
+             },
+             first.workload);
 }
 
 }  // namespace

@@ -457,8 +457,9 @@ std::string fault_log_path(const std::string& pattern, const std::string& name, 
 }
 
 void check_training_mode(const Scenario& scenario, const std::string& file) {
-  if (training_of(scenario.workload) == nullptr) return;
-  const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
+  const TrainingWorkload* training_workload = training_of(scenario.workload);
+  if (training_workload == nullptr) return;
+  const TrainingWorkload& training = *training_workload;
   if (training.spec.mode != models::TrainingMode::stochastic) return;
   const auto fail = [&](const std::string& pointer, const std::string& what,
                         const std::string& expected) {
