@@ -28,8 +28,6 @@ constexpr std::int64_t kMaxLayerSize = 1000000;
 constexpr std::int64_t kMaxBatch = 1000000;
 constexpr std::int64_t kMaxSamples = 100000000;
 
-constexpr std::array<std::string_view, 2> kActivations = {"relu", "sigmoid"};
-
 /// An array of integers in [min, max] at `key` (at least `min_count` of them); errors name the
 /// element. `what` names an element in messages.
 std::vector<int> read_integer_list(ObjectReader& r, std::string_view key,
@@ -259,9 +257,8 @@ void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
   } else {
     mlp.layer_sizes =
         read_integer_list(r, "layers", mlp.layer_sizes, 1, kMaxLayerSize, 2, "layer size");
-    const std::string activation = r.choice("hidden_activation", "relu", kActivations);
     mlp.hidden_activation =
-        activation == "sigmoid" ? models::Activation::sigmoid : models::Activation::relu;
+        r.choice("hidden_activation", mlp.hidden_activation, models::kActivationNames);
   }
   mlp.learning_rate = r.number("learning_rate", mlp.learning_rate, above(0.0));
   mlp.batch_size = static_cast<int>(r.integer("batch", mlp.batch_size, 1, kMaxBatch));
