@@ -3,6 +3,7 @@
 
 #include <boost/random/weibull_distribution.hpp>
 
+
 namespace codesim::sim {
 namespace {
 
