@@ -3,7 +3,6 @@
 
 #include <boost/random/weibull_distribution.hpp>
 
-
 namespace codesim::sim {
 namespace {
 
