@@ -53,23 +53,13 @@ void write_matrix(const std::filesystem::path& file, const Matrix& m) {
   write_raw(file, m.data(), sizeof(double) * static_cast<std::size_t>(m.size()));
 }
 
+// The kind and its fields by member name (out_channels, kernel, ...), as torch_lenet.py reads them.
 Json layer_json(const models::Layer& layer) {
+  const models::LayerDescriptor& kind = models::layer_descriptor(layer);
   Json j;
-  j["kind"] = std::string(models::layer_kind_name(layer));
-  if (const auto* conv = std::get_if<models::Conv2d>(&layer)) {
-    j["out_channels"] = conv->out_channels;
-    j["kernel"] = conv->kernel;
-    j["stride"] = conv->stride;
-    j["padding"] = conv->padding;
-  } else if (const auto* pool = std::get_if<models::MaxPool>(&layer)) {
-    j["kernel"] = pool->kernel;
-    j["stride"] = pool->stride;
-  } else if (const auto* avg = std::get_if<models::AvgPool>(&layer)) {
-    j["kernel"] = avg->kernel;
-    j["stride"] = avg->stride;
-  } else if (const auto* dense = std::get_if<models::Dense>(&layer)) {
-    j["units"] = dense->units;
-  }
+  j["kind"] = std::string(kind.name);
+  const std::vector<int> values = kind.values(layer);
+  for (std::size_t i = 0; i < values.size(); ++i) j[std::string(kind.fields[i].member)] = values[i];
   return j;
 }
 

@@ -17,6 +17,7 @@
 #include "sim/checkpoint_policy.hpp"
 #include "sim/energy_meter.hpp"
 #include "sim/iterative_job.hpp"
+#include "sim/overloaded.hpp"
 
 namespace codesim::app {
 
@@ -135,24 +136,12 @@ void print_iterative_job(const Scenario& scenario, const Json& aggregate, std::o
   print_iterative_job_energy(aggregate, out);
 }
 
-/// "1x28x28 conv6k5p2 relu max_pool2s2 flatten dense120 ...": a network on one line.
+/// "1x28x28 conv2d 6@5x5+2 relu max_pool 2/2 ... dense 10": a network on one line.
 std::string network_text(const models::NetworkSpec& network) {
   std::string text =
       fmt::format("{}x{}x{}", network.input.channels, network.input.height, network.input.width);
-  for (const models::Layer& layer : network.layers) {
-    text += fmt::format(" {}", models::layer_kind_name(layer));
-    if (const auto* conv = std::get_if<models::Conv2d>(&layer)) {
-      text += fmt::format(" {}@{}x{}", conv->out_channels, conv->kernel, conv->kernel);
-      if (conv->stride != 1) text += fmt::format("/{}", conv->stride);
-      if (conv->padding != 0) text += fmt::format("+{}", conv->padding);
-    } else if (const auto* pool = std::get_if<models::MaxPool>(&layer)) {
-      text += fmt::format(" {}/{}", pool->kernel, pool->stride);
-    } else if (const auto* avg = std::get_if<models::AvgPool>(&layer)) {
-      text += fmt::format(" {}/{}", avg->kernel, avg->stride);
-    } else if (const auto* dense = std::get_if<models::Dense>(&layer)) {
-      text += fmt::format(" {}", dense->units);
-    }
-  }
+  for (const models::Layer& layer : network.layers)
+    text += fmt::format(" {}", models::describe(layer));
   return text;
 }
 
@@ -257,15 +246,18 @@ void print_run_summary_points(const Experiment& experiment, const Json& results,
       << " replicas, seed " << first.seed;
   if (experiment.points.size() > 1) out << ", " << experiment.points.size() << " sweep points";
   out << "\n";
-  if (training_of(first.workload) != nullptr) {
-    print_training(experiment, results, out);
-    return;
-  }
-  for (std::size_t p = 0; p < experiment.points.size(); ++p) {
-    if (experiment.points.size() > 1)
-      out << "point " << p << ": " << experiment.points[p].label << "\n";
-    print_iterative_job(experiment.points[p].scenario, results["points"][p]["aggregate"], out);
-  }
+  std::visit(sim::Overloaded{
+                 [&](const TrainingWorkload&) { print_training(experiment, results, out); },
+                 [&](const sim::IterativeJobSpec&) {
+                   for (std::size_t p = 0; p < experiment.points.size(); ++p) {
+                     if (experiment.points.size() > 1)
+                       out << "point " << p << ": " << experiment.points[p].label << "\n";
+                     print_iterative_job(experiment.points[p].scenario,
+                                         results["points"][p]["aggregate"], out);
+                   }
+                 },
+             },
+             first.workload);
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 // pointer of the layer (and field) it names.
 #include "app/config/network_section.hpp"
 
-#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "app/config/scenario_error.hpp"
 
@@ -14,59 +16,47 @@ namespace codesim::app {
 namespace {
 
 // Far beyond any network a 2-core machine trains, and below int overflow in the shape products
-// (validate_network checks those).
-constexpr std::int64_t kMaxChannels = 1000000;
+// (validate_network checks those); the layers' bounds are beside them (models::kMaxChannels).
 constexpr std::int64_t kMaxSide = 100000;
-constexpr std::int64_t kMaxKernel = 10000;
-
-enum class LayerKind { conv2d, max_pool, avg_pool, flatten, dense, relu };
-constexpr std::array<std::string_view, 6> kLayerKinds = {"conv2d",  "max_pool", "avg_pool",
-                                                         "flatten", "dense",    "relu"};
 
 int read_int(ObjectReader& r, std::string_view key, std::optional<std::int64_t> fallback,
              std::int64_t min, std::int64_t max) {
   return static_cast<int>(r.integer(key, fallback, min, max));
 }
 
-models::Layer read_layer(ObjectReader& r) {
-  if (!r.has("kind")) {
-    r.fail("kind",
-           "missing required key (expected one of \"conv2d\", \"max_pool\", \"avg_pool\", "
-           "\"flatten\", \"dense\", \"relu\")");
-  }
-  const LayerKind kind = r.kind("kind", LayerKind::relu, kLayerKinds, "layer kind");
-  switch (kind) {
-    case LayerKind::conv2d: {
-      models::Conv2d conv;
-      conv.out_channels = read_int(r, "channels", std::nullopt, 1, kMaxChannels);
-      conv.kernel = read_int(r, "kernel", std::nullopt, 1, kMaxKernel);
-      conv.stride = read_int(r, "stride", 1, 1, kMaxKernel);
-      conv.padding = read_int(r, "padding", 0, 0, kMaxKernel);
-      return conv;
-    }
-    case LayerKind::max_pool:
-    case LayerKind::avg_pool: {
-      const int kernel = read_int(r, "kernel", 2, 1, kMaxKernel);
-      const int stride = read_int(r, "stride", kernel, 1, kMaxKernel);
-      if (kind == LayerKind::max_pool) return models::MaxPool{kernel, stride};
-      return models::AvgPool{kernel, stride};
-    }
-    case LayerKind::flatten:
-      return models::Flatten{};
-    case LayerKind::dense:
-      return models::Dense{read_int(r, "units", std::nullopt, 1, kMaxChannels)};
-    case LayerKind::relu:
-      break;
-  }
-  return models::Relu{};
+// The scenario's key of the field that validate_network names `member` in `layer`.
+std::string scenario_key(const models::Layer& layer, const std::string& member) {
+  for (const models::LayerField& field : models::layer_descriptor(layer).fields)
+    if (field.member == member) return std::string(field.key);
+  return member;
 }
 
 }  // namespace
 
+models::Layer read_layer(ObjectReader& r) {
+  if (!r.has("kind")) {
+    std::string kinds;
+    for (std::string_view name : models::kLayerKindNames)
+      kinds += (kinds.empty() ? "" : ", ") + in_quotes(name);
+    r.fail("kind", "missing required key (expected one of " + kinds + ")");
+  }
+  const std::string name = r.choice("kind", std::nullopt, models::kLayerKindNames);
+  r.set_unknown_key_note("for layer kind " + in_quotes(name));
+  const models::LayerDescriptor& kind = *models::find_layer_kind(name);
+  std::vector<int> values;
+  for (const models::LayerField& field : kind.fields) {
+    const std::optional<std::int64_t> fallback =
+        field.fallback_field >= 0 ? values[static_cast<std::size_t>(field.fallback_field)]
+                                  : std::optional<std::int64_t>(field.fallback);
+    values.push_back(read_int(r, field.key, fallback, field.min, field.max));
+  }
+  return kind.make(values);
+}
+
 models::NetworkSpec read_network(ObjectReader& r) {
   models::NetworkSpec network;
   r.object("input", [&](ObjectReader& input) {
-    network.input.channels = read_int(input, "channels", 1, 1, kMaxChannels);
+    network.input.channels = read_int(input, "channels", 1, 1, models::kMaxChannels);
     network.input.height = read_int(input, "height", 28, 1, kMaxSide);
     network.input.width = read_int(input, "width", 28, 1, kMaxSide);
   });
@@ -90,8 +80,11 @@ models::NetworkSpec read_network(ObjectReader& r) {
   if (const std::optional<models::NetworkIssue> issue = models::validate_network(network)) {
     std::string key;
     if (issue->layer >= 0) key = "layers/" + std::to_string(issue->layer);
-    // The scenario calls a conv's output channels "channels".
-    const std::string field = issue->field == "out_channels" ? "channels" : issue->field;
+    // The scenario may name a field otherwise (a conv's out_channels is "channels").
+    const std::string field =
+        issue->layer >= 0
+            ? scenario_key(network.layers[static_cast<std::size_t>(issue->layer)], issue->field)
+            : issue->field;
     if (!field.empty()) key += (key.empty() ? "" : "/") + field;
     throw ScenarioError(r.file(), key.empty() ? r.pointer() : r.pointer() + "/" + key,
                         issue->message);

@@ -38,8 +38,11 @@ struct TrainingWorkload {
 using WorkloadSpec = std::variant<sim::IterativeJobSpec, TrainingWorkload>;
 enum class WorkloadKind { iterative_job, training };
 inline constexpr std::array<std::string_view, 2> kWorkloadKindNames = {"iterative_job", "training"};
+static_assert(kWorkloadKindNames.size() == std::variant_size_v<WorkloadSpec>,
+              "one WorkloadKind and one name per alternative");
 
-/// The training workload of a scenario; null for other workloads.
+/// The training workload of a scenario; null for other workloads. For what only training has
+/// (fault logs, traces, a coding scheme); what every workload answers visits WorkloadSpec.
 inline const TrainingWorkload* training_of(const WorkloadSpec& workload) {
   return std::get_if<TrainingWorkload>(&workload);
 }

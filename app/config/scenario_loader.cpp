@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 
 #include "app/config/failure_sections.hpp"
 #include "app/config/json_input.hpp"
@@ -18,6 +19,7 @@
 #include "app/config/law_reader.hpp"
 #include "app/config/scenario_error.hpp"
 #include "app/config/training_sections.hpp"
+#include "sim/overloaded.hpp"
 
 namespace codesim::app {
 
@@ -416,6 +418,31 @@ void reject_cluster_soft_errors(ObjectReader& root, const sim::ClusterSpec& clus
   }
 }
 
+/// The sections of a training run beside its workload: strategy, faults and trace.
+void read_training_sections(ObjectReader& root, const Json& document,
+                            const sim::ClusterSpec& cluster, std::uint64_t seed,
+                            TrainingWorkload& training) {
+  reject_cluster_soft_errors(root, cluster);
+  root.object("strategy", [&](ObjectReader& r) {
+    training.spec.scheme = read_strategy(r, training.spec, cluster.node_count(), seed);
+  });
+  root.object("faults", [&](ObjectReader& r) { read_faults(r, cluster.node_count(), training); });
+  // Read only when given, so that scenarios without a trace resolve as before.
+  if (document.is_object() && document.contains("trace"))
+    root.object("trace", [&](ObjectReader& r) { read_trace(r, training); });
+}
+
+/// An iterative job has no strategy, faults or trace section.
+void reject_training_sections(ObjectReader& root, const Json& document) {
+  for (const char* key : {"strategy", "faults", "trace"}) {
+    if (document.is_object() && document.contains(key)) {
+      root.fail(key, std::string("the ") + key +
+                         " section belongs to workload kind \"training\" (expected no " + key +
+                         " section for an iterative_job)");
+    }
+  }
+}
+
 }  // namespace
 
 Json parse_scenario_text(const std::string& text, const std::string& file) {
@@ -478,26 +505,13 @@ Scenario load_scenario(const Json& document, const std::string& file) {
   root.object("checkpoint",
               [&](ObjectReader& r) { s.checkpoint = read_checkpoint(r, s.cluster.network); });
   root.object("workload", [&](ObjectReader& r) { s.workload = read_workload(r, s.cluster); });
-  if (auto* training_workload = std::get_if<TrainingWorkload>(&s.workload)) {
-    reject_cluster_soft_errors(root, s.cluster);
-    TrainingWorkload& training = *training_workload;
-    root.object("strategy", [&](ObjectReader& r) {
-      training.spec.scheme = read_strategy(r, training.spec, s.cluster.node_count(), s.seed);
-    });
-    root.object("faults",
-                [&](ObjectReader& r) { read_faults(r, s.cluster.node_count(), training); });
-    // Read only when given, so that scenarios without a trace resolve as before.
-    if (document.is_object() && document.contains("trace"))
-      root.object("trace", [&](ObjectReader& r) { read_trace(r, training); });
-  } else {
-    for (const char* key : {"strategy", "faults", "trace"}) {
-      if (document.is_object() && document.contains(key)) {
-        root.fail(key, std::string("the ") + key +
-                           " section belongs to workload kind \"training\" (expected no " + key +
-                           " section for an iterative_job)");
-      }
-    }
-  }
+  std::visit(sim::Overloaded{
+                 [&](TrainingWorkload& training) {
+                   read_training_sections(root, document, s.cluster, s.seed, training);
+                 },
+                 [&](const sim::IterativeJobSpec&) { reject_training_sections(root, document); },
+             },
+             s.workload);
   root.has("sweep");  // expanded before loading (app/sweep.hpp); known here for messages
   s.resolved = root.finish();
   return s;

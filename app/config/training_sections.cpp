@@ -28,8 +28,6 @@ constexpr std::int64_t kMaxLayerSize = 1000000;
 constexpr std::int64_t kMaxBatch = 1000000;
 constexpr std::int64_t kMaxSamples = 100000000;
 
-constexpr std::array<std::string_view, 2> kActivations = {"relu", "sigmoid"};
-
 /// An array of integers in [min, max] at `key` (at least `min_count` of them); errors name the
 /// element. `what` names an element in messages.
 std::vector<int> read_integer_list(ObjectReader& r, std::string_view key,
@@ -259,9 +257,8 @@ void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
   } else {
     mlp.layer_sizes =
         read_integer_list(r, "layers", mlp.layer_sizes, 1, kMaxLayerSize, 2, "layer size");
-    const std::string activation = r.choice("hidden_activation", "relu", kActivations);
     mlp.hidden_activation =
-        activation == "sigmoid" ? models::Activation::sigmoid : models::Activation::relu;
+        r.choice("hidden_activation", mlp.hidden_activation, models::kActivationNames);
   }
   spec.sgd.learning_rate = r.number("learning_rate", spec.sgd.learning_rate, above(0.0));
   spec.sgd.batch_size = static_cast<int>(r.integer("batch", spec.sgd.batch_size, 1, kMaxBatch));
@@ -457,8 +454,9 @@ std::string fault_log_path(const std::string& pattern, const std::string& name, 
 }
 
 void check_training_mode(const Scenario& scenario, const std::string& file) {
-  if (training_of(scenario.workload) == nullptr) return;
-  const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
+  const TrainingWorkload* training_workload = training_of(scenario.workload);
+  if (training_workload == nullptr) return;
+  const TrainingWorkload& training = *training_workload;
   if (training.spec.mode != models::TrainingMode::stochastic) return;
   const auto fail = [&](const std::string& pointer, const std::string& what,
                         const std::string& expected) {

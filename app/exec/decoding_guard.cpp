@@ -59,8 +59,10 @@ std::string spec_key(const models::SchemeSpec& s) {
 PointDecodingGuard guard_with_cache(const Scenario& scenario, const std::string& point_name,
                                     ConditioningCache& cache) {
   PointDecodingGuard guard;
-  if (training_of(scenario.workload) == nullptr) return guard;
-  const models::TrainingSpec& spec = std::get<TrainingWorkload>(scenario.workload).spec;
+  // Only a training run decodes.
+  const TrainingWorkload* training = training_of(scenario.workload);
+  if (training == nullptr) return guard;
+  const models::TrainingSpec& spec = training->spec;
   const std::vector<models::WeightShape> shapes = models::weight_shapes(spec);
   double worst_forward = 1.0;
   double worst_backward = 1.0;

@@ -11,10 +11,12 @@
 #include <set>
 #include <system_error>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "app/config/json_input.hpp"
 #include "app/config/scenario_error.hpp"
+#include "sim/overloaded.hpp"
 
 namespace codesim::app {
 
@@ -61,18 +63,24 @@ std::vector<Target> targets_of(const Experiment& experiment, const PreparedRun& 
   return targets;
 }
 
+/// The files a training run reads: the fault log it replays, its IDX dataset files.
+void add_training_inputs(const TrainingWorkload& training, std::vector<Input>& inputs) {
+  if (!training.replay_file.empty())
+    inputs.push_back({training.replay_file, "the fault log replayed (/faults/replay)"});
+  const models::DatasetSource& data = training.dataset;
+  if (data.kind != models::DatasetKind::idx) return;
+  for (const std::string* file : {&data.images, &data.labels, &data.test_images, &data.test_labels})
+    if (!file->empty()) inputs.push_back({*file, "a dataset file (/workload/dataset)"});
+}
+
 std::vector<Input> inputs_of(const Experiment& experiment) {
   std::vector<Input> inputs = {{experiment.file, "the scenario file"}};
   for (const ExperimentPoint& point : experiment.points) {
-    const TrainingWorkload* training = training_of(point.scenario.workload);
-    if (training == nullptr) continue;
-    if (!training->replay_file.empty())
-      inputs.push_back({training->replay_file, "the fault log replayed (/faults/replay)"});
-    const models::DatasetSource& data = training->dataset;
-    if (data.kind != models::DatasetKind::idx) continue;
-    for (const std::string* file :
-         {&data.images, &data.labels, &data.test_images, &data.test_labels})
-      if (!file->empty()) inputs.push_back({*file, "a dataset file (/workload/dataset)"});
+    std::visit(sim::Overloaded{
+                   [](const sim::IterativeJobSpec&) {},  // reads no file
+                   [&](const TrainingWorkload& training) { add_training_inputs(training, inputs); },
+               },
+               point.scenario.workload);
   }
   return inputs;
 }

@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 #include <sstream>
+#include <variant>
 
 #include <fmt/format.h>
 #include <Eigen/Dense>
@@ -17,6 +18,7 @@
 #include "models/nn/layer_steps.hpp"
 #include "models/training/estimate.hpp"
 #include "models/training/protocol/round_costs.hpp"
+#include "sim/overloaded.hpp"
 #include "sim/progress_estimate.hpp"
 #include "sim/topology.hpp"
 
@@ -31,60 +33,82 @@ std::string gigabytes(double bytes) {
   return text.str();
 }
 
+// The sums of estimate_run over the points seen so far.
+struct RunTotals {
+  PreflightEstimate estimate;
+  std::map<std::string, double> datasets;  // bytes by dataset section
+  std::size_t units = 0;
+  double largest_replica_bytes = 0;
+};
+
+// Adds training point `p` (running `replicas` replicas) to the totals.
+void add_training_point(const Experiment& experiment, std::size_t p,
+                        const TrainingWorkload& training, std::size_t replicas, int ranks,
+                        RunTotals& totals) {
+  const ExperimentPoint& point = experiment.points[p];
+  const Scenario& s = point.scenario;
+  PreflightEstimate& estimate = totals.estimate;
+  const models::TrainingSpec& spec = training.spec;
+  models::TrainingEstimate replica = models::estimate_training(spec, s.checkpoint);
+  if (ranks > 1) {
+    // Distributed (--distribute nodes): a rank holds the blocks of at most ceil(P / R) nodes.
+    const int nodes = models::summarize_scheme(spec.scheme).nodes;
+    const double share = static_cast<double>((nodes + ranks - 1) / ranks) / nodes;
+    replica.working_bytes -= replica.stored_bytes * (1.0 - share);
+    replica.stored_bytes *= share;
+  }
+  if (spec.mode == models::TrainingMode::stochastic) {
+    const double operations =
+        replica.node_operations_per_iteration * spec.iterations * static_cast<double>(replicas);
+    estimate.node_operations += operations;
+    estimate.flops += operations * kFlopsPerNodeOperation;
+    return;
+  }
+  estimate.blocks_bytes = std::max(estimate.blocks_bytes, replica.stored_bytes);
+  estimate.batch_bytes = std::max(estimate.batch_bytes, replica.batch_bytes);
+  if (replica.working_bytes > totals.largest_replica_bytes) {
+    totals.largest_replica_bytes = replica.working_bytes;
+    estimate.largest_point = point.label.empty() ? "point " + std::to_string(p) : point.label;
+  }
+  try {
+    totals.datasets[s.resolved["workload"]["dataset"].dump()] =
+        models::dataset_values(training.dataset, models::input_features(spec)) *
+        models::kBytesPerValue;
+  } catch (const models::DatasetError& e) {
+    throw ScenarioError(experiment.file, "/workload/dataset",
+                        std::string(e.what()) + " (expected a readable, well-formed dataset)");
+  }
+  estimate.flops += replica.flops_per_iteration * spec.iterations * static_cast<double>(replicas);
+}
+
 }  // namespace
 
 PreflightEstimate estimate_run(const Experiment& experiment, int jobs, int ranks) {
-  PreflightEstimate estimate;
-  estimate.ranks = ranks;
-  std::map<std::string, double> datasets;
-  std::size_t units = 0;
-  double largest_replica_bytes = 0;
+  RunTotals totals;
+  totals.estimate.ranks = ranks;
   for (std::size_t p = 0; p < experiment.points.size(); ++p) {
-    const ExperimentPoint& point = experiment.points[p];
-    const Scenario& s = point.scenario;
-    const TrainingWorkload* training = training_of(s.workload);
-    const std::size_t replicas = training != nullptr && !training->replay_file.empty()
-                                     ? 1
-                                     : static_cast<std::size_t>(s.replicas);
-    units += replicas;
-    if (training == nullptr) continue;
-    const models::TrainingSpec& spec = training->spec;
-    models::TrainingEstimate replica = models::estimate_training(spec, s.checkpoint);
-    if (ranks > 1) {
-      // Distributed (--distribute nodes): a rank holds the blocks of at most ceil(P / R) nodes.
-      const int nodes = models::summarize_scheme(spec.scheme).nodes;
-      const double share = static_cast<double>((nodes + ranks - 1) / ranks) / nodes;
-      replica.working_bytes -= replica.stored_bytes * (1.0 - share);
-      replica.stored_bytes *= share;
-    }
-    if (spec.mode == models::TrainingMode::stochastic) {
-      const double operations =
-          replica.node_operations_per_iteration * spec.iterations * static_cast<double>(replicas);
-      estimate.node_operations += operations;
-      estimate.flops += operations * kFlopsPerNodeOperation;
-      continue;
-    }
-    estimate.blocks_bytes = std::max(estimate.blocks_bytes, replica.stored_bytes);
-    estimate.batch_bytes = std::max(estimate.batch_bytes, replica.batch_bytes);
-    if (replica.working_bytes > largest_replica_bytes) {
-      largest_replica_bytes = replica.working_bytes;
-      estimate.largest_point = point.label.empty() ? "point " + std::to_string(p) : point.label;
-    }
-    try {
-      datasets[s.resolved["workload"]["dataset"].dump()] =
-          models::dataset_values(training->dataset, models::input_features(spec)) *
-          models::kBytesPerValue;
-    } catch (const models::DatasetError& e) {
-      throw ScenarioError(experiment.file, "/workload/dataset",
-                          std::string(e.what()) + " (expected a readable, well-formed dataset)");
-    }
-    estimate.flops += replica.flops_per_iteration * spec.iterations * static_cast<double>(replicas);
+    const Scenario& s = experiment.points[p].scenario;
+    std::visit(sim::Overloaded{
+                   // Its tasks are flops and bytes on the simulated nodes: no memory here.
+                   [&](const sim::IterativeJobSpec&) {
+                     totals.units += static_cast<std::size_t>(s.replicas);
+                   },
+                   [&](const TrainingWorkload& training) {
+                     // A replay reruns the one replica that recorded the log.
+                     const std::size_t replicas =
+                         training.replay_file.empty() ? static_cast<std::size_t>(s.replicas) : 1;
+                     totals.units += replicas;
+                     add_training_point(experiment, p, training, replicas, ranks, totals);
+                   },
+               },
+               s.workload);
   }
-  for (const auto& [key, bytes] : datasets) estimate.dataset_bytes += bytes;
+  PreflightEstimate& estimate = totals.estimate;
+  for (const auto& [key, bytes] : totals.datasets) estimate.dataset_bytes += bytes;
   estimate.concurrent_replicas =
-      static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(units, jobs)));
+      static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(totals.units, jobs)));
   estimate.memory_bytes =
-      estimate.dataset_bytes + estimate.concurrent_replicas * largest_replica_bytes;
+      estimate.dataset_bytes + estimate.concurrent_replicas * totals.largest_replica_bytes;
   return estimate;
 }
 
@@ -149,20 +173,23 @@ struct WorkBound {
 WorkBound work_bound(const Scenario& s) {
   const sim::ClusterSpec& cluster = s.cluster;
   WorkBound work;
-  if (const TrainingWorkload* training = training_of(s.workload)) {
-    const models::TrainingSpec& spec = training->spec;
-    work.iterations = spec.iterations;
-    work.time_limit_s = spec.time_limit_s;
-    const double speed =
-        std::accumulate(cluster.speeds_flops_per_s.begin(), cluster.speeds_flops_per_s.end(), 0.0);
-    work.min_iteration_s =
-        models::estimate_training(spec, s.checkpoint).flops_per_iteration / speed;
-  } else {
-    const auto& job = std::get<sim::IterativeJobSpec>(s.workload);
-    work.iterations = job.iterations;
-    work.time_limit_s = job.time_limit_s;
-    work.min_iteration_s = sim::iterative_job_min_iteration_s(cluster, job);
-  }
+  std::visit(sim::Overloaded{
+                 [&](const TrainingWorkload& training) {
+                   const models::TrainingSpec& spec = training.spec;
+                   work.iterations = spec.iterations;
+                   work.time_limit_s = spec.time_limit_s;
+                   const double speed = std::accumulate(cluster.speeds_flops_per_s.begin(),
+                                                        cluster.speeds_flops_per_s.end(), 0.0);
+                   work.min_iteration_s =
+                       models::estimate_training(spec, s.checkpoint).flops_per_iteration / speed;
+                 },
+                 [&](const sim::IterativeJobSpec& job) {
+                   work.iterations = job.iterations;
+                   work.time_limit_s = job.time_limit_s;
+                   work.min_iteration_s = sim::iterative_job_min_iteration_s(cluster, job);
+                 },
+             },
+             s.workload);
   return work;
 }
 
@@ -172,13 +199,16 @@ std::optional<TimeBound> time_bound(const Scenario& s) {
   bound.iterations = work.iterations;
   bound.time_limit_s = work.time_limit_s;
   const double min_iteration_s = work.min_iteration_s;
-  if (const TrainingWorkload* training = training_of(s.workload)) {
-    bound.rollback_probability =
-        models::training_rollback_probability(training->spec, training->faults);
-  } else {
-    bound.rollback_probability = sim::iterative_job_rollback_probability(
-        s.cluster, std::get<sim::IterativeJobSpec>(s.workload));
-  }
+  bound.rollback_probability =
+      std::visit(sim::Overloaded{
+                     [](const TrainingWorkload& training) {
+                       return models::training_rollback_probability(training.spec, training.faults);
+                     },
+                     [&](const sim::IterativeJobSpec& job) {
+                       return sim::iterative_job_rollback_probability(s.cluster, job);
+                     },
+                 },
+                 s.workload);
   if (bound.rollback_probability <= 0.0) return std::nullopt;
   bound.interval =
       sim::checkpoint_interval_iterations(s.checkpoint, static_cast<int>(bound.iterations));

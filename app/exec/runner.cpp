@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <variant>
 
 #include "analysis/results_json.hpp"
 #include "app/config/fault_log_json.hpp"
@@ -25,6 +26,7 @@
 #include "models/training/train.hpp"
 #include "sim/check.hpp"
 #include "sim/iterative_job.hpp"
+#include "sim/overloaded.hpp"
 
 #ifndef CODESIM_VERSION
 #define CODESIM_VERSION "unknown"
@@ -45,21 +47,21 @@ struct ReplicaOutput {
 /// Loads a point's dataset (shared with earlier points that use the same one) and checks it
 /// against the network.
 std::shared_ptr<const models::DatasetSplit> load_point_data(
-    const Scenario& scenario, const std::string& file,
+    const Scenario& scenario, const TrainingWorkload& training, const std::string& file,
     std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
   const Json& section = scenario.resolved["workload"]["dataset"];
   const std::string key = section.dump() + "#" + std::to_string(scenario.seed);
   auto& data = cache[key];
   if (!data) {
     try {
-      data = std::make_shared<models::DatasetSplit>(models::load_dataset(
-          std::get<TrainingWorkload>(scenario.workload).dataset, scenario.seed));
+      data = std::make_shared<models::DatasetSplit>(
+          models::load_dataset(training.dataset, scenario.seed));
     } catch (const models::DatasetError& e) {
       throw ScenarioError(file, "/workload/dataset",
                           std::string(e.what()) + " (expected a readable, well-formed dataset)");
     }
   }
-  const models::TrainingSpec& spec = std::get<TrainingWorkload>(scenario.workload).spec;
+  const models::TrainingSpec& spec = training.spec;
   const std::string problem = models::validate_training(
       spec, scenario.cluster.node_count(), data->train.features(), data->train.classes);
   if (!problem.empty() && spec.network) {
@@ -76,16 +78,14 @@ std::shared_ptr<const models::DatasetSplit> load_point_data(
   return data;
 }
 
-PointInputs prepare_point(
-    const Scenario& scenario, const std::string& file,
-    std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
-  PointInputs inputs;
-  for (int r = 0; r < scenario.replicas; ++r) inputs.replicas.push_back(r);
-  if (training_of(scenario.workload) == nullptr) return inputs;
-  if (std::get<TrainingWorkload>(scenario.workload).spec.mode == models::TrainingMode::stochastic)
-    return inputs;  // reads no data
-  inputs.data = load_point_data(scenario, file, cache);
-  const std::string& replay = std::get<TrainingWorkload>(scenario.workload).replay_file;
+/// A training point's data and fault log to replay (into `inputs`).
+void prepare_training_point(
+    const Scenario& scenario, const TrainingWorkload& training, const std::string& file,
+    std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache,
+    PointInputs& inputs) {
+  if (training.spec.mode == models::TrainingMode::stochastic) return;  // reads no data
+  inputs.data = load_point_data(scenario, training, file, cache);
+  const std::string& replay = training.replay_file;
   if (!replay.empty()) {
     models::FaultLog log = read_fault_log_file(replay);
     if (log.seed && *log.seed != scenario.seed) {
@@ -98,6 +98,20 @@ PointInputs prepare_point(
     inputs.replicas = {log.replica.value_or(0)};
     inputs.replay = std::move(log);
   }
+}
+
+PointInputs prepare_point(
+    const Scenario& scenario, const std::string& file,
+    std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
+  PointInputs inputs;
+  for (int r = 0; r < scenario.replicas; ++r) inputs.replicas.push_back(r);
+  std::visit(sim::Overloaded{
+                 [](const sim::IterativeJobSpec&) {},  // reads no data
+                 [&](const TrainingWorkload& training) {
+                   prepare_training_point(scenario, training, file, cache, inputs);
+                 },
+             },
+             scenario.workload);
   return inputs;
 }
 
@@ -112,9 +126,9 @@ std::function<bool()> stop_poll(std::atomic<std::uint64_t>* iterations) {
 
 /// The trace writer of replica `replica` of point `point`, or null when none is asked for.
 std::unique_ptr<analysis::ChromeTraceWriter> trace_writer(const Scenario& scenario,
+                                                          const TrainingWorkload& training,
                                                           std::size_t point,
                                                           std::uint64_t replica) {
-  const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
   const analysis::TraceOptions& trace = training.trace;
   // Distributed over ranks, the root writes the trace (every rank runs the same events).
   if (trace.file.empty() || (training.spec.ranks && training.spec.ranks->rank() != 0))
@@ -134,10 +148,9 @@ std::string close_trace(analysis::ChromeTraceWriter* writer) {
          " more dropped; the run went on): raise trace.max_events or narrow its window";
 }
 
-ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& inputs,
-                                   std::size_t point, std::uint64_t replica,
-                                   std::atomic<std::uint64_t>* iterations) {
-  const TrainingWorkload& training = std::get<TrainingWorkload>(scenario.workload);
+ReplicaOutput run_training_replica(const Scenario& scenario, const TrainingWorkload& training,
+                                   const PointInputs& inputs, std::size_t point,
+                                   std::uint64_t replica, std::atomic<std::uint64_t>* iterations) {
   std::optional<models::FaultInjector> injector;
   try {
     if (inputs.replay) {
@@ -152,7 +165,7 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
     // Ranks in lockstep cannot stop at different iterations: a distributed run is not polled.
     if (training.spec.ranks == nullptr) observer.should_stop = stop_poll(iterations);
     const std::unique_ptr<analysis::ChromeTraceWriter> trace =
-        trace_writer(scenario, point, replica);
+        trace_writer(scenario, training, point, replica);
     observer.trace = trace.get();
     models::TrainingResult result = models::train_coded(
         scenario.cluster, scenario.checkpoint, training.spec, *injector, inputs.data->train,
@@ -167,23 +180,24 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const PointInputs& 
 
 ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::size_t point,
                       std::uint64_t replica, std::atomic<std::uint64_t>* iterations = nullptr) {
-  const TrainingWorkload* training = training_of(scenario.workload);
-  if (training == nullptr) {
-    return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint,
-                                   std::get<sim::IterativeJobSpec>(scenario.workload),
-                                   scenario.seed, replica, stop_poll(nullptr)),
+  const auto run_job = [&](const sim::IterativeJobSpec& job) -> ReplicaOutput {
+    return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint, job, scenario.seed,
+                                   replica, stop_poll(nullptr)),
             std::nullopt, ""};
-  }
-  switch (training->spec.mode) {
-    case models::TrainingMode::stochastic:
-      return {models::run_stochastic_training(scenario.cluster, scenario.checkpoint, training->spec,
-                                              training->faults, scenario.seed, replica,
-                                              stop_poll(iterations)),
-              std::nullopt, ""};
-    case models::TrainingMode::numeric:
-      break;
-  }
-  return run_training_replica(scenario, inputs, point, replica, iterations);
+  };
+  const auto run_training = [&](const TrainingWorkload& training) -> ReplicaOutput {
+    switch (training.spec.mode) {
+      case models::TrainingMode::stochastic:
+        return {models::run_stochastic_training(scenario.cluster, scenario.checkpoint,
+                                                training.spec, training.faults, scenario.seed,
+                                                replica, stop_poll(iterations)),
+                std::nullopt, ""};
+      case models::TrainingMode::numeric:
+        break;
+    }
+    return run_training_replica(scenario, training, inputs, point, replica, iterations);
+  };
+  return std::visit(sim::Overloaded{run_job, run_training}, scenario.workload);
 }
 
 std::string hex_bits(double value) { return models::hex_bits(std::bit_cast<std::uint64_t>(value)); }

@@ -6,6 +6,7 @@
 
 #include "models/nn/conv_layers.hpp"
 #include "sim/check.hpp"
+#include "sim/overloaded.hpp"
 #include "sim/random_stream.hpp"
 
 namespace codesim::models {
@@ -36,28 +37,92 @@ NetworkParameters glorot_init(const NetworkSpec& spec, std::uint64_t seed) {
   return p;
 }
 
-bool pool_forward(const Layer& layer, const TensorShape& input, const Matrix& x, Matrix& out,
-                  std::vector<std::int32_t>& argmax) {
-  if (const auto* pool = std::get_if<MaxPool>(&layer)) {
-    max_pool(pool_geometry(input, pool->kernel, pool->stride), x, out, argmax);
-  } else if (const auto* avg = std::get_if<AvgPool>(&layer)) {
-    avg_pool(pool_geometry(input, avg->kernel, avg->stride), x, out);
-  } else {
-    return false;
-  }
-  return true;
+namespace {
+
+using sim::Overloaded;
+using Argmax = std::vector<std::int32_t>;
+
+// The unweighted layers' steps, one overload per kind (a new kind without them fails to compile):
+// forward on x (see StepOutput), backward from the delta of the output (true: into `out`).
+StepOutput forward_step(const MaxPool& pool, const TensorShape& input, Matrix& x, Matrix& out,
+                        Argmax& argmax) {
+  max_pool(pool_geometry(input, pool.kernel, pool.stride), x, out, argmax);
+  return StepOutput::written;
+}
+StepOutput forward_step(const AvgPool& pool, const TensorShape& input, Matrix& x, Matrix& out,
+                        Argmax&) {
+  avg_pool(pool_geometry(input, pool.kernel, pool.stride), x, out);
+  return StepOutput::written;
+}
+StepOutput forward_step(const Flatten&, const TensorShape&, Matrix&, Matrix&, Argmax&) {
+  return StepOutput::same;
+}
+// In place: nothing reads ReLU's input again (a weighted layer's A is its own input, and ReLU's
+// backward step reads its output).
+StepOutput forward_step(const Relu&, const TensorShape&, Matrix& x, Matrix&, Argmax&) {
+  x = x.cwiseMax(0.0);
+  return StepOutput::in_place;
 }
 
-bool pool_backward(const Layer& layer, const TensorShape& input, const Matrix& delta,
-                   const std::vector<std::int32_t>& argmax, Matrix& out) {
-  if (const auto* pool = std::get_if<MaxPool>(&layer)) {
-    max_pool_backward(pool_geometry(input, pool->kernel, pool->stride), delta, argmax, out);
-  } else if (const auto* avg = std::get_if<AvgPool>(&layer)) {
-    avg_pool_backward(pool_geometry(input, avg->kernel, avg->stride), delta, out);
-  } else {
-    return false;
-  }
+bool backward_step(const MaxPool& pool, const TensorShape& input, Matrix& delta, const Matrix&,
+                   const Argmax& argmax, Matrix& out) {
+  max_pool_backward(pool_geometry(input, pool.kernel, pool.stride), delta, argmax, out);
   return true;
+}
+bool backward_step(const AvgPool& pool, const TensorShape& input, Matrix& delta, const Matrix&,
+                   const Argmax&, Matrix& out) {
+  avg_pool_backward(pool_geometry(input, pool.kernel, pool.stride), delta, out);
+  return true;
+}
+bool backward_step(const Flatten&, const TensorShape&, Matrix&, const Matrix&, const Argmax&,
+                   Matrix&) {
+  return false;
+}
+bool backward_step(const Relu&, const TensorShape&, Matrix& delta, const Matrix& output,
+                   const Argmax&, Matrix&) {
+  // ReLU' is 1 where the output is positive, else 0 (PyTorch's threshold_backward).
+  delta.array() *= (output.array() > 0.0).cast<double>();
+  return false;
+}
+
+// Conv and dense layers are the products around the steps, never steps themselves.
+constexpr const char* kNotAStep = "a conv or dense layer is a product, not a step between them";
+
+}  // namespace
+
+StepOutput unweighted_forward(const Layer& layer, const TensorShape& input, Matrix& x, Matrix& out,
+                              Argmax& argmax) {
+  return std::visit(
+      Overloaded{
+          [](const Conv2d&) -> StepOutput {
+            CODESIM_CHECK(false, kNotAStep);
+            return StepOutput::same;
+          },
+          [](const Dense&) -> StepOutput {
+            CODESIM_CHECK(false, kNotAStep);
+            return StepOutput::same;
+          },
+          [&](const auto& step) -> StepOutput { return forward_step(step, input, x, out, argmax); },
+      },
+      layer);
+}
+
+bool unweighted_backward(const Layer& layer, const TensorShape& input, Matrix& delta,
+                         const Matrix& output, const Argmax& argmax, Matrix& out) {
+  return std::visit(Overloaded{
+                        [](const Conv2d&) -> bool {
+                          CODESIM_CHECK(false, kNotAStep);
+                          return false;
+                        },
+                        [](const Dense&) -> bool {
+                          CODESIM_CHECK(false, kNotAStep);
+                          return false;
+                        },
+                        [&](const auto& step) -> bool {
+                          return backward_step(step, input, delta, output, argmax, out);
+                        },
+                    },
+                    layer);
 }
 
 namespace {
@@ -71,21 +136,26 @@ Matrix& activation(NetworkWorkspace& ws, int owner) {
 void forward_layer(const Layer& layer, const LayerGeometry& g, int l, const NetworkParameters& p,
                    const DenseKernels& kernels, Matrix& x, LayerBuffers& buffers, int input_owner) {
   buffers.owner = l;
-  if (const auto* conv = std::get_if<Conv2d>(&layer)) {
-    const auto w = static_cast<std::size_t>(g.weighted_index);
-    im2col(conv_geometry(g.input, *conv), x, buffers.patches);
-    kernels.product(p.weights[w], buffers.patches, buffers.product);
-    positions_to_samples(buffers.product, p.biases[w], g.positions, buffers.output);
-  } else if (std::holds_alternative<Dense>(layer)) {
-    const auto w = static_cast<std::size_t>(g.weighted_index);
-    kernels.product(p.weights[w], x, buffers.output);
-    buffers.output.colwise() += p.biases[w];
-  } else if (!pool_forward(layer, g.input, x, buffers.output, buffers.argmax)) {
-    // ReLU in place (nothing reads its input again: a weighted layer's A is its own input, and
-    // ReLU's backward reads its output); flatten is the identity on the batch layout.
-    if (std::holds_alternative<Relu>(layer)) x = x.cwiseMax(0.0);
-    buffers.owner = input_owner;
-  }
+  std::visit(Overloaded{
+                 [&](const Conv2d& conv) {
+                   const auto w = static_cast<std::size_t>(g.weighted_index);
+                   im2col(conv_geometry(g.input, conv), x, buffers.patches);
+                   kernels.product(p.weights[w], buffers.patches, buffers.product);
+                   positions_to_samples(buffers.product, p.biases[w], g.positions, buffers.output);
+                 },
+                 [&](const Dense&) {
+                   const auto w = static_cast<std::size_t>(g.weighted_index);
+                   kernels.product(p.weights[w], x, buffers.output);
+                   buffers.output.colwise() += p.biases[w];
+                 },
+                 [&](const auto& step) -> void {
+                   // A step in place (ReLU, flatten) leaves its output in its input's buffer.
+                   if (forward_step(step, g.input, x, buffers.output, buffers.argmax) !=
+                       StepOutput::written)
+                     buffers.owner = input_owner;
+                 },
+             },
+             layer);
 }
 
 // Layer l's backward pass: `delta` (its output's) becomes its input's (not formed for the first
@@ -94,28 +164,30 @@ void backward_layer(const Layer& layer, const LayerGeometry& g, bool first,
                     const NetworkParameters& p, const DenseKernels& kernels, const Matrix& x,
                     LayerBuffers& buffers, const Matrix& output, Matrix*& delta,
                     const LayerUpdate& update) {
-  if (const auto* conv = std::get_if<Conv2d>(&layer)) {
-    const auto w = static_cast<std::size_t>(g.weighted_index);
-    samples_to_positions(*delta, g.weight_rows, buffers.delta);
-    if (!first) {
-      kernels.transposed_product(p.weights[w], buffers.delta, buffers.transposed);
-      col2im(conv_geometry(g.input, *conv), buffers.transposed, buffers.back);
-    }
-    update(g.weighted_index, buffers.delta, buffers.patches);
-    delta = &buffers.back;
-  } else if (std::holds_alternative<Dense>(layer)) {
-    const auto w = static_cast<std::size_t>(g.weighted_index);
-    if (!first) kernels.transposed_product(p.weights[w], *delta, buffers.back);
-    update(g.weighted_index, *delta, x);
-    delta = &buffers.back;
-  } else if (first) {
-    return;
-  } else if (pool_backward(layer, g.input, *delta, buffers.argmax, buffers.back)) {
-    delta = &buffers.back;
-  } else if (std::holds_alternative<Relu>(layer)) {
-    // ReLU' is 1 where the output is positive, else 0 (PyTorch's threshold_backward).
-    delta->array() *= (output.array() > 0.0).cast<double>();
-  }
+  std::visit(Overloaded{
+                 [&](const Conv2d& conv) {
+                   const auto w = static_cast<std::size_t>(g.weighted_index);
+                   samples_to_positions(*delta, g.weight_rows, buffers.delta);
+                   if (!first) {
+                     kernels.transposed_product(p.weights[w], buffers.delta, buffers.transposed);
+                     col2im(conv_geometry(g.input, conv), buffers.transposed, buffers.back);
+                   }
+                   update(g.weighted_index, buffers.delta, buffers.patches);
+                   delta = &buffers.back;
+                 },
+                 [&](const Dense&) {
+                   const auto w = static_cast<std::size_t>(g.weighted_index);
+                   if (!first) kernels.transposed_product(p.weights[w], *delta, buffers.back);
+                   update(g.weighted_index, *delta, x);
+                   delta = &buffers.back;
+                 },
+                 [&](const auto& step) -> void {
+                   if (first) return;  // the first layer's input delta is not formed
+                   if (backward_step(step, g.input, *delta, output, buffers.argmax, buffers.back))
+                     delta = &buffers.back;
+                 },
+             },
+             layer);
 }
 
 }  // namespace

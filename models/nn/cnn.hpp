@@ -1,6 +1,7 @@
 // The uncoded CNN reference, which coded training must follow: initial weights, forward and
-// backward passes through a NetworkSpec's layers, plain SGD and accuracy, in float64. Every weighted layer works
-// through three explicit products, the ones coded training distributes (conv_layers.hpp):
+// backward passes through a NetworkSpec's layers, plain SGD and accuracy, in float64. Every
+// weighted layer works through three explicit products, the ones coded training distributes
+// (conv_layers.hpp):
 //   forward  W A          A = im2col(x) (conv) or x (dense); positions_to_samples adds the bias
 //   backward W^T D        D = samples_to_positions(output delta) (conv) or it; then col2im (conv)
 //   update   W += eta D A^T
@@ -54,15 +55,25 @@ struct NetworkWorkspace {
   std::vector<LayerBuffers> layers;
 };
 
-/// A pooling layer's forward step from `x` (its input, one sample per column, of shape `input`)
-/// into `out`; `argmax` receives max_pool's choices. False, with nothing done, for a layer that
-/// does not pool. Coded training's steps between products call it too (layer_steps.cpp).
-bool pool_forward(const Layer& layer, const TensorShape& input, const Matrix& x, Matrix& out,
-                  std::vector<std::int32_t>& argmax);
-/// Its backward step: `delta` (of its output) into `out` (of its input), with the forward step's
-/// `argmax`. False, with nothing done, for a layer that does not pool.
-bool pool_backward(const Layer& layer, const TensorShape& input, const Matrix& delta,
-                   const std::vector<std::int32_t>& argmax, Matrix& out);
+/// Where an unweighted layer's forward step leaves its output.
+enum class StepOutput {
+  written,   ///< in `out` (pooling)
+  in_place,  ///< in `x`, changed (ReLU; its backward step reads that output)
+  same,      ///< `x` itself, unchanged (flatten: the identity on the batch layout)
+};
+
+/// An unweighted layer's forward step (pooling, flatten, ReLU) on `x`, its input (one sample per
+/// column, of shape `input`); `argmax` receives max_pool's choices. Coded training's steps
+/// between products call it too (layer_steps.cpp). Precondition: not a conv or dense layer (they
+/// are products).
+StepOutput unweighted_forward(const Layer& layer, const TensorShape& input, Matrix& x, Matrix& out,
+                              std::vector<std::int32_t>& argmax);
+/// Its backward step: `delta` (of its output) becomes its input's, into `out` (true: pooling,
+/// with the forward step's `argmax`) or in place (false: ReLU, from the forward step's `output`;
+/// flatten).
+bool unweighted_backward(const Layer& layer, const TensorShape& input, Matrix& delta,
+                         const Matrix& output, const std::vector<std::int32_t>& argmax,
+                         Matrix& out);
 
 /// The logits (classes x B) of `inputs` (input size x B, NCHW order per column), products on
 /// `kernels`; `workspace` keeps what network_backward needs. The reference points into it.

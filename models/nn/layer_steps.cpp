@@ -8,7 +8,6 @@
 
 #include "models/nn/cnn.hpp"
 #include "models/nn/conv_layers.hpp"
-#include "sim/check.hpp"
 
 namespace codesim::models {
 
@@ -81,12 +80,7 @@ class NetworkSteps final : public LayerSteps {
       const Layer& step = network_.layers[static_cast<std::size_t>(i)];
       const TensorShape& input = geometry_[static_cast<std::size_t>(i)].input;
       Saved& s = saved[static_cast<std::size_t>(i - from)];
-      if (pool_backward(step, input, delta, s.argmax, out)) {
-        delta.swap(out);
-      } else if (std::holds_alternative<Relu>(step)) {
-        // ReLU' is 1 where the output is positive, else 0 (as the reference).
-        delta.array() *= (s.output.array() > 0.0).cast<double>();
-      }  // flatten: the identity
+      if (unweighted_backward(step, input, delta, s.output, s.argmax, out)) delta.swap(out);
     }
     if (conv_at(l - 1) == nullptr) return delta;
     samples_to_positions(delta, layer(l - 1).weight_rows, out);
@@ -132,13 +126,15 @@ class NetworkSteps final : public LayerSteps {
       const Layer& step = network_.layers[static_cast<std::size_t>(i)];
       const TensorShape& input = geometry_[static_cast<std::size_t>(i)].input;
       Saved s;
-      if (pool_forward(step, input, x, out, s.argmax)) {
-        x.swap(out);
-      } else if (std::holds_alternative<Relu>(step)) {
-        x = x.cwiseMax(0.0);
-        if (saved != nullptr) s.output = x;
-      } else {
-        CODESIM_CHECK(std::holds_alternative<Flatten>(step), "only unweighted layers between");
+      switch (unweighted_forward(step, input, x, out, s.argmax)) {
+        case StepOutput::written:
+          x.swap(out);
+          break;
+        case StepOutput::in_place:  // its backward step reads its output
+          if (saved != nullptr) s.output = x;
+          break;
+        case StepOutput::same:
+          break;
       }
       if (saved != nullptr) saved->push_back(std::move(s));
     }

@@ -28,12 +28,22 @@ MlpParameters glorot_init(const MlpSpec& spec, std::uint64_t seed) {
 }
 
 Matrix activate(Activation activation, const Matrix& s) {
-  if (activation == Activation::relu) return s.cwiseMax(0.0);
+  switch (activation) {
+    case Activation::relu:
+      return s.cwiseMax(0.0);
+    case Activation::sigmoid:
+      break;
+  }
   return (1.0 / (1.0 + (-s.array()).exp())).matrix();
 }
 
 Matrix activation_derivative(Activation activation, const Matrix& s) {
-  if (activation == Activation::relu) return (s.array() > 0.0).cast<double>().matrix();
+  switch (activation) {
+    case Activation::relu:
+      return (s.array() > 0.0).cast<double>().matrix();
+    case Activation::sigmoid:
+      break;
+  }
   const Eigen::ArrayXXd f = 1.0 / (1.0 + (-s.array()).exp());
   return (f * (1.0 - f)).matrix();
 }

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/linalg/dense_kernels.hpp"
@@ -13,7 +15,10 @@ namespace codesim::models {
 using Matrix = Eigen::MatrixXd;
 using Vector = Eigen::VectorXd;
 
+/// A hidden layer's activation: max(0, s), or the logistic 1 / (1 + e^-s).
 enum class Activation { relu, sigmoid };
+/// The activations' names (in scenarios), indexed by Activation.
+inline constexpr std::array<std::string_view, 2> kActivationNames = {"relu", "sigmoid"};
 
 /// Layer sizes (input first, classes last) and the hidden layers' activation.
 struct MlpSpec {

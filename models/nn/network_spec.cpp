@@ -1,5 +1,5 @@
 // Network validation and shape chaining: one step per layer, shared by validate_network (which
-// reports the first issue) and network_geometry (which requires none).
+// reports the first issue) and network_geometry (which requires none); each kind's fields.
 #include "models/nn/network_spec.hpp"
 
 #include <fmt/format.h>
@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "sim/check.hpp"
+#include "sim/overloaded.hpp"
 
 namespace codesim::models {
 namespace {
@@ -16,12 +18,7 @@ namespace {
 // Sizes are ints in the arithmetic; products of fields are checked in 64 bits against this.
 constexpr std::int64_t kMaxValues = std::numeric_limits<int>::max();
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
+using sim::Overloaded;
 
 using MaybeIssue = std::optional<NetworkIssue>;
 
@@ -147,12 +144,116 @@ MaybeIssue network_fields(const NetworkSpec& spec) {
   return std::nullopt;
 }
 
+// ---- each kind's fields, as scenarios give them ------------------------------------------------
+
+// A field and the member that holds it.
+template <class Kind>
+struct MemberField {
+  int Kind::*member;
+  LayerField field;
+};
+
+constexpr std::optional<int> kRequired = std::nullopt;
+
+// One overload per kind, its fields in member order (a kind without one fails to compile in
+// layer_descriptors).
+constexpr auto members(std::type_identity<Conv2d>) {
+  return std::to_array<MemberField<Conv2d>>({
+      {&Conv2d::out_channels, {"channels", "out_channels", 1, kMaxChannels, kRequired}},
+      {&Conv2d::kernel, {"kernel", "kernel", 1, kMaxKernel, kRequired}},
+      {&Conv2d::stride, {"stride", "stride", 1, kMaxKernel, 1}},
+      {&Conv2d::padding, {"padding", "padding", 0, kMaxKernel, 0}},
+  });
+}
+
+// A pool's stride defaults to its kernel (field 0): windows side by side.
+template <class Pool>
+constexpr auto pool_members() {
+  return std::to_array<MemberField<Pool>>({
+      {&Pool::kernel, {"kernel", "kernel", 1, kMaxKernel, 2}},
+      {&Pool::stride, {"stride", "stride", 1, kMaxKernel, kRequired, 0}},
+  });
+}
+constexpr auto members(std::type_identity<MaxPool>) { return pool_members<MaxPool>(); }
+constexpr auto members(std::type_identity<AvgPool>) { return pool_members<AvgPool>(); }
+
+constexpr auto members(std::type_identity<Flatten>) {
+  return std::array<MemberField<Flatten>, 0>{};
+}
+
+constexpr auto members(std::type_identity<Dense>) {
+  return std::to_array<MemberField<Dense>>({
+      {&Dense::units, {"units", "units", 1, kMaxChannels, kRequired}},
+  });
+}
+
+constexpr auto members(std::type_identity<Relu>) { return std::array<MemberField<Relu>, 0>{}; }
+
+// A kind's descriptor: its name, and its fields read and written through their members.
+template <class Kind>
+LayerDescriptor describe_kind() {
+  static constexpr auto kMembers = members(std::type_identity<Kind>{});
+  LayerDescriptor descriptor{Kind::name, {}, nullptr, nullptr};
+  for (const MemberField<Kind>& m : kMembers) descriptor.fields.push_back(m.field);
+  descriptor.make = [](std::span<const int> values) -> Layer {
+    CODESIM_CHECK(values.size() == kMembers.size(), "a value per field");
+    Kind layer;
+    for (std::size_t i = 0; i < kMembers.size(); ++i) layer.*kMembers[i].member = values[i];
+    return layer;
+  };
+  descriptor.values = [](const Layer& layer) {
+    std::vector<int> values;
+    for (const MemberField<Kind>& m : kMembers) values.push_back(std::get<Kind>(layer).*m.member);
+    return values;
+  };
+  return descriptor;
+}
+
+template <class... Kinds>
+std::array<LayerDescriptor, sizeof...(Kinds)> describe_kinds(const std::variant<Kinds...>*) {
+  return {describe_kind<Kinds>()...};
+}
+
 }  // namespace
 
-std::string_view layer_kind_name(const Layer& layer) {
-  static constexpr std::string_view kNames[] = {"conv2d",  "max_pool", "avg_pool",
-                                                "flatten", "dense",    "relu"};
-  return kNames[layer.index()];
+std::string_view layer_kind_name(const Layer& layer) { return kLayerKindNames[layer.index()]; }
+
+std::span<const LayerDescriptor> layer_descriptors() {
+  static const auto descriptors = describe_kinds(static_cast<const Layer*>(nullptr));
+  return descriptors;
+}
+
+const LayerDescriptor& layer_descriptor(const Layer& layer) {
+  return layer_descriptors()[layer.index()];
+}
+
+const LayerDescriptor* find_layer_kind(std::string_view name) {
+  for (const LayerDescriptor& descriptor : layer_descriptors()) {
+    if (descriptor.name == name) return &descriptor;
+  }
+  return nullptr;
+}
+
+std::string describe(const Layer& layer) {
+  const std::string name(layer_kind_name(layer));
+  const auto pool = [&](int kernel, int stride) {
+    return fmt::format("{} {}/{}", name, kernel, stride);
+  };
+  return std::visit(Overloaded{
+                        [&](const Conv2d& conv) {
+                          std::string text = fmt::format("{} {}@{}x{}", name, conv.out_channels,
+                                                         conv.kernel, conv.kernel);
+                          if (conv.stride != 1) text += fmt::format("/{}", conv.stride);
+                          if (conv.padding != 0) text += fmt::format("+{}", conv.padding);
+                          return text;
+                        },
+                        [&](const MaxPool& max) { return pool(max.kernel, max.stride); },
+                        [&](const AvgPool& avg) { return pool(avg.kernel, avg.stride); },
+                        [&](const Flatten&) { return name; },
+                        [&](const Dense& dense) { return fmt::format("{} {}", name, dense.units); },
+                        [&](const Relu&) { return name; },
+                    },
+                    layer);
 }
 
 std::string describe(const TensorShape& shape) {

@@ -3,7 +3,9 @@
 // layer's shapes, weight matrix and flops, which the arithmetic and the time model share.
 #pragma once
 
+#include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -14,6 +16,7 @@ namespace codesim::models {
 /// A 2-D convolution (a cross-correlation, as PyTorch's Conv2d) with a square kernel, stride and
 /// zero padding on every side, and one bias per output channel.
 struct Conv2d {
+  static constexpr std::string_view name = "conv2d";
   int out_channels = 1;
   int kernel = 1;
   int stride = 1;
@@ -21,27 +24,85 @@ struct Conv2d {
 };
 /// Max over kernel x kernel windows `stride` apart (no padding, floor mode: PyTorch's MaxPool2d).
 struct MaxPool {
+  static constexpr std::string_view name = "max_pool";
   int kernel = 2;
   int stride = 2;
 };
 /// Mean over kernel x kernel windows `stride` apart (no padding, floor mode: PyTorch's AvgPool2d).
 struct AvgPool {
+  static constexpr std::string_view name = "avg_pool";
   int kernel = 2;
   int stride = 2;
 };
 /// C x H x W to C H W features in (c, h, w) order: the identity on the batch layout.
-struct Flatten {};
+struct Flatten {
+  static constexpr std::string_view name = "flatten";
+};
 /// A fully connected layer with bias, on flat inputs.
 struct Dense {
+  static constexpr std::string_view name = "dense";
   int units = 1;
 };
 /// max(0, x) entrywise.
-struct Relu {};
+struct Relu {
+  static constexpr std::string_view name = "relu";
+};
 
+/// A layer of any kind. A new kind is a struct with its `name` added here, then its fields
+/// (layer_descriptors), validation and geometry (network_spec.cpp) and its steps (cnn.cpp); the
+/// build names each place.
 using Layer = std::variant<Conv2d, MaxPool, AvgPool, Flatten, Dense, Relu>;
 
-/// The layer's kind as scenarios spell it: conv2d, max_pool, avg_pool, flatten, dense, relu.
+namespace detail {
+template <class... Kinds>
+constexpr std::array<std::string_view, sizeof...(Kinds)> kind_names(const std::variant<Kinds...>*) {
+  return {Kinds::name...};
+}
+}  // namespace detail
+
+/// The kinds' names as scenarios spell them (each struct's `name`), indexed by the alternative:
+/// conv2d, max_pool, avg_pool, flatten, dense, relu.
+inline constexpr auto kLayerKindNames = detail::kind_names(static_cast<const Layer*>(nullptr));
+
+/// The layer's kind as scenarios spell it.
 std::string_view layer_kind_name(const Layer& layer);
+
+// Far beyond any network a 2-core machine trains, and below int overflow in the shape products
+// (validate_network checks those): the readers' bounds on channels and units, and on kernels,
+// strides and padding.
+inline constexpr int kMaxChannels = 1000000;
+inline constexpr int kMaxKernel = 10000;
+
+/// One integer field of a layer kind as scenarios give it.
+struct LayerField {
+  std::string_view key;     ///< the scenario's key, e.g. "channels"
+  std::string_view member;  ///< the member, as NetworkIssue::field names it: "out_channels"
+  int min = 0;              ///< the range a reader accepts (validate_network checks the shapes)
+  int max = 0;
+  std::optional<int> fallback;  ///< the value when a scenario leaves it out; nullopt = required
+  int fallback_field = -1;      ///< >= 0: defaults to that earlier field's value instead
+};
+
+/// What the scenario reader and the writers know of a layer kind.
+struct LayerDescriptor {
+  std::string_view name;           ///< the struct's `name`
+  std::vector<LayerField> fields;  ///< in the struct's member order
+  /// The layer whose fields take `values` (one per field, in order).
+  Layer (*make)(std::span<const int> values);
+  /// The field values of a layer of this kind, in field order.
+  std::vector<int> (*values)(const Layer& layer);
+};
+
+/// Every kind's descriptor, indexed by the alternative (the order of kLayerKindNames).
+std::span<const LayerDescriptor> layer_descriptors();
+/// The descriptor of the layer's kind.
+const LayerDescriptor& layer_descriptor(const Layer& layer);
+/// The descriptor of the kind named `name`; null when there is none.
+const LayerDescriptor* find_layer_kind(std::string_view name);
+
+/// The layer on one line, as run summaries print it: "conv2d 6@5x5+2" (stride after '/', padding
+/// after '+', each when not the default), "max_pool 2/2" (kernel/stride), "dense 120", "relu".
+std::string describe(const Layer& layer);
 
 /// The shape of one sample between layers. A flat shape (after flatten, or a flat input) holds
 /// `channels` features and height = width = 1.

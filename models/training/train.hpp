@@ -33,7 +33,7 @@ struct TrainingObserver {
   std::function<void(int iteration, const MlpParameters& parameters)> on_checkpoint;
   /// Right after a rollback restored the checkpoint of `iteration` useful iterations.
   std::function<void(int iteration, const MlpParameters& parameters)> on_rollback;
-  /// Receives the run's timeline when set (models/dnn/training_trace.hpp says what it holds);
+  /// Receives the run's timeline when set (protocol/training_trace.hpp says what it holds);
   /// not owned, must outlive the run. Never changes a result.
   sim::TraceSink* trace = nullptr;
 };

@@ -2,10 +2,13 @@
 // errors at the offending layer and field, and a coded network run through the CLI.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "app/config/network_section.hpp"
 #include "app/config/scenario_loader.hpp"
 #include "support/cli_runner.hpp"
 #include "support/experiment_error.hpp"
@@ -107,6 +110,38 @@ TEST_CASE("bad network layers are errors at the offending layer and field") {
         "/workload/network/input/width");
   // The last layer gives the logits.
   CHECK(pointer_of_error(with(layers + "/7={\"kind\": \"relu\"}")) == layers + "/7");
+}
+
+TEST_CASE("every layer kind's name and fields round-trip through the reader and the writers") {
+  using codesim::app::ObjectReader;
+  namespace models = codesim::models;
+  for (const models::LayerDescriptor& kind : models::layer_descriptors()) {
+    CAPTURE(kind.name);
+    // Every field given, each off its default and in range.
+    Json given = {{"kind", kind.name}};
+    std::vector<int> values;
+    for (const models::LayerField& field : kind.fields) {
+      values.push_back(std::min(field.max, field.min + 2 + static_cast<int>(values.size())));
+      given[std::string(field.key)] = values.back();
+    }
+    ObjectReader reader(&given, "/layer", "t.json");
+    const models::Layer layer = codesim::app::read_layer(reader);
+    const Json resolved = reader.finish();
+    CHECK(models::layer_kind_name(layer) == kind.name);
+    CHECK(models::layer_descriptor(layer).values(layer) == values);
+    CHECK(models::describe(layer).starts_with(std::string(kind.name)));  // the run summary's
+    // The resolved layer, which every results file holds, is what was given and reads back.
+    CHECK(resolved == given);
+    ObjectReader again(&resolved, "/layer", "t.json");
+    const models::Layer reread = codesim::app::read_layer(again);
+    CHECK(reread.index() == layer.index());
+    CHECK(models::layer_descriptor(reread).values(reread) == values);
+  }
+  const std::string layers = "/workload/network/layers";
+  CHECK(error_of(with(layers + "/1={}")) ==
+        "t.json: " + layers +
+            "/1/kind: missing required key (expected one of \"conv2d\", \"max_pool\", "
+            "\"avg_pool\", \"flatten\", \"dense\", \"relu\")");
 }
 
 TEST_CASE("a network is refused with layers or hidden_activation") {

@@ -89,6 +89,27 @@ TEST_CASE("a training scenario is read with every default resolved") {
   CHECK(s.resolved["faults"]["targets"]["product"]["probability_per_operation"] == 0.0);
 }
 
+TEST_CASE("every activation's name round-trips through the reader and the resolved scenario") {
+  using codesim::app::TrainingWorkload;
+  using codesim::models::Activation;
+  using codesim::models::kActivationNames;
+  for (std::size_t i = 0; i < kActivationNames.size(); ++i) {
+    const std::string name(kActivationNames[i]);
+    CAPTURE(name);
+    const Scenario s = load_scenario(with("/workload/hidden_activation=" + name), "t.json");
+    const Activation read = std::get<TrainingWorkload>(s.workload).spec.mlp.hidden_activation;
+    CHECK(read == static_cast<Activation>(i));
+    CHECK(kActivationNames[static_cast<std::size_t>(read)] == name);
+    // The resolved scenario, which every results file holds, names it and reads back the same.
+    CHECK(s.resolved["workload"]["hidden_activation"] == name);
+    const Scenario again = load_scenario(s.resolved, "t.json");
+    CHECK(std::get<TrainingWorkload>(again.workload).spec.mlp.hidden_activation == read);
+  }
+  CHECK(
+      error_of(with("/workload/hidden_activation=tanh")).find("(expected one of: relu, sigmoid)") !=
+      std::string::npos);
+}
+
 TEST_CASE("the faults section defaults to the CodeNet experiment's error model") {
   Json document = training_scenario();
   document.erase("faults");

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "models/nn/network_spec.hpp"
@@ -155,4 +156,38 @@ TEST_CASE("a flat input feeds dense layers directly, as an MLP") {
   CHECK(g[2].output == TensorShape{10, 1, 1, true});
   CHECK(layer_kind_name(mlp.layers[0]) == "dense");
   CHECK(layer_kind_name(Layer{MaxPool{}}) == "max_pool");
+}
+
+TEST_CASE("every layer kind has one descriptor, named as its struct, that rebuilds its layers") {
+  const std::vector<Layer> layers = {Conv2d{6, 5, 2, 1}, MaxPool{3, 2}, AvgPool{2, 1},
+                                     Flatten{},          Dense{120},    Relu{}};
+  REQUIRE(layer_descriptors().size() == std::variant_size_v<Layer>);
+  REQUIRE(layers.size() == std::variant_size_v<Layer>);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const Layer& layer = layers[i];
+    const LayerDescriptor& kind = layer_descriptor(layer);
+    CAPTURE(kind.name);
+    CHECK(layer.index() == i);
+    CHECK(kind.name == kLayerKindNames[i]);
+    CHECK(kind.name == layer_kind_name(layer));
+    CHECK(find_layer_kind(kind.name) == &kind);
+    const std::vector<int> values = kind.values(layer);
+    CHECK(values.size() == kind.fields.size());
+    const Layer rebuilt = kind.make(values);
+    CHECK(rebuilt.index() == i);
+    CHECK(kind.values(rebuilt) == values);
+  }
+  CHECK(find_layer_kind("tanh") == nullptr);
+  CHECK(layer_descriptor(Layer{Conv2d{}}).fields[0].key == "channels");
+  CHECK(layer_descriptor(Layer{Conv2d{}}).fields[0].member == "out_channels");
+}
+
+TEST_CASE("a layer is described on one line as run summaries print it") {
+  CHECK(describe(Layer{Conv2d{6, 5, 1, 2}}) == "conv2d 6@5x5+2");
+  CHECK(describe(Layer{Conv2d{16, 3, 2, 0}}) == "conv2d 16@3x3/2");
+  CHECK(describe(Layer{MaxPool{2, 2}}) == "max_pool 2/2");
+  CHECK(describe(Layer{AvgPool{3, 1}}) == "avg_pool 3/1");
+  CHECK(describe(Layer{Flatten{}}) == "flatten");
+  CHECK(describe(Layer{Dense{120}}) == "dense 120");
+  CHECK(describe(Layer{Relu{}}) == "relu");
 }
