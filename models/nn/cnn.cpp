@@ -40,89 +40,43 @@ NetworkParameters glorot_init(const NetworkSpec& spec, std::uint64_t seed) {
 namespace {
 
 using sim::Overloaded;
-using Argmax = std::vector<std::int32_t>;
-
-// The unweighted layers' steps, one overload per kind (a new kind without them fails to compile):
-// forward on x (see StepOutput), backward from the delta of the output (true: into `out`).
-StepOutput forward_step(const MaxPool& pool, const TensorShape& input, Matrix& x, Matrix& out,
-                        Argmax& argmax) {
-  max_pool(pool_geometry(input, pool.kernel, pool.stride), x, out, argmax);
-  return StepOutput::written;
-}
-StepOutput forward_step(const AvgPool& pool, const TensorShape& input, Matrix& x, Matrix& out,
-                        Argmax&) {
-  avg_pool(pool_geometry(input, pool.kernel, pool.stride), x, out);
-  return StepOutput::written;
-}
-StepOutput forward_step(const Flatten&, const TensorShape&, Matrix&, Matrix&, Argmax&) {
-  return StepOutput::same;
-}
-// In place: nothing reads ReLU's input again (a weighted layer's A is its own input, and ReLU's
-// backward step reads its output).
-StepOutput forward_step(const Relu&, const TensorShape&, Matrix& x, Matrix&, Argmax&) {
-  x = x.cwiseMax(0.0);
-  return StepOutput::in_place;
-}
-
-bool backward_step(const MaxPool& pool, const TensorShape& input, Matrix& delta, const Matrix&,
-                   const Argmax& argmax, Matrix& out) {
-  max_pool_backward(pool_geometry(input, pool.kernel, pool.stride), delta, argmax, out);
-  return true;
-}
-bool backward_step(const AvgPool& pool, const TensorShape& input, Matrix& delta, const Matrix&,
-                   const Argmax&, Matrix& out) {
-  avg_pool_backward(pool_geometry(input, pool.kernel, pool.stride), delta, out);
-  return true;
-}
-bool backward_step(const Flatten&, const TensorShape&, Matrix&, const Matrix&, const Argmax&,
-                   Matrix&) {
-  return false;
-}
-bool backward_step(const Relu&, const TensorShape&, Matrix& delta, const Matrix& output,
-                   const Argmax&, Matrix&) {
-  // ReLU' is 1 where the output is positive, else 0 (PyTorch's threshold_backward).
-  delta.array() *= (output.array() > 0.0).cast<double>();
-  return false;
-}
 
 // Conv and dense layers are the products around the steps, never steps themselves.
 constexpr const char* kNotAStep = "a conv or dense layer is a product, not a step between them";
+
+// A weighted kind is a product that coded training distributes: forward_layer, backward_layer
+// and layer_steps.cpp form its A and its layout changes, as they do a conv's and a dense layer's.
+template <class Kind>
+constexpr bool kIsStep = !Kind::weighted;
 
 }  // namespace
 
 StepOutput unweighted_forward(const Layer& layer, const TensorShape& input, Matrix& x, Matrix& out,
                               Argmax& argmax) {
   return std::visit(
-      Overloaded{
-          [](const Conv2d&) -> StepOutput {
-            CODESIM_CHECK(false, kNotAStep);
-            return StepOutput::same;
-          },
-          [](const Dense&) -> StepOutput {
-            CODESIM_CHECK(false, kNotAStep);
-            return StepOutput::same;
-          },
-          [&](const auto& step) -> StepOutput { return forward_step(step, input, x, out, argmax); },
+      [&]<class Kind>(const Kind& kind) -> StepOutput {
+        if constexpr (kIsStep<Kind>) {
+          return kind.forward(input, x, out, argmax);
+        } else {
+          CODESIM_CHECK(false, kNotAStep);
+          return StepOutput::same;
+        }
       },
       layer);
 }
 
 bool unweighted_backward(const Layer& layer, const TensorShape& input, Matrix& delta,
                          const Matrix& output, const Argmax& argmax, Matrix& out) {
-  return std::visit(Overloaded{
-                        [](const Conv2d&) -> bool {
-                          CODESIM_CHECK(false, kNotAStep);
-                          return false;
-                        },
-                        [](const Dense&) -> bool {
-                          CODESIM_CHECK(false, kNotAStep);
-                          return false;
-                        },
-                        [&](const auto& step) -> bool {
-                          return backward_step(step, input, delta, output, argmax, out);
-                        },
-                    },
-                    layer);
+  return std::visit(
+      [&]<class Kind>(const Kind& kind) -> bool {
+        if constexpr (kIsStep<Kind>) {
+          return kind.backward(input, delta, output, argmax, out);
+        } else {
+          CODESIM_CHECK(false, kNotAStep);
+          return false;
+        }
+      },
+      layer);
 }
 
 namespace {
@@ -148,9 +102,10 @@ void forward_layer(const Layer& layer, const LayerGeometry& g, int l, const Netw
                    kernels.product(p.weights[w], x, buffers.output);
                    buffers.output.colwise() += p.biases[w];
                  },
-                 [&](const auto& step) -> void {
+                 [&]<class Step>(const Step& step) -> void {
+                   static_assert(kIsStep<Step>, "a new weighted kind needs its product here");
                    // A step in place (ReLU, flatten) leaves its output in its input's buffer.
-                   if (forward_step(step, g.input, x, buffers.output, buffers.argmax) !=
+                   if (step.forward(g.input, x, buffers.output, buffers.argmax) !=
                        StepOutput::written)
                      buffers.owner = input_owner;
                  },
@@ -181,9 +136,10 @@ void backward_layer(const Layer& layer, const LayerGeometry& g, bool first,
                    update(g.weighted_index, *delta, x);
                    delta = &buffers.back;
                  },
-                 [&](const auto& step) -> void {
+                 [&]<class Step>(const Step& step) -> void {
+                   static_assert(kIsStep<Step>, "a new weighted kind needs its product here");
                    if (first) return;  // the first layer's input delta is not formed
-                   if (backward_step(step, g.input, *delta, output, buffers.argmax, buffers.back))
+                   if (step.backward(g.input, *delta, output, buffers.argmax, buffers.back))
                      delta = &buffers.back;
                  },
              },

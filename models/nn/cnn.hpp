@@ -55,13 +55,6 @@ struct NetworkWorkspace {
   std::vector<LayerBuffers> layers;
 };
 
-/// Where an unweighted layer's forward step leaves its output.
-enum class StepOutput {
-  written,   ///< in `out` (pooling)
-  in_place,  ///< in `x`, changed (ReLU; its backward step reads that output)
-  same,      ///< `x` itself, unchanged (flatten: the identity on the batch layout)
-};
-
 /// An unweighted layer's forward step (pooling, flatten, ReLU) on `x`, its input (one sample per
 /// column, of shape `input`); `argmax` receives max_pool's choices. Coded training's steps
 /// between products call it too (layer_steps.cpp). Precondition: not a conv or dense layer (they

@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "models/linalg/dense_kernels.hpp"
-#include "models/nn/network_spec.hpp"
+#include "models/nn/layer_kind.hpp"
+#include "models/nn/layers/conv2d.hpp"
 
 namespace codesim::models {
 

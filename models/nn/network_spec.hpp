@@ -11,54 +11,34 @@
 #include <variant>
 #include <vector>
 
+#include "models/nn/layer_kind.hpp"
+#include "models/nn/layers/conv2d.hpp"
+#include "models/nn/layers/dense.hpp"
+#include "models/nn/layers/flatten.hpp"
+#include "models/nn/layers/pooling.hpp"
+#include "models/nn/layers/relu.hpp"
+
 namespace codesim::models {
 
-/// A 2-D convolution (a cross-correlation, as PyTorch's Conv2d) with a square kernel, stride and
-/// zero padding on every side, and one bias per output channel.
-struct Conv2d {
-  static constexpr std::string_view name = "conv2d";
-  int out_channels = 1;
-  int kernel = 1;
-  int stride = 1;
-  int padding = 0;
-};
-/// Max over kernel x kernel windows `stride` apart (no padding, floor mode: PyTorch's MaxPool2d).
-struct MaxPool {
-  static constexpr std::string_view name = "max_pool";
-  int kernel = 2;
-  int stride = 2;
-};
-/// Mean over kernel x kernel windows `stride` apart (no padding, floor mode: PyTorch's AvgPool2d).
-struct AvgPool {
-  static constexpr std::string_view name = "avg_pool";
-  int kernel = 2;
-  int stride = 2;
-};
-/// C x H x W to C H W features in (c, h, w) order: the identity on the batch layout.
-struct Flatten {
-  static constexpr std::string_view name = "flatten";
-};
-/// A fully connected layer with bias, on flat inputs.
-struct Dense {
-  static constexpr std::string_view name = "dense";
-  int units = 1;
-};
-/// max(0, x) entrywise.
-struct Relu {
-  static constexpr std::string_view name = "relu";
-};
-
-/// A layer of any kind. A new kind is a struct with its `name` added here, then its fields
-/// (layer_descriptors), validation and geometry (network_spec.cpp) and its steps (cnn.cpp); the
-/// build names each place.
+/// A layer of any kind. A new kind is a struct in its own header under models/nn/layers/ (the
+/// members every kind has are in layer_kind.hpp; relu.hpp is the smallest), included above and
+/// added here; every reader, writer and pass visits this variant, so the build names what a kind
+/// lacks.
 using Layer = std::variant<Conv2d, MaxPool, AvgPool, Flatten, Dense, Relu>;
 
 namespace detail {
+template <class... Kinds>
+constexpr bool all_layer_kinds(const std::variant<Kinds...>*) {
+  return (LayerKind<Kinds> && ...);
+}
 template <class... Kinds>
 constexpr std::array<std::string_view, sizeof...(Kinds)> kind_names(const std::variant<Kinds...>*) {
   return {Kinds::name...};
 }
 }  // namespace detail
+
+static_assert(detail::all_layer_kinds(static_cast<const Layer*>(nullptr)),
+              "every alternative of Layer is a LayerKind (layer_kind.hpp)");
 
 /// The kinds' names as scenarios spell them (each struct's `name`), indexed by the alternative:
 /// conv2d, max_pool, avg_pool, flatten, dense, relu.
@@ -66,22 +46,6 @@ inline constexpr auto kLayerKindNames = detail::kind_names(static_cast<const Lay
 
 /// The layer's kind as scenarios spell it.
 std::string_view layer_kind_name(const Layer& layer);
-
-// Far beyond any network a 2-core machine trains, and below int overflow in the shape products
-// (validate_network checks those): the readers' bounds on channels and units, and on kernels,
-// strides and padding.
-inline constexpr int kMaxChannels = 1000000;
-inline constexpr int kMaxKernel = 10000;
-
-/// One integer field of a layer kind as scenarios give it.
-struct LayerField {
-  std::string_view key;     ///< the scenario's key, e.g. "channels"
-  std::string_view member;  ///< the member, as NetworkIssue::field names it: "out_channels"
-  int min = 0;              ///< the range a reader accepts (validate_network checks the shapes)
-  int max = 0;
-  std::optional<int> fallback;  ///< the value when a scenario leaves it out; nullopt = required
-  int fallback_field = -1;      ///< >= 0: defaults to that earlier field's value instead
-};
 
 /// What the scenario reader and the writers know of a layer kind.
 struct LayerDescriptor {
@@ -104,54 +68,15 @@ const LayerDescriptor* find_layer_kind(std::string_view name);
 /// after '+', each when not the default), "max_pool 2/2" (kernel/stride), "dense 120", "relu".
 std::string describe(const Layer& layer);
 
-/// The shape of one sample between layers. A flat shape (after flatten, or a flat input) holds
-/// `channels` features and height = width = 1.
-struct TensorShape {
-  int channels = 1;
-  int height = 1;
-  int width = 1;
-  bool flat = false;
-  /// Values per sample: channels height width.
-  int size() const { return channels * height * width; }
-  friend bool operator==(const TensorShape&, const TensorShape&) = default;
-};
-
-/// "6 x 14 x 14", or "400 features" when flat.
-std::string describe(const TensorShape& shape);
-
 /// A network: the input shape and its layers in order.
 struct NetworkSpec {
   TensorShape input{1, 28, 28, false};
   std::vector<Layer> layers;
 };
 
-/// The first thing wrong with a network. `layer` is the index of the offending layer, or -1 for
-/// the network's own fields; `field` names the field ("kernel", "stride", "input/height",
-/// "learning_rate", ...), or is empty when the layer as a whole is misplaced (a dense layer before
-/// flatten, shapes that do not chain).
-struct NetworkIssue {
-  int layer = -1;
-  std::string field;
-  std::string message;
-};
-
 /// Checks the fields of every layer and chains the shapes from the input to flat logits; at most
 /// 2^31 - 1 values per sample and weight matrix. Nullopt when the network is valid.
 std::optional<NetworkIssue> validate_network(const NetworkSpec& spec);
-
-/// What one layer takes and gives. A weighted layer (conv or dense) computes W A + b, where A is
-/// im2col(x) for a conv (weight_cols x positions B) and x itself for a dense layer (positions 1).
-struct LayerGeometry {
-  TensorShape input;
-  TensorShape output;
-  int weighted_index = -1;  ///< position among the conv and dense layers; -1 for the others
-  int weight_rows = 0;      ///< conv: C_out; dense: units (0 when unweighted)
-  int weight_cols = 0;      ///< conv: C_in k k; dense: inputs (0 when unweighted)
-  int positions = 0;        ///< columns of A per sample: conv H_out W_out, dense 1
-  /// The forward product's flops per sample, 2 weight_rows weight_cols positions (0 when
-  /// unweighted; the backward products cost as much each).
-  double flops_per_sample = 0.0;
-};
 
 /// Each layer's geometry, in order. Precondition: validate_network(spec) is nullopt.
 std::vector<LayerGeometry> network_geometry(const NetworkSpec& spec);
