@@ -44,8 +44,7 @@ struct ReplicaOutput {
   std::string trace_warning;  ///< "" unless the trace hit its cap
 };
 
-/// Loads a point's dataset (shared with earlier points that use the same one) and checks it
-/// against the network.
+/// Loads a point's dataset (shared with earlier points that use the same one).
 std::shared_ptr<const models::DatasetSplit> load_point_data(
     const Scenario& scenario, const TrainingWorkload& training, const std::string& file,
     std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
@@ -61,21 +60,36 @@ std::shared_ptr<const models::DatasetSplit> load_point_data(
                           std::string(e.what()) + " (expected a readable, well-formed dataset)");
     }
   }
+  return data;
+}
+
+/// The point's spec checked once, against its cluster and data (numeric) or for the stochastic
+/// mode: every replica runs on it.
+models::ValidTraining check_point_training(const Scenario& scenario,
+                                           const TrainingWorkload& training,
+                                           const models::DatasetSplit* data,
+                                           const std::string& file) {
   const models::TrainingSpec& spec = training.spec;
-  const std::string problem = models::validate_training(
-      spec, scenario.cluster.node_count(), data->train.features(), data->train.classes);
-  if (!problem.empty() && spec.network) {
+  auto checked =
+      data == nullptr
+          ? models::check_stochastic_training(scenario.cluster, spec, training.faults)
+          : models::check_training(spec, {scenario.cluster.node_count(), data->train.features(),
+                                          data->train.classes});
+  if (auto* valid = std::get_if<models::ValidTraining>(&checked)) return std::move(*valid);
+  const std::string& problem = std::get<std::string>(checked);
+  if (data == nullptr) {  // the reader has said what the stochastic mode does not model
+    throw ScenarioError(file, "/workload/mode",
+                        problem + " (expected a scenario stochastic mode models)");
+  }
+  if (spec.network) {
     throw ScenarioError(file, "/workload/network",
                         problem +
                             " (expected a network that fits the data: input of its "
                             "features, last layer's units >= classes)");
   }
-  if (!problem.empty()) {
-    throw ScenarioError(
-        file, "/workload/layers",
-        problem + " (expected layers that fit the data: first = features, " + "last >= classes)");
-  }
-  return data;
+  throw ScenarioError(
+      file, "/workload/layers",
+      problem + " (expected layers that fit the data: first = features, " + "last >= classes)");
 }
 
 /// A training point's data and fault log to replay (into `inputs`).
@@ -83,8 +97,12 @@ void prepare_training_point(
     const Scenario& scenario, const TrainingWorkload& training, const std::string& file,
     std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache,
     PointInputs& inputs) {
-  if (training.spec.mode == models::TrainingMode::stochastic) return;  // reads no data
+  if (training.spec.mode == models::TrainingMode::stochastic) {  // reads no data
+    inputs.training = check_point_training(scenario, training, nullptr, file);
+    return;
+  }
   inputs.data = load_point_data(scenario, training, file, cache);
+  inputs.training = check_point_training(scenario, training, inputs.data.get(), file);
   const std::string& replay = training.replay_file;
   if (!replay.empty()) {
     models::FaultLog log = read_fault_log_file(replay);
@@ -168,7 +186,7 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const TrainingWorkl
         trace_writer(scenario, training, point, replica);
     observer.trace = trace.get();
     models::TrainingResult result = models::train_coded(
-        scenario.cluster, scenario.checkpoint, training.spec, *injector, inputs.data->train,
+        scenario.cluster, scenario.checkpoint, *inputs.training, *injector, inputs.data->train,
         inputs.data->test, scenario.seed, replica, observer);
     ReplicaOutput output{std::move(result.metrics), std::nullopt, close_trace(trace.get())};
     if (!training.fault_log_file.empty()) output.fault_log = std::move(result.faults);
@@ -189,7 +207,7 @@ ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::
     switch (training.spec.mode) {
       case models::TrainingMode::stochastic:
         return {models::run_stochastic_training(scenario.cluster, scenario.checkpoint,
-                                                training.spec, training.faults, scenario.seed,
+                                                *inputs.training, training.faults, scenario.seed,
                                                 replica, stop_poll(iterations)),
                 std::nullopt, ""};
       case models::TrainingMode::numeric:

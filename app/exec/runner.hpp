@@ -111,6 +111,9 @@ struct RunOutput {
 /// What the replicas of one point share: its data and the fault log it replays.
 struct PointInputs {
   std::shared_ptr<const models::DatasetSplit> data;
+  /// A training point's spec, checked once for the point (its cluster and data); every replica
+  /// runs on it.
+  std::optional<models::ValidTraining> training;
   std::optional<models::FaultLog> replay;
   std::vector<std::uint64_t> replicas;  ///< replica numbers to run
 };

@@ -1,4 +1,5 @@
-// validate_training: whether a training spec fits a cluster and a data set.
+// validate_training: whether a training spec fits a cluster and a data set; check_training makes
+// the ValidTraining the runs take.
 #include "models/training/spec.hpp"
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "models/nn/layer_steps.hpp"
+#include "sim/check.hpp"
 
 namespace codesim::models {
 
@@ -46,6 +48,21 @@ std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int f
            std::to_string(cluster_nodes);
   }
   return {};
+}
+
+std::variant<ValidTraining, std::string> check_training(const TrainingSpec& spec,
+                                                        const TrainingFit& fit) {
+  std::string problem = validate_training(spec, fit.cluster_nodes, fit.features, fit.classes);
+  if (!problem.empty()) return problem;
+  return ValidTraining(spec, fit);
+}
+
+ValidTraining valid_training(const TrainingSpec& spec, const TrainingFit& fit) {
+  auto checked = check_training(spec, fit);
+  if (const auto* problem = std::get_if<std::string>(&checked)) {
+    CODESIM_CHECK(false, problem->c_str());
+  }
+  return std::get<ValidTraining>(std::move(checked));
 }
 
 }  // namespace codesim::models

@@ -6,14 +6,20 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "models/coding/coding_scheme.hpp"
 #include "models/nn/mlp.hpp"
 #include "models/nn/model_spec.hpp"
 
+namespace codesim::sim {
+struct ClusterSpec;  // sim/cluster.hpp
+}  // namespace codesim::sim
+
 namespace codesim::models {
 
-class RankChannel;  // models/training/numeric/node_ranks.hpp
+class RankChannel;   // models/training/numeric/node_ranks.hpp
+struct FaultConfig;  // models/faults/fault_targets.hpp
 
 /// How a training run is simulated: numeric (train_coded runs the arithmetic) or stochastic
 /// (run_stochastic_training, train.hpp: the same protocol without it).
@@ -72,5 +78,51 @@ struct TrainingSpec : ModelSpec {
 /// `classes` classes, else what is wrong.
 std::string validate_training(const TrainingSpec& spec, int cluster_nodes, int features,
                               int classes);
+
+/// What a training spec was checked against: the cluster's node count and the data's shape. A
+/// stochastic run has no data: its features are the model's input, its classes 0.
+struct TrainingFit {
+  int cluster_nodes = 0;
+  int features = 0;
+  int classes = 0;
+  friend bool operator==(const TrainingFit&, const TrainingFit&) = default;
+};
+
+/// A TrainingSpec checked once, where it enters (the runner, a test, a benchmark): the runs take
+/// one and never check the spec again, only that they run on the cluster and data it was checked
+/// against. Only check_training and check_stochastic_training make one.
+class ValidTraining {
+ public:
+  const TrainingSpec& spec() const { return spec_; }
+  const TrainingFit& fit() const { return fit_; }
+  /// Whether check_stochastic_training accepted it: the stochastic mode models every setting.
+  bool stochastic_checked() const { return stochastic_checked_; }
+
+ private:
+  ValidTraining(const TrainingSpec& spec, const TrainingFit& fit) : spec_(spec), fit_(fit) {}
+  friend std::variant<ValidTraining, std::string> check_training(const TrainingSpec&,
+                                                                 const TrainingFit&);
+  friend std::variant<ValidTraining, std::string> check_stochastic_training(
+      const sim::ClusterSpec&, const TrainingSpec&, const FaultConfig&);
+
+  TrainingSpec spec_;
+  TrainingFit fit_;
+  bool stochastic_checked_ = false;
+};
+
+/// `spec` as a ValidTraining when validate_training accepts it for `fit`, else what is wrong.
+std::variant<ValidTraining, std::string> check_training(const TrainingSpec& spec,
+                                                        const TrainingFit& fit);
+
+/// check_training for a spec its caller built and knows to be valid (tests, benchmarks): a
+/// problem is a failed CODESIM_CHECK that names it.
+ValidTraining valid_training(const TrainingSpec& spec, const TrainingFit& fit);
+
+/// `spec` as a ValidTraining that the stochastic mode models on `cluster` with `faults`
+/// (validate_stochastic_training, stochastic/stochastic_validation.hpp), else what is wrong. Its
+/// fit has the model's input as features and 0 classes.
+std::variant<ValidTraining, std::string> check_stochastic_training(const sim::ClusterSpec& cluster,
+                                                                   const TrainingSpec& spec,
+                                                                   const FaultConfig& faults);
 
 }  // namespace codesim::models

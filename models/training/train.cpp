@@ -4,16 +4,28 @@
 
 #include "models/training/numeric/numeric_backend.hpp"
 #include "models/training/stochastic/stochastic_backend.hpp"
+#include "models/training/stochastic/stochastic_validation.hpp"
+#include "sim/check.hpp"
 
 namespace codesim::models {
+
+TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
+                           const ValidTraining& training, FaultInjector& injector,
+                           const Dataset& train, const Dataset& test, std::uint64_t seed,
+                           std::uint64_t replica, const TrainingObserver& observer) {
+  detail::NumericBackend run(cluster, checkpoint, training, injector, train, test, seed, replica,
+                             observer);
+  return run.run();
+}
 
 TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
                            const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,
                            const Dataset& test, std::uint64_t seed, std::uint64_t replica,
                            const TrainingObserver& observer) {
-  detail::NumericBackend run(cluster, checkpoint, spec, injector, train, test, seed, replica,
-                               observer);
-  return run.run();
+  const ValidTraining training =
+      valid_training(spec, {cluster.node_count(), train.features(), train.classes});
+  return train_coded(cluster, checkpoint, training, injector, train, test, seed, replica,
+                     observer);
 }
 
 sim::MetricSet run_coded_training(const sim::ClusterSpec& cluster,
@@ -27,11 +39,25 @@ sim::MetricSet run_coded_training(const sim::ClusterSpec& cluster,
 
 sim::MetricSet run_stochastic_training(const sim::ClusterSpec& cluster,
                                        const sim::CheckpointSpec& checkpoint,
+                                       const ValidTraining& training, const FaultConfig& faults,
+                                       std::uint64_t seed, std::uint64_t replica,
+                                       const std::function<bool()>& should_stop) {
+  detail::StochasticBackend run(cluster, checkpoint, training, faults, seed, replica,
+                                should_stop);
+  return run.run();
+}
+
+sim::MetricSet run_stochastic_training(const sim::ClusterSpec& cluster,
+                                       const sim::CheckpointSpec& checkpoint,
                                        const TrainingSpec& spec, const FaultConfig& faults,
                                        std::uint64_t seed, std::uint64_t replica,
                                        const std::function<bool()>& should_stop) {
-  detail::StochasticBackend run(cluster, checkpoint, spec, faults, seed, replica, should_stop);
-  return run.run();
+  auto checked = check_stochastic_training(cluster, spec, faults);
+  if (const auto* problem = std::get_if<std::string>(&checked)) {
+    CODESIM_CHECK(false, problem->c_str());
+  }
+  return run_stochastic_training(cluster, checkpoint, std::get<ValidTraining>(checked), faults,
+                                 seed, replica, should_stop);
 }
 
 }  // namespace codesim::models

@@ -110,11 +110,17 @@ struct TrainingResult {
 /// outputs on batch 0); energy_J the joules spent so far (sim::EnergyMeter::spent_J, before the
 /// row's evaluation). loss_vs_iteration (iteration, time_s, loss) when record_loss.
 TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
+                           const ValidTraining& training, FaultInjector& injector,
+                           const Dataset& train, const Dataset& test, std::uint64_t seed,
+                           std::uint64_t replica, const TrainingObserver& observer = {});
+/// train_coded of a spec its caller knows to be valid (valid_training: a problem aborts).
+TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
                            const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,
                            const Dataset& test, std::uint64_t seed, std::uint64_t replica,
                            const TrainingObserver& observer = {});
 
 /// train_coded with a sampling injector over the cluster's nodes; returns its metrics.
+/// Precondition: validate_training is empty (valid_training: a problem aborts).
 sim::MetricSet run_coded_training(const sim::ClusterSpec& cluster,
                                   const sim::CheckpointSpec& checkpoint, const TrainingSpec& spec,
                                   const FaultConfig& faults, const Dataset& train,
@@ -122,7 +128,7 @@ sim::MetricSet run_coded_training(const sim::ClusterSpec& cluster,
 
 /// Runs one replica of train_coded's protocol (above) with its time model
 /// (protocol/round_costs.hpp) and no arithmetic: per stored block it keeps whether a weight
-/// strike has made it wrong. Precondition: validate_stochastic_training is empty.
+/// strike has made it wrong. `training` comes from check_stochastic_training.
 ///
 ///  - Strikes: (weights, forward / backward) before each completed product on the block it reads,
 ///    (product, forward / backward) on each completed partial (transient: its symbols are
@@ -167,6 +173,13 @@ sim::MetricSet run_coded_training(const sim::ClusterSpec& cluster,
 /// time_compute_s, time_communication_s, time_decode_s, time_checkpoint_s, time_restart_s,
 /// time_eval_s (0), time_lost_s; the seven add up to completion_time_s. No series.
 /// `should_stop`, when set, is polled before every iteration; true throws TrainingStopped.
+sim::MetricSet run_stochastic_training(const sim::ClusterSpec& cluster,
+                                       const sim::CheckpointSpec& checkpoint,
+                                       const ValidTraining& training, const FaultConfig& faults,
+                                       std::uint64_t seed, std::uint64_t replica,
+                                       const std::function<bool()>& should_stop = {});
+/// run_stochastic_training of a spec its caller knows the stochastic mode models (a problem of
+/// check_stochastic_training aborts).
 sim::MetricSet run_stochastic_training(const sim::ClusterSpec& cluster,
                                        const sim::CheckpointSpec& checkpoint,
                                        const TrainingSpec& spec, const FaultConfig& faults,

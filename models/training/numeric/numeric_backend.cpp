@@ -16,20 +16,20 @@
 namespace codesim::models::detail {
 
 NumericBackend::NumericBackend(const sim::ClusterSpec& cluster_spec,
-                               const sim::CheckpointSpec& checkpoint, const TrainingSpec& spec,
-                               FaultInjector& injector, const Dataset& train, const Dataset& test,
-                               std::uint64_t seed, std::uint64_t replica,
-                               const TrainingObserver& observer)
-    : spec_(spec),
+                               const sim::CheckpointSpec& checkpoint,
+                               const ValidTraining& training, FaultInjector& injector,
+                               const Dataset& train, const Dataset& test, std::uint64_t seed,
+                               std::uint64_t replica, const TrainingObserver& observer)
+    : spec_(training.spec()),
       seed_(seed),
       observer_(observer),
       cluster_(engine_, cluster_spec, seed, replica),
       injector_(injector),
-      batches_(train, spec.sgd.batch_size, seed, replica),
-      protocol_(*this, cluster_spec, checkpoint, spec, observer.should_stop, observer.trace) {
-  const std::string problem =
-      validate_training(spec, cluster_.size(), train.features(), train.classes);
-  CODESIM_CHECK(problem.empty(), problem.c_str());
+      batches_(train, spec_.sgd.batch_size, seed, replica),
+      protocol_(*this, cluster_spec, checkpoint, spec_, observer.should_stop, observer.trace) {
+  const TrainingSpec& spec = spec_;
+  CODESIM_CHECK((training.fit() == TrainingFit{cluster_.size(), train.features(), train.classes}),
+                "the spec was checked for this cluster and data");
   CODESIM_CHECK(test.samples() >= 1 && test.features() == train.features(),
                 "the test set needs samples of the training set's features");
   nodes_ = summarize_scheme(spec.scheme).nodes;

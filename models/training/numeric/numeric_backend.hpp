@@ -120,7 +120,7 @@ struct EvaluationRecord {
 class NumericBackend final : public TrainingBackend {
  public:
   NumericBackend(const sim::ClusterSpec& cluster_spec, const sim::CheckpointSpec& checkpoint,
-                 const TrainingSpec& spec, FaultInjector& injector, const Dataset& train,
+                 const ValidTraining& training, FaultInjector& injector, const Dataset& train,
                  const Dataset& test, std::uint64_t seed, std::uint64_t replica,
                  const TrainingObserver& observer);
 

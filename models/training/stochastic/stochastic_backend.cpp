@@ -28,14 +28,15 @@ double system_mtbf_s(const std::vector<sim::CrashSpec>& crashes) {
 
 StochasticBackend::StochasticBackend(const sim::ClusterSpec& cluster,
                                      const sim::CheckpointSpec& checkpoint,
-                                     const TrainingSpec& spec, const FaultConfig& faults,
+                                     const ValidTraining& training, const FaultConfig& faults,
                                      std::uint64_t seed, std::uint64_t replica,
                                      const std::function<bool()>& should_stop)
-    : spec_(spec),
+    : spec_(training.spec()),
       topology_(cluster.network),
-      protocol_(*this, cluster, checkpoint, spec, should_stop, nullptr) {
-  CODESIM_CHECK(validate_stochastic_training(cluster, spec, faults).empty(),
-                "the stochastic mode needs a spec it models");
+      protocol_(*this, cluster, checkpoint, spec_, should_stop, nullptr) {
+  CODESIM_CHECK(training.stochastic_checked() && training.fit().cluster_nodes == cluster.node_count(),
+                "the spec was checked for the stochastic mode on this cluster");
+  const TrainingSpec& spec = spec_;
   nodes_ = summarize_scheme(spec.scheme).nodes;
   layout_.weights = weight_shapes(spec);
   layout_.layers = static_cast<int>(layout_.weights.size());

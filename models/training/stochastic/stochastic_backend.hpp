@@ -107,7 +107,7 @@ struct RoundScratch {
 class StochasticBackend final : public TrainingBackend {
  public:
   StochasticBackend(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
-                    const TrainingSpec& spec, const FaultConfig& faults, std::uint64_t seed,
+                    const ValidTraining& training, const FaultConfig& faults, std::uint64_t seed,
                     std::uint64_t replica, const std::function<bool()>& should_stop);
   sim::MetricSet run();
 

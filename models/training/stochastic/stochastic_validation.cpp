@@ -59,4 +59,14 @@ std::string validate_stochastic_training(const sim::ClusterSpec& cluster, const 
   return {};
 }
 
+std::variant<ValidTraining, std::string> check_stochastic_training(const sim::ClusterSpec& cluster,
+                                                                   const TrainingSpec& spec,
+                                                                   const FaultConfig& faults) {
+  std::string problem = validate_stochastic_training(cluster, spec, faults);
+  if (!problem.empty()) return problem;
+  ValidTraining valid(spec, {cluster.node_count(), input_features(spec), 0});
+  valid.stochastic_checked_ = true;
+  return valid;
+}
+
 }  // namespace codesim::models

@@ -368,6 +368,19 @@ TEST_CASE("training specs are validated") {
   CHECK(validate_training(spec, 16, 8, 4).find("layer 0") != std::string::npos);
 }
 
+TEST_CASE("a spec is checked once into a ValidTraining that keeps what it was checked against") {
+  const TrainingSpec spec = training("codenet_grid", 5);
+  const auto valid = check_training(spec, {16, 8, 4});
+  REQUIRE(std::holds_alternative<ValidTraining>(valid));
+  const ValidTraining& training = std::get<ValidTraining>(valid);
+  CHECK(training.fit() == TrainingFit{16, 8, 4});
+  CHECK(training.spec().iterations == spec.iterations);
+  CHECK_FALSE(training.stochastic_checked());
+  const auto too_few_nodes = check_training(spec, {11, 8, 4});
+  REQUIRE(std::holds_alternative<std::string>(too_few_nodes));
+  CHECK(std::get<std::string>(too_few_nodes) == validate_training(spec, 11, 8, 4));
+}
+
 TEST_CASE("under the avx2_fma arithmetic training is deterministic and still corrects errors") {
   if (!arithmetic_available(Arithmetic::avx2_fma)) {
     MESSAGE("this CPU or build has no AVX2 and FMA: avx2_fma training not tested");

@@ -433,6 +433,23 @@ TEST_CASE("what the stochastic mode does not model is refused") {
   CHECK(!validate_stochastic_training(cluster(20), spec, weights_at(1e-3)).empty());
 }
 
+TEST_CASE("a stochastic check gives a ValidTraining for the stochastic mode, or the same problem") {
+  const TrainingSpec spec = training(codenet(), 10);
+  const auto valid = check_stochastic_training(cluster(), spec, weights_at(1e-3));
+  REQUIRE(std::holds_alternative<ValidTraining>(valid));
+  const ValidTraining& checked = std::get<ValidTraining>(valid);
+  CHECK(checked.stochastic_checked());
+  CHECK(checked.fit() == TrainingFit{cluster().node_count(), input_features(spec), 0});
+  // A numeric check does not stand for the stochastic one (it does not look at the faults).
+  CHECK_FALSE(std::get<ValidTraining>(check_training(spec, checked.fit())).stochastic_checked());
+  TrainingSpec audited = spec;
+  audited.audit = true;
+  const auto refused = check_stochastic_training(cluster(), audited, weights_at(1e-3));
+  REQUIRE(std::holds_alternative<std::string>(refused));
+  CHECK(std::get<std::string>(refused) ==
+        validate_stochastic_training(cluster(), audited, weights_at(1e-3)));
+}
+
 TEST_CASE("a run stops at its time limit in the middle of an iteration with a breakdown to match") {
   // Before, the limit was checked between iterations only: the last one ran past it and the
   // breakdown added up to more than the completion time (the limit).
