@@ -20,8 +20,10 @@ double value_of(const StepTrace& trace, long step) {
   return step < 0 ? 1.0 : trace.steps[static_cast<std::size_t>(step)].value;
 }
 
-/// Work (seconds at multiplier 1) done over one whole period.
-double work_per_period(const StepTrace& trace) {
+}  // namespace
+
+double work_per_period_s(const StepTrace& trace) {
+  if (!std::isfinite(trace.period_s)) return INFINITY;
   double work = 0.0;
   double from_s = 0.0;
   for (long i = -1; i < static_cast<long>(trace.steps.size()); ++i) {
@@ -33,8 +35,6 @@ double work_per_period(const StepTrace& trace) {
   }
   return work;
 }
-
-}  // namespace
 
 double StepTrace::value_at(double t_s) const {
   if (steps.empty()) return 1.0;
@@ -49,9 +49,11 @@ double finish_time_s(const StepTrace& speed, double start_s, double work_s) {
   double period_start_s = periodic ? start_s - std::fmod(start_s, speed.period_s) : 0.0;
   double t_s = start_s;
   if (periodic) {
-    const double per_period = work_per_period(speed);
-    CODESIM_CHECK(per_period > 0.0, "a speed trace must make progress");
+    const double per_period = work_per_period_s(speed);
+    CODESIM_CHECK(per_period > 0.0, "a speed trace must make progress (validated)");
     const double whole = std::floor(work_s / per_period);
+    // More periods than a double counts: far below the clock's resolution (as below).
+    if (!std::isfinite(whole)) return start_s + work_s * speed.period_s / per_period;
     if (whole >= 1.0) {
       // Any window of one period does the same work, wherever it starts.
       work_s -= whole * per_period;
@@ -67,6 +69,11 @@ double finish_time_s(const StepTrace& speed, double start_s, double work_s) {
              : period_start_s + speed.steps[static_cast<std::size_t>(step + 1)].from_s;
     const double rate = value_of(speed, step);
     CODESIM_CHECK(rate > 0.0, "a speed multiplier must be > 0");
+    if (last && periodic && !(period_start_s + speed.period_s > period_start_s)) {
+      // The clock cannot add the period to the time: the steps are below its resolution, and
+      // the rest runs at the period's mean speed (else this loop would never end).
+      return t_s + work_s * speed.period_s / work_per_period_s(speed);
+    }
     if (work_s <= rate * (end_s - t_s)) return t_s + work_s / rate;
     work_s -= rate * (end_s - t_s);
     t_s = end_s;

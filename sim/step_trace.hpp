@@ -24,9 +24,19 @@ struct StepTrace {
   double value_at(double t_s) const;
 };
 
+/// The shortest period a trace may loop with, seconds: below it a loop is no longer a time scale
+/// the simulation resolves (a nanosecond is far below any task), and a period that the run's
+/// clock cannot add to itself would stall it.
+inline constexpr double kMinTracePeriod_s = 1e-9;
+
+/// Work (seconds at multiplier 1) done over one whole period of a looping trace; infinite when it
+/// does not loop.
+double work_per_period_s(const StepTrace& trace);
+
 /// When work that takes `work_s` seconds at multiplier 1 ends, started at `start_s`, when it
 /// advances at the trace's multiplier (a speed: every value > 0). Infinite work never ends.
-/// An empty trace gives start_s + work_s exactly.
+/// An empty trace gives start_s + work_s exactly. Where the clock's resolution exceeds a period
+/// (its steps no longer add to the time), the rest of the work runs at the period's mean speed.
 double finish_time_s(const StepTrace& speed, double start_s, double work_s);
 
 /// The probability that an operation struck with probability p at multiplier 1 is struck at

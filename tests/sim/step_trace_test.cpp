@@ -54,6 +54,17 @@ TEST_CASE("work on a looping speed trace skips whole periods and ends in the rig
   CHECK(finish_time_s(trace, 1e6 + 3.0, 7.5e5 + 5.0) == doctest::Approx(2e6 + 10.5).epsilon(1e-12));
 }
 
+TEST_CASE("work on a trace looping faster than the clock resolves ends at the mean speed") {
+  // 1e-300 s periods (half at 1, half at 0.5): the clock cannot add a period to 5 s, so the
+  // loop over periods never advanced before; the work now runs at the mean speed 0.75.
+  const StepTrace fast{{{0.0, 1.0}, {0.5e-300, 0.5}}, 1e-300};
+  CHECK(finish_time_s(fast, 5.0, 1.0) == doctest::Approx(5.0 + 1.0 / 0.75).epsilon(1e-12));
+  const StepTrace tiny{{{0.0, 2.0}}, 5e-324};
+  CHECK(finish_time_s(tiny, 7.0, 3.0) == doctest::Approx(8.5).epsilon(1e-12));
+  CHECK(work_per_period_s(fast) == doctest::Approx(0.75e-300));
+  CHECK(std::isinf(work_per_period_s(StepTrace{{{1.0, 2.0}}})));
+}
+
 TEST_CASE("a node's task on a speed trace is replayed to the second") {
   // 1e9 flop/s; from 100 s a quarter of it. A 1e11-flop task (100 s) started at 50 runs 50 s at
   // full speed and the other 50 s of work at a quarter: it ends at 300 s.
