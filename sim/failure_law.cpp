@@ -24,8 +24,12 @@ double WeibullLaw::draw(RandomStream& stream) const {
 std::string WeibullLaw::problem(LawRole) const {
   if (!positive_finite(shape)) return "shape must be > 0 and finite";
   if (!positive_finite(scale_s)) return "scale_s must be > 0 and finite";
-  if (!std::isfinite(mean()))
+  if (!std::isfinite(mean())) {
+    // Either factor can overflow: name the one that does (a huge scale, or a tiny shape).
+    if (std::isfinite(std::tgamma(1.0 + 1.0 / shape)))
+      return "scale_s is so large that the mean scale_s Gamma(1 + 1 / shape) is infinite";
     return "shape is so small that the mean scale_s Gamma(1 + 1 / shape) is infinite";
+  }
   return "";
 }
 

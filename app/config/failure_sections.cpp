@@ -110,7 +110,7 @@ void read_domains(ObjectReader& r, sim::ClusterSpec& cluster) {
 void read_shared_failures(ObjectReader& r, sim::ClusterSpec& cluster) {
   read_domains(r, cluster);
   if (r.has("availability_trace")) {
-    const std::string path = r.string("availability_trace", std::nullopt);
+    const std::string path = r.file_name("availability_trace", "an availability trace CSV");
     const std::string text =
         read_input_file(path, "an availability trace: a CSV file with the header node,down_s,up_s");
     cluster.shared_failures.trace = parse_availability_trace(text, path, cluster.node_count());

@@ -62,8 +62,10 @@ models::NetworkSpec read_network(ObjectReader& r) {
   });
   const Json* raw = r.raw("layers");
   if (raw == nullptr || !raw->is_array() || raw->empty()) {
-    r.fail("layers", (raw == nullptr ? std::string("missing required key")
-                                     : "wrong type: got " + describe_json(*raw)) +
+    const std::string problem = raw == nullptr       ? std::string("missing required key")
+                                : raw->is_array() ? std::string("an empty array of layers")
+                                                  : "wrong type: got " + describe_json(*raw);
+    r.fail("layers", problem +
                          " (expected a non-empty array of layer objects, e.g. [{\"kind\": "
                          "\"conv2d\", \"channels\": 6, \"kernel\": 5}, ...])");
   }

@@ -297,6 +297,12 @@ std::string ObjectReader::string(std::string_view key, std::optional<std::string
   return text;
 }
 
+std::string ObjectReader::file_name(std::string_view key, std::string_view what) {
+  std::string name = string(key, std::nullopt);
+  if (name.empty()) fail(key, "an empty file name (expected the path of " + std::string(what) + ")");
+  return name;
+}
+
 std::string ObjectReader::choice(std::string_view key, std::optional<std::string> fallback,
                                  std::span<const std::string_view> allowed) {
   std::vector<std::string> names(allowed.begin(), allowed.end());

@@ -60,6 +60,9 @@ class ObjectReader {
   std::uint64_t unsigned_integer(std::string_view key, std::optional<std::uint64_t> fallback);
   bool boolean(std::string_view key, std::optional<bool> fallback);
   std::string string(std::string_view key, std::optional<std::string> fallback);
+  /// A file's name the scenario must give (no fallback): a non-empty string; `what` says what the
+  /// file is, for the error ("an availability trace").
+  std::string file_name(std::string_view key, std::string_view what);
   /// A string out of `allowed`; an unknown one is rejected with the list (and a suggestion).
   std::string choice(std::string_view key, std::optional<std::string> fallback,
                      std::span<const std::string_view> allowed);

@@ -60,6 +60,11 @@ void for_each_line(const std::string& text, const std::string& file, std::string
       throw ScenarioError::at_line(file, number, message);
     };
     if (number == 1) {
+      // Spreadsheets save CSV as UTF-8 with a byte-order mark: it is not part of the header.
+      constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+      if (line != header && line.starts_with(kByteOrderMark) &&
+          line.substr(kByteOrderMark.size()) == header)
+        continue;
       if (line != header) {
         fail("the first line is \"" + std::string(line) + "\" (expected the header \"" +
              std::string(header) + "\")");
@@ -181,13 +186,25 @@ std::vector<sim::StepTrace> read_step_trace(ObjectReader& r, std::string_view ke
   const Json* raw = r.raw(key);
   if (raw != nullptr && raw->is_object()) {
     r.object(key, [&](ObjectReader& o) {
-      path = o.string("file", std::nullopt);
-      period_s = o.number_or_infinity("period_s", INFINITY, above(0.0));
+      path = o.file_name("file", what);
+      period_s = o.number_or_infinity("period_s", INFINITY, at_least(sim::kMinTracePeriod_s));
     });
   } else {
-    path = r.string(key, std::nullopt);
+    path = r.file_name(key, what);
   }
-  return parse_step_trace(read_input_file(path, what), path, nodes, period_s, kind);
+  std::vector<sim::StepTrace> traces =
+      parse_step_trace(read_input_file(path, what), path, nodes, period_s, kind);
+  if (kind == StepTraceKind::speed) {
+    for (std::size_t node = 0; node < traces.size(); ++node) {
+      // Multipliers so small that a period's work underflows: the node would never finish.
+      if (!(sim::work_per_period_s(traces[node]) > 0.0)) {
+        r.fail(key, "node " + std::to_string(node) + "'s speeds do no work over a period of " +
+                        significant(period_s, 15) +
+                        " s (expected multipliers whose work over the period is > 0)");
+      }
+    }
+  }
+  return traces;
 }
 
 }  // namespace codesim::app

@@ -79,8 +79,8 @@ models::DatasetSource read_dataset(ObjectReader& r) {
   if (d.kind == DatasetKind::mnist || d.kind == DatasetKind::fashion_mnist) {
     d.directory = r.string("directory", "");
   } else if (d.kind == DatasetKind::idx) {
-    d.images = r.string("images", std::nullopt);
-    d.labels = r.string("labels", std::nullopt);
+    d.images = r.file_name("images", "an IDX file of images");
+    d.labels = r.file_name("labels", "an IDX file of labels");
     d.test_images = r.string("test_images", "");
     d.test_labels = r.string("test_labels", "");
     if (d.test_images.empty() != d.test_labels.empty()) {
@@ -349,20 +349,26 @@ constexpr std::array<std::string_view, 3> kLogFilePlaceholders = {"{name}", "{po
 
 /// Fails at `key` at the first "{" that does not start a known placeholder.
 void check_log_file_pattern(ObjectReader& r, std::string_view key, const std::string& pattern) {
+  const std::string word = unknown_placeholder(pattern);
+  if (word.empty()) return;
+  r.fail(key, "unknown placeholder " + in_quotes(word) + " in " + in_quotes(pattern) +
+                  " (expected only {name}, {point} and {replica})");
+}
+
+}  // namespace
+
+std::string unknown_placeholder(const std::string& pattern) {
   for (std::size_t at = pattern.find('{'); at != std::string::npos;
        at = pattern.find('{', at + 1)) {
     const std::size_t close = pattern.find('}', at);
     const std::string_view word =
         std::string_view(pattern).substr(at, close == std::string::npos ? 1 : close - at + 1);
-    if (std::find(kLogFilePlaceholders.begin(), kLogFilePlaceholders.end(), word) !=
+    if (std::find(kLogFilePlaceholders.begin(), kLogFilePlaceholders.end(), word) ==
         kLogFilePlaceholders.end())
-      continue;
-    r.fail(key, "unknown placeholder " + in_quotes(word) + " in " + in_quotes(pattern) +
-                    " (expected only {name}, {point} and {replica})");
+      return std::string(word);
   }
+  return "";
 }
-
-}  // namespace
 
 void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training) {
   models::FaultConfig config = models::default_fault_config();
@@ -390,6 +396,7 @@ void read_trace(ObjectReader& r, TrainingWorkload& training) {
   t.from_iteration = static_cast<int>(r.integer("from_iteration", 0, 0, INT_MAX));
   t.to_iteration = static_cast<int>(r.integer("to_iteration", INT_MAX, t.from_iteration, INT_MAX));
   t.max_events = r.integer("max_events", 1000000, 1, std::int64_t{1} << 50);
+  t.flows = r.boolean("flows", true);
 }
 
 namespace {

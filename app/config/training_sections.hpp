@@ -32,6 +32,10 @@ void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training)
 /// Its `file` pattern may hold the placeholders of a `log_file` pattern.
 void read_trace(ObjectReader& r, TrainingWorkload& training);
 
+/// The first "{...}" of an output file pattern (faults.log_file, trace.file, --trace) that is not
+/// {name}, {point} or {replica}; "" when there is none.
+std::string unknown_placeholder(const std::string& pattern);
+
 /// The fault log of replica `replica` of sweep point `point` of scenario `name`: the `log_file`
 /// `pattern` with its placeholders filled in.
 std::string fault_log_path(const std::string& pattern, const std::string& name, std::size_t point,

@@ -146,6 +146,9 @@ TEST_CASE("bad availability traces exit with the file and line of what is wrong"
         "t.csv:1: the first line is \"\" (expected the header "
         "\"node,down_s,up_s\")");
   CHECK(trace_error("node,up_s,down_s\n").starts_with("t.csv:1: the first line is"));
+  // A spreadsheet's byte-order mark before the header was refused with a message that showed the
+  // header as expected: it is read as the header now.
+  CHECK(trace_error("\xEF\xBB\xBFnode,down_s,up_s\n0,1,2\n").empty());
   CHECK(trace_error("node,down_s,up_s\n0,1,2\n4,1,2\n") ==
         "t.csv:3: node 4 does not exist (expected a node id in [0, 3])");
   CHECK(trace_error("node,down_s,up_s\n-1,1,2\n").starts_with("t.csv:2: node -1 does not exist"));
@@ -176,6 +179,13 @@ TEST_CASE("cluster.availability_trace reads the file at its path and records the
         bad.path + ":3: node 12 does not exist (expected a node id in [0, 9])");
   CHECK(error_of(scenario_with("/cluster/availability_trace=" + bad.path + ".missing"))
             .starts_with(bad.path + ".missing: /: no such file"));
+  // An empty name said ": /: no such file", naming neither the file nor the key.
+  CHECK(error_of(scenario_with("/cluster/availability_trace=\"\"")) ==
+        "s.json: /cluster/availability_trace: an empty file name (expected the path of an "
+        "availability trace CSV)");
+  CHECK(error_of(scenario_with("/cluster/speed_trace={\"file\": \"\"}"))
+            .starts_with("s.json: /cluster/speed_trace/file: an empty file name (expected the "
+                         "path of a speed trace"));
 }
 
 TEST_CASE("a speed trace gives each node it names its steps, looping with period_s") {
@@ -225,8 +235,25 @@ TEST_CASE("bad step traces exit with the file and line of what is wrong") {
   CHECK(step_error("node,from_s,multiplier\n1,1,-2\n", StepTraceKind::rate, INFINITY) ==
         "s.csv:2: multiplier \"-2\" (expected a finite number >= 0)");
   CHECK(error_of(scenario_with("/cluster/speed_trace={\"file\": \"x.csv\", \"period_s\": 0}")) ==
-        "s.json: /cluster/speed_trace/period_s: value 0 is out of range (expected a number > 0, or "
-        "null for infinity)");
+        "s.json: /cluster/speed_trace/period_s: value 0 is out of range (expected a number >= "
+        "1e-09, or null for infinity)");
+}
+
+TEST_CASE("a speed trace that would stall the clock is refused at its pointer") {
+  // A period the clock cannot add to itself looped forever; 5e-324 s aborted the run.
+  const TraceFile file("node,from_s,multiplier\n3,0,0.5\n");
+  for (const char* period : {"1e-300", "5e-324"}) {
+    CAPTURE(period);
+    CHECK(error_of(scenario_with("/cluster/speed_trace={\"file\": \"" + file.path +
+                                 "\", \"period_s\": " + period + "}"))
+              .starts_with("s.json: /cluster/speed_trace/period_s: value "));
+  }
+  // Speeds whose work over a period underflows to 0: the node would never finish a task.
+  const TraceFile slow("node,from_s,multiplier\n3,0,1e-320\n");
+  CHECK(error_of(scenario_with("/cluster/speed_trace={\"file\": \"" + slow.path +
+                               "\", \"period_s\": 1e-9}")) ==
+        "s.json: /cluster/speed_trace: node 3's speeds do no work over a period of 1e-09 s "
+        "(expected multipliers whose work over the period is > 0)");
 }
 
 TEST_CASE("link failures take the failure and repair laws of cluster.crashes, repair fixed 0") {

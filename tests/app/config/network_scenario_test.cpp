@@ -106,6 +106,8 @@ TEST_CASE("bad network layers are errors at the offending layer and field") {
   CHECK(pointer_of_error(with(layers + "/6={\"kind\": \"conv2d\", \"channels\": 2, \"kernel\": "
                                        "1}")) == layers + "/6");
   CHECK(pointer_of_error(with(layers + "=[]")) == layers);
+  CHECK(error_of(with(layers + "=[]")).find("an empty array of layers (expected a non-empty") !=
+        std::string::npos);
   CHECK(pointer_of_error(with("/workload/network/input/width=0")) ==
         "/workload/network/input/width");
   // The last layer gives the logits.

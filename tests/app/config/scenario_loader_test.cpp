@@ -582,4 +582,8 @@ TEST_CASE("bad crash laws exit with the pointer of what is wrong") {
   CHECK(error_of(law(R"({"failure": {"law": "weibull", "shape": 1e-5, "scale_s": 1}})")) ==
         "s.json: /cluster/crashes/failure: shape is so small that the mean scale_s Gamma(1 + 1 / "
         "shape) is infinite (expected a valid failure law)");
+  // A huge scale with an ordinary shape: the scale overflows the mean, not the shape.
+  CHECK(error_of(law(R"({"failure": {"law": "weibull", "shape": 0.5, "scale_s": 1e308}})")) ==
+        "s.json: /cluster/crashes/failure: scale_s is so large that the mean scale_s Gamma(1 + 1 "
+        "/ shape) is infinite (expected a valid failure law)");
 }
