@@ -11,6 +11,11 @@
 #include <system_error>
 #include <utility>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/temporary_file.hpp"
+
 namespace codesim::analysis {
 
 namespace {
@@ -22,15 +27,24 @@ constexpr std::array<std::string_view, 3> kLaneNames = {"compute", "protocol", "
 }  // namespace
 
 ChromeTraceWriter::ChromeTraceWriter(std::string path, const TraceOptions& options, int nodes)
-    : path_(std::move(path)), temporary_(path_ + ".partial"), options_(options), job_pid_(nodes) {
+    : path_(std::move(path)), options_(options), job_pid_(nodes) {
   // Like the fault logs, a trace may go to a directory the run creates.
   const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
-  std::error_code ignored;  // a failure shows as the fopen error below
+  std::error_code ignored;  // a failure shows as the error below
   if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
-  file_ = std::fopen(temporary_.c_str(), "wb");
+  // A unique name beside the trace: no file of the user's is replaced before the rename.
+  const TemporaryFile temporary = make_temporary_beside(path_);
+  temporary_ = temporary.path;
+  if (temporary.fd >= 0) file_ = ::fdopen(temporary.fd, "wb");
   if (file_ == nullptr) {
-    throw std::runtime_error("cannot write the trace " + temporary_ + ": " + std::strerror(errno));
+    const int saved = errno;
+    if (temporary.fd >= 0) {
+      ::close(temporary.fd);
+      std::remove(temporary_.c_str());
+    }
+    throw std::runtime_error("cannot write the trace " + path_ + ": " + std::strerror(saved));
   }
+  ::fchmod(temporary.fd, 0644);
   write_raw("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
   // Metadata (not counted against the cap): process and lane names, the job first.
   for (int pid = 0; pid <= nodes; ++pid) {
@@ -103,7 +117,7 @@ void ChromeTraceWriter::counter(std::string_view name, double time_s, double val
 }
 
 void ChromeTraceWriter::flow(std::string_view name, int from, double from_s, int to, double to_s) {
-  if (!in_window(from_s, to_s)) return;
+  if (!options_.flows || !in_window(from_s, to_s)) return;
   // Both ends or neither: a flow start without its end would dangle.
   if (written_ + 2 > options_.max_events) {
     dropped_ += 2;
@@ -137,12 +151,14 @@ void ChromeTraceWriter::close() {
   write_raw(",\"events_dropped\":");
   write_integer(dropped_);
   write_raw("}}\n");
-  const bool failed = std::ferror(file_) != 0;
-  const bool closed = std::fclose(file_) == 0;
+  // The first failure's errno says why (a full disk: "No space left on device").
+  int saved = std::fflush(file_) != 0 ? errno : (std::ferror(file_) != 0 ? EIO : 0);
+  if (std::fclose(file_) != 0 && saved == 0) saved = errno;
   file_ = nullptr;
-  if (failed || !closed || std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+  if (saved == 0 && std::rename(temporary_.c_str(), path_.c_str()) != 0) saved = errno;
+  if (saved != 0) {
     std::remove(temporary_.c_str());
-    throw std::runtime_error("cannot write the trace " + path_);
+    throw std::runtime_error("cannot write the trace " + path_ + ": " + std::strerror(saved));
   }
 }
 

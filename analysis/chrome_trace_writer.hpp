@@ -21,6 +21,9 @@ struct TraceOptions {
   int from_iteration = 0;             ///< events while fewer iterations are done are dropped
   int to_iteration = INT_MAX;         ///< events once this many are done are dropped
   std::int64_t max_events = 1000000;  ///< events written at most (>= 1); then truncated
+  /// Each transfer's arrow from sender to receiver (two events each; most of a trace's bytes in
+  /// a training run). false leaves them out: the slices and instants stay.
+  bool flows = true;
 };
 
 /// Writes `path` through a temporary file beside it that close() renames into place (a run that

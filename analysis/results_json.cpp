@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/summary_statistics.hpp"
+#include "analysis/temporary_file.hpp"
 
 namespace codesim::analysis {
 
@@ -99,13 +100,10 @@ void write_text_atomically(std::string_view text, const std::filesystem::path& p
   std::filesystem::create_directories(directory, error);
   if (error) throw write_error(path, "cannot create the directory", error.value());
 
-  // mkstemp makes a unique name in the same directory, so the rename below stays atomic.
-  // (Built by appends: GCC 12 gives a false -Wrestrict on chained string concatenation.)
-  std::string name = ".";
-  name += path.filename().string();
-  name += ".tmp-XXXXXX";
-  std::string temporary = (directory / name).string();
-  const int fd = ::mkstemp(temporary.data());
+  // A unique name in the same directory, so the rename below stays atomic.
+  const TemporaryFile file = make_temporary_beside(path);
+  const int fd = file.fd;
+  const std::string& temporary = file.path;
   if (fd < 0) throw write_error(path, "cannot create a temporary file", errno);
   auto fail = [&](std::string_view what) {
     const int saved = errno;

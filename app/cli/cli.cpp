@@ -315,15 +315,25 @@ int write_outputs(const Experiment& experiment, const RunOutput& run, const std:
         << " is kept as it was (nothing written)\n";
     return kInterrupted;
   }
+  // The results first: a fault log that cannot be written then loses only itself.
   try {
-    for (const FaultLogOutput& log : run.fault_logs) write_fault_log_file(log.log, log.path);
     if (path != "-") analysis::write_json_atomically(run.results, path);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return kRuntimeFailure;
   }
   if (path == "-") out << analysis::json_text(run.results) << std::flush;
+  std::vector<std::string> errors = run.errors;
+  for (const FaultLogOutput& log : run.fault_logs) {
+    try {
+      write_fault_log_file(log.log, log.path);
+    } catch (const std::exception& e) {
+      errors.push_back(std::string("error: ") + e.what() + " (the results are written)");
+    }
+  }
   for (const std::string& warning : run.warnings) err << warning << "\n";
+  for (const std::string& error : errors) err << error << "\n";
+  if (!errors.empty()) return kRuntimeFailure;
   const bool complete = run.results["complete"].get<bool>();
   if (!complete) {
     err << "interrupted: " << path << " holds the replicas that finished (\"complete\": false)\n";

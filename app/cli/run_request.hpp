@@ -28,7 +28,7 @@ struct RunRequest {
   bool quiet = false;
   bool list_points = false;
   bool force = false;  ///< run even when the expected time far exceeds the time limit
-  std::optional<analysis::TraceOptions> trace;  ///< --trace and its window and cap
+  std::optional<TraceRequest> trace;  ///< --trace and its window and cap
 };
 
 /// The options of `codesim run` that fill a RunRequest (the trace and scenario options apart).

@@ -10,6 +10,7 @@
 
 #include "app/cli/command_line.hpp"
 #include "app/config/scenario_error.hpp"
+#include "app/config/training_sections.hpp"
 
 namespace codesim::app {
 
@@ -27,7 +28,8 @@ void add_trace_options(po::options_description& options) {
       "trace only while I0 <= useful iterations done < I1")(
       "trace-max-events", po::value<std::string>()->value_name("N"),
       "stop tracing after N events (default 1000000; the run goes on, the trace says it was "
-      "truncated)");
+      "truncated)")("trace-no-flows", po::bool_switch(),
+                    "leave out the transfers' arrows (most of a training trace's size)");
 }
 
 namespace {
@@ -51,7 +53,7 @@ std::optional<std::pair<double, double>> parse_pair(const std::string& text) {
 
 }  // namespace
 
-bool read_trace_options(const po::variables_map& values, std::optional<analysis::TraceOptions>& out,
+bool read_trace_options(const po::variables_map& values, std::optional<TraceRequest>& out,
                         std::ostream& err) {
   const auto fail = [&](const std::string& flag, const std::string& expected) {
     err << "error: codesim run: " << flag << " "
@@ -60,7 +62,12 @@ bool read_trace_options(const po::variables_map& values, std::optional<analysis:
         << " is not valid (expected " << expected << ")\n";
     return false;
   };
+  const bool no_flows = values.count("trace-no-flows") && values["trace-no-flows"].as<bool>();
   if (!values.count("trace")) {
+    if (no_flows) {
+      err << "error: codesim run: --trace-no-flows needs --trace (expected --trace FILE.json)\n";
+      return false;
+    }
     for (const char* flag : {"trace-window", "trace-iterations", "trace-max-events"}) {
       if (values.count(flag)) {
         err << "error: codesim run: --" << flag << " needs --trace (expected --trace FILE.json)\n";
@@ -69,30 +76,35 @@ bool read_trace_options(const po::variables_map& values, std::optional<analysis:
     }
     return true;
   }
-  analysis::TraceOptions trace;
+  TraceRequest trace;
   trace.file = values["trace"].as<std::string>();
   if (trace.file.empty()) return fail("--trace", "a file name");
+  if (const std::string word = unknown_placeholder(trace.file); !word.empty()) {
+    return fail("--trace", "a file name whose only placeholders are {name}, {point} and "
+                           "{replica}, not " + word);
+  }
   if (values.count("trace-window")) {
     const auto window = parse_pair(values["trace-window"].as<std::string>());
     if (!window) return fail("--trace-window", "T0,T1 seconds with 0 <= T0 <= T1");
-    std::tie(trace.from_s, trace.to_s) = *window;
+    trace.window_s = *window;
   }
   if (values.count("trace-iterations")) {
     const auto window = parse_pair(values["trace-iterations"].as<std::string>());
     if (!window || window->second > INT_MAX || window->first != std::floor(window->first) ||
         window->second != std::floor(window->second))
       return fail("--trace-iterations", "I0,I1 whole iterations with 0 <= I0 <= I1");
-    trace.from_iteration = static_cast<int>(window->first);
-    trace.to_iteration = static_cast<int>(window->second);
+    trace.iterations = std::pair{static_cast<int>(window->first), static_cast<int>(window->second)};
   }
   if (values.count("trace-max-events")) {
     const std::string text = values["trace-max-events"].as<std::string>();
     const bool digits =
         !text.empty() && text.size() <= 15 &&
         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-    trace.max_events = digits ? std::stoll(text) : 0;
-    if (trace.max_events < 1) return fail("--trace-max-events", "an integer >= 1");
+    const std::int64_t cap = digits ? std::stoll(text) : 0;
+    if (cap < 1) return fail("--trace-max-events", "an integer >= 1");
+    trace.max_events = cap;
   }
+  trace.no_flows = no_flows;
   out = std::move(trace);
   return true;
 }

@@ -6,7 +6,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "analysis/chrome_trace_writer.hpp"
+#include "app/exec/runner.hpp"
 
 namespace codesim::app {
 
@@ -14,8 +14,8 @@ namespace codesim::app {
 void add_trace_options(boost::program_options::options_description& options);
 
 /// Reads them into `trace` (left empty without --trace); false after writing one "error: " line
-/// to `err` (a bad window or cap, or a window without --trace).
+/// to `err` (a bad file pattern, window or cap, or a window without --trace).
 bool read_trace_options(const boost::program_options::variables_map& values,
-                        std::optional<analysis::TraceOptions>& trace, std::ostream& err);
+                        std::optional<TraceRequest>& trace, std::ostream& err);
 
 }  // namespace codesim::app

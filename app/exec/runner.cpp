@@ -42,6 +42,7 @@ struct ReplicaOutput {
   sim::MetricSet metrics;
   std::optional<models::FaultLog> fault_log;
   std::string trace_warning;  ///< "" unless the trace hit its cap
+  std::string trace_error;    ///< "" unless the trace could not be written (the metrics stand)
 };
 
 /// Loads a point's dataset (shared with earlier points that use the same one).
@@ -156,14 +157,21 @@ std::unique_ptr<analysis::ChromeTraceWriter> trace_writer(const Scenario& scenar
       scenario.cluster.node_count());
 }
 
-/// Closes a replica's trace; the warning when its cap dropped events.
-std::string close_trace(analysis::ChromeTraceWriter* writer) {
-  if (writer == nullptr) return "";
-  writer->close();
-  if (!writer->truncated()) return "";
-  return "warning: the trace " + in_quotes(writer->path()) + " stopped at its cap of " +
-         std::to_string(writer->written()) + " events (" + std::to_string(writer->dropped()) +
-         " more dropped; the run went on): raise trace.max_events or narrow its window";
+/// Closes the replica's trace into `output`: a warning when it hit its cap, an error when it
+/// could not be written (a full disk), which loses the trace but never the replica's metrics.
+void close_trace(analysis::ChromeTraceWriter* writer, ReplicaOutput& output) {
+  if (writer == nullptr) return;
+  try {
+    writer->close();
+  } catch (const std::exception& e) {
+    output.trace_error = std::string("error: ") + e.what() + " (the results are written without it)";
+    return;
+  }
+  if (!writer->truncated()) return;
+  output.trace_warning =
+      "warning: the trace " + in_quotes(writer->path()) + " stopped at its cap of " +
+      std::to_string(writer->written()) + " events (" + std::to_string(writer->dropped()) +
+      " more dropped; the run went on): raise trace.max_events or narrow its window";
 }
 
 ReplicaOutput run_training_replica(const Scenario& scenario, const TrainingWorkload& training,
@@ -188,7 +196,8 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const TrainingWorkl
     models::TrainingResult result = models::train_coded(
         scenario.cluster, scenario.checkpoint, *inputs.training, *injector, inputs.data->train,
         inputs.data->test, scenario.seed, replica, observer);
-    ReplicaOutput output{std::move(result.metrics), std::nullopt, close_trace(trace.get())};
+    ReplicaOutput output{std::move(result.metrics), std::nullopt, "", ""};
+    close_trace(trace.get(), output);
     if (!training.fault_log_file.empty()) output.fault_log = std::move(result.faults);
     return output;
   } catch (const models::FaultLogError& e) {
@@ -201,7 +210,7 @@ ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::
   const auto run_job = [&](const sim::IterativeJobSpec& job) -> ReplicaOutput {
     return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint, job, scenario.seed,
                                    replica, stop_poll(nullptr)),
-            std::nullopt, ""};
+            std::nullopt, "", ""};
   };
   const auto run_training = [&](const TrainingWorkload& training) -> ReplicaOutput {
     switch (training.spec.mode) {
@@ -209,7 +218,7 @@ ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::
         return {models::run_stochastic_training(scenario.cluster, scenario.checkpoint,
                                                 *inputs.training, training.faults, scenario.seed,
                                                 replica, stop_poll(iterations)),
-                std::nullopt, ""};
+                std::nullopt, "", ""};
       case models::TrainingMode::numeric:
         break;
     }
@@ -239,6 +248,7 @@ std::string encode_output(const ReplicaOutput& output) {
   }
   if (output.fault_log) document["fault_log"] = fault_log_to_json(*output.fault_log);
   if (!output.trace_warning.empty()) document["trace_warning"] = output.trace_warning;
+  if (!output.trace_error.empty()) document["trace_error"] = output.trace_error;
   return document.dump();
 }
 
@@ -266,6 +276,8 @@ ReplicaOutput decode_output(const std::string& text) {
     output.fault_log = fault_log_from_json(document["fault_log"], "(fault log of a replica)");
   if (document.contains("trace_warning"))
     output.trace_warning = document["trace_warning"].get<std::string>();
+  if (document.contains("trace_error"))
+    output.trace_error = document["trace_error"].get<std::string>();
   return output;
 }
 
@@ -381,8 +393,9 @@ RunOutput collect_results(const Experiment& experiment, const PreparedRun& prepa
       replicas.push_back(std::move(unit->metrics));
       numbers.push_back(r);
       if (!unit->trace_warning.empty()) output.warnings.push_back(unit->trace_warning);
+      if (!unit->trace_error.empty()) output.errors.push_back(unit->trace_error);
       if (const TrainingWorkload* training = training_of(point.scenario.workload);
-          training != nullptr && !training->trace.file.empty()) {
+          training != nullptr && !training->trace.file.empty() && unit->trace_error.empty()) {
         output.traces.push_back(fault_log_path(training->trace.file, point.scenario.name, p, r));
       }
       if (unit->fault_log) {
@@ -532,7 +545,7 @@ std::vector<std::string> trace_paths(const Experiment& experiment, const Prepare
   return paths;
 }
 
-void use_trace(Experiment& experiment, const analysis::TraceOptions& trace) {
+void use_trace(Experiment& experiment, const TraceRequest& trace) {
   experiment.trace_from_command_line = true;
   for (ExperimentPoint& point : experiment.points) {
     auto* training = std::get_if<TrainingWorkload>(&point.scenario.workload);
@@ -541,7 +554,12 @@ void use_trace(Experiment& experiment, const analysis::TraceOptions& trace) {
                           "--trace: only a numeric training run writes a timeline trace "
                           "(expected workload.kind \"training\" with mode \"numeric\")");
     }
-    training->trace = trace;
+    analysis::TraceOptions& options = training->trace;
+    options.file = trace.file;
+    if (trace.window_s) std::tie(options.from_s, options.to_s) = *trace.window_s;
+    if (trace.iterations) std::tie(options.from_iteration, options.to_iteration) = *trace.iterations;
+    if (trace.max_events) options.max_events = *trace.max_events;
+    if (trace.no_flows) options.flows = false;
   }
   check_output_patterns(experiment);
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/config/object_reader.hpp"
@@ -55,11 +56,21 @@ void use_ranks(Experiment& experiment, models::RankChannel& ranks);
 /// the results do not depend on it).
 void use_threads(Experiment& experiment, int threads);
 
-/// Writes a timeline trace of every training point's replicas (codesim run --trace), replacing
-/// any `trace` section; not recorded in the results, which do not depend on it. A ScenarioError
-/// when a point cannot be traced (not numeric training) or the pattern would make two replicas
-/// write one file.
-void use_trace(Experiment& experiment, const analysis::TraceOptions& trace);
+/// codesim run --trace and its options: the file, and each setting given on the command line.
+struct TraceRequest {
+  std::string file;                                  ///< a pattern, as trace.file
+  std::optional<std::pair<double, double>> window_s;  ///< --trace-window: from_s, to_s
+  std::optional<std::pair<int, int>> iterations;     ///< --trace-iterations: from, to
+  std::optional<std::int64_t> max_events;            ///< --trace-max-events
+  bool no_flows = false;                             ///< --trace-no-flows
+};
+
+/// Writes a timeline trace of every training point's replicas (codesim run --trace) to
+/// `trace.file`; the settings it gives replace the `trace` section's, the others keep it (or the
+/// defaults). Not recorded in the results, which do not depend on it. A ScenarioError when a
+/// point cannot be traced (not numeric training) or the pattern would make two replicas write
+/// one file.
+void use_trace(Experiment& experiment, const TraceRequest& trace);
 
 /// Reads `path`, applies each "/pointer=VALUE" of `sets`, expands the sweep and validates every
 /// point. Every problem is a ScenarioError.
@@ -106,6 +117,9 @@ struct RunOutput {
   std::vector<FaultLogOutput> fault_logs;  ///< in (point, replica) order
   std::vector<std::string> traces;         ///< trace files written, in (point, replica) order
   std::vector<std::string> warnings;       ///< e.g. a trace cut at its cap, one line each
+  /// Outputs of the replicas that could not be written (a trace on a full disk), one "error: "
+  /// line each: the results are still written, and the run exits with code 1.
+  std::vector<std::string> errors;
 };
 
 /// What the replicas of one point share: its data and the fault log it replays.

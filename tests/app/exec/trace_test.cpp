@@ -190,6 +190,33 @@ TEST_CASE("a round's transfers are arrows from sender to receiver inside its com
   }
 }
 
+TEST_CASE("a trace without flows keeps every slice and is smaller") {
+  TempDirectory dir;
+  const fs::path scenario = write_traced_scenario(dir.path());
+  REQUIRE(run(scenario, dir / "a.json", {"--trace", (dir / "with.json").string()}).code == 0);
+  REQUIRE(run(scenario, dir / "b.json",
+              {"--trace", (dir / "without.json").string(), "--trace-no-flows"})
+              .code == 0);
+  const auto phases = [](const Json& trace, const std::string& phase) {
+    std::size_t count = 0;
+    for (const Json& e : events_of(trace)) count += e["ph"] == phase;
+    return count;
+  };
+  const Json with = Json::parse(read_file(dir / "with.json"));
+  const Json without = Json::parse(read_file(dir / "without.json"));
+  CHECK(phases(with, "s") > 100);
+  CHECK(phases(without, "s") == 0);
+  CHECK(phases(without, "f") == 0);
+  CHECK(phases(without, "X") == phases(with, "X"));
+  CHECK(fs::file_size(dir / "without.json") < fs::file_size(dir / "with.json"));
+  // The scenario's trace section says the same with "flows": false.
+  const fs::path section = write_traced_scenario(
+      dir.path(), R"(, "trace": {"file": ")" + (dir / "section.json").string() +
+                      R"(", "flows": false})");
+  REQUIRE(run(section, dir / "c.json", {}).code == 0);
+  CHECK(phases(Json::parse(read_file(dir / "section.json")), "s") == 0);
+}
+
 TEST_CASE("a run stopped by its time limit has a trace that ends at the limit") {
   TempDirectory dir;
   const fs::path scenario = write_traced_scenario(dir.path(), R"(, "allow_unfinished": true)");
@@ -297,6 +324,20 @@ TEST_CASE("the trace section writes one trace per replica from its pattern") {
   CHECK(count_lines(clash.err) == 1);
 }
 
+TEST_CASE("--trace sets the file and keeps the trace section's other settings") {
+  // --trace replaced the whole section before: its cap of 5 events was lost.
+  TempDirectory dir;
+  const fs::path scenario = write_traced_scenario(
+      dir.path(), R"(, "trace": {"file": ")" + (dir / "section.json").string() +
+                      R"(", "max_events": 5})");
+  const CliResult r = run(scenario, dir / "out.json", {"--trace", (dir / "t.json").string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_FALSE(fs::exists(dir / "section.json"));
+  CHECK(events_of(Json::parse(read_file(dir / "t.json"))).size() == 5);
+  CHECK(r.err.find("stopped at its cap of 5 events") != std::string::npos);
+}
+
 TEST_CASE("bad trace settings exit 2 with one error line and write nothing") {
   TempDirectory dir;
   const fs::path scenario = write_traced_scenario(dir.path());
@@ -323,6 +364,9 @@ TEST_CASE("bad trace settings exit 2 with one error line and write nothing") {
            "/cluster/crashes/mtbf_s=null"},
           "numeric");
   refused({"--trace", (dir / "t.json").string(), "--replicas", "2"}, "every replica would");
+  // Accepted literally before, while trace.file refused the same pattern.
+  refused({"--trace", (dir / "t{bogus}.json").string()}, "not {bogus}");
+  CHECK_FALSE(fs::exists(dir / "t{bogus}.json"));
   CHECK_FALSE(fs::exists(dir / "t.json"));
   CHECK_FALSE(fs::exists(dir / "t.json.partial"));
 }
