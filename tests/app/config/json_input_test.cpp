@@ -132,3 +132,15 @@ TEST_CASE("a JSON input file larger than 64 MiB is refused before it is read") {
             ": /: the file has 67108865 bytes, more than the limit of 64 MiB "
             "(expected a readable scenario JSON file of at most 67108864 bytes)");
 }
+
+TEST_CASE("a fault log larger than a scenario's limit is still read back for a replay") {
+  // A 50-iteration run wrote a 77 MB log, and its replay was refused at the 64 MiB limit.
+  TempDirectory dir;
+  const fs::path big = dir / "log.json";
+  write_text(big, "{}");
+  fs::resize_file(big, kMaxJsonFileBytes + 1);  // sparse: "{}" then zero bytes
+  const std::string error =
+      scenario_error_message([&] { codesim::app::read_fault_log_file(big.string()); });
+  CHECK(error.find("more than the limit") == std::string::npos);
+  CHECK(error.find(big.string() + ": ") == 0);  // read, then refused as JSON
+}

@@ -111,3 +111,59 @@ TEST_CASE("an output directory where no file can be created is refused") {
     fs::permissions(dir / "ro", fs::perms::owner_all);
   }
 }
+
+TEST_CASE("an output over a trace CSV the run reads is refused, its bytes kept") {
+  TempDirectory dir;
+  const fs::path speeds = dir / "speeds.csv";
+  const fs::path rates = dir / "rates.csv";
+  const fs::path down = dir / "down.csv";
+  codesim::test::write_text(speeds, "node,from_s,multiplier\n0,1,0.5\n");
+  codesim::test::write_text(rates, "node,from_s,multiplier\n1,1,2\n");
+  codesim::test::write_text(down, "node,down_s,up_s\n1,5,6\n");
+  Json document = Json::parse(R"({
+    "name": "out", "cluster": {"nodes": 2},
+    "workload": {"kind": "training", "layers": [4, 4, 2], "iterations": 2,
+                 "dataset": {"kind": "synthetic", "features": 4, "classes": 2, "samples": 20}}
+  })");
+  document["cluster"]["speed_trace"] = {{"file", speeds.string()}, {"period_s", 10}};
+  document["cluster"]["availability_trace"] = down.string();
+  document["faults"]["rate_trace"] = rates.string();
+  const Experiment experiment = codesim::app::make_experiment(document, "s.json");
+  for (const fs::path& input : {speeds, rates, down}) {
+    CAPTURE(input);
+    const std::string error = outputs_error(experiment, input.string());
+    CHECK(error.find("is a trace read by /") != std::string::npos);
+    CHECK(error.starts_with("s.json: /: the results file"));
+  }
+  CHECK(codesim::test::read_file(speeds) == "node,from_s,multiplier\n0,1,0.5\n");
+}
+
+TEST_CASE("an output inside the dataset directory the run reads is refused") {
+  TempDirectory dir;
+  Json document = Json::parse(R"({
+    "name": "out", "cluster": {"nodes": 2},
+    "workload": {"kind": "training", "layers": [784, 4, 10], "iterations": 2,
+                 "dataset": {"kind": "fashion-mnist"}}
+  })");
+  document["workload"]["dataset"]["directory"] = dir.path().string();
+  const Experiment experiment = codesim::app::make_experiment(document, "s.json");
+  const PreparedRun prepared;  // no data needed: the check reads the scenario
+  const std::string error = codesim::test::scenario_error_message(
+      [&] { check_outputs(experiment, prepared, (dir / "sub/train-images.gz").string()); });
+  CHECK(error.find("is inside the dataset directory (/workload/dataset)") != std::string::npos);
+  CHECK(codesim::test::scenario_error_message([&] {
+          check_outputs(experiment, prepared, (dir.path().parent_path() / "r.json").string());
+        }).empty());
+}
+
+TEST_CASE("an output whose file name a directory cannot hold is refused before the run") {
+  TempDirectory dir;
+  const Experiment experiment = training_experiment("s.json", "");
+  const std::string long_name(256, 'r');
+  CHECK(outputs_error(experiment, (dir / long_name).string()) ==
+        "s.json: /: the results file \"" + (dir / long_name).string() +
+            "\" has a file name of 256 bytes, more than the 255 a directory entry holds "
+            "(expected -o naming a regular file or a new one, or - for standard output)");
+  // 255 bytes fit, and so does the temporary file the results are written through.
+  CHECK(outputs_error(experiment, (dir / std::string(255, 'r')).string()).empty());
+}
