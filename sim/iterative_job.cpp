@@ -37,6 +37,7 @@ class IterativeJob {
         down_since_s_(cluster_.size(), -1.0) {
     CODESIM_CHECK(job.iterations >= 1, "iterative_job needs at least one iteration");
     CODESIM_CHECK(job.task_flops > 0.0, "task_flops must be positive");
+    storm_.poll_interrupts_with(should_stop_);
     cluster_.crashes().on_crash([this](int node, bool) { on_crash(node); });
     cluster_.crashes().on_repair([this](int node) { on_repair(node); });
   }

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+
+#include "sim/run_stopped.hpp"
 
 namespace codesim::sim {
 
@@ -71,18 +74,34 @@ class FailureStormGuard {
   /// About ten seconds of the engine's time; a legitimate run makes a handful per iteration.
   static constexpr std::uint64_t kMaxEventsWithoutProgress = 100'000'000;
 
+  /// Crashes and repairs between two polls of the run's interrupt: a run that makes no progress
+  /// (and so never reaches its per-iteration poll) still stops within a fraction of a second.
+  static constexpr std::uint64_t kEventsPerInterruptPoll = 4096;
+
+  /// Polls `should_stop` (not owned; it outlives the guard; may be empty) every
+  /// kEventsPerInterruptPoll events without progress.
+  void poll_interrupts_with(const std::function<bool()>& should_stop) { should_stop_ = &should_stop; }
+
   void progressed() { events_ = 0; }
   /// A crash or repair. True exactly once, when kMaxEventsWithoutProgress of them have come
-  /// without progress: the run must stop, for why().
-  bool failure_event() { return ++events_ == kMaxEventsWithoutProgress; }
+  /// without progress: the run must stop, for why(). Throws RunStopped when the interrupt poll
+  /// says so.
+  bool failure_event() {
+    ++events_;
+    if (events_ % kEventsPerInterruptPoll == 0 && should_stop_ != nullptr && *should_stop_ &&
+        (*should_stop_)())
+      throw RunStopped("stopped on request while crashes and repairs went on");
+    return events_ == kMaxEventsWithoutProgress;
+  }
   static std::string why() {
     return "failure storm: " + std::to_string(kMaxEventsWithoutProgress) +
-           " crashes and repairs without a finished iteration (mean up and repair times far "
-           "shorter than a task)";
+           " crashes and repairs without a finished iteration (up and repair times far shorter "
+           "than a task, or nodes the run needs that never come back)";
   }
 
  private:
   std::uint64_t events_ = 0;
+  const std::function<bool()>* should_stop_ = nullptr;
 };
 
 }  // namespace codesim::sim

@@ -19,6 +19,7 @@
 #include "app/config/sweep.hpp"
 #include "app/config/training_sections.hpp"
 #include "app/exec/decoding_guard.hpp"
+#include "app/exec/point_inputs.hpp"
 #include "app/exec/unit_executor.hpp"
 #include "models/linalg/dense_kernels.hpp"
 #include "models/training/numeric/node_ranks.hpp"
@@ -44,95 +45,6 @@ struct ReplicaOutput {
   std::string trace_warning;  ///< "" unless the trace hit its cap
   std::string trace_error;    ///< "" unless the trace could not be written (the metrics stand)
 };
-
-/// Loads a point's dataset (shared with earlier points that use the same one).
-std::shared_ptr<const models::DatasetSplit> load_point_data(
-    const Scenario& scenario, const TrainingWorkload& training, const std::string& file,
-    std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
-  const Json& section = scenario.resolved["workload"]["dataset"];
-  const std::string key = section.dump() + "#" + std::to_string(scenario.seed);
-  auto& data = cache[key];
-  if (!data) {
-    try {
-      data = std::make_shared<models::DatasetSplit>(
-          models::load_dataset(training.dataset, scenario.seed));
-    } catch (const models::DatasetError& e) {
-      throw ScenarioError(file, "/workload/dataset",
-                          std::string(e.what()) + " (expected a readable, well-formed dataset)");
-    }
-  }
-  return data;
-}
-
-/// The point's spec checked once, against its cluster and data (numeric) or for the stochastic
-/// mode: every replica runs on it.
-models::ValidTraining check_point_training(const Scenario& scenario,
-                                           const TrainingWorkload& training,
-                                           const models::DatasetSplit* data,
-                                           const std::string& file) {
-  const models::TrainingSpec& spec = training.spec;
-  auto checked =
-      data == nullptr
-          ? models::check_stochastic_training(scenario.cluster, spec, training.faults)
-          : models::check_training(spec, {scenario.cluster.node_count(), data->train.features(),
-                                          data->train.classes});
-  if (auto* valid = std::get_if<models::ValidTraining>(&checked)) return std::move(*valid);
-  const std::string& problem = std::get<std::string>(checked);
-  if (data == nullptr) {  // the reader has said what the stochastic mode does not model
-    throw ScenarioError(file, "/workload/mode",
-                        problem + " (expected a scenario stochastic mode models)");
-  }
-  if (spec.network) {
-    throw ScenarioError(file, "/workload/network",
-                        problem +
-                            " (expected a network that fits the data: input of its "
-                            "features, last layer's units >= classes)");
-  }
-  throw ScenarioError(
-      file, "/workload/layers",
-      problem + " (expected layers that fit the data: first = features, " + "last >= classes)");
-}
-
-/// A training point's data and fault log to replay (into `inputs`).
-void prepare_training_point(
-    const Scenario& scenario, const TrainingWorkload& training, const std::string& file,
-    std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache,
-    PointInputs& inputs) {
-  if (training.spec.mode == models::TrainingMode::stochastic) {  // reads no data
-    inputs.training = check_point_training(scenario, training, nullptr, file);
-    return;
-  }
-  inputs.data = load_point_data(scenario, training, file, cache);
-  inputs.training = check_point_training(scenario, training, inputs.data.get(), file);
-  const std::string& replay = training.replay_file;
-  if (!replay.empty()) {
-    models::FaultLog log = read_fault_log_file(replay);
-    if (log.seed && *log.seed != scenario.seed) {
-      throw ScenarioError(file, "/faults/replay",
-                          "the log was recorded with seed " + std::to_string(*log.seed) +
-                              " but the scenario's seed is " + std::to_string(scenario.seed) +
-                              " (expected --seed " + std::to_string(*log.seed) + ")");
-    }
-    // A replay reruns the one replica that recorded the log.
-    inputs.replicas = {log.replica.value_or(0)};
-    inputs.replay = std::move(log);
-  }
-}
-
-PointInputs prepare_point(
-    const Scenario& scenario, const std::string& file,
-    std::map<std::string, std::shared_ptr<const models::DatasetSplit>>& cache) {
-  PointInputs inputs;
-  for (int r = 0; r < scenario.replicas; ++r) inputs.replicas.push_back(r);
-  std::visit(sim::Overloaded{
-                 [](const sim::IterativeJobSpec&) {},  // reads no data
-                 [&](const TrainingWorkload& training) {
-                   prepare_training_point(scenario, training, file, cache, inputs);
-                 },
-             },
-             scenario.workload);
-  return inputs;
-}
 
 // Polled before every simulated iteration: counts it for progress and says whether the run was
 // interrupted (an interrupted run abandons running replicas too).
@@ -453,6 +365,15 @@ Experiment make_experiment(const Json& document, const std::string& file) {
     point.label = point.scenario.label.empty() ? points[i].label : point.scenario.label;
     if (i == 0) experiment.scenario = point.scenario.resolved;
     if (point.scenario.checkpoint.policy == sim::CheckpointKind::optimal_simulated) {
+      // Each candidate is a point of the sweep: together they keep to its limit (checked before
+      // any candidate is loaded, which costs a scenario each).
+      const std::size_t candidates = point.scenario.checkpoint.search_factors.size();
+      if (experiment.points.size() + candidates + (points.size() - i - 1) > kMaxSweepPoints) {
+        throw ScenarioError(file, "/checkpoint/search_factors",
+                            "the sweep's points and their checkpoint searches' candidates make "
+                            "more than " + std::to_string(kMaxSweepPoints) +
+                                " points (expected fewer search_factors or sweep points)");
+      }
       add_checkpoint_search(experiment, point, points[i].document, file);
     } else {
       experiment.points.push_back(std::move(point));
@@ -511,27 +432,6 @@ void use_threads(Experiment& experiment, int threads) {
       training->spec.threads = threads;
     }
   }
-}
-
-PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor) {
-  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> data_cache;
-  PreparedRun prepared;
-  std::exception_ptr failure;
-  try {
-    for (std::size_t p = 0; p < experiment.points.size(); ++p) {
-      const ExperimentPoint& point = experiment.points[p];
-      try {
-        prepared.inputs.push_back(prepare_point(point.scenario, experiment.file, data_cache));
-      } catch (const ScenarioError& e) {
-        throw in_sweep_point(e, p, point.label, point.sources);
-      }
-      for (std::uint64_t r : prepared.inputs.back().replicas) prepared.units.push_back({p, r});
-    }
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  executor.agree(failure);  // a rank that cannot read its data stops every rank
-  return prepared;
 }
 
 std::vector<std::string> trace_paths(const Experiment& experiment, const PreparedRun& prepared) {
@@ -602,7 +502,7 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
 }
 
 sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica) {
-  std::map<std::string, std::shared_ptr<const models::DatasetSplit>> cache;
+  DataCache cache;
   const PointInputs inputs = prepare_point(scenario, scenario.name, cache);
   return run_one(scenario, inputs, 0, replica).metrics;
 }

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "analysis/summary_statistics.hpp"
@@ -276,4 +277,22 @@ TEST_CASE("a job asked to stop abandons its replica before the next iteration") 
                   RunStopped);
   CHECK(polls == 3);
   CHECK(run_iterative_job(cluster, {}, job, 1, 0, [] { return false; }).get("completed") == 1.0);
+}
+
+TEST_CASE("an interrupt stops a job that makes no progress while crashes and repairs go on") {
+  // Up and repair times of 1 ns against tasks of 1 us: no iteration ever ends, so the poll
+  // before each iteration is never reached again. The guard polls between the crashes too; the
+  // run used to go on until 1e8 events (the storm guard) with the interrupt unanswered.
+  ClusterSpec cluster = uniform_cluster(2, 1e9);
+  for (CrashSpec& crash : cluster.crashes) crash = exponential_crashes(1e-9, 1e-9);
+  CheckpointSpec checkpoint;
+  checkpoint.restart_s = 1e-6;
+  IterativeJobSpec job;
+  job.iterations = 1;
+  job.tasks = 2;
+  job.task_flops = 1000;
+  int polls = 0;
+  const std::function<bool()> interrupt = [&] { return ++polls > 1; };
+  CHECK_THROWS_AS(run_iterative_job(cluster, checkpoint, job, 1, 0, interrupt), RunStopped);
+  CHECK(polls == 2);
 }

@@ -24,7 +24,9 @@ ProtocolRun::ProtocolRun(TrainingBackend& backend, const sim::ClusterSpec& clust
       wait_(wait_policy(spec)),
       policy_(checkpoint, std::numeric_limits<double>::infinity()),
       progress_(spec.iterations, checkpoint.max_stalled_rollbacks),
-      trace_(trace_sink, cluster.node_count(), spec.time_limit_s) {}
+      trace_(trace_sink, cluster.node_count(), spec.time_limit_s) {
+  progress_.poll_interrupts_with(should_stop_);
+}
 
 void ProtocolRun::plan(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
                        int nodes, int layers, double mtbf_s, double stored_values_per_node,

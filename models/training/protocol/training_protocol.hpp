@@ -152,7 +152,13 @@ class TrainingProgress {
   RollbackTarget roll_back(bool random_events);
   /// Why the run stopped before completing; empty while it may go on.
   const std::string& stop_reason() const { return stop_reason_; }
+  /// Polls `should_stop` (not owned, may be empty) between crashes and repairs too, so that an
+  /// interrupt ends a run that makes no progress (sim::FailureStormGuard).
+  void poll_interrupts_with(const std::function<bool()>& should_stop) {
+    storm_.poll_interrupts_with(should_stop);
+  }
   /// A crash or repair; true (once) when a failure storm must end the run (stop_reason says so).
+  /// Throws sim::RunStopped when an interrupt was requested.
   bool failure_event() {
     if (!storm_.failure_event()) return false;
     stop_reason_ = sim::FailureStormGuard::why();

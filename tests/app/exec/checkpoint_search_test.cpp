@@ -201,4 +201,13 @@ TEST_CASE("bad search settings exit 2 with the pointer and write nothing") {
   refused(R"({"policy": "optimal_simulated"})", "/checkpoint/write_s");
   refused(R"({"policy": "daly", "interval_factor": 0, "write_s": 4})",
           "/checkpoint/interval_factor");
+  // 40,000 factors took 30 s to validate and got past the sweep's limit of 10,000 points.
+  std::string many = "[";
+  for (int k = 1; k <= 10001; ++k) {
+    if (k > 1) many += ',';
+    many += std::to_string(k);  // appends: GCC 12 warns falsely on chained concatenation
+  }
+  many += "]";
+  refused(R"({"policy": "optimal_simulated", "write_s": 4, "search_factors": )" + many + "}",
+          "/checkpoint/search_factors");
 }

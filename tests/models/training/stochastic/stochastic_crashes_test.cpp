@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -299,4 +300,21 @@ TEST_CASE("a failure storm stops both modes with its reason instead of running w
     INFO(reason << " rollbacks " << m->get("rollbacks") << " t " << m->get("completion_time_s"));
     CHECK(reason.find("failure storm: 100000000 crashes and repairs") == 0);
   }
+}
+
+TEST_CASE("an interrupt ends a training run that makes no progress between crashes") {
+  // The failure storm above, with an interrupt asked for after the first iteration's poll: the
+  // protocol polls between crashes and repairs too, so the run stops at once instead of after
+  // the storm guard's 1e8 events.
+  const sim::ClusterSpec c = crashing_cluster(1e-9, 1e-9);
+  TrainingSpec spec = testing::training("uncoded", 5);
+  spec.scheme = uncoded_spec(4, 4);
+  sim::CheckpointSpec checkpoint = testing::every(1000, 2e-6, 3e-6);
+  checkpoint.max_stalled_rollbacks = 1000000;
+  int polls = 0;
+  const std::function<bool()> interrupt = [&] { return ++polls > 1; };
+  CHECK_THROWS_AS(
+      run_stochastic_training(c, checkpoint, spec, testing::no_faults(), 3, 0, interrupt),
+      sim::RunStopped);
+  CHECK(polls == 2);
 }
