@@ -1,5 +1,5 @@
-// Network topology: builds the Boost.Graph of each shape and answers routes (the spec checks are
-// in topology_validation.cpp).
+// Network topology: answers routes over the graph of each shape (built in topology_graphs.cpp;
+// the spec checks are in topology_validation.cpp).
 #include "sim/topology.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
@@ -22,6 +22,7 @@
 #include "sim/enum_names.hpp"
 #include "sim/network_cost_model.hpp"
 #include "sim/shortest_paths.hpp"
+#include "sim/topology_graphs.hpp"
 #include "sim/torus_routes.hpp"
 
 namespace codesim::sim {
@@ -30,6 +31,9 @@ namespace {
 using detail::Graph;
 using detail::Link;
 using detail::RouteTree;
+using detail::TorusDims;
+using detail::build_graph;
+using detail::torus_dims;
 using detail::shortest_path_tree;
 
 // Shortest-path trees kept at once are capped so their vertex entries (20 bytes each) stay
@@ -38,101 +42,6 @@ constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 21;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 using Shape = TopologyShape;
-
-struct TorusDims {
-  int rows = 0;
-  int cols = 0;
-};
-
-// Both 0: the most square factorization with rows <= cols; one 0: derived from the other.
-TorusDims torus_dims(const TopologySpec& spec) {
-  TorusDims dims{spec.torus_rows, spec.torus_cols};
-  if (dims.rows == 0 && dims.cols == 0) {
-    dims.rows = 1;
-    for (int r = 1; static_cast<std::int64_t>(r) * r <= spec.nodes; ++r)
-      if (spec.nodes % r == 0) dims.rows = r;
-    dims.cols = spec.nodes / dims.rows;
-  } else if (dims.rows == 0) {
-    dims.rows = spec.nodes / dims.cols;
-  } else if (dims.cols == 0) {
-    dims.cols = spec.nodes / dims.rows;
-  }
-  return dims;
-}
-
-// Links first + i * stride for i = 0..count-1 into a cycle; a cycle of two is one link and a
-// cycle of one has none, so the graph never holds self loops or parallel links.
-void add_cycle(Graph& graph, int first, int count, int stride, const Link& link) {
-  for (int i = 0; i + 1 < count; ++i)
-    boost::add_edge(first + i * stride, first + (i + 1) * stride, link, graph);
-  if (count > 2) boost::add_edge(first + (count - 1) * stride, first, link, graph);
-}
-
-Graph build_fat_tree(const TopologySpec& spec) {
-  const int k = spec.fat_tree_arity;
-  int vertices = spec.nodes;
-  for (int width = spec.nodes;;) {
-    width = (width + k - 1) / k;
-    vertices += width;
-    if (width == 1) break;
-  }
-  Graph graph(vertices);
-  std::vector<int> level(spec.nodes);
-  std::iota(level.begin(), level.end(), 0);
-  Link link{spec.latency_s, spec.bandwidth_Bps};
-  int next_id = spec.nodes;
-  do {
-    std::vector<int> up;
-    for (std::size_t first = 0; first < level.size(); first += k) {
-      const int sw = next_id++;
-      up.push_back(sw);
-      const std::size_t last = std::min(level.size(), first + k);
-      for (std::size_t j = first; j < last; ++j) boost::add_edge(level[j], sw, link, graph);
-    }
-    level = std::move(up);
-    link.bandwidth_Bps *= 2.0;
-  } while (level.size() > 1);
-  return graph;
-}
-
-Graph build_graph(const TopologySpec& spec, Shape shape) {
-  const int n = spec.nodes;
-  const Link link{spec.latency_s, spec.bandwidth_Bps};
-  switch (shape) {
-    case Shape::fully_connected:
-      return Graph(n);  // links stay implicit, see Topology::Impl
-    case Shape::star: {
-      Graph graph(n + 1);
-      for (int i = 0; i < n; ++i) boost::add_edge(i, n, link, graph);
-      return graph;
-    }
-    case Shape::ring: {
-      Graph graph(n);
-      add_cycle(graph, 0, n, 1, link);
-      return graph;
-    }
-    case Shape::torus2d: {
-      const TorusDims dims = torus_dims(spec);
-      Graph graph(n);
-      for (int r = 0; r < dims.rows; ++r) add_cycle(graph, r * dims.cols, dims.cols, 1, link);
-      for (int c = 0; c < dims.cols; ++c) add_cycle(graph, c, dims.rows, dims.cols, link);
-      return graph;
-    }
-    case Shape::fat_tree:
-      return build_fat_tree(spec);
-    case Shape::edge_list: {
-      Graph graph(n);
-      for (const EdgeSpec& e : spec.edges) {
-        const Link own{e.latency_s < 0.0 ? spec.latency_s : e.latency_s,
-                       e.bandwidth_Bps < 0.0 ? spec.bandwidth_Bps : e.bandwidth_Bps};
-        boost::add_edge(e.a, e.b, own, graph);
-      }
-      return graph;
-    }
-  }
-  CODESIM_CHECK(false, "unknown topology shape");
-  return Graph();
-}
 
 struct PathCost {
   double latency_s = 0.0;
@@ -186,16 +95,18 @@ struct Topology::Impl {
   // vertices + higher id) and the shortest-path trees over it by source vertex.
   std::vector<char> link_down;
   int down_count = 0;
+  // The graph is rebuilt on the first detour asked for after a change (most routes keep theirs).
   std::vector<TopologyLink> all_links;  // links(), up or down
-  Graph surviving;
-  std::unordered_map<std::uint64_t, std::uint32_t> surviving_index;
+  mutable Graph surviving;
+  mutable std::unordered_map<std::uint64_t, std::uint32_t> surviving_index;
   mutable std::unordered_map<int, RouteTree> detours;
+  mutable bool surviving_stale = false;
 
   bool detouring() const { return down_count > 0; }
 
-  void rebuild_surviving(std::vector<TopologyLink> all) {
+  void rebuild_surviving() const {
     const auto n = static_cast<std::uint64_t>(boost::num_vertices(graph));
-    all_links = std::move(all);
+    surviving_stale = false;
     surviving = Graph(n);
     surviving_index.clear();
     detours.clear();
@@ -208,6 +119,7 @@ struct Topology::Impl {
   }
 
   const RouteTree& detour_from(int src) const {
+    if (surviving_stale) rebuild_surviving();
     const auto it = detours.find(src);
     if (it != detours.end()) return it->second;
     return detours.emplace(src, shortest_path_tree(surviving, src)).first->second;
@@ -221,6 +133,14 @@ struct Topology::Impl {
     CODESIM_CHECK(src >= 0 && src < vertices && dst >= 0 && dst < vertices,
                   "route endpoint is not a vertex id");
     return detour_from(src).pred[dst] != -1;
+  }
+
+  // Whether one of the links of `route` (intact) is down: only such routes change while links
+  // are down (Topology::unbroken_route).
+  bool crosses_down_link(const std::vector<RouteLink>& route) const {
+    for (const RouteLink& link : route)
+      if (link_down[static_cast<std::size_t>(link.id / 2)]) return true;
+    return false;
   }
 
   // The vertices of the route src -> dst over the surviving links, src first. Precondition:
@@ -393,12 +313,29 @@ TopologyShape Topology::shape() const { return impl_->shape; }
 int Topology::vertex_count() const { return static_cast<int>(boost::num_vertices(impl_->graph)); }
 int Topology::link_count() const { return impl_->links; }
 
+std::optional<std::vector<RouteLink>> Topology::unbroken_route(int src, int dst) const {
+  std::vector<RouteLink> links = intact_route_links(src, dst);
+  if (impl_->crosses_down_link(links)) return std::nullopt;
+  return links;
+}
+
+bool Topology::detours(int src, int dst) const {
+  const Impl& m = *impl_;
+  return m.detouring() && !unbroken_route(src, dst) && m.takes_detour(src, dst);
+}
+
 std::vector<int> Topology::route(int src, int dst) const {
   const Impl& m = *impl_;
   m.check_node(src);
   m.check_node(dst);
   if (src == dst) return {src};
-  if (m.takes_detour(src, dst)) return m.detour_path(src, dst);
+  if (detours(src, dst)) return m.detour_path(src, dst);
+  return intact_route(src, dst);
+}
+
+std::vector<int> Topology::intact_route(int src, int dst) const {
+  const Impl& m = *impl_;
+  if (src == dst) return {src};
   if (m.shape == Shape::fully_connected) return {src, dst};
   std::vector<int> vertices;
   if (m.is_tree) {
@@ -416,25 +353,35 @@ std::vector<int> Topology::route(int src, int dst) const {
   return vertices;
 }
 
-double Topology::route_latency_s(int src, int dst) const {
+std::pair<double, double> Topology::route_cost(int src, int dst) const {
   impl_->check_node(src);
   impl_->check_node(dst);
-  return impl_->cost(src, dst).latency_s;
+  if (src != dst && impl_->detouring()) {
+    if (const auto links = unbroken_route(src, dst)) {
+      // Summed from src in route order, as Dijkstra over the surviving links sums them.
+      double latency_s = 0.0, bandwidth_Bps = kInf;
+      for (const RouteLink& link : *links) {
+        latency_s += link.latency_s;
+        bandwidth_Bps = std::min(bandwidth_Bps, link.bandwidth_Bps);
+      }
+      return {latency_s, bandwidth_Bps};
+    }
+  }
+  const PathCost cost = impl_->cost(src, dst);
+  return {cost.latency_s, cost.bandwidth_Bps};
 }
 
+double Topology::route_latency_s(int src, int dst) const { return route_cost(src, dst).first; }
+
 double Topology::route_bandwidth_Bps(int src, int dst) const {
-  impl_->check_node(src);
-  impl_->check_node(dst);
-  return impl_->cost(src, dst).bandwidth_Bps;
+  return route_cost(src, dst).second;
 }
 
 double Topology::transfer_time_s(int src, int dst, double bytes) const {
-  impl_->check_node(src);
-  impl_->check_node(dst);
   CODESIM_CHECK(bytes >= 0.0, "transfer size must be >= 0 bytes");
-  if (src == dst) return 0.0;
-  const PathCost cost = impl_->cost(src, dst);
-  return cost.latency_s + bytes / cost.bandwidth_Bps;
+  if (src == dst) return route_cost(src, dst).first;  // 0, after checking the ids
+  const auto [latency_s, bandwidth_Bps] = route_cost(src, dst);
+  return latency_s + bytes / bandwidth_Bps;
 }
 
 const NetworkCostModel& Topology::network_cost_model() const { return *impl_->cost_model; }
@@ -460,11 +407,20 @@ std::vector<TopologyLink> Topology::links() const {
 }
 
 std::vector<RouteLink> Topology::route_links(int src, int dst) const {
+  if (!detours(src, dst)) return intact_route_links(src, dst);
+  return route_links_along(impl_->detour_path(src, dst), true);
+}
+
+std::vector<RouteLink> Topology::intact_route_links(int src, int dst) const {
   const Impl& m = *impl_;
-  const bool detour = m.takes_detour(src, dst);
-  if (!detour && m.shape != Shape::fully_connected && m.link_list.empty()) m.index_links(links());
-  if (!detour && m.is_tree) return m.tree_route_links(src, dst);
-  const std::vector<int> vertices = detour ? m.detour_path(src, dst) : route(src, dst);
+  if (m.shape != Shape::fully_connected && m.link_list.empty()) m.index_links(links());
+  if (m.is_tree) return m.tree_route_links(src, dst);
+  return route_links_along(intact_route(src, dst), false);
+}
+
+std::vector<RouteLink> Topology::route_links_along(const std::vector<int>& vertices,
+                                                   bool detour) const {
+  const Impl& m = *impl_;
   const auto n = static_cast<std::uint64_t>(vertex_count());
   std::vector<RouteLink> out;
   out.reserve(vertices.size() - 1);
@@ -502,7 +458,8 @@ void Topology::set_link_up(int link, bool up) {
   m.memory_values = 0;
   m.detours.clear();
   if (m.detouring()) {
-    m.rebuild_surviving(links());
+    if (m.all_links.empty()) m.all_links = links();  // they never change, only link_down
+    m.surviving_stale = true;
   } else {
     m.all_links.clear();
     m.surviving = Graph();
@@ -521,6 +478,7 @@ std::vector<char> Topology::cut_off_nodes() const {
   const Impl& m = *impl_;
   std::vector<char> out(static_cast<std::size_t>(m.nodes), 0);
   if (!m.detouring()) return out;
+  if (m.surviving_stale) m.rebuild_surviving();
   std::vector<int> component(boost::num_vertices(m.surviving));
   boost::connected_components(m.surviving, component.data());
   std::vector<int> members(component.size(), 0);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace codesim::sim {
@@ -156,6 +157,23 @@ class Topology {
   }
 
  private:
+  // While links are down only the routes that crossed one change: the links taken away lengthen
+  // no other path and leave the tie rule's choice among the rest, so an intact route whose links
+  // are all up is also the shortest path over the surviving links (the test
+  // "only the routes that crossed a failed link change" compares with Dijkstra over them). The
+  // intact route's links when none is down; nullopt when one is.
+  std::optional<std::vector<RouteLink>> unbroken_route(int src, int dst) const;
+  /// Whether src -> dst takes a detour: links are down, its intact route crosses one and a path
+  /// of links up joins them.
+  bool detours(int src, int dst) const;
+  /// The route and its links with every link up (the closed forms, tree walks or Dijkstra).
+  std::vector<int> intact_route(int src, int dst) const;
+  std::vector<RouteLink> intact_route_links(int src, int dst) const;
+  /// The links joining `vertices` in order, from the surviving links' index when `detour`.
+  std::vector<RouteLink> route_links_along(const std::vector<int>& vertices, bool detour) const;
+  /// Latency (s) and bottleneck bandwidth (B/s) of route(src, dst).
+  std::pair<double, double> route_cost(int src, int dst) const;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

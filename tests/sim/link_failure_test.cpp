@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/crash_process.hpp"
+#include "sim/shortest_paths.hpp"
 #include "sim/topology.hpp"
 #include "tests/sim/crash_test_support.hpp"
 
@@ -154,4 +156,85 @@ TEST_CASE("link failures that never happen take no node down and draw nothing") 
   process.start();
   CHECK(engine.empty());
   CHECK(ring.links_down() == 0);
+}
+
+namespace {
+
+// Every node pair of `topology` (links down) against Dijkstra over its surviving links, the
+// rule the routes followed before only the routes crossing a failed link were recomputed: the
+// same vertices, links, latency and bandwidth, bit for bit.
+void check_against_dijkstra(const Topology& topology, const Topology& intact) {
+  using codesim::sim::detail::Graph;
+  const std::vector<TopologyLink> links = topology.links();
+  Graph surviving(static_cast<std::size_t>(topology.vertex_count()));
+  for (std::size_t i = 0; i < links.size(); ++i)
+    if (topology.link_up(static_cast<int>(i)))
+      boost::add_edge(links[i].a, links[i].b,
+                      codesim::sim::detail::Link{links[i].latency_s, links[i].bandwidth_Bps},
+                      surviving);
+  for (int src = 0; src < topology.node_count(); ++src) {
+    const auto tree = codesim::sim::detail::shortest_path_tree(surviving, src);
+    for (int dst = 0; dst < topology.node_count(); ++dst) {
+      if (src == dst) continue;
+      CAPTURE(src);
+      CAPTURE(dst);
+      if (tree.pred[dst] == -1) {  // cut off: the intact route
+        CHECK(topology.route(src, dst) == intact.route(src, dst));
+        continue;
+      }
+      std::vector<int> path;
+      for (int v = dst; v != src; v = tree.pred[v]) path.push_back(v);
+      path.push_back(src);
+      std::reverse(path.begin(), path.end());
+      CHECK(topology.route(src, dst) == path);
+      CHECK(topology.route_latency_s(src, dst) == tree.latency_s[dst]);
+      CHECK(topology.route_bandwidth_Bps(src, dst) == tree.bandwidth_Bps[dst]);
+      const std::vector<RouteLink> hops = topology.route_links(src, dst);
+      REQUIRE(hops.size() + 1 == path.size());
+      for (std::size_t h = 0; h < hops.size(); ++h) {
+        const TopologyLink& link = links[hops[h].id / 2];
+        CHECK(std::min(path[h], path[h + 1]) == link.a);
+        CHECK(std::max(path[h], path[h + 1]) == link.b);
+        CHECK(topology.link_up(static_cast<int>(hops[h].id / 2)));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("only the routes that crossed a failed link change, to Dijkstra's over the rest") {
+  // Latencies that are not all alike, so that sums and ties are exercised: an edge list with
+  // mixed links, and the regular shapes.
+  TopologySpec mixed = shape(TopologyShape::edge_list, 8);
+  for (int a = 0; a < 8; ++a) {
+    mixed.edges.push_back({a, (a + 1) % 8, 1e-6 * (1 + a % 3), 1e9 * (1 + a % 2)});
+    mixed.edges.push_back({a, (a + 3) % 8, 2.5e-6, 2e9});
+  }
+  std::vector<TopologySpec> specs = {shape(TopologyShape::fully_connected, 9),
+                                     shape(TopologyShape::ring, 9),
+                                     shape(TopologyShape::torus2d, 16),
+                                     shape(TopologyShape::fat_tree, 16, 2),
+                                     shape(TopologyShape::star, 6), mixed};
+  std::uint64_t state = 12345;
+  const auto next = [&state](std::uint64_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % bound;
+  };
+  for (const TopologySpec& spec : specs) {
+    CAPTURE(to_string(spec.shape));
+    const Topology intact(spec);
+    Topology topology(spec);
+    const int links = topology.link_count();
+    for (int round = 0; round < 6; ++round) {
+      // Take one to three links down, bring one back now and then.
+      const int changes = 1 + static_cast<int>(next(3));
+      for (int c = 0; c < changes; ++c)
+        topology.set_link_up(static_cast<int>(next(static_cast<std::uint64_t>(links))), false);
+      if (round % 2 == 1)
+        topology.set_link_up(static_cast<int>(next(static_cast<std::uint64_t>(links))), true);
+      if (topology.links_down() == 0) continue;
+      check_against_dijkstra(topology, intact);
+    }
+  }
 }

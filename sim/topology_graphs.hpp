@@ -1,0 +1,23 @@
+// Building the graph of a topology's shape (topology_graphs.cpp); Topology routes over it.
+#pragma once
+
+#include "sim/shortest_paths.hpp"
+#include "sim/topology.hpp"
+
+namespace codesim::sim::detail {
+
+/// A torus's rows and columns.
+struct TorusDims {
+  int rows = 0;
+  int cols = 0;
+};
+
+/// Both 0 in the spec: the most square factorization with rows <= cols; one 0: derived from the
+/// other.
+TorusDims torus_dims(const TopologySpec& spec);
+
+/// The vertices (compute nodes first, then switches) and links of `shape`: fully_connected keeps
+/// its links implicit (only the vertices); fat_tree doubles the bandwidth at each level up.
+Graph build_graph(const TopologySpec& spec, TopologyShape shape);
+
+}  // namespace codesim::sim::detail
