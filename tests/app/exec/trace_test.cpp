@@ -1,8 +1,10 @@
 // codesim run --trace and the `trace` section: the timeline agrees with the replica's metrics, it
 // changes no result, its window and cap work, and bad trace settings stop the run before it starts.
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -215,6 +217,30 @@ TEST_CASE("a trace without flows keeps every slice and is smaller") {
                       R"(", "flows": false})");
   REQUIRE(run(section, dir / "c.json", {}).code == 0);
   CHECK(phases(Json::parse(read_file(dir / "section.json")), "s") == 0);
+}
+
+TEST_CASE("a trace that cannot be written loses only itself: the results are written, exit 1") {
+  // Files may grow to 256 KiB here (as on a full disk, the trace's writes fail, with EFBIG);
+  // the results are far smaller, the trace far larger.
+  TempDirectory dir;
+  const fs::path scenario = write_traced_scenario(dir.path());
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = saved;
+  small.rlim_cur = 256 * 1024;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  const CliResult r = run(scenario, dir / "out.json", {"--trace", (dir / "t.json").string()});
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, previous);
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.starts_with("error: cannot write the trace " + (dir / "t.json").string() +
+                          ": File too large (the results are written without it)"));
+  CHECK(Json::parse(read_file(dir / "out.json"))["complete"] == true);
+  CHECK_FALSE(fs::exists(dir / "t.json"));
+  for (const auto& entry : fs::directory_iterator(dir.path()))  // no temporary file is left
+    CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);
 }
 
 TEST_CASE("a run stopped by its time limit has a trace that ends at the limit") {
