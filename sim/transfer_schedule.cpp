@@ -237,9 +237,7 @@ CommunicationCost& operator+=(CommunicationCost& a, const CommunicationCost& b) 
 
 CommunicationCost schedule_cost(const Topology& topology, const TransferSchedule& schedule) {
   const double time_s = run_schedule(topology, schedule).makespan_s;
-  // Never below 0: the two makespans sum the same times in other orders, and their rounding
-  // must not report a negative wait (-2e-18 s).
-  return {time_s, std::max(0.0, time_s - contention_free_makespan_s(topology, schedule))};
+  return {time_s, time_s - contention_free_makespan_s(topology, schedule)};
 }
 
 ScheduleTimes contention_free_times(const Topology& topology, const TransferSchedule& schedule) {

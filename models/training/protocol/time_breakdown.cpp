@@ -81,7 +81,9 @@ void TimeBreakdown::add_to(sim::MetricSet& metrics) const {
   metrics.set("time_restart_s", restart_s);
   metrics.set("time_eval_s", eval_s);
   metrics.set("time_lost_s", lost_s);
-  if (report_link_wait) metrics.set("time_link_wait_s", link_wait_s);
+  // The rounds' waits are differences of makespans that sum the same times in other orders: a
+  // run with no sharing at all can total -2e-18 s, which is reported as the 0 it is.
+  if (report_link_wait) metrics.set("time_link_wait_s", std::max(0.0, link_wait_s));
 }
 
 sim::EnergyTimes energy_times(const TimeBreakdown& time) {
