@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -521,14 +523,25 @@ def new_figure(width_in: float = 6.4, height_in: float = 4.4) -> tuple[Any, Any]
 
 def save_figure(fig: Any, output: str | Path) -> Path:
     """Writes `fig` as PNG without time or version metadata (same input, same bytes), creating
-    the parent directory, and closes it."""
+    the parent directory, and closes it. The PNG goes to a new temporary file beside `output`,
+    renamed into place once whole: a full disk leaves no empty or partial figure behind."""
     path = Path(output)
+    temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.tight_layout()
-        fig.savefig(path, format="png", dpi=120, metadata={"Software": None})
+        handle, name = tempfile.mkstemp(prefix="." + path.name[:200] + ".tmp-",
+                                        dir=path.parent)
+        temporary = Path(name)
+        with os.fdopen(handle, "wb") as stream:
+            fig.savefig(stream, format="png", dpi=120, metadata={"Software": None})
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+        temporary = None
     finally:
         pyplot().close(fig)
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
     return path
 
 

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 # plot_test_support puts analysis/plots on sys.path, for the script modules imported after it.
-from plot_test_support import (PNG_SIGNATURE, T95_DOF2, aggregate, iterative_results,  # noqa: I001
+from plot_test_support import (PLOTS, PNG_SIGNATURE, T95_DOF2, aggregate, iterative_results,  # noqa: I001
                                load, png_size, run, training_results)
 import common  # noqa: E402
 # The energy tests live in their own module; importing their classes here runs them with these.
@@ -227,6 +227,28 @@ class Scripts(unittest.TestCase):
         self.assertEqual(result.stdout.splitlines(), [str(p) for p in expected])
         for path in expected:
             self.assert_png(path)
+
+    def test_a_figure_that_cannot_be_written_keeps_the_previous_one_and_leaves_nothing(self):
+        # Files may grow to 4 KiB (as on a full disk, the PNG's writes fail): before, writing
+        # truncated the previous figure first, and a full disk left an empty one.
+        import resource
+        import signal
+
+        def small_files():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+        out = self.dir / "full_disk"
+        out.mkdir()
+        (out / "loss.png").write_bytes(b"the previous figure")
+        result = subprocess.run(
+            [sys.executable, str(PLOTS / "loss_vs_iteration.py"), str(self.training), "-o",
+             str(out / "loss.png")], capture_output=True, text=True, timeout=120,
+            preexec_fn=small_files)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("cannot write the figure", result.stderr)
+        self.assertEqual(sorted(p.name for p in out.iterdir()), ["loss.png"])
+        self.assertEqual((out / "loss.png").read_bytes(), b"the previous figure")
 
     def test_the_same_results_give_the_same_png_bytes(self):
         self.assert_ok(self.runs["figures_a"].result())
