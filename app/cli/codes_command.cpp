@@ -15,6 +15,7 @@
 #include "app/cli/command_line.hpp"
 #include "app/cli/local_checks_report.hpp"
 #include "app/cli/scheme_options.hpp"
+#include "app/config/training_sections.hpp"
 #include "models/coding/coding_scheme.hpp"
 #include "models/theory/decode_trials.hpp"
 #include "sim/enum_names.hpp"
@@ -52,6 +53,12 @@ std::string check_other_options(const po::variables_map& values) {
   }
   if (values.count("rows") && (values["rows"].as<int>() < 1 || values["cols"].as<int>() < 1)) {
     return "--rows and --cols must be at least 1";
+  }
+  // As a scenario's layers: larger shapes made the local checks' closed forms run for minutes.
+  if (values.count("rows") &&
+      (values["rows"].as<int>() > kMaxLayerSize || values["cols"].as<int>() > kMaxLayerSize)) {
+    return "--rows and --cols must be at most " + std::to_string(kMaxLayerSize) +
+           " (the largest layer size a scenario may give)";
   }
   return {};
 }

@@ -24,7 +24,6 @@ namespace codesim::app {
 namespace {
 
 constexpr std::int64_t kMaxIterations = 1000000000;
-constexpr std::int64_t kMaxLayerSize = 1000000;
 constexpr std::int64_t kMaxBatch = 1000000;
 constexpr std::int64_t kMaxSamples = 100000000;
 

@@ -11,6 +11,10 @@
 
 namespace codesim::app {
 
+/// The largest layer size a scenario may give (and `codes --rows/--cols`): far beyond any network
+/// a 2-core machine trains, and what keeps the closed forms over a layer's entries quick.
+inline constexpr std::int64_t kMaxLayerSize = 1000000;
+
 /// A soft-error rate (per operation and per flop); absent keys keep `defaults`. Shared by the
 /// cluster's `soft_errors` and the training faults' per-target rates.
 sim::SoftErrorSpec read_soft_errors(ObjectReader& r, const sim::SoftErrorSpec& defaults);

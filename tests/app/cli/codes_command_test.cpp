@@ -94,6 +94,10 @@ TEST_CASE("codes rejects bad combinations with exit code 2 and one error line") 
        "error: codesim codes: m = 3 does not divide rows = 10\n"},
       {{"--scheme", "uncoded", "--m", "3", "--n", "2", "--rows", "9"},
        "error: codesim codes: --rows and --cols go together\n"},
+      // 1e9 rows ran the local checks' closed forms for minutes.
+      {{"--scheme", "abft", "--m", "2", "--n", "2", "--rows", "1000000000", "--cols", "1000"},
+       "error: codesim codes: --rows and --cols must be at most 1000000 (the largest layer size "
+       "a scenario may give)\n"},
       {{"--scheme", "codenet_grid", "--m", "5", "--n", "4", "--grid-rows", "4", "--grid-cols", "6"},
        "error: codesim codes: grid_rows = 4 must be in [5, 4096]\n"},
       {{"--m", "2"},
