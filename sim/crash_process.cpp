@@ -146,6 +146,10 @@ void CrashProcess::schedule_trace_interval(int node_index, std::size_t interval)
   // One interval at a time: a long trace keeps two events per node in the queue, not all.
   const DownInterval down = intervals[interval];
   engine_.schedule_at(std::max(down.down_s, engine_.now()), [this, node_index, interval, down] {
+    if (std::isinf(down.up_s)) {
+      if (down_for_good_.empty()) down_for_good_.assign(nodes_.size(), 0);
+      down_for_good_[static_cast<std::size_t>(node_index)] = 1;
+    }
     hold_down(node_index);
     engine_.schedule_at(down.up_s, [this, node_index, interval] {
       release(node_index);

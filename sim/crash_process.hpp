@@ -109,6 +109,11 @@ class CrashProcess {
   void start();
   /// Times a node went from up to down, whatever the cause.
   std::uint64_t crashes() const { return crashes_; }
+  /// Whether node `node_index` is held down for good: inside an availability trace interval
+  /// without an end (up_s infinite). No other cause lasts forever (repair times are finite).
+  bool down_for_good(int node_index) const {
+    return !down_for_good_.empty() && down_for_good_[static_cast<std::size_t>(node_index)] != 0;
+  }
 
  private:
   void schedule_failure(int node_index);
@@ -138,6 +143,7 @@ class CrashProcess {
   std::vector<RandomStream> link_repair_streams_;
   std::vector<double> last_link_failure_s_;  // per link; NaN before its first failure
   std::vector<char> cut_off_;                // per node: held down as cut off
+  std::vector<char> down_for_good_;          // per node: in a trace interval without an end
   CrashListener on_crash_;
   RepairListener on_repair_;
   LinkListener on_link_;

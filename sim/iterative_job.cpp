@@ -266,6 +266,28 @@ class IterativeJob {
     phase_ = Phase::waiting;
     phase_start_s_ = engine_.now();
     ++attempt_;
+    stop_if_never_enough();
+  }
+
+  // Stops as at the time limit when the nodes down for good (an availability trace interval
+  // without an end) leave too few tasks for an iteration ever to finish: no repair will come.
+  void stop_if_never_enough() {
+    int possible = 0;
+    std::vector<int> gone;
+    for (int node = 0; node < cluster_.size(); ++node) {
+      if (cluster_.crashes().down_for_good(node)) {
+        gone.push_back(node);
+      } else {
+        possible += static_cast<int>(queues_[node].size());
+      }
+    }
+    if (gone.empty() || possible >= needed_) return;
+    stop_reason_ = "no node can come back: " + std::to_string(gone.size()) +
+                   " node(s) down for good (an availability trace interval without an end, "
+                   "first node " + std::to_string(gone.front()) + ") leave " +
+                   std::to_string(possible) + " of the " + std::to_string(needed_) +
+                   " tasks an iteration needs";
+    engine_.stop();
   }
 
   void finish_job() {
@@ -346,6 +368,8 @@ class IterativeJob {
         start_restart();
         return;
       case Phase::waiting:
+        stop_if_never_enough();
+        return;
       case Phase::done:
         return;
     }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "analysis/summary_statistics.hpp"
@@ -295,4 +296,25 @@ TEST_CASE("an interrupt stops a job that makes no progress while crashes and rep
   const std::function<bool()> interrupt = [&] { return ++polls > 1; };
   CHECK_THROWS_AS(run_iterative_job(cluster, checkpoint, job, 1, 0, interrupt), RunStopped);
   CHECK(polls == 2);
+}
+
+TEST_CASE("a job whose needed node is down for good stops with a reason that says so") {
+  // Node 1 goes down at 1 ms and never comes back (a trace interval without an end) while the
+  // other node keeps failing and coming back: before, the job waited for repairs until its time
+  // limit, the crashes going on.
+  ClusterSpec cluster = uniform_cluster(2, 1e9);
+  cluster.crashes[0] = exponential_crashes(0.5, 0.01);
+  cluster.shared_failures.trace = {{}, {{1e-3, INFINITY}}};
+  IterativeJobSpec job;
+  job.iterations = 100;
+  job.tasks = 2;
+  job.task_flops = 1e8;  // 0.1 s per task
+  const MetricSet m = run_iterative_job(cluster, CheckpointSpec{}, job, 1, 0);
+  CHECK(m.get("completed") == 0.0);
+  CHECK(m.get("completion_time_s") < 1.0);
+  std::string reason;
+  for (const auto& [key, value] : m.notes())
+    if (key == "stop_reason") reason = value;
+  CHECK(reason.find("no node can come back: 1 node(s) down for good") == 0);
+  CHECK(total_breakdown_s(m) == doctest::Approx(m.get("completion_time_s")));
 }
