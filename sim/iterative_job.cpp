@@ -284,9 +284,9 @@ class IterativeJob {
     if (gone.empty() || possible >= needed_) return;
     stop_reason_ = "no node can come back: " + std::to_string(gone.size()) +
                    " node(s) down for good (an availability trace interval without an end, "
-                   "first node " + std::to_string(gone.front()) + ") leave " +
-                   std::to_string(possible) + " of the " + std::to_string(needed_) +
-                   " tasks an iteration needs";
+                   "first node " +
+                   std::to_string(gone.front()) + ") leave " + std::to_string(possible) +
+                   " of the " + std::to_string(needed_) + " tasks an iteration needs";
     engine_.stop();
   }
 

@@ -80,7 +80,9 @@ class FailureStormGuard {
 
   /// Polls `should_stop` (not owned; it outlives the guard; may be empty) every
   /// kEventsPerInterruptPoll events without progress.
-  void poll_interrupts_with(const std::function<bool()>& should_stop) { should_stop_ = &should_stop; }
+  void poll_interrupts_with(const std::function<bool()>& should_stop) {
+    should_stop_ = &should_stop;
+  }
 
   void progressed() { events_ = 0; }
   /// A crash or repair. True exactly once, when kMaxEventsWithoutProgress of them have come

@@ -28,13 +28,13 @@
 namespace codesim::sim {
 namespace {
 
+using detail::build_graph;
 using detail::Graph;
 using detail::Link;
 using detail::RouteTree;
-using detail::TorusDims;
-using detail::build_graph;
-using detail::torus_dims;
 using detail::shortest_path_tree;
+using detail::torus_dims;
+using detail::TorusDims;
 
 // Shortest-path trees kept at once are capped so their vertex entries (20 bytes each) stay
 // below this many; evicted trees are recomputed identically when asked for again.
@@ -373,9 +373,7 @@ std::pair<double, double> Topology::route_cost(int src, int dst) const {
 
 double Topology::route_latency_s(int src, int dst) const { return route_cost(src, dst).first; }
 
-double Topology::route_bandwidth_Bps(int src, int dst) const {
-  return route_cost(src, dst).second;
-}
+double Topology::route_bandwidth_Bps(int src, int dst) const { return route_cost(src, dst).second; }
 
 double Topology::transfer_time_s(int src, int dst, double bytes) const {
   CODESIM_CHECK(bytes >= 0.0, "transfer size must be >= 0 bytes");

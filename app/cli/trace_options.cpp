@@ -80,8 +80,10 @@ bool read_trace_options(const po::variables_map& values, std::optional<TraceRequ
   trace.file = values["trace"].as<std::string>();
   if (trace.file.empty()) return fail("--trace", "a file name");
   if (const std::string word = unknown_placeholder(trace.file); !word.empty()) {
-    return fail("--trace", "a file name whose only placeholders are {name}, {point} and "
-                           "{replica}, not " + word);
+    return fail("--trace",
+                "a file name whose only placeholders are {name}, {point} and "
+                "{replica}, not " +
+                    word);
   }
   if (values.count("trace-window")) {
     const auto window = parse_pair(values["trace-window"].as<std::string>());

@@ -202,9 +202,10 @@ void check_input_file(std::filesystem::file_type type, std::uintmax_t bytes,
   }
   if (bytes > max_bytes) {
     throw ScenarioError(path, "",
-                        "the file has " + std::to_string(bytes) + " bytes, more than the limit of " +
-                            std::to_string(max_bytes >> 20) + " MiB (expected " + expected +
-                            " of at most " + std::to_string(max_bytes) + " bytes)");
+                        "the file has " + std::to_string(bytes) +
+                            " bytes, more than the limit of " + std::to_string(max_bytes >> 20) +
+                            " MiB (expected " + expected + " of at most " +
+                            std::to_string(max_bytes) + " bytes)");
   }
 }
 

@@ -62,7 +62,7 @@ models::NetworkSpec read_network(ObjectReader& r) {
   });
   const Json* raw = r.raw("layers");
   if (raw == nullptr || !raw->is_array() || raw->empty()) {
-    const std::string problem = raw == nullptr       ? std::string("missing required key")
+    const std::string problem = raw == nullptr    ? std::string("missing required key")
                                 : raw->is_array() ? std::string("an empty array of layers")
                                                   : "wrong type: got " + describe_json(*raw);
     r.fail("layers", problem +

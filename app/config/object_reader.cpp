@@ -299,7 +299,8 @@ std::string ObjectReader::string(std::string_view key, std::optional<std::string
 
 std::string ObjectReader::file_name(std::string_view key, std::string_view what) {
   std::string name = string(key, std::nullopt);
-  if (name.empty()) fail(key, "an empty file name (expected the path of " + std::string(what) + ")");
+  if (name.empty())
+    fail(key, "an empty file name (expected the path of " + std::string(what) + ")");
   return name;
 }
 

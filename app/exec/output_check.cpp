@@ -157,8 +157,7 @@ void check_outside_inputs(const Experiment& experiment, const Target& target,
     if (error) continue;
     const fs::path relative = file.lexically_relative(directory);
     if (!relative.empty() && *relative.begin() != "..") {
-      fail(experiment, target, "is " + input.name + " " + in_quotes(input.path),
-           target.expected);
+      fail(experiment, target, "is " + input.name + " " + in_quotes(input.path), target.expected);
     }
   }
 }

@@ -19,9 +19,10 @@ namespace codesim::app {
 namespace {
 
 /// Loads a point's dataset (shared with earlier points that use the same one).
-std::shared_ptr<const models::DatasetSplit> load_point_data(
-    const Scenario& scenario, const TrainingWorkload& training, const std::string& file,
-    DataCache& cache) {
+std::shared_ptr<const models::DatasetSplit> load_point_data(const Scenario& scenario,
+                                                            const TrainingWorkload& training,
+                                                            const std::string& file,
+                                                            DataCache& cache) {
   const Json& section = scenario.resolved["workload"]["dataset"];
   const std::string key = section.dump() + "#" + std::to_string(scenario.seed);
   auto& data = cache[key];
@@ -44,11 +45,10 @@ models::ValidTraining check_point_training(const Scenario& scenario,
                                            const models::DatasetSplit* data,
                                            const std::string& file) {
   const models::TrainingSpec& spec = training.spec;
-  auto checked =
-      data == nullptr
-          ? models::check_stochastic_training(scenario.cluster, spec, training.faults)
-          : models::check_training(spec, {scenario.cluster.node_count(), data->train.features(),
-                                          data->train.classes});
+  auto checked = data == nullptr
+                     ? models::check_stochastic_training(scenario.cluster, spec, training.faults)
+                     : models::check_training(spec, {scenario.cluster.node_count(),
+                                                     data->train.features(), data->train.classes});
   if (auto* valid = std::get_if<models::ValidTraining>(&checked)) return std::move(*valid);
   const std::string& problem = std::get<std::string>(checked);
   if (data == nullptr) {  // the reader has said what the stochastic mode does not model
@@ -67,10 +67,8 @@ models::ValidTraining check_point_training(const Scenario& scenario,
 }
 
 /// A training point's data and fault log to replay (into `inputs`).
-void prepare_training_point(
-    const Scenario& scenario, const TrainingWorkload& training, const std::string& file,
-    DataCache& cache,
-    PointInputs& inputs) {
+void prepare_training_point(const Scenario& scenario, const TrainingWorkload& training,
+                            const std::string& file, DataCache& cache, PointInputs& inputs) {
   if (training.spec.mode == models::TrainingMode::stochastic) {  // reads no data
     inputs.training = check_point_training(scenario, training, nullptr, file);
     return;
@@ -106,7 +104,6 @@ PointInputs prepare_point(const Scenario& scenario, const std::string& file, Dat
              scenario.workload);
   return inputs;
 }
-
 
 PreparedRun prepare_run(const Experiment& experiment, UnitExecutor& executor) {
   DataCache data_cache;

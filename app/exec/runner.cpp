@@ -76,7 +76,8 @@ void close_trace(analysis::ChromeTraceWriter* writer, ReplicaOutput& output) {
   try {
     writer->close();
   } catch (const std::exception& e) {
-    output.trace_error = std::string("error: ") + e.what() + " (the results are written without it)";
+    output.trace_error =
+        std::string("error: ") + e.what() + " (the results are written without it)";
     return;
   }
   if (!writer->truncated()) return;
@@ -371,7 +372,8 @@ Experiment make_experiment(const Json& document, const std::string& file) {
       if (experiment.points.size() + candidates + (points.size() - i - 1) > kMaxSweepPoints) {
         throw ScenarioError(file, "/checkpoint/search_factors",
                             "the sweep's points and their checkpoint searches' candidates make "
-                            "more than " + std::to_string(kMaxSweepPoints) +
+                            "more than " +
+                                std::to_string(kMaxSweepPoints) +
                                 " points (expected fewer search_factors or sweep points)");
       }
       add_checkpoint_search(experiment, point, points[i].document, file);
@@ -457,7 +459,8 @@ void use_trace(Experiment& experiment, const TraceRequest& trace) {
     analysis::TraceOptions& options = training->trace;
     options.file = trace.file;
     if (trace.window_s) std::tie(options.from_s, options.to_s) = *trace.window_s;
-    if (trace.iterations) std::tie(options.from_iteration, options.to_iteration) = *trace.iterations;
+    if (trace.iterations)
+      std::tie(options.from_iteration, options.to_iteration) = *trace.iterations;
     if (trace.max_events) options.max_events = *trace.max_events;
     if (trace.no_flows) options.flows = false;
   }

@@ -58,11 +58,11 @@ void use_threads(Experiment& experiment, int threads);
 
 /// codesim run --trace and its options: the file, and each setting given on the command line.
 struct TraceRequest {
-  std::string file;                                  ///< a pattern, as trace.file
+  std::string file;                                   ///< a pattern, as trace.file
   std::optional<std::pair<double, double>> window_s;  ///< --trace-window: from_s, to_s
-  std::optional<std::pair<int, int>> iterations;     ///< --trace-iterations: from, to
-  std::optional<std::int64_t> max_events;            ///< --trace-max-events
-  bool no_flows = false;                             ///< --trace-no-flows
+  std::optional<std::pair<int, int>> iterations;      ///< --trace-iterations: from, to
+  std::optional<std::int64_t> max_events;             ///< --trace-max-events
+  bool no_flows = false;                              ///< --trace-no-flows
 };
 
 /// Writes a timeline trace of every training point's replicas (codesim run --trace) to

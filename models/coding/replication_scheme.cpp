@@ -68,9 +68,8 @@ const SchemeDescriptor& replication_descriptor() {
       .validate = detail::on_spec<validate>,
       .summarize = detail::on_spec<summarize>,
       .build = detail::on_spec<build>,
-      .repetition_copies = [](const SchemeSpec& spec) {
-        return std::get<ReplicationSpec>(spec).copies;
-      },
+      .repetition_copies =
+          [](const SchemeSpec& spec) { return std::get<ReplicationSpec>(spec).copies; },
       .example = {5, 4, 2}};
   return descriptor;
 }

@@ -90,27 +90,27 @@ Matrix& activation(NetworkWorkspace& ws, int owner) {
 void forward_layer(const Layer& layer, const LayerGeometry& g, int l, const NetworkParameters& p,
                    const DenseKernels& kernels, Matrix& x, LayerBuffers& buffers, int input_owner) {
   buffers.owner = l;
-  std::visit(Overloaded{
-                 [&](const Conv2d& conv) {
-                   const auto w = static_cast<std::size_t>(g.weighted_index);
-                   im2col(conv_geometry(g.input, conv), x, buffers.patches);
-                   kernels.product(p.weights[w], buffers.patches, buffers.product);
-                   positions_to_samples(buffers.product, p.biases[w], g.positions, buffers.output);
-                 },
-                 [&](const Dense&) {
-                   const auto w = static_cast<std::size_t>(g.weighted_index);
-                   kernels.product(p.weights[w], x, buffers.output);
-                   buffers.output.colwise() += p.biases[w];
-                 },
-                 [&]<class Step>(const Step& step) -> void {
-                   static_assert(kIsStep<Step>, "a new weighted kind needs its product here");
-                   // A step in place (ReLU, flatten) leaves its output in its input's buffer.
-                   if (step.forward(g.input, x, buffers.output, buffers.argmax) !=
-                       StepOutput::written)
-                     buffers.owner = input_owner;
-                 },
-             },
-             layer);
+  std::visit(
+      Overloaded{
+          [&](const Conv2d& conv) {
+            const auto w = static_cast<std::size_t>(g.weighted_index);
+            im2col(conv_geometry(g.input, conv), x, buffers.patches);
+            kernels.product(p.weights[w], buffers.patches, buffers.product);
+            positions_to_samples(buffers.product, p.biases[w], g.positions, buffers.output);
+          },
+          [&](const Dense&) {
+            const auto w = static_cast<std::size_t>(g.weighted_index);
+            kernels.product(p.weights[w], x, buffers.output);
+            buffers.output.colwise() += p.biases[w];
+          },
+          [&]<class Step>(const Step& step) -> void {
+            static_assert(kIsStep<Step>, "a new weighted kind needs its product here");
+            // A step in place (ReLU, flatten) leaves its output in its input's buffer.
+            if (step.forward(g.input, x, buffers.output, buffers.argmax) != StepOutput::written)
+              buffers.owner = input_owner;
+          },
+      },
+      layer);
 }
 
 // Layer l's backward pass: `delta` (its output's) becomes its input's (not formed for the first

@@ -119,8 +119,9 @@ concept LayerKind = requires(const Kind kind, int layer, LayerGeometry& g) {
   Kind::fields();
   { kind.describe() } -> std::convertible_to<std::string>;
   { kind.shape(layer, g) } -> std::same_as<MaybeIssue>;
-} && (Kind::weighted || requires(const Kind kind, const TensorShape& input, Matrix& x,
-                                  const Matrix& output, Argmax& argmax) {
+}
+&&(Kind::weighted || requires(const Kind kind, const TensorShape& input, Matrix& x,
+                              const Matrix& output, Argmax& argmax) {
   { kind.forward(input, x, x, argmax) } -> std::same_as<StepOutput>;
   { kind.backward(input, x, output, argmax, x) } -> std::same_as<bool>;
 });

@@ -102,8 +102,9 @@ class ValidTraining {
   ValidTraining(const TrainingSpec& spec, const TrainingFit& fit) : spec_(spec), fit_(fit) {}
   friend std::variant<ValidTraining, std::string> check_training(const TrainingSpec&,
                                                                  const TrainingFit&);
-  friend std::variant<ValidTraining, std::string> check_stochastic_training(
-      const sim::ClusterSpec&, const TrainingSpec&, const FaultConfig&);
+  friend std::variant<ValidTraining, std::string> check_stochastic_training(const sim::ClusterSpec&,
+                                                                            const TrainingSpec&,
+                                                                            const FaultConfig&);
 
   TrainingSpec spec_;
   TrainingFit fit_;

@@ -24,8 +24,7 @@ TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::Checkpoin
                            const TrainingObserver& observer) {
   const ValidTraining training =
       valid_training(spec, {cluster.node_count(), train.features(), train.classes});
-  return train_coded(cluster, checkpoint, training, injector, train, test, seed, replica,
-                     observer);
+  return train_coded(cluster, checkpoint, training, injector, train, test, seed, replica, observer);
 }
 
 sim::MetricSet run_coded_training(const sim::ClusterSpec& cluster,
@@ -42,8 +41,7 @@ sim::MetricSet run_stochastic_training(const sim::ClusterSpec& cluster,
                                        const ValidTraining& training, const FaultConfig& faults,
                                        std::uint64_t seed, std::uint64_t replica,
                                        const std::function<bool()>& should_stop) {
-  detail::StochasticBackend run(cluster, checkpoint, training, faults, seed, replica,
-                                should_stop);
+  detail::StochasticBackend run(cluster, checkpoint, training, faults, seed, replica, should_stop);
   return run.run();
 }
 

@@ -215,7 +215,8 @@ TEST_CASE("only the routes that crossed a failed link change, to Dijkstra's over
                                      shape(TopologyShape::ring, 9),
                                      shape(TopologyShape::torus2d, 16),
                                      shape(TopologyShape::fat_tree, 16, 2),
-                                     shape(TopologyShape::star, 6), mixed};
+                                     shape(TopologyShape::star, 6),
+                                     mixed};
   std::uint64_t state = 12345;
   const auto next = [&state](std::uint64_t bound) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;

@@ -16,10 +16,10 @@
 namespace codesim::models::detail {
 
 NumericBackend::NumericBackend(const sim::ClusterSpec& cluster_spec,
-                               const sim::CheckpointSpec& checkpoint,
-                               const ValidTraining& training, FaultInjector& injector,
-                               const Dataset& train, const Dataset& test, std::uint64_t seed,
-                               std::uint64_t replica, const TrainingObserver& observer)
+                               const sim::CheckpointSpec& checkpoint, const ValidTraining& training,
+                               FaultInjector& injector, const Dataset& train, const Dataset& test,
+                               std::uint64_t seed, std::uint64_t replica,
+                               const TrainingObserver& observer)
     : spec_(training.spec()),
       seed_(seed),
       observer_(observer),

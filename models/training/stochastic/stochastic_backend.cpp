@@ -34,8 +34,9 @@ StochasticBackend::StochasticBackend(const sim::ClusterSpec& cluster,
     : spec_(training.spec()),
       topology_(cluster.network),
       protocol_(*this, cluster, checkpoint, spec_, should_stop, nullptr) {
-  CODESIM_CHECK(training.stochastic_checked() && training.fit().cluster_nodes == cluster.node_count(),
-                "the spec was checked for the stochastic mode on this cluster");
+  CODESIM_CHECK(
+      training.stochastic_checked() && training.fit().cluster_nodes == cluster.node_count(),
+      "the spec was checked for the stochastic mode on this cluster");
   const TrainingSpec& spec = spec_;
   nodes_ = summarize_scheme(spec.scheme).nodes;
   layout_.weights = weight_shapes(spec);

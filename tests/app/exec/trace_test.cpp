@@ -213,8 +213,8 @@ TEST_CASE("a trace without flows keeps every slice and is smaller") {
   CHECK(fs::file_size(dir / "without.json") < fs::file_size(dir / "with.json"));
   // The scenario's trace section says the same with "flows": false.
   const fs::path section = write_traced_scenario(
-      dir.path(), R"(, "trace": {"file": ")" + (dir / "section.json").string() +
-                      R"(", "flows": false})");
+      dir.path(),
+      R"(, "trace": {"file": ")" + (dir / "section.json").string() + R"(", "flows": false})");
   REQUIRE(run(section, dir / "c.json", {}).code == 0);
   CHECK(phases(Json::parse(read_file(dir / "section.json")), "s") == 0);
 }
@@ -354,8 +354,8 @@ TEST_CASE("--trace sets the file and keeps the trace section's other settings") 
   // --trace replaced the whole section before: its cap of 5 events was lost.
   TempDirectory dir;
   const fs::path scenario = write_traced_scenario(
-      dir.path(), R"(, "trace": {"file": ")" + (dir / "section.json").string() +
-                      R"(", "max_events": 5})");
+      dir.path(),
+      R"(, "trace": {"file": ")" + (dir / "section.json").string() + R"(", "max_events": 5})");
   const CliResult r = run(scenario, dir / "out.json", {"--trace", (dir / "t.json").string()});
   INFO(r.err);
   REQUIRE(r.code == 0);
