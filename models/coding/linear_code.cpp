@@ -123,10 +123,12 @@ CodeDecodeResult correct_errors(const ErrorPath& path, const SubsetFactor& facto
   const int r = static_cast<int>(factor.redundancy);
   const int max_errors = path.options.error_model == ErrorModel::adversarial ? r / 2 : r - 1;
   if (max_errors < 1) return result;
-  std::optional<detail::ErrorSupport> search =
+  detail::SearchOutcome outcome =
       detail::find_error_support(path.generator, path.symbols, path.usable, path.peak, path.length,
                                  path.options, path.kernels, max_errors, factor);
-  if (!search) return result;
+  result.search_work = outcome.work;
+  if (!outcome.support) return result;
+  std::optional<detail::ErrorSupport>& search = outcome.support;
   result.erroneous_symbols.insert(result.erroneous_symbols.end(), search->blamed.begin(),
                                   search->blamed.end());
   std::sort(result.erroneous_symbols.begin(), result.erroneous_symbols.end());

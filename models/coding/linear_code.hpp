@@ -67,7 +67,17 @@ struct CodeDecodeResult {
   std::vector<int> erroneous_symbols;
   /// 2-norm condition number of the generator rows finally used to solve for the message.
   double condition_number = 0.0;
+  /// Work of the error search, in units of r t (n + t) per candidate support screened (r checks,
+  /// t the support's size, n symbols; about a quarter of its flops); 0 when no search ran. At
+  /// most kSearchWorkBudget: a search that would need more gives up (detected).
+  double search_work = 0.0;
 };
+
+/// Bound on CodeDecodeResult::search_work per decode. The candidate cap alone let a code of 64
+/// symbols and 45 checks search for seconds per decode (minutes for one training iteration);
+/// 2e8 binds only where a candidate costs over 1,000 units (codes beyond about 25 symbols and 8
+/// checks), about 0.3 s of search on one core.
+inline constexpr double kSearchWorkBudget = 2e8;
 
 /// A code with generator G (S x K): symbol s = G.row(s) * message, each symbol a row vector of
 /// length L (callers flatten matrices into rows). Any K rows of G must be independent (MDS).

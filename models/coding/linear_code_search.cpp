@@ -147,6 +147,7 @@ class SupportSearch {
   }
 
   ErrorSupport result() && { return {std::move(blamed_), std::move(message_), condition_}; }
+  double work() const { return work_; }
 
  private:
   // Largest symbol peak over `members` without the positions in `support`.
@@ -243,12 +244,15 @@ class SupportSearch {
         const int rho = std::min(t, rank) - deficit;
         if (rho < 0) continue;
         const double count = binomial(view.n, t - rho);
-        if (count > std::min(enumeration_budget_, level_budget)) {
+        const double work = count * view.r * t * (view.n + t);
+        if (count > std::min(enumeration_budget_, level_budget) ||
+            work > kSearchWorkBudget - work_) {
           exhaustive_ = false;
           continue;
         }
         enumeration_budget_ -= count;
         level_budget -= count;
+        work_ += work;
         const auto passing = screen(view, t, rho, screened);
         if (verify(view, passing)) {
           // Smaller supports were not all ruled out: the caller prunes.
@@ -347,6 +351,7 @@ class SupportSearch {
   const DenseKernels& kernels_;
   int max_errors_ = 0;
   double enumeration_budget_ = kEnumerationBudget;
+  double work_ = 0.0;       // of the candidates screened so far
   bool exhaustive_ = true;  // every smaller support was ruled out
   int verifications_ = 0;
   std::set<std::vector<int>> attempted_;
@@ -357,15 +362,16 @@ class SupportSearch {
 
 }  // namespace
 
-std::optional<ErrorSupport> find_error_support(const Matrix& generator, Symbols symbols,
-                                               std::vector<int> usable,
-                                               const std::vector<double>& peak, Index length,
-                                               const DecodeOptions& options,
-                                               const DenseKernels& kernels, int max_errors,
-                                               const SubsetFactor& factor) {
+SearchOutcome find_error_support(const Matrix& generator, Symbols symbols, std::vector<int> usable,
+                                 const std::vector<double>& peak, Index length,
+                                 const DecodeOptions& options, const DenseKernels& kernels,
+                                 int max_errors, const SubsetFactor& factor) {
   SupportSearch search(generator, symbols, std::move(usable), peak, length, options, kernels);
-  if (!search.run(max_errors, factor)) return std::nullopt;
-  return std::move(search).result();
+  SearchOutcome outcome;
+  const bool found = search.run(max_errors, factor);
+  outcome.work = search.work();
+  if (found) outcome.support = std::move(search).result();
+  return outcome;
 }
 
 }  // namespace codesim::models::detail

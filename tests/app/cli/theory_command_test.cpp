@@ -192,6 +192,17 @@ TEST_CASE("theory --table tolerance prints T3 and the ratio in text and JSON") {
   CHECK(j["ratio"].size() == 8);
 }
 
+TEST_CASE("theory --table tolerance at the largest split lists every node count up to 4mn") {
+  // 32 x 32 blocks: 3,042 node counts, each validating and summarizing a GPD spec (45 s when
+  // every spec derived the split's exponents anew; now they are derived once).
+  const auto j = theory_json({"--table", "tolerance", "--m", "32", "--n", "32"});
+  const auto& rows = j["rows"];
+  REQUIRE(rows.size() == 3042);
+  CHECK(rows.front()["nodes"] == 1055);  // K_ff = mn + n - 1
+  CHECK(rows.back()["nodes"] == 4096);
+  CHECK(rows.back()["gpd_forward"] == (4096 - 1055) / 2);
+}
+
 TEST_CASE("theory rejects bad options with exit code 2 and one error line") {
   const std::vector<std::vector<std::string>> bad = {
       {"--frobnicate"},
