@@ -128,20 +128,20 @@ CodeDecodeResult correct_errors(const ErrorPath& path, const SubsetFactor& facto
                                  path.options, path.kernels, max_errors, factor);
   result.search_work = outcome.work;
   if (!outcome.support) return result;
-  std::optional<detail::ErrorSupport>& search = outcome.support;
-  result.erroneous_symbols.insert(result.erroneous_symbols.end(), search->blamed.begin(),
-                                  search->blamed.end());
+  detail::ErrorSupport& search = *outcome.support;
+  result.erroneous_symbols.insert(result.erroneous_symbols.end(), search.blamed.begin(),
+                                  search.blamed.end());
   std::sort(result.erroneous_symbols.begin(), result.erroneous_symbols.end());
   result.status = DecodeStatus::corrected;
   if (path.wanted_rows.empty()) {
-    result.message = std::move(search->message);
+    result.message = std::move(search.message);
   } else {
     result.message.resize(static_cast<Index>(path.wanted_rows.size()), path.length);
     for (std::size_t i = 0; i < path.wanted_rows.size(); ++i) {
-      result.message.row(static_cast<Index>(i)) = search->message.row(path.wanted_rows[i]);
+      result.message.row(static_cast<Index>(i)) = search.message.row(path.wanted_rows[i]);
     }
   }
-  result.condition_number = search->condition;
+  result.condition_number = search.condition;
   return result;
 }
 

@@ -6,11 +6,9 @@
 #include <optional>
 #include <vector>
 
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/normal_distribution.hpp>
-
 #include "models/coding/code_generators.hpp"
 #include "models/coding/linear_code.hpp"
+#include "tests/models/coding/scheme_test_support.hpp"
 
 namespace {
 
@@ -21,15 +19,7 @@ using codesim::models::ErrorModel;
 using codesim::models::kSearchWorkBudget;
 using codesim::models::LinearCode;
 using codesim::models::Matrix;
-
-Matrix gaussian_matrix(Eigen::Index rows, Eigen::Index cols, boost::random::mt19937_64& engine) {
-  boost::random::normal_distribution<double> normal(0.0, 1.0);
-  Matrix m(rows, cols);
-  for (Eigen::Index j = 0; j < cols; ++j) {
-    for (Eigen::Index i = 0; i < rows; ++i) m(i, j) = normal(engine);
-  }
-  return m;
-}
+using codesim::models::testing::random_matrix;
 
 // The symbols struck by `errors` errors: 0, 2, ..., 62, then 1, 3, ...
 std::vector<int> struck(int errors) {
@@ -43,11 +33,10 @@ std::vector<int> struck(int errors) {
 // the symbols struck(errors) carrying noise ten times as large as the codeword.
 CodeDecodeResult decode_with_errors(int errors, ErrorModel model) {
   const LinearCode code(codesim::models::systematic_gaussian_generator(64, 19, 2017));
-  boost::random::mt19937_64 engine(40);
-  const Matrix codeword = code.encode(gaussian_matrix(19, 4, engine));
+  const Matrix codeword = code.encode(random_matrix(19, 4, 40));
   std::vector<std::optional<Eigen::RowVectorXd>> received;
   for (Eigen::Index s = 0; s < codeword.rows(); ++s) received.emplace_back(codeword.row(s));
-  const Matrix noise = gaussian_matrix(errors, 4, engine);
+  const Matrix noise = random_matrix(errors, 4, 41);
   const std::vector<int> symbols = struck(errors);
   for (int i = 0; i < errors; ++i) {
     *received[static_cast<std::size_t>(symbols[static_cast<std::size_t>(i)])] +=
