@@ -162,4 +162,13 @@ bool CheckpointPolicy::due(int iterations, double progress_s) const {
   return false;
 }
 
+std::string CheckpointPolicy::restart_past_limit(double now_s, double time_limit_s) const {
+  if (now_s + restart_s_ <= time_limit_s) return {};
+  std::ostringstream out;
+  out << "the restart after a rollback takes " << restart_s_ << " s and would end after the "
+      << "time limit (time_limit_s " << time_limit_s << " s, now " << now_s
+      << " s): the run cannot complete";
+  return out.str();
+}
+
 }  // namespace codesim::sim

@@ -147,8 +147,9 @@ void CrashProcess::schedule_trace_interval(int node_index, std::size_t interval)
   const DownInterval down = intervals[interval];
   engine_.schedule_at(std::max(down.down_s, engine_.now()), [this, node_index, interval, down] {
     if (std::isinf(down.up_s)) {
-      if (down_for_good_.empty()) down_for_good_.assign(nodes_.size(), 0);
-      down_for_good_[static_cast<std::size_t>(node_index)] = 1;
+      if (down_for_good_since_s_.empty())
+        down_for_good_since_s_.assign(nodes_.size(), std::numeric_limits<double>::infinity());
+      down_for_good_since_s_[static_cast<std::size_t>(node_index)] = engine_.now();
     }
     hold_down(node_index);
     engine_.schedule_at(down.up_s, [this, node_index, interval] {
@@ -192,6 +193,13 @@ void CrashProcess::update_cut_off() {
 
 CrashSpec exponential_crashes(double mtbf_s, double repair_s) {
   return {ExponentialLaw{mtbf_s}, FixedLaw{repair_s}};
+}
+
+std::string no_node_comes_back(const std::vector<int>& gone, const std::string& leaves) {
+  CODESIM_CHECK(!gone.empty(), "a node down for good");
+  return "no node can come back: " + std::to_string(gone.size()) +
+         " node(s) down for good (an availability trace interval without an end, first node " +
+         std::to_string(gone.front()) + ") " + leaves;
 }
 
 }  // namespace codesim::sim

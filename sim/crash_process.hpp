@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,11 @@ struct SharedFailures {
   std::optional<LinkFailureSpec> links;
 };
 
+/// The stop_reason of a run that needs some of the nodes `gone` (ascending, not empty), which an
+/// availability trace holds down for good: "no node can come back: ...", then `leaves` (what the
+/// others fall short of, e.g. "leave 3 of the 4 tasks an iteration needs").
+std::string no_node_comes_back(const std::vector<int>& gone, const std::string& leaves);
+
 /// Drives crashes of a set of nodes on an engine. Up times are drawn from stream (seed, replica,
 /// "crash", node id), repair times from (seed, replica, "repair", node id) (none for fixed
 /// repairs), so exponential failures with fixed repairs draw what they always drew. A node cannot
@@ -112,7 +118,14 @@ class CrashProcess {
   /// Whether node `node_index` is held down for good: inside an availability trace interval
   /// without an end (up_s infinite). No other cause lasts forever (repair times are finite).
   bool down_for_good(int node_index) const {
-    return !down_for_good_.empty() && down_for_good_[static_cast<std::size_t>(node_index)] != 0;
+    return down_for_good_since_s(node_index) <= engine_.now();
+  }
+  /// When node `node_index` went down for good (infinity: it has not). A reader whose clock
+  /// trails the process's (the stochastic run's timeline) compares it with its own time.
+  double down_for_good_since_s(int node_index) const {
+    return down_for_good_since_s_.empty()
+               ? std::numeric_limits<double>::infinity()
+               : down_for_good_since_s_[static_cast<std::size_t>(node_index)];
   }
 
  private:
@@ -141,9 +154,9 @@ class CrashProcess {
   Topology* topology_;
   std::vector<RandomStream> link_streams_;
   std::vector<RandomStream> link_repair_streams_;
-  std::vector<double> last_link_failure_s_;  // per link; NaN before its first failure
-  std::vector<char> cut_off_;                // per node: held down as cut off
-  std::vector<char> down_for_good_;          // per node: in a trace interval without an end
+  std::vector<double> last_link_failure_s_;    // per link; NaN before its first failure
+  std::vector<char> cut_off_;                  // per node: held down as cut off
+  std::vector<double> down_for_good_since_s_;  // per node: entered a trace interval without an end
   CrashListener on_crash_;
   RepairListener on_repair_;
   LinkListener on_link_;

@@ -258,6 +258,15 @@ class IterativeJob {
   }
 
   void start_restart() {
+    const std::string hopeless = policy_.restart_past_limit(engine_.now(), job_.time_limit_s);
+    if (!hopeless.empty()) {
+      phase_ = Phase::restart;  // stopped as at the time limit, at the restart's start
+      phase_start_s_ = engine_.now();
+      ++attempt_;
+      stop_reason_ = hopeless;
+      engine_.stop();
+      return;
+    }
     start_phase(Phase::restart, policy_.restart_s(), time_restart_s_,
                 [this] { start_iteration(); });
   }
@@ -282,11 +291,9 @@ class IterativeJob {
       }
     }
     if (gone.empty() || possible >= needed_) return;
-    stop_reason_ = "no node can come back: " + std::to_string(gone.size()) +
-                   " node(s) down for good (an availability trace interval without an end, "
-                   "first node " +
-                   std::to_string(gone.front()) + ") leave " + std::to_string(possible) +
-                   " of the " + std::to_string(needed_) + " tasks an iteration needs";
+    stop_reason_ =
+        no_node_comes_back(gone, "leave " + std::to_string(possible) + " of the " +
+                                     std::to_string(needed_) + " tasks an iteration needs");
     engine_.stop();
   }
 

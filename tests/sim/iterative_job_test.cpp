@@ -318,3 +318,26 @@ TEST_CASE("a job whose needed node is down for good stops with a reason that say
   CHECK(reason.find("no node can come back: 1 node(s) down for good") == 0);
   CHECK(total_breakdown_s(m) == doctest::Approx(m.get("completion_time_s")));
 }
+
+TEST_CASE("a job whose restart would end after its time limit stops at the first rollback") {
+  // A restart of 1e308 s: every crash during it restarted it, so the job simulated every crash
+  // up to its time limit (17 million in 50 s before this stop). No rollback's restart can end in
+  // time, so the job can never complete.
+  ClusterSpec cluster = uniform_cluster(2, 1e9);
+  for (CrashSpec& c : cluster.crashes) c = exponential_crashes(0.5, 0.01);
+  CheckpointSpec checkpoint;
+  checkpoint.restart_s = 1e308;
+  IterativeJobSpec job;
+  job.iterations = 100;
+  job.tasks = 2;
+  job.task_flops = 1e8;  // 0.1 s per task
+  const MetricSet m = run_iterative_job(cluster, checkpoint, job, 1, 0);
+  CHECK(m.get("completed") == 0.0);
+  CHECK(m.get("rollbacks") == 1.0);
+  CHECK(m.get("completion_time_s") < 10.0);
+  std::string reason;
+  for (const auto& [key, value] : m.notes())
+    if (key == "stop_reason") reason = value;
+  CHECK(reason.find("the restart after a rollback takes 1e+308 s") == 0);
+  CHECK(total_breakdown_s(m) == doctest::Approx(m.get("completion_time_s")));
+}

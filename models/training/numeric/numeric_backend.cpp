@@ -260,6 +260,7 @@ void NumericBackend::on_crash(int node) {
   if (node >= nodes_) return;
   const auto index = static_cast<std::size_t>(node);
   down_since_s_[index] = engine_.now();
+  if (protocol_.phase() == RunPhase::waiting) return protocol_.node_lost_while_waiting();
   if (round_.state[index] != TaskState::pending) return;
   // The crash cancelled the task: the part that ran was spent.
   progress().energy.busy(node, engine_.now() - round_.task_start_s[index]);

@@ -206,6 +206,15 @@ void NumericBackend::abandon_work() {
   ++attempt_;
 }
 
+std::vector<int> NumericBackend::needed_nodes_gone() {
+  std::vector<int> gone;
+  for (int p = 0; p < nodes_; ++p)
+    if (cluster_.crashes().down_for_good(p)) gone.push_back(p);
+  const auto back = [&gone](int p) { return !std::binary_search(gone.begin(), gone.end(), p); };
+  if (gone.empty() || iteration_decodable(net_.geometry, net_.codewords, back)) return {};
+  return gone;
+}
+
 void NumericBackend::wait_for_repair() {
   bool any_down = false;
   for (int p = 0; p < nodes_; ++p) any_down = any_down || !up(p);

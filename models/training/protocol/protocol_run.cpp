@@ -4,9 +4,11 @@
 
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "models/training/protocol/round_costs.hpp"
 #include "models/training/train.hpp"
+#include "sim/crash_process.hpp"
 
 namespace codesim::models::detail {
 namespace {
@@ -268,6 +270,13 @@ void ProtocolRun::rollback() {
     return;
   }
   backend_.restore_checkpoint(target);
+  const std::string hopeless = policy_.restart_past_limit(now_s, spec_.time_limit_s);
+  if (!hopeless.empty()) {
+    progress_.give_up(hopeless);
+    phase_ = RunPhase::done;
+    backend_.stop();
+    return;
+  }
   phase_ = RunPhase::restart;
   const double restart_s = policy_.restart_s();
   trace_phase("restart", now_s, restart_s);
@@ -277,10 +286,23 @@ void ProtocolRun::rollback() {
 
 // Restart time until a scheme node's repair, then the iteration starts again.
 void ProtocolRun::wait_for_repairs() {
+  if (stop_if_needed_nodes_gone()) return;
   phase_ = RunPhase::waiting;
   wait_start_s_ = backend_.now_s();
   progress_.time.charge_later(wait_start_s_, TimeKind::restart);
   backend_.wait_for_repair();
+}
+
+// No repair will come for the nodes an availability trace holds down for good: rather than wait
+// until the time limit, the run stops now, as there (completed = 0), stop_reason saying why.
+bool ProtocolRun::stop_if_needed_nodes_gone() {
+  const std::vector<int> gone = backend_.needed_nodes_gone();
+  if (gone.empty()) return false;
+  progress_.give_up(sim::no_node_comes_back(
+      gone, "leave too few nodes for every round of an iteration to decode"));
+  phase_ = RunPhase::done;
+  backend_.stop();
+  return true;
 }
 
 void ProtocolRun::repaired() {

@@ -52,6 +52,8 @@ class ProtocolRun {
   void round_finished(double communication_s, double decode_s);
   /// The backend's update (start_update) ended now.
   void update_finished();
+  /// A scheme node crashed while the run waited for repairs: the run stops if it can never go on.
+  void node_lost_while_waiting() { stop_if_needed_nodes_gone(); }
   /// The all-ones verification pass (no faults), by verification_passes' rule; regenerations
   /// add their time. Untimed (the run's read-out) or before a checkpoint.
   Verification verify();
@@ -74,6 +76,9 @@ class ProtocolRun {
   void checkpoint_written();
   void rollback();
   void wait_for_repairs();
+  // Stops the run (completed = 0) when nodes down for good leave some round never decodable;
+  // whether it did.
+  bool stop_if_needed_nodes_gone();
   void repaired();
   void finish();
   // Charges `seconds` of `kind` now and resumes `next` when they have elapsed.

@@ -59,6 +59,9 @@ class TrainingBackend {
   /// Abandons the attempt; resume(ProtocolStep::repaired) follows the next repair of a scheme
   /// node. Precondition: a scheme node is down.
   virtual void wait_for_repair() = 0;
+  /// The scheme nodes down for good (an availability trace interval without an end), ascending,
+  /// when without them some round could never decode; empty otherwise.
+  virtual std::vector<int> needed_nodes_gone() = 0;
   /// The iteration's batch, before its first round.
   virtual void begin_iteration(int iteration) = 0;
   /// Runs the product round of `layer` in `dir`: its tasks, then round_finished with the time

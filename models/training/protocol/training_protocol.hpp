@@ -152,6 +152,8 @@ class TrainingProgress {
   RollbackTarget roll_back(bool random_events);
   /// Why the run stopped before completing; empty while it may go on.
   const std::string& stop_reason() const { return stop_reason_; }
+  /// The run cannot go on, for `reason` (its stop_reason).
+  void give_up(std::string reason) { stop_reason_ = std::move(reason); }
   /// Polls `should_stop` (not owned, may be empty) between crashes and repairs too, so that an
   /// interrupt ends a run that makes no progress (sim::FailureStormGuard).
   void poll_interrupts_with(const std::function<bool()>& should_stop) {

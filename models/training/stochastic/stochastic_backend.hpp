@@ -118,6 +118,7 @@ class StochasticBackend final : public TrainingBackend {
   bool regenerate_stale_nodes(double& seconds) override;
   bool decodable() override;
   void wait_for_repair() override;
+  std::vector<int> needed_nodes_gone() override;
   void begin_iteration(int) override {}
   void start_round(int layer, Direction dir) override;
   DecodeStatus round_status() override;

@@ -137,18 +137,35 @@ int StochasticBackend::wrong_sources(int layer, const std::vector<int>& sources)
   return 0;
 }
 
-// The clock moves to a scheme node's repair; the protocol goes on from there.
+// The clock moves to a scheme node's repair; the protocol goes on from there (unless a scheme
+// node's crash meanwhile leaves too few that can come back: the protocol then stops the run).
 void StochasticBackend::wait_for_repair() {
   while (true) {
     if (next_event_s() == kInf) throw OutOfTime{};  // no repair before the limit
     const CrashEvent e = timeline_.pop();
     on_event(e);
-    if (!e.crash && e.node < nodes_) {
+    if (!e.crash && e.node < nodes_) {  // a scheme node's (or a link's) repair
       now_s_ = e.time_s;
       break;
     }
+    if (e.crash && e.link < 0 && e.node < nodes_) {
+      const double waiting_since_s = now_s_;
+      now_s_ = e.time_s;  // the run stops here if it can never go on
+      protocol_.node_lost_while_waiting();
+      if (stopped_) return;
+      now_s_ = waiting_since_s;
+    }
   }
   next_step_ = ProtocolStep::repaired;
+}
+
+std::vector<int> StochasticBackend::needed_nodes_gone() {
+  std::vector<int> gone;
+  for (int p = 0; p < nodes_; ++p)
+    if (timeline_.down_for_good_since_s(p) <= now_s_) gone.push_back(p);
+  const auto back = [&gone](int p) { return !std::binary_search(gone.begin(), gone.end(), p); };
+  if (gone.empty() || iteration_decodable(layout_.shapes, codewords_, back)) return {};
+  return gone;
 }
 
 // A round with crashes: the usable participants run their tasks, which crashes lose (an

@@ -82,6 +82,11 @@ double CrashTimeline::next_s() const {
   return process_->ready.front().time_s;
 }
 
+double CrashTimeline::down_for_good_since_s(int node) const {
+  if (!active_) return std::numeric_limits<double>::infinity();
+  return process_->crashes->down_for_good_since_s(node);
+}
+
 CrashEvent CrashTimeline::pop() {
   CODESIM_CHECK(std::isfinite(next_s()), "no crash or repair to pop");
   const CrashEvent e = process_->ready.front();

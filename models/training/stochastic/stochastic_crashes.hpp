@@ -41,6 +41,9 @@ class CrashTimeline {
   double next_s() const;
   /// Removes the next transition. Precondition: next_s() is finite.
   CrashEvent pop();
+  /// When node `node` went down for good (sim::CrashProcess::down_for_good_since_s; infinity:
+  /// it has not, as far as the timeline ran).
+  double down_for_good_since_s(int node) const;
 
  private:
   struct Process;

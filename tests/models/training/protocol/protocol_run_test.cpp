@@ -30,6 +30,7 @@ class ScriptedBackend final : public TrainingBackend {
   std::vector<std::string> log;
   std::deque<DecodeStatus> statuses;
   bool decodable_now = true;
+  std::vector<int> gone;  // needed_nodes_gone's answer
   double repair_after_s = 5.0;
   std::uint64_t events = 0;
 
@@ -59,6 +60,7 @@ class ScriptedBackend final : public TrainingBackend {
     decodable_now = true;
     next = ProtocolStep::repaired;
   }
+  std::vector<int> needed_nodes_gone() override { return gone; }
   void begin_iteration(int iteration) override {
     log.push_back("iteration " + std::to_string(iteration));
   }
@@ -206,4 +208,16 @@ TEST_CASE(
   CHECK(f.backend.log[1] == "iteration 0");
   CHECK(f.progress().time.restart_s == doctest::Approx(5.0));
   CHECK(f.progress().completed());
+}
+
+TEST_CASE("a wait for repairs that nodes down for good make endless stops the run at once") {
+  Fixture f(1);
+  f.backend.decodable_now = false;
+  f.backend.gone = {2, 7};
+  f.backend.run();
+  REQUIRE(f.backend.log.size() == 1);
+  CHECK(f.backend.log.front() == "stop");
+  CHECK_FALSE(f.progress().completed());
+  CHECK(f.progress().stop_reason().find("no node can come back: 2 node(s) down for good") == 0);
+  CHECK(f.progress().stop_reason().find("first node 2") != std::string::npos);
 }

@@ -36,6 +36,12 @@ sim::MetricSet numeric(const sim::ClusterSpec& c, const sim::CheckpointSpec& che
 // |a - b| within z standard deviations of two Poisson-like counts (plus one for discreteness).
 bool counts_agree(double a, double b) { return std::abs(a - b) <= 1.96 * std::sqrt(a + b) + 1.0; }
 
+std::string stop_reason(const sim::MetricSet& m) {
+  for (const auto& [key, value] : m.notes())
+    if (key == "stop_reason") return value;
+  return "";
+}
+
 // Sigmoid units change every block at every update (a ReLU layer's block can be left as it was),
 // so that an outdated block is wrong in both modes.
 void sigmoid_units(TrainingSpec& spec) { spec.mlp.hidden_activation = Activation::sigmoid; }
@@ -232,11 +238,15 @@ TEST_CASE("a run with crashes cut at its time limit has a breakdown and energy t
     const sim::MetricSet m =
         run_stochastic_training(c, checkpoint, spec, testing::no_faults(), 3, 0);
     CHECK(m.get("completed") == 0.0);
+    // At the limit, or earlier at a rollback whose restart would end after it (stop_reason).
+    const double end_s = m.get("completion_time_s");
+    CHECK(end_s <= spec.time_limit_s);
+    if (end_s < spec.time_limit_s) CHECK(stop_reason(m).find("the restart after") == 0);
     double breakdown = 0.0;
     for (const char* part : {"time_compute_s", "time_communication_s", "time_decode_s",
                              "time_checkpoint_s", "time_restart_s", "time_eval_s", "time_lost_s"})
       breakdown += m.get(part);
-    CHECK(breakdown == doctest::Approx(spec.time_limit_s).epsilon(1e-12));
+    CHECK(breakdown == doctest::Approx(end_s).epsilon(1e-12));
     CHECK(m.get("energy_J") == doctest::Approx(sim::sum_of_energy_parts_J(m)).epsilon(1e-12));
     CHECK(m.get("crashes") <= full.get("crashes"));
   }
@@ -294,9 +304,7 @@ TEST_CASE("a failure storm stops both modes with its reason instead of running w
     // Crashes and repairs alternate: half of the guard's events are crashes.
     CHECK(m->get("crashes") ==
           doctest::Approx(sim::FailureStormGuard::kMaxEventsWithoutProgress / 2.0).epsilon(1e-3));
-    std::string reason;
-    for (const auto& [key, value] : m->notes())
-      if (key == "stop_reason") reason = value;
+    const std::string reason = stop_reason(*m);
     INFO(reason << " rollbacks " << m->get("rollbacks") << " t " << m->get("completion_time_s"));
     CHECK(reason.find("failure storm: 100000000 crashes and repairs") == 0);
   }
@@ -317,4 +325,63 @@ TEST_CASE("an interrupt ends a training run that makes no progress between crash
       run_stochastic_training(c, checkpoint, spec, testing::no_faults(), 3, 0, interrupt),
       sim::RunStopped);
   CHECK(polls == 2);
+}
+
+TEST_CASE("a training run whose needed node is down for good stops with a reason, in both modes") {
+  // Node 3 goes down at 0.1 ms and never comes back (a trace interval without an end) while the
+  // other nodes keep failing and coming back. Uncoded needs every node: before, both modes waited
+  // for repairs until the time limit (1e12 s), the crashes going on. GPD decodes without node 3
+  // and completes.
+  sim::ClusterSpec c = crashing_cluster(4e-4, 3e-5);
+  c.shared_failures.trace.assign(static_cast<std::size_t>(c.node_count()), {});
+  c.shared_failures.trace[3] = {{1e-4, INFINITY}};
+  const sim::CheckpointSpec checkpoint = testing::every(5, 1e-6, 2e-6);
+  for (const char* kind : {"uncoded", "gpd"}) {
+    TrainingSpec spec = testing::training(kind, 40);
+    sigmoid_units(spec);
+    const sim::MetricSet a = numeric(c, checkpoint, spec, testing::no_faults(), 0);
+    const sim::MetricSet b =
+        run_stochastic_training(c, checkpoint, spec, testing::no_faults(), 3, 0);
+    const std::string scheme = kind;
+    CAPTURE(scheme);
+    for (const sim::MetricSet* m : {&a, &b}) {
+      const std::string reason = stop_reason(*m);
+      CAPTURE(reason);
+      if (scheme == "uncoded") {
+        CHECK(m->get("completed") == 0.0);
+        CHECK(reason.find("no node can come back: 1 node(s) down for good") == 0);
+        CHECK(m->get("completion_time_s") < 1e-3);
+      } else {
+        CHECK(m->get("completed") == 1.0);
+        CHECK(reason.empty());
+      }
+      double breakdown = 0.0;
+      for (const char* part : {"time_compute_s", "time_communication_s", "time_decode_s",
+                               "time_checkpoint_s", "time_restart_s", "time_eval_s", "time_lost_s"})
+        breakdown += m->get(part);
+      CHECK(breakdown == doctest::Approx(m->get("completion_time_s")).epsilon(1e-12));
+    }
+    CHECK(b.get("completion_time_s") == doctest::Approx(a.get("completion_time_s")).epsilon(1e-12));
+  }
+}
+
+TEST_CASE(
+    "a training run whose restart would end after its time limit stops at the first rollback") {
+  // With crashes every 0.4 ms and a restart of 1e308 s, both modes used to run every crash up to
+  // the time limit; no restart can end in time, so the run stops at its first rollback.
+  const sim::ClusterSpec c = crashing_cluster(4e-4, 3e-5);
+  sim::CheckpointSpec checkpoint = testing::every(5, 1e-6, 2e-6);
+  checkpoint.restart_s = 1e308;
+  TrainingSpec spec = testing::training("uncoded", 40);
+  const sim::MetricSet a = numeric(c, checkpoint, spec, testing::no_faults(), 0);
+  const sim::MetricSet b = run_stochastic_training(c, checkpoint, spec, testing::no_faults(), 3, 0);
+  for (const sim::MetricSet* m : {&a, &b}) {
+    const std::string reason = stop_reason(*m);
+    CAPTURE(reason);
+    CHECK(m->get("completed") == 0.0);
+    CHECK(m->get("rollbacks") == 1.0);
+    CHECK(reason.find("the restart after a rollback takes 1e+308 s") == 0);
+    CHECK(m->get("completion_time_s") < 1e-2);
+  }
+  CHECK(b.get("completion_time_s") == doctest::Approx(a.get("completion_time_s")).epsilon(1e-12));
 }
