@@ -15,6 +15,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -502,6 +503,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
   } catch (const ScenarioError& e) {
     err << "error: " << e.what() << "\n";
     return kBadInput;
+  } catch (const std::bad_alloc&) {
+    err << "error: out of memory: codesim " << (args.empty() ? "" : printable(args.front()))
+        << " needed more memory than this machine could give (std::bad_alloc; expected a "
+           "smaller scheme, scenario or fewer trials)\n";
+    return kRuntimeFailure;
   } catch (const std::exception& e) {
     err << "error: " << printable(e.what()) << "\n";
     return kRuntimeFailure;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <variant>
@@ -16,6 +17,7 @@
 #include "app/cli/local_checks_report.hpp"
 #include "app/cli/scheme_options.hpp"
 #include "app/config/training_sections.hpp"
+#include "app/exec/preflight.hpp"
 #include "models/coding/coding_scheme.hpp"
 #include "models/theory/decode_trials.hpp"
 #include "sim/enum_names.hpp"
@@ -196,6 +198,34 @@ void print_trials(const nlohmann::ordered_json& j, std::ostream& out) {
   }
 }
 
+// Operations per second the trials' cost is quoted at: about what one thread of a small machine
+// does on the least-squares solves and the search (a round figure, not a measurement).
+constexpr double kTrialOperationsPerS = 1e9;
+// Trials whose ceiling stays under this many seconds start without a word.
+constexpr double kQuietTrialsS = 30.0;
+
+// Empty when the trials fit in memory, else what is wrong; says on `err` what long trials may
+// cost before they start (Ctrl-C stops them: nothing is printed before they end).
+std::string preflight_trials(const models::SchemeSpec& spec, const models::SchemeSummary& summary,
+                             int trials, std::ostream& err) {
+  const models::DecodeTrialsCost cost = models::decode_trials_cost(spec, summary, trials);
+  const std::optional<double> available = available_memory_bytes();
+  if (available && cost.bytes > *available) {
+    std::ostringstream problem;
+    problem << "--trials on this scheme needs about " << cost.bytes / (1 << 30)
+            << " GiB for its trial matrices, more than the " << *available / (1 << 30)
+            << " GiB available (expected a scheme with fewer or smaller blocks)";
+    return problem.str();
+  }
+  const double ceiling_s = cost.operations / kTrialOperationsPerS;
+  if (ceiling_s > kQuietTrialsS) {
+    err << "codesim codes: " << cost.decodes << " decodes; with the full search bound in each "
+        << "they would take " << describe_duration(ceiling_s) << " at " << kTrialOperationsPerS
+        << " operations per second (most searches end sooner; Ctrl-C stops them)\n";
+  }
+  return {};
+}
+
 }  // namespace
 
 int run_codes_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -234,6 +264,11 @@ int run_codes_command(const std::vector<std::string>& args, std::ostream& out, s
   nlohmann::ordered_json report = summary_json(summary, parameters_json(values, spec), rows > 0);
   if (models::checks_at_nodes(spec)) report["local_checks"] = local_checks_json(spec, rows, cols);
   if (values.count("trials")) {
+    problem = preflight_trials(spec, summary, values["trials"].as<int>(), err);
+    if (!problem.empty()) {
+      err << "error: codesim codes: " << problem << "\n";
+      return kBadInput;
+    }
     report["decode_trials"] =
         trials_json(spec, summary, values["trials"].as<int>(), values["seed"].as<std::uint64_t>());
   }

@@ -2,6 +2,7 @@
 #include "models/theory/decode_trials.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <utility>
 
@@ -93,6 +94,31 @@ std::vector<DecodeTrialCounts> run_decode_trials(const SchemeSpec& spec, Directi
     out.push_back(counts);
   }
   return out;
+}
+
+DecodeTrialsCost decode_trials_cost(const SchemeSpec& spec, const SchemeSummary& summary,
+                                    int trials) {
+  const std::unique_ptr<CodingScheme> scheme = make_trial_scheme(spec);
+  const auto [rows, cols] = trial_shape(spec);
+  constexpr double kBytesPerValue = sizeof(double);
+  DecodeTrialsCost cost;
+  cost.bytes = 2.0 * rows * cols * kBytesPerValue;  // W and the encoder's working copy
+  for (const BlockShape& b : scheme->block_shapes())
+    cost.bytes += static_cast<double>(b.rows) * static_cast<double>(b.cols) * kBytesPerValue;
+  for (const Direction dir : {Direction::forward, Direction::backward}) {
+    const double symbols = scheme->symbol_count(dir);
+    const Matrix* generator = scheme->symbol_generator(dir);
+    const double k = generator ? static_cast<double>(generator->cols()) : symbols;
+    const double threshold = dir == Direction::forward ? summary.forward.recovery_threshold
+                                                       : summary.backward.recovery_threshold;
+    const double max_errors = std::min(symbols, std::max(0.0, symbols - threshold + 1.0));
+    const double decodes = 2.0 * trials * (max_errors + 1.0);  // both error models
+    const double search = symbols > k ? kSearchWorkBudget : 0.0;
+    cost.decodes += decodes;
+    cost.operations += decodes * (symbols * k * k + search);
+    if (generator) cost.bytes += symbols * k * kBytesPerValue;
+  }
+  return cost;
 }
 
 }  // namespace codesim::models

@@ -37,4 +37,18 @@ std::vector<DecodeTrialCounts> run_decode_trials(const SchemeSpec& spec, Directi
                                                  const DecodeOptions& options, int trials,
                                                  int max_errors, std::uint64_t seed);
 
+/// An upper bound on what codes --trials costs: run_decode_trials in both directions, with both
+/// error models, e = 0 .. S - K + 1 (at most the symbol count S; K the recovery threshold in
+/// `summary`) in each, so that a caller can say so before it starts.
+struct DecodeTrialsCost {
+  double decodes = 0.0;
+  /// Every decode's least-squares solve (S K^2) plus, for a code with checks, a full search
+  /// bound (kSearchWorkBudget): few decodes use it all, so this is a ceiling, not a forecast.
+  double operations = 0.0;
+  double bytes = 0.0;  ///< W, its encoded blocks and the generators held at once
+};
+/// Precondition: validate_scheme(spec) is empty and trials >= 1.
+DecodeTrialsCost decode_trials_cost(const SchemeSpec& spec, const SchemeSummary& summary,
+                                    int trials);
+
 }  // namespace codesim::models

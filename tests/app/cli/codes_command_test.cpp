@@ -1,11 +1,15 @@
 // `codesim codes`: the report per scheme in text and JSON, and exit code 2 for bad combinations.
 #include <doctest/doctest.h>
+#include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "app/cli/codes_command.hpp"
 #include "support/cli_runner.hpp"
+#include "support/temp_directory.hpp"
 
 namespace {
 
@@ -144,6 +148,22 @@ TEST_CASE("codes --trials adds decode outcomes per number of erroneous symbols")
       codes({"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--trials", "0"});
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--trials must be in 1..") != std::string::npos);
+}
+
+TEST_CASE("codes that runs out of memory says so in one line instead of a bare bad_alloc") {
+  // ABFT 1000 x 1000 decode trials need about 1.3 GB; with 600 MB of address space codesim ends
+  // at once, exit 1, with what to change.
+  const codesim::test::TempDirectory directory("codes-memory");
+  const std::string err = (directory / "err.txt").string();
+  const std::string command = std::string("ulimit -v 600000; exec ") + CODESIM_BINARY +
+                              " codes --scheme abft --m 1000 --n 1000 --trials 1 >/dev/null 2>" +
+                              err;
+  const int status = std::system(command.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  const std::string message = codesim::test::read_file(err);
+  CHECK(message.find("error: out of memory: codesim codes needed more memory") == 0);
+  CHECK(std::count(message.begin(), message.end(), '\n') == 1);
 }
 
 }  // namespace
