@@ -15,7 +15,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Dijkstra on the key (latency, hops). Boost's dijkstra_shortest_paths leaves equal-key ties to
 // heap order; here a tie takes the lower-id predecessor, which is settled before v because its
 // key is strictly smaller (hops grow along every link), so the answer is heap-independent.
-RouteTree shortest_path_tree(const Graph& graph, int source) {
+RouteTree shortest_path_tree(const Graph& graph, int source, const std::vector<char>* down) {
   const auto n = boost::num_vertices(graph);
   RouteTree tree{std::vector<int>(n, -1), std::vector<double>(n, kInf),
                  std::vector<double>(n, 0.0)};
@@ -37,6 +37,7 @@ RouteTree shortest_path_tree(const Graph& graph, int source) {
       const int v = static_cast<int>(boost::target(*it, graph));
       if (settled[v]) continue;
       const Link& link = graph[*it];
+      if (down && (*down)[link.index]) continue;
       const double candidate_s = latency_s + link.latency_s;
       const int candidate_hops = hop + 1;
       const bool better =

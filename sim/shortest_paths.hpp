@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
 #include <vector>
 
 namespace codesim::sim::detail {
@@ -10,6 +11,7 @@ namespace codesim::sim::detail {
 struct Link {
   double latency_s = 0.0;
   double bandwidth_Bps = 0.0;
+  std::uint32_t index = 0;  ///< in Topology::links() (where a search may skip the links down)
 };
 
 using Graph =
@@ -24,6 +26,8 @@ struct RouteTree {
 };
 
 /// Dijkstra on the key (latency, hops); ties take the lower-id predecessor (shortest_paths.cpp).
-RouteTree shortest_path_tree(const Graph& graph, int source);
+/// With `down` (per Link::index, nonzero: down), the links down are left out.
+RouteTree shortest_path_tree(const Graph& graph, int source,
+                             const std::vector<char>* down = nullptr);
 
 }  // namespace codesim::sim::detail

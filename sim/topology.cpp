@@ -3,7 +3,6 @@
 #include "sim/topology.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/connected_components.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -82,8 +81,14 @@ struct Topology::Impl {
   mutable std::vector<TopologyLink> link_list;       // Topology::links(), with link_index
   mutable std::vector<std::uint32_t> up_link_index;  // tree only: index of the link to parent
 
+  // Remembered results by the links down (links_down_key) and the caller's key: a link that
+  // comes back makes the results of before its failure good again.
   mutable std::unordered_map<std::string, std::vector<double>> memory;
   mutable std::size_t memory_values = 0;
+  // The count of links down, then their indices (uint32 each): 4 zero bytes with every link up.
+  std::string links_down_key = std::string(sizeof(std::uint32_t), '\0');
+
+  std::string memory_key(const std::string& key) const { return links_down_key + key; }
 
   std::size_t cache_capacity = 1;
   mutable std::vector<int> cache_slot;  // per source node: index into trees, or -1
@@ -95,34 +100,68 @@ struct Topology::Impl {
   // vertices + higher id) and the shortest-path trees over it by source vertex.
   std::vector<char> link_down;
   int down_count = 0;
-  // The graph is rebuilt on the first detour asked for after a change (most routes keep theirs).
+  // Built once, at the first failure: every link with its index (the searches skip the links
+  // down), and per vertex pair its first link and each link's next parallel one.
   std::vector<TopologyLink> all_links;  // links(), up or down
-  mutable Graph surviving;
-  mutable std::unordered_map<std::uint64_t, std::uint32_t> surviving_index;
-  mutable std::unordered_map<int, RouteTree> detours;
-  mutable bool surviving_stale = false;
+  Graph all_graph;
+  std::unordered_map<std::uint64_t, std::uint32_t> first_link;
+  std::vector<std::uint32_t> next_parallel;            // kNoLink: none
+  mutable std::unordered_map<int, RouteTree> detours;  // by source, over the links up
+
+  static constexpr std::uint32_t kNoLink = 0xffffffffU;
 
   bool detouring() const { return down_count > 0; }
 
-  void rebuild_surviving() const {
+  void index_all_links(std::vector<TopologyLink> links_list) {
+    all_links = std::move(links_list);
     const auto n = static_cast<std::uint64_t>(boost::num_vertices(graph));
-    surviving_stale = false;
-    surviving = Graph(n);
-    surviving_index.clear();
-    detours.clear();
+    all_graph = Graph(n);
+    next_parallel.assign(all_links.size(), kNoLink);
+    std::unordered_map<std::uint64_t, std::uint32_t> last;
     for (std::uint32_t i = 0; i < all_links.size(); ++i) {
       const TopologyLink& l = all_links[i];
-      if (link_down[i]) continue;
-      boost::add_edge(l.a, l.b, Link{l.latency_s, l.bandwidth_Bps}, surviving);
-      surviving_index.emplace(static_cast<std::uint64_t>(l.a) * n + l.b, i);
+      boost::add_edge(l.a, l.b, Link{l.latency_s, l.bandwidth_Bps, i}, all_graph);
+      const std::uint64_t pair = static_cast<std::uint64_t>(l.a) * n + l.b;
+      const auto [at, fresh] = last.try_emplace(pair, i);
+      if (fresh) {
+        first_link.emplace(pair, i);
+      } else {
+        next_parallel[at->second] = i;
+        at->second = i;
+      }
     }
   }
 
+  // The first link up joining a and b (a < b), in links() order.
+  std::uint32_t surviving_link(int a, int b) const {
+    const auto n = static_cast<std::uint64_t>(boost::num_vertices(graph));
+    std::uint32_t i = first_link.at(static_cast<std::uint64_t>(a) * n + b);
+    while (link_down[i]) i = next_parallel[i];
+    return i;
+  }
+
+  // A component label per vertex over the links up (union-find: no graph is built).
+  std::vector<int> components_over_links_up() const {
+    std::vector<int> root(boost::num_vertices(graph));
+    std::iota(root.begin(), root.end(), 0);
+    const auto find = [&root](int v) {
+      while (root[v] != v) v = root[v] = root[root[v]];
+      return v;
+    };
+    for (std::size_t i = 0; i < all_links.size(); ++i) {
+      if (link_down[i]) continue;
+      const int a = find(all_links[i].a);
+      const int b = find(all_links[i].b);
+      if (a != b) root[std::max(a, b)] = std::min(a, b);
+    }
+    for (int& v : root) v = find(v);
+    return root;
+  }
+
   const RouteTree& detour_from(int src) const {
-    if (surviving_stale) rebuild_surviving();
     const auto it = detours.find(src);
     if (it != detours.end()) return it->second;
-    return detours.emplace(src, shortest_path_tree(surviving, src)).first->second;
+    return detours.emplace(src, shortest_path_tree(all_graph, src, &link_down)).first->second;
   }
 
   // Whether src -> dst takes a route over the surviving links: while links are down and some
@@ -426,7 +465,7 @@ std::vector<RouteLink> Topology::route_links_along(const std::vector<int>& verti
     const auto [a, b] = std::minmax(vertices[h], vertices[h + 1]);
     const std::uint64_t direction = vertices[h] < vertices[h + 1] ? 0 : 1;
     if (detour) {
-      const std::uint32_t index = m.surviving_index.at(static_cast<std::uint64_t>(a) * n + b);
+      const std::uint32_t index = m.surviving_link(a, b);
       const TopologyLink& link = m.all_links[index];
       out.push_back({2 * std::uint64_t{index} + direction, link.latency_s, link.bandwidth_Bps});
     } else if (m.shape == Shape::fully_connected) {
@@ -451,18 +490,13 @@ void Topology::set_link_up(int link, bool up) {
   if (static_cast<bool>(m.link_down[link]) == !up) return;
   m.link_down[link] = up ? 0 : 1;
   m.down_count += up ? -1 : 1;
-  // Remembered results were computed on the routes of before.
-  m.memory.clear();
-  m.memory_values = 0;
+  // Remembered results are keyed by the links down: those of the new state are looked up apart.
+  m.links_down_key.clear();
+  append_to_key(m.links_down_key, static_cast<std::uint32_t>(m.down_count));
+  for (int l = 0; m.down_count > 0 && l < m.links; ++l)
+    if (m.link_down[l]) append_to_key(m.links_down_key, static_cast<std::uint32_t>(l));
   m.detours.clear();
-  if (m.detouring()) {
-    if (m.all_links.empty()) m.all_links = links();  // they never change, only link_down
-    m.surviving_stale = true;
-  } else {
-    m.all_links.clear();
-    m.surviving = Graph();
-    m.surviving_index.clear();
-  }
+  if (m.detouring() && m.all_links.empty()) m.index_all_links(links());  // they never change
 }
 
 bool Topology::link_up(int link) const {
@@ -476,9 +510,7 @@ std::vector<char> Topology::cut_off_nodes() const {
   const Impl& m = *impl_;
   std::vector<char> out(static_cast<std::size_t>(m.nodes), 0);
   if (!m.detouring()) return out;
-  if (m.surviving_stale) m.rebuild_surviving();
-  std::vector<int> component(boost::num_vertices(m.surviving));
-  boost::connected_components(m.surviving, component.data());
+  std::vector<int> component = m.components_over_links_up();
   std::vector<int> members(component.size(), 0);
   for (int v = 0; v < m.nodes; ++v) ++members[component[v]];
   int main = component[0];
@@ -490,7 +522,7 @@ std::vector<char> Topology::cut_off_nodes() const {
 }
 
 const std::vector<double>* Topology::remembered(const std::string& key) const {
-  const auto it = impl_->memory.find(key);
+  const auto it = impl_->memory.find(impl_->memory_key(key));
   return it == impl_->memory.end() ? nullptr : &it->second;
 }
 
@@ -504,7 +536,7 @@ void Topology::remember(std::string key, std::vector<double> values) const {
     m.memory_values = 0;
   }
   m.memory_values += words;
-  m.memory.insert_or_assign(std::move(key), std::move(values));
+  m.memory.insert_or_assign(m.memory_key(key), std::move(values));
 }
 
 std::string_view to_string(NetworkModel model) { return name_of(model, kNetworkModelNames); }
