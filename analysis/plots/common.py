@@ -239,10 +239,32 @@ class Results:
             )
 
 
+# The files this process read its figures from: save_figure never writes over one of them.
+_inputs_read: list[Path] = []
+
+
+def note_input(file: str | Path) -> None:
+    """Records `file` as read: a figure named like it (the same file) is refused."""
+    _inputs_read.append(Path(file))
+
+
+def _refuse_inputs(output: Path) -> None:
+    """Raises InputError when `output` is one of the files read (by os.path.samefile)."""
+    for source in _inputs_read:
+        try:
+            same = output.exists() and os.path.samefile(output, source)
+        except OSError:
+            same = False
+        if same:
+            raise InputError(output, f"is {source}, which this figure is drawn from (expected -o "
+                                     "naming another file)")
+
+
 def load_results(file: str | Path) -> Results:
     """Reads and checks a results document. Raises InputError on a missing or unreadable file,
     invalid JSON or a wrong structure (no points, a point without params/replicas/aggregate)."""
     path = Path(file)
+    note_input(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -524,10 +546,12 @@ def new_figure(width_in: float = 6.4, height_in: float = 4.4) -> tuple[Any, Any]
 def save_figure(fig: Any, output: str | Path) -> Path:
     """Writes `fig` as PNG without time or version metadata (same input, same bytes), creating
     the parent directory, and closes it. The PNG goes to a new temporary file beside `output`,
-    renamed into place once whole: a full disk leaves no empty or partial figure behind."""
+    renamed into place once whole: a full disk leaves no empty or partial figure behind. An
+    `output` that is a file the figure was drawn from (note_input) raises InputError."""
     path = Path(output)
     temporary = None
     try:
+        _refuse_inputs(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.tight_layout()
         handle, name = tempfile.mkstemp(prefix="." + path.name[:200] + ".tmp-",

@@ -20,6 +20,7 @@ TAU_PARAM = "/checkpoint/every_iterations"
 
 def load_json(path: str | Path) -> Any:
     """A JSON document; InputError when it cannot be read or parsed."""
+    common.note_input(path)
     try:
         return json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:

@@ -52,6 +52,7 @@ def parse_window(text: str | None, file: Path) -> tuple[float, float] | None:
 
 def load_trace(file: Path) -> dict[str, Any]:
     """The trace document; raises InputError when it is missing or not a Chrome trace."""
+    common.note_input(file)
     try:
         document = json.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -250,6 +250,20 @@ class Scripts(unittest.TestCase):
         self.assertEqual(sorted(p.name for p in out.iterdir()), ["loss.png"])
         self.assertEqual((out / "loss.png").read_bytes(), b"the previous figure")
 
+    def test_a_figure_named_like_the_file_it_is_drawn_from_is_refused_and_the_file_kept(self):
+        # Before, -o naming the results file replaced it with the PNG.
+        own = self.dir / "own_input.json"
+        own.write_bytes(Path(self.training).read_bytes())
+        before = own.read_bytes()
+        result = subprocess.run(
+            [sys.executable, str(PLOTS / "loss_vs_iteration.py"), str(own), "-o", str(own)],
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(result.stderr,
+                         f"error: {own}: is {own}, which this figure is drawn from (expected -o "
+                         "naming another file)\n")
+        self.assertEqual(own.read_bytes(), before)
+
     def test_the_same_results_give_the_same_png_bytes(self):
         self.assert_ok(self.runs["figures_a"].result())
         self.assert_ok(self.runs["figures_b"].result())
