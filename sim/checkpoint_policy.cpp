@@ -167,7 +167,8 @@ std::string CheckpointPolicy::restart_past_limit(double now_s, double time_limit
   std::ostringstream out;
   out << "the restart after a rollback takes " << restart_s_ << " s and would end after the "
       << "time limit (time_limit_s " << time_limit_s << " s, now " << now_s
-      << " s): the run cannot complete";
+      << " s): the run cannot complete and ended as at its limit, the failures after this "
+         "rollback not simulated";
   return out.str();
 }
 

@@ -98,8 +98,8 @@ class CheckpointPolicy {
   double restart_s() const { return restart_s_; }
   /// Why a run whose restart starts at `now_s` can never complete by `time_limit_s`: the
   /// restart would end after it, and every later rollback takes the same restart. Empty when it
-  /// ends in time. (Without this, a restart of 1e308 s under crashes simulated every crash up to
-  /// the limit.)
+  /// ends in time. Such a run ends as at its limit at once (without this, a restart of 1e308 s
+  /// under crashes simulated every crash up to the limit).
   std::string restart_past_limit(double now_s, double time_limit_s) const;
   bool enabled() const { return kind_ != Kind::none; }
 

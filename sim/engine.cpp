@@ -265,6 +265,12 @@ void Engine::run() {
   }
 }
 
+void Engine::finish_at(SimTime end_s) {
+  CODESIM_CHECK(end_s >= now_, "finish_at into the past");
+  now_ = end_s;
+  stopped_ = true;
+}
+
 void Engine::run_until(SimTime end_s) {
   CODESIM_CHECK(end_s >= now_, "run_until into the past");
   stopped_ = false;

@@ -63,6 +63,9 @@ class Engine {
   void run_until(SimTime end_s);
   /// Makes run()/run_until() return after the current event.
   void stop() { stopped_ = true; }
+  /// Makes run()/run_until() return after the current event with now() at `end_s` (>= now()),
+  /// the events before it left unrun: for a run whose outcome up to `end_s` is already known.
+  void finish_at(SimTime end_s);
 
   SimTime now() const { return now_; }
   bool empty() const { return pending_ == 0; }

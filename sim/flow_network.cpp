@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/check.hpp"
+#include "sim/run_stopped.hpp"
 
 namespace codesim::sim {
 
@@ -449,6 +450,7 @@ std::vector<double> simulate_flows(const std::vector<FlowLink>& links,
   for (double next_s = network.next_event_time_s(); std::isfinite(next_s);
        next_s = network.next_event_time_s()) {
     network.advance_to(next_s);
+    poll_stop("a flow simulation");
   }
   std::vector<double> completion_s(flows.size());
   for (FlowId id = 0; id < flows.size(); ++id) completion_s[id] = network.completion_time_s(id);

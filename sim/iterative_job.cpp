@@ -257,18 +257,16 @@ class IterativeJob {
     engine_.stop();
   }
 
+  // A restart that would end after the time limit: every later rollback would take the same
+  // restart, so the job ends as at its limit at once (the failures in between, which cannot
+  // change that, are not simulated), stop_reason saying so.
   void start_restart() {
-    const std::string hopeless = policy_.restart_past_limit(engine_.now(), job_.time_limit_s);
-    if (!hopeless.empty()) {
-      phase_ = Phase::restart;  // stopped as at the time limit, at the restart's start
-      phase_start_s_ = engine_.now();
-      ++attempt_;
-      stop_reason_ = hopeless;
-      engine_.stop();
-      return;
-    }
     start_phase(Phase::restart, policy_.restart_s(), time_restart_s_,
                 [this] { start_iteration(); });
+    const std::string hopeless = policy_.restart_past_limit(engine_.now(), job_.time_limit_s);
+    if (hopeless.empty()) return;
+    stop_reason_ = hopeless;
+    engine_.finish_at(job_.time_limit_s);
   }
 
   void wait_for_repairs() {

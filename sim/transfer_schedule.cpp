@@ -11,6 +11,7 @@
 #include "sim/check.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/network_cost_model.hpp"
+#include "sim/run_stopped.hpp"
 
 namespace codesim::sim {
 
@@ -124,6 +125,7 @@ class FlowRun {
       for (FlowId flow : network_->advance_to(t_s))
         complete(transfer_of_flow_[flow], network_->completion_time_s(flow));
       drain_joins();
+      poll_stop("a flow simulation");
     }
     // Rates so small that completion times overflow leave flows unfinished: they take forever.
     for (double t_s : times_.completion_s)

@@ -28,6 +28,7 @@
 #include "sim/check.hpp"
 #include "sim/iterative_job.hpp"
 #include "sim/overloaded.hpp"
+#include "sim/run_stopped.hpp"
 
 #ifndef CODESIM_VERSION
 #define CODESIM_VERSION "unknown"
@@ -120,6 +121,13 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const TrainingWorkl
 
 ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::size_t point,
                       std::uint64_t replica, std::atomic<std::uint64_t>* iterations = nullptr) {
+  // Loops inside an event (flow simulations) poll for interrupts too, but not a distributed
+  // replica's: its ranks must stop in lockstep.
+  std::optional<sim::StopPolling> polling;
+  if (const auto* training = std::get_if<TrainingWorkload>(&scenario.workload);
+      training == nullptr || training->spec.ranks == nullptr) {
+    polling.emplace();
+  }
   const auto run_job = [&](const sim::IterativeJobSpec& job) -> ReplicaOutput {
     return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint, job, scenario.seed,
                                    replica, stop_poll(nullptr)),

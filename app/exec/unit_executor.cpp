@@ -17,6 +17,7 @@
 #include "app/config/scenario_error.hpp"
 #include "app/exec/work_pool.hpp"
 #include "sim/check.hpp"
+#include "sim/run_stopped.hpp"
 
 #ifdef CODESIM_WITH_MPI
 #include <mpi.h>
@@ -288,7 +289,10 @@ class LockstepExecutor : public MpiExecutor {
 
 }  // namespace
 
-void request_stop() { g_stop_requested.store(true); }
+void request_stop() {
+  g_stop_requested.store(true);
+  sim::note_stop_request();  // for the loops inside a replica's events (sim::poll_stop)
+}
 bool stop_requested() { return g_stop_requested.load(); }
 
 std::unique_ptr<UnitExecutor> make_local_executor() { return std::make_unique<LocalExecutor>(); }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/random_stream.hpp"
+#include "sim/run_stopped.hpp"
 
 using codesim::sim::FlowId;
 using codesim::sim::FlowLink;
@@ -270,4 +271,21 @@ TEST_CASE("a long chain of links sharing neighbouring flows gets the reference r
     check_reference_rates(network, links, flows);
   }
   check_max_min_certificate(network, links, flows);
+}
+
+TEST_CASE("a long flow simulation ends on a stop request when its replica may stop alone") {
+  // 5,000 flows starting one after another on one link. Without StopPolling (a distributed
+  // replica's ranks, which stop in lockstep) the request is left to the workload's own polls.
+  const std::vector<codesim::sim::FlowLink> links = {{1e9, 0.0}};
+  std::vector<codesim::sim::FlowSpec> flows;
+  for (int i = 0; i < 5000; ++i) flows.push_back({{0}, 1e3, 1e-3 * i});
+  codesim::sim::note_stop_request();
+  CHECK(simulate_flows(links, flows).size() == flows.size());
+  {
+    const codesim::sim::StopPolling polling;
+    CHECK_THROWS_AS(simulate_flows(links, flows), codesim::sim::RunStopped);
+  }
+  codesim::sim::clear_stop_request();
+  const codesim::sim::StopPolling polling;
+  CHECK(simulate_flows(links, flows).size() == flows.size());
 }

@@ -297,6 +297,11 @@ void NumericBackend::stop() {
   engine_.stop();
 }
 
+void NumericBackend::end_at(double time_s) {
+  ++attempt_;
+  engine_.finish_at(time_s);
+}
+
 void NumericBackend::fill_metrics(const MlpParameters& final_parameters) {
   sim::MetricSet& m = metrics_;
   progress().add_to(m, engine_.now());

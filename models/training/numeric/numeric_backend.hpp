@@ -131,6 +131,7 @@ class NumericBackend final : public TrainingBackend {
   double now_s() const override { return engine_.now(); }
   void after(double seconds, ProtocolStep next) override;
   void stop() override;
+  void end_at(double time_s) override;
   bool regenerate_stale_nodes(double& seconds) override;
   bool decodable() override;
   void wait_for_repair() override;

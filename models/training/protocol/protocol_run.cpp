@@ -270,17 +270,18 @@ void ProtocolRun::rollback() {
     return;
   }
   backend_.restore_checkpoint(target);
-  const std::string hopeless = policy_.restart_past_limit(now_s, spec_.time_limit_s);
-  if (!hopeless.empty()) {
-    progress_.give_up(hopeless);
-    phase_ = RunPhase::done;
-    backend_.stop();
-    return;
-  }
   phase_ = RunPhase::restart;
   const double restart_s = policy_.restart_s();
   trace_phase("restart", now_s, restart_s);
   progress_.time.charge_later(now_s, TimeKind::restart);
+  // A restart past the time limit: no later rollback's restart ends sooner, so the run ends as
+  // at its limit now (the failures in between cannot change that).
+  const std::string hopeless = policy_.restart_past_limit(now_s, spec_.time_limit_s);
+  if (!hopeless.empty()) {
+    progress_.give_up(hopeless);
+    backend_.end_at(spec_.time_limit_s);
+    return;
+  }
   backend_.after(restart_s, ProtocolStep::restarted);
 }
 

@@ -49,6 +49,9 @@ class TrainingBackend {
   virtual void after(double seconds, ProtocolStep next) = 0;
   /// The run ends now: it completed, or every checkpoint stalled.
   virtual void stop() = 0;
+  /// The run ends as at `time_s` (its time limit), the events before it left unrun: its outcome
+  /// up to then is known (a restart that would end later).
+  virtual void end_at(double time_s) = 0;
 
   // --- an iteration ------------------------------------------------------------------------
   /// Regenerates every layer's blocks of the stale nodes that are up; false when one cannot

@@ -229,6 +229,12 @@ void StochasticBackend::stop() {
   next_step_.reset();
 }
 
+// As stop, at `time_s`: the crashes before it are left unprocessed (end_crashes skips them).
+void StochasticBackend::end_at(double time_s) {
+  now_s_ = time_s;
+  stop();
+}
+
 void StochasticBackend::start_update() {
   if (timeline_.active()) {
     run_crashing_update();

@@ -115,6 +115,7 @@ class StochasticBackend final : public TrainingBackend {
   double now_s() const override { return now_s_; }
   void after(double seconds, ProtocolStep next) override;
   void stop() override;
+  void end_at(double time_s) override;
   bool regenerate_stale_nodes(double& seconds) override;
   bool decodable() override;
   void wait_for_repair() override;

@@ -152,6 +152,27 @@ TEST_CASE("an interrupt abandons a training replica that is still running") {
   CHECK(results["points"][0]["replicas"].empty());
 }
 
+TEST_CASE("an interrupt ends a run inside a flow simulation of minutes within seconds") {
+  // A 10,000-node torus whose all-gather is one flow simulation of minutes: before, the replica
+  // was polled only between iterations, so SIGTERM took that long to end it.
+  REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
+  TempDirectory dir;
+  const fs::path scenario = dir / "torus.json";
+  std::ofstream(scenario) << R"({
+    "name": "torus", "replicas": 1,
+    "cluster": {"nodes": 10000, "network": {"topology": "torus2d"}},
+    "workload": {"kind": "iterative_job", "iterations": 3, "bytes_per_task": 1e6}
+  })";
+  const fs::path output = dir / "r.json";
+  const pid_t pid = start_codesim({"run", scenario.string(), "-o", output.string()}, dir.path());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(pid, SIGTERM);
+  CHECK(end_within(pid, std::chrono::seconds(5)) == std::optional<int>(130));
+  const auto results = nlohmann::ordered_json::parse(read_file(output));
+  CHECK(results["complete"] == false);
+  CHECK(results["points"][0]["replicas"].empty());
+}
+
 TEST_CASE("a completed run is marked complete") {
   REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
   TempDirectory dir;

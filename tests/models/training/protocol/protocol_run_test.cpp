@@ -52,6 +52,11 @@ class ScriptedBackend final : public TrainingBackend {
     log.push_back("stop");
     next.reset();
   }
+  void end_at(double time_s) override {
+    log.push_back("end at " + std::to_string(time_s));
+    now = time_s;
+    next.reset();
+  }
   bool regenerate_stale_nodes(double&) override { return true; }
   bool decodable() override { return decodable_now; }
   void wait_for_repair() override {
