@@ -2,6 +2,7 @@
 #include "models/theory/decode_trials.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
 #include <utility>
@@ -113,7 +114,13 @@ DecodeTrialsCost decode_trials_cost(const SchemeSpec& spec, const SchemeSummary&
                                                        : summary.backward.recovery_threshold;
     const double max_errors = std::min(symbols, std::max(0.0, symbols - threshold + 1.0));
     const double decodes = 2.0 * trials * (max_errors + 1.0);  // both error models
-    const double search = symbols > k ? kSearchWorkBudget : 0.0;
+    // A search screens subsets of the symbols (at most 2^S), each for at most r r (S + r)
+    // operations with r = S - K checks, and gives up at the bound.
+    const double checks = symbols - k;
+    const double subsets = std::ldexp(1.0, static_cast<int>(std::min(symbols, 1000.0)));
+    const double search =
+        checks > 0.0 ? std::min(kSearchWorkBudget, subsets * checks * checks * (symbols + checks))
+                     : 0.0;
     cost.decodes += decodes;
     cost.operations += decodes * (symbols * k * k + search);
     if (generator) cost.bytes += symbols * k * kBytesPerValue;

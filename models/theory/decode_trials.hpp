@@ -42,8 +42,9 @@ std::vector<DecodeTrialCounts> run_decode_trials(const SchemeSpec& spec, Directi
 /// `summary`) in each, so that a caller can say so before it starts.
 struct DecodeTrialsCost {
   double decodes = 0.0;
-  /// Every decode's least-squares solve (S K^2) plus, for a code with checks, a full search
-  /// bound (kSearchWorkBudget): few decodes use it all, so this is a ceiling, not a forecast.
+  /// Every decode's least-squares solve (S K^2) plus, for a code with r = S - K > 0 checks, a
+  /// full search: the lesser of kSearchWorkBudget and 2^S subsets at r r (S + r) each. Few
+  /// decodes use it all, so this is a ceiling, not a forecast.
   double operations = 0.0;
   double bytes = 0.0;  ///< W, its encoded blocks and the generators held at once
 };

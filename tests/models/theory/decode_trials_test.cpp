@@ -79,6 +79,12 @@ TEST_CASE("the decode trials' cost counts every decode codes --trials runs and b
   const DecodeTrialsCost three = decode_trials_cost(spec, summary, 3);
   CHECK(three.decodes == 3 * one.decodes);
   CHECK(three.bytes == one.bytes);
+  // A short code's search screens at most its 2^S subsets: GPD 2 x 2 on 12 nodes (20 trials,
+  // as check-unchanged runs) stays far below the bound, so codes prints no estimate for it.
+  const SchemeSpec short_code = gpd_spec(2, 2, 12);
+  const DecodeTrialsCost small = decode_trials_cost(short_code, summarize_scheme(short_code), 20);
+  CHECK(small.operations < 30e9);
+  CHECK(small.operations < small.decodes * kSearchWorkBudget / 10.0);
   // Replication decodes by comparing copies: no search; ABFT's blocks dominate its memory.
   const SchemeSpec copies = replication_spec(2, 2, 3);
   CHECK(decode_trials_cost(copies, summarize_scheme(copies), 1).operations < 1e6);
