@@ -4,7 +4,6 @@
 // run for minutes between two polls of a workload).
 #pragma once
 
-#include <cstdint>
 #include <stdexcept>
 
 namespace codesim::sim {

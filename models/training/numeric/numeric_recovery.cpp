@@ -207,12 +207,8 @@ void NumericBackend::abandon_work() {
 }
 
 std::vector<int> NumericBackend::needed_nodes_gone() {
-  std::vector<int> gone;
-  for (int p = 0; p < nodes_; ++p)
-    if (cluster_.crashes().down_for_good(p)) gone.push_back(p);
-  const auto back = [&gone](int p) { return !std::binary_search(gone.begin(), gone.end(), p); };
-  if (gone.empty() || iteration_decodable(net_.geometry, net_.codewords, back)) return {};
-  return gone;
+  return models::needed_nodes_gone(net_.geometry, net_.codewords, nodes_,
+                                   [this](int p) { return cluster_.crashes().down_for_good(p); });
 }
 
 void NumericBackend::wait_for_repair() {

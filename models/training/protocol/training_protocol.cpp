@@ -62,6 +62,17 @@ bool iteration_decodable(std::span<const LayerShape> shapes,
   return true;
 }
 
+std::vector<int> needed_nodes_gone(std::span<const LayerShape> shapes,
+                                   std::span<const std::array<RoundCodewords, 2>> codewords,
+                                   int nodes, const std::function<bool(int)>& gone) {
+  std::vector<int> out;
+  for (int p = 0; p < nodes; ++p)
+    if (gone(p)) out.push_back(p);
+  const auto back = [&out](int p) { return !std::binary_search(out.begin(), out.end(), p); };
+  if (out.empty() || iteration_decodable(shapes, codewords, back)) return {};
+  return out;
+}
+
 bool verification_passes(int layers, const std::function<DecodeStatus(int, int)>& decode,
                          const std::function<bool(int, int)>& regenerate,
                          ProtocolCounters& counts) {

@@ -106,6 +106,13 @@ bool iteration_decodable(std::span<const LayerShape> shapes,
                          std::span<const std::array<RoundCodewords, 2>> codewords,
                          const std::function<bool(int)>& usable);
 
+/// The nodes 0 .. nodes - 1 for which `gone(node)` holds (ascending) when without them some
+/// round of an iteration could never decode (iteration_decodable); empty otherwise. Both modes'
+/// TrainingBackend::needed_nodes_gone, with their own view of the nodes down for good.
+std::vector<int> needed_nodes_gone(std::span<const LayerShape> shapes,
+                                   std::span<const std::array<RoundCodewords, 2>> codewords,
+                                   int nodes, const std::function<bool(int)>& gone);
+
 /// The all-ones verification pass before a checkpoint, one rule for both modes: the layers in
 /// order, each decoded forward then backward. A layer passes when both directions decode clean in
 /// one pass. A corrected decode has the blocks it blamed regenerated and the layer is checked

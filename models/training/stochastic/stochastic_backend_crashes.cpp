@@ -160,12 +160,9 @@ void StochasticBackend::wait_for_repair() {
 }
 
 std::vector<int> StochasticBackend::needed_nodes_gone() {
-  std::vector<int> gone;
-  for (int p = 0; p < nodes_; ++p)
-    if (timeline_.down_for_good_since_s(p) <= now_s_) gone.push_back(p);
-  const auto back = [&gone](int p) { return !std::binary_search(gone.begin(), gone.end(), p); };
-  if (gone.empty() || iteration_decodable(layout_.shapes, codewords_, back)) return {};
-  return gone;
+  return models::needed_nodes_gone(layout_.shapes, codewords_, nodes_, [this](int p) {
+    return timeline_.down_for_good_since_s(p) <= now_s_;
+  });
 }
 
 // A round with crashes: the usable participants run their tasks, which crashes lose (an
