@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/flow_sharing.hpp"
 #include "sim/network_cost_model.hpp"
 
 namespace codesim::sim {
@@ -70,6 +71,10 @@ double storage_transfer_time_s(const Topology& topology, const StorageSpec& spec
   transfers.reserve(static_cast<std::size_t>(nodes));
   for (int node = 0; node < nodes; ++node)
     transfers.push_back({storage_route_links(topology, spec, node, write), bytes_per_node});
+  if (sharing_law(topology.sharing()).cross_traffic)
+    for (int node = 0; node < nodes; ++node)
+      transfers[static_cast<std::size_t>(node)].back_route =
+          storage_route_links(topology, spec, node, !write);
   const double time_s = topology.network_cost_model().routed_makespan_s(transfers);
   topology.remember(std::move(key), {time_s});
   return time_s;

@@ -26,12 +26,15 @@ constexpr std::size_t kScanBudgetPerHop = 16;
 constexpr std::size_t kRoundsBeforeSorting = 8;
 }  // namespace
 
-FlowNetwork::FlowNetwork(std::vector<FlowLink> links)
+FlowNetwork::FlowNetwork(std::vector<FlowLink> links, FlowSharing sharing)
     : links_(std::move(links)),
+      law_(sharing_law(sharing)),
+      weighted_(!law_.plain()),
       link_members_(links_.size()),
       link_mark_(links_.size(), 0),
       link_capacity_Bps_(links_.size(), 0.0),
       link_unfixed_(links_.size(), 0),
+      link_usage_(weighted_ ? links_.size() : 0, 0.0),
       link_round_(links_.size(), 0),
       link_leaf_(links_.size(), 0) {
   CODESIM_CHECK(links_.size() < kNone, "too many links for one flow network");
@@ -43,8 +46,8 @@ FlowNetwork::FlowNetwork(std::vector<FlowLink> links)
   }
 }
 
-FlowId FlowNetwork::add_flow_along(std::span<const std::size_t> route, double bytes,
-                                   double start_s) {
+FlowId FlowNetwork::add_flow_along(std::span<const std::size_t> route, double bytes, double start_s,
+                                   std::span<const std::size_t> back_route) {
   CODESIM_CHECK(start_s >= now_s_ && std::isfinite(start_s), "a flow cannot start in the past");
   CODESIM_CHECK(bytes >= 0.0 && std::isfinite(bytes), "a flow's size must be finite and >= 0");
   CODESIM_CHECK(flows_.size() < kNone - 1, "too many flows for one flow network");
@@ -61,10 +64,25 @@ FlowId FlowNetwork::add_flow_along(std::span<const std::size_t> route, double by
   Flow& flow = flows_.emplace_back();
   flow.bytes = bytes;
   flow.remaining_bytes = bytes;
-  flow.event_s = start_s + latency_s;
+  flow.event_s = start_s + latency_s * law_.latency_factor;
   flow.route_begin = route_links_.size();
-  flow.route_size = static_cast<Index>(route.size());
+  flow.forward_size = static_cast<Index>(route.size());
   for (std::size_t link : route) route_links_.push_back(static_cast<Index>(link));
+  if (law_.latency_weighted && latency_s > 0.0) {
+    flow.penalty = latency_s;  // summed link by link, as SimGrid does
+    if (law_.weight_S_B > 0.0)
+      for (std::size_t link : route) flow.penalty += law_.weight_S_B / links_[link].bandwidth_Bps;
+  }
+  flow.bound_Bps = window_bound_Bps(law_, latency_s);
+  if (law_.cross_traffic) {
+    for (std::size_t link : back_route) {
+      CODESIM_CHECK(link < links_.size(), "a back route names a link that does not exist");
+      if (link_mark_[link] == stamp) continue;
+      link_mark_[link] = stamp;
+      route_links_.push_back(static_cast<Index>(link));
+    }
+  }
+  flow.route_size = static_cast<Index>(route_links_.size() - flow.route_begin);
   route_slots_.resize(route_links_.size(), kNone);
   push_event(id);
   return id;
@@ -99,7 +117,7 @@ double FlowNetwork::completion_time_s(FlowId id) const {
 
 double FlowNetwork::rate_Bps(FlowId id) const {
   CODESIM_CHECK(id < flows_.size(), "unknown flow id");
-  return flows_[id].state == State::moving ? flows_[id].rate_Bps : 0.0;
+  return flows_[id].state == State::moving ? flows_[id].rate_Bps * law_.rate_factor : 0.0;
 }
 
 double FlowNetwork::batch_horizon_s(double t_s) const {
@@ -212,7 +230,7 @@ void FlowNetwork::settle_component(double t_s, std::vector<FlowId>& finished_out
   old_rates_Bps_.clear();
   for (Index id : component_flows_) {
     Flow& flow = flows_[id];
-    flow.remaining_bytes -= flow.rate_Bps * (t_s - flow.settled_at_s);
+    flow.remaining_bytes -= flow.rate_Bps * law_.rate_factor * (t_s - flow.settled_at_s);
     flow.settled_at_s = t_s;
     if (flow.remaining_bytes <= kBytesRelTolerance * flow.bytes) {
       remove_event(id);
@@ -227,16 +245,41 @@ void FlowNetwork::settle_component(double t_s, std::vector<FlowId>& finished_out
 // Progressive filling: repeatedly the link with the smallest fair share (remaining capacity over
 // unfixed flows; ties to the lower link id) fixes its unfixed flows at that share, which every
 // other link on their routes gives up. The live flows are whole components.
+// Weighted (a SharingLaw other than max-min), as SimGrid's lmm solver: a link's share is its
+// remaining capacity over the sum of consumption / penalty of its unfixed flows, a flow fixed at
+// share s gets s / penalty, and a flow whose bound x penalty is below every link's share is fixed
+// at its bound first.
 void FlowNetwork::solve_rates() {
   // Alone on its links, a flow gets its slowest link's bandwidth, as filling would give it.
   if (live_flows_.size() == 1) {
-    Flow& flow = flows_[live_flows_.front()];
+    lone_flow_rate(flows_[live_flows_.front()]);
+    return;
+  }
+  if (weighted_) {
+    fill_progressively<true>();
+  } else {
+    fill_progressively<false>();
+  }
+}
+
+void FlowNetwork::lone_flow_rate(Flow& flow) const {
+  if (!weighted_) {
     flow.rate_Bps = kInfinity;
     for (Index hop = 0; hop < flow.route_size; ++hop)
       flow.rate_Bps =
           std::min(flow.rate_Bps, links_[route_links_[flow.route_begin + hop]].bandwidth_Bps);
     return;
   }
+  flow.rate_Bps = flow.bound_Bps;
+  for (Index hop = 0; hop < flow.route_size; ++hop) {
+    const double consumption = hop < flow.forward_size ? 1.0 : law_.cross_traffic_weight;
+    flow.rate_Bps = std::min(
+        flow.rate_Bps, links_[route_links_[flow.route_begin + hop]].bandwidth_Bps / consumption);
+  }
+}
+
+template <bool kWeighted>
+void FlowNetwork::fill_progressively() {
   std::size_t route_hops = 0;
   for (Index id : live_flows_) {
     flows_[id].rate_Bps = -1.0;  // unfixed
@@ -246,8 +289,17 @@ void FlowNetwork::solve_rates() {
   for (Index link : component_links_) {
     link_capacity_Bps_[link] = links_[link].bandwidth_Bps;
     link_unfixed_[link] = static_cast<Index>(link_members_[link].size());
+    if (kWeighted) {
+      double usage = 0.0;
+      for (const Member& member : link_members_[link]) {
+        const Flow& flow = flows_[member.flow];
+        usage += (member.hop < flow.forward_size ? 1.0 : law_.cross_traffic_weight) / flow.penalty;
+      }
+      link_usage_[link] = usage;
+    }
     if (link_unfixed_[link] > 0) open_links_.push_back(link);
   }
+  if (kWeighted) sort_bounded_flows();
   // Scanning costs the open links every round, the tournament about the route hops of the flows
   // it fixes times the tree's depth: scan until the scans have cost that much.
   const std::size_t scan_budget = kScanBudgetPerHop * route_hops;
@@ -255,9 +307,16 @@ void FlowNetwork::solve_rates() {
   std::size_t rounds = 0;
   bool sorted = false;
   double share_Bps = 0.0;
-  for (Index link = scan_bottleneck(sorted, share_Bps); link != kNone;
-       link = scan_bottleneck(sorted, share_Bps)) {
-    fix_flows_on(link, share_Bps, nullptr);
+  for (;;) {
+    const Index link = scan_bottleneck<kWeighted>(sorted, share_Bps);
+    if (kWeighted) {
+      if (const Index bounded = next_bounded_flow(share_Bps); bounded != kNone) {
+        fix_flow<true>(bounded, flows_[bounded].bound_Bps, nullptr);
+        continue;
+      }
+    }
+    if (link == kNone) break;
+    fix_flows_on<kWeighted>(link, share_Bps, nullptr);
     // Many rounds to go: links in id order are scanned faster (in memory order, and the first of
     // equal shares is the lower id), which repays sorting them.
     if (++rounds == kRoundsBeforeSorting) {
@@ -266,15 +325,44 @@ void FlowNetwork::solve_rates() {
     }
     scanned += open_links_.size();
     if (scanned > scan_budget) {
-      solve_in_tournament();
+      solve_in_tournament<kWeighted>();
       return;
     }
   }
 }
 
+// The live flows with a finite bound, in the order their bounds bind.
+void FlowNetwork::sort_bounded_flows() {
+  bounded_flows_.clear();
+  next_bounded_ = 0;
+  for (Index id : live_flows_)
+    if (flows_[id].bound_Bps < kInfinity)
+      bounded_flows_.emplace_back(flows_[id].bound_Bps * flows_[id].penalty, id);
+  std::sort(bounded_flows_.begin(), bounded_flows_.end());
+}
+
+// The unfixed flow whose bound binds before share_Bps (kNone when none does).
+FlowNetwork::Index FlowNetwork::next_bounded_flow(double below_share_Bps) {
+  while (next_bounded_ < bounded_flows_.size() &&
+         flows_[bounded_flows_[next_bounded_].second].rate_Bps >= 0.0)
+    ++next_bounded_;
+  if (next_bounded_ == bounded_flows_.size() ||
+      !(bounded_flows_[next_bounded_].first < below_share_Bps))
+    return kNone;
+  return bounded_flows_[next_bounded_].second;
+}
+
+template <bool kWeighted>
+double FlowNetwork::link_share_Bps(Index link) const {
+  const Index unfixed = link_unfixed_[link];
+  if (unfixed == 0) return kInfinity;
+  return link_capacity_Bps_[link] / (kWeighted ? link_usage_[link] : unfixed);
+}
+
 // Large components: a tournament tree over the open links (each inner node holds the leaf of
 // smallest (share, link) below it), so a round re-plays only the matches above the links whose
 // share changed, or every match when most of them did.
+template <bool kWeighted>
 void FlowNetwork::solve_in_tournament() {
   const std::size_t leaves = std::bit_ceil(open_links_.size());
   const auto depth = static_cast<std::size_t>(std::countr_zero(leaves));
@@ -284,8 +372,7 @@ void FlowNetwork::solve_in_tournament() {
     const Index link = open_links_[i];
     link_leaf_[link] = static_cast<Index>(i);
     leaf_link_[i] = link;
-    const Index unfixed = link_unfixed_[link];
-    leaf_share_Bps_[i] = unfixed == 0 ? kInfinity : link_capacity_Bps_[link] / unfixed;
+    leaf_share_Bps_[i] = link_share_Bps<kWeighted>(link);
   }
   winner_.resize(2 * leaves);
   for (std::size_t i = 0; i < leaves; ++i) winner_[leaves + i] = static_cast<Index>(i);
@@ -293,14 +380,19 @@ void FlowNetwork::solve_in_tournament() {
   for (;;) {
     const Index leaf = winner_[1];
     const double share_Bps = leaf_share_Bps_[leaf];
-    if (share_Bps == kInfinity) break;
     changed_links_.clear();
-    fix_flows_on(leaf_link_[leaf], share_Bps, &changed_links_);
-    for (Index link : changed_links_) {
-      const Index unfixed = link_unfixed_[link];
-      leaf_share_Bps_[link_leaf_[link]] =
-          unfixed == 0 ? kInfinity : link_capacity_Bps_[link] / unfixed;
+    Index bounded = kNone;
+    if (kWeighted) bounded = next_bounded_flow(share_Bps);
+    if (bounded != kNone) {
+      new_round();
+      fix_flow<true>(bounded, flows_[bounded].bound_Bps, &changed_links_);
+    } else if (share_Bps == kInfinity) {
+      break;
+    } else {
+      fix_flows_on<kWeighted>(leaf_link_[leaf], share_Bps, &changed_links_);
     }
+    for (Index link : changed_links_)
+      leaf_share_Bps_[link_leaf_[link]] = link_share_Bps<kWeighted>(link);
     if (changed_links_.size() * depth >= leaves) {
       for (std::size_t node = leaves - 1; node >= 1; --node) play_match(node);
       continue;
@@ -308,6 +400,14 @@ void FlowNetwork::solve_in_tournament() {
     for (Index link : changed_links_)
       for (std::size_t node = (leaves + link_leaf_[link]) / 2; node >= 1; node /= 2)
         play_match(node);
+  }
+}
+
+// A fresh stamp for link_round_: each link a round changes is listed once.
+void FlowNetwork::new_round() {
+  if (++round_ == kNone) {
+    std::fill(link_round_.begin(), link_round_.end(), 0);
+    round_ = 1;
   }
 }
 
@@ -325,18 +425,17 @@ void FlowNetwork::play_match(std::size_t node) {
 // The open link of smallest share (ties to the lower id), dropping the links with no unfixed
 // flow left (in place, keeping their order); kNone when every flow is fixed. `sorted`: the open
 // links are in id order.
+template <bool kWeighted>
 FlowNetwork::Index FlowNetwork::scan_bottleneck(bool sorted, double& share_Bps) {
   Index bottleneck = kNone;
   share_Bps = kInfinity;
   std::size_t kept = 0;
   for (const Index link : open_links_) {
-    const Index unfixed = link_unfixed_[link];
-    if (unfixed == 0) continue;
+    if (link_unfixed_[link] == 0) continue;
     open_links_[kept++] = link;
-    const double link_share_Bps = link_capacity_Bps_[link] / unfixed;
-    if (link_share_Bps < share_Bps ||
-        (!sorted && link_share_Bps == share_Bps && link < bottleneck)) {
-      share_Bps = link_share_Bps;
+    const double link_share = link_share_Bps<kWeighted>(link);
+    if (link_share < share_Bps || (!sorted && link_share == share_Bps && link < bottleneck)) {
+      share_Bps = link_share;
       bottleneck = link;
     }
   }
@@ -344,34 +443,46 @@ FlowNetwork::Index FlowNetwork::scan_bottleneck(bool sorted, double& share_Bps) 
   return bottleneck;
 }
 
-// Fixes the unfixed flows of `bottleneck` at share_Bps; appends to `changed` (when given) once
-// each link whose capacity and unfixed count changed, the bottleneck included.
+// Fixes the unfixed flows of `bottleneck` at share_Bps (over their penalties when weighted).
+template <bool kWeighted>
 void FlowNetwork::fix_flows_on(Index bottleneck, double share_Bps, std::vector<Index>* changed) {
   CODESIM_CHECK(share_Bps > 0.0, "progressive filling ran a link dry");
-  if (changed && ++round_ == kNone) {
-    std::fill(link_round_.begin(), link_round_.end(), 0);
-    round_ = 1;
-  }
+  if (changed) new_round();
   std::size_t fixed = 0;
   for (const Member& member : link_members_[bottleneck]) {
-    Flow& flow = flows_[member.flow];
+    const Flow& flow = flows_[member.flow];
     if (flow.rate_Bps >= 0.0) continue;
-    flow.rate_Bps = share_Bps;
+    fix_flow<kWeighted>(member.flow, kWeighted ? share_Bps / flow.penalty : share_Bps, changed);
     ++fixed;
-    const Index* route = &route_links_[flow.route_begin];
-    for (Index hop = 0; hop < flow.route_size; ++hop) {
-      const Index link = route[hop];
-      link_capacity_Bps_[link] = std::max(0.0, link_capacity_Bps_[link] - share_Bps);
-      --link_unfixed_[link];
-      if (changed && link_round_[link] != round_) {
-        link_round_[link] = round_;
-        changed->push_back(link);
-      }
-    }
   }
   // Every round fixes a flow, so the loop ends; a link counting flows outside the component
   // would not.
   CODESIM_CHECK(fixed > 0, "rates were solved for part of a component");
+}
+
+// Fixes flow `id` at rate_Bps, which every link on its route gives up (a back-route link its
+// cross-traffic share of it); appends to `changed` (when given) once each link whose capacity and
+// unfixed count changed, within the round new_round started.
+template <bool kWeighted>
+void FlowNetwork::fix_flow(Index id, double rate_Bps, std::vector<Index>* changed) {
+  Flow& flow = flows_[id];
+  flow.rate_Bps = rate_Bps;
+  const Index* route = &route_links_[flow.route_begin];
+  for (Index hop = 0; hop < flow.route_size; ++hop) {
+    const Index link = route[hop];
+    if (kWeighted) {
+      const double consumption = hop < flow.forward_size ? 1.0 : law_.cross_traffic_weight;
+      link_capacity_Bps_[link] = std::max(0.0, link_capacity_Bps_[link] - consumption * rate_Bps);
+      link_usage_[link] -= consumption / flow.penalty;
+    } else {
+      link_capacity_Bps_[link] = std::max(0.0, link_capacity_Bps_[link] - rate_Bps);
+    }
+    --link_unfixed_[link];
+    if (changed && link_round_[link] != round_) {
+      link_round_[link] = round_;
+      changed->push_back(link);
+    }
+  }
 }
 
 // Same rate, same predicted end: keeping the event saves most of the work in large components.
@@ -380,7 +491,7 @@ void FlowNetwork::reschedule_live(double t_s) {
     const Index id = live_flows_[i];
     Flow& flow = flows_[id];
     if (flow.rate_Bps == old_rates_Bps_[i]) continue;
-    flow.event_s = t_s + flow.remaining_bytes / flow.rate_Bps;
+    flow.event_s = t_s + flow.remaining_bytes / (flow.rate_Bps * law_.rate_factor);
     if (flow.event_pos == kNone) {
       push_event(id);
     } else {
@@ -444,9 +555,10 @@ void FlowNetwork::sift_down(std::size_t pos) {
 }
 
 std::vector<double> simulate_flows(const std::vector<FlowLink>& links,
-                                   const std::vector<FlowSpec>& flows) {
-  FlowNetwork network(links);
-  for (const FlowSpec& spec : flows) network.add_flow_along(spec.route, spec.bytes, spec.start_s);
+                                   const std::vector<FlowSpec>& flows, FlowSharing sharing) {
+  FlowNetwork network(links, sharing);
+  for (const FlowSpec& spec : flows)
+    network.add_flow_along(spec.route, spec.bytes, spec.start_s, spec.back_route);
   for (double next_s = network.next_event_time_s(); std::isfinite(next_s);
        next_s = network.next_event_time_s()) {
     network.advance_to(next_s);

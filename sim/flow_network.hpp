@@ -1,6 +1,7 @@
 // Flow-level network: transfers share directed links by max-min fairness, so concurrent traffic
-// contends instead of running in parallel for free (SimGrid's CM02 model with latency
-// and bandwidth factors of 1, no TCP window bound and equal sharing weights).
+// contends instead of running in parallel for free: with equal shares (SimGrid's CM02 with latency
+// and bandwidth factors of 1, no TCP window bound and equal sharing weights), or as SimGrid's CM02
+// and LV08 weigh and bound them (sim/flow_sharing.hpp).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,8 @@
 #include <span>
 #include <utility>
 #include <vector>
+
+#include "sim/flow_sharing.hpp"
 
 namespace codesim::sim {
 
@@ -23,6 +26,9 @@ struct FlowSpec {
   std::vector<std::size_t> route;  ///< directed link ids in order; no link twice
   double bytes = 0.0;              ///< >= 0
   double start_s = 0.0;            ///< when the transfer is posted
+  /// The links from the destination back to the source, loaded by cross-traffic (only under a
+  /// sharing with cross-traffic; a link also on `route` counts once).
+  std::vector<std::size_t> back_route = {};
 };
 
 using FlowId = std::size_t;
@@ -30,7 +36,10 @@ using FlowId = std::size_t;
 /// The links and flows of one simulation, advanced in simulated time by its owner (an engine or
 /// simulate_flows). A flow waits its route latency, then moves bytes at its max-min fair rate
 /// (progressive filling: the unique allocation in which no flow can gain without a flow of equal or
-/// smaller rate losing); rates change only when a flow starts moving or finishes.
+/// smaller rate losing); rates change only when a flow starts moving or finishes. Under a
+/// SharingLaw other than max-min, latencies and rates are scaled, shares are weighted by
+/// 1 / penalty, and a flow's own bound and cross-traffic on its back route take part in the
+/// filling as SimGrid's lmm solver has them (sim/flow_sharing.hpp).
 ///
 /// Work per event: when flows start moving or finish at time t, only the connected component of
 /// the links on their routes (links joined by the moving flows that cross them) is re-solved;
@@ -41,15 +50,18 @@ using FlowId = std::size_t;
 /// A flow whose remaining bytes fall below 1e-9 of its size finishes at the current event.
 class FlowNetwork {
  public:
-  explicit FlowNetwork(std::vector<FlowLink> links);
+  explicit FlowNetwork(std::vector<FlowLink> links, FlowSharing sharing = FlowSharing::max_min);
 
   /// Posts a transfer at start_s (>= now_s()); returns its id (0, 1, 2, ... in call order).
   /// Zero-byte flows and flows with an empty route finish once their route latency has passed.
-  FlowId add_flow(std::vector<std::size_t> route, double bytes, double start_s) {
-    return add_flow_along(route, bytes, start_s);
+  /// back_route is read only under a sharing with cross-traffic.
+  FlowId add_flow(std::vector<std::size_t> route, double bytes, double start_s,
+                  std::vector<std::size_t> back_route = {}) {
+    return add_flow_along(route, bytes, start_s, back_route);
   }
-  /// add_flow reading the route in place (the network keeps its own copy): no vector to build.
-  FlowId add_flow_along(std::span<const std::size_t> route, double bytes, double start_s);
+  /// add_flow reading the routes in place (the network keeps its own copy): no vector to build.
+  FlowId add_flow_along(std::span<const std::size_t> route, double bytes, double start_s,
+                        std::span<const std::size_t> back_route = {});
 
   /// The earliest time at which a flow starts moving or finishes (infinity when nothing is
   /// pending): the owner must call advance_to at that time, since rates change there.
@@ -75,14 +87,17 @@ class FlowNetwork {
   struct Flow {
     double bytes = 0.0;
     double remaining_bytes = 0.0;
-    double rate_Bps = 0.0;
+    double rate_Bps = 0.0;  // max-min value: the flow moves rate_Bps x the law's rate_factor
+    double penalty = 1.0;   // its share of a link is weighted by 1 / penalty
+    double bound_Bps = std::numeric_limits<double>::infinity();  // cap on rate_Bps
     double settled_at_s = 0.0;  // remaining_bytes is exact at this time
     // waiting: start + route latency; moving: predicted finish; done: completion time
     double event_s = 0.0;
     std::size_t route_begin = 0;  // into route_links_ and route_slots_
-    Index route_size = 0;
-    Index event_pos = kNone;  // position in events_
-    Index mark = 0;           // component search stamp
+    Index route_size = 0;         // hops: the route's, then the back route's (cross-traffic)
+    Index forward_size = 0;       // the route's own hops
+    Index event_pos = kNone;      // position in events_
+    Index mark = 0;               // component search stamp
     State state = State::waiting;
   };
   // The next event of each waiting or moving flow, in a binary heap ordered by (time_s, flow):
@@ -91,7 +106,8 @@ class FlowNetwork {
     double time_s;
     Index flow;
   };
-  // A moving flow on a link: `hop` is the link's place in the flow's route.
+  // A moving flow on a link: `hop` is the link's place in the flow's route (a back-route hop when
+  // at or beyond its forward_size).
   struct Member {
     Index flow;
     Index hop;
@@ -103,10 +119,23 @@ class FlowNetwork {
   void collect_component(Index seed_link);
   void settle_component(double t_s, std::vector<FlowId>& finished_out);
   void solve_rates();
+  template <bool kWeighted>
+  void fill_progressively();
+  void lone_flow_rate(Flow& flow) const;
+  template <bool kWeighted>
   void solve_in_tournament();
   void play_match(std::size_t node);
+  void new_round();
+  template <bool kWeighted>
+  double link_share_Bps(Index link) const;
+  template <bool kWeighted>
   void fix_flows_on(Index bottleneck, double share_Bps, std::vector<Index>* changed);
+  template <bool kWeighted>
+  void fix_flow(Index id, double rate_Bps, std::vector<Index>* changed);
+  template <bool kWeighted>
   Index scan_bottleneck(bool sorted, double& share_Bps);
+  void sort_bounded_flows();
+  Index next_bounded_flow(double below_share_Bps);
   void reschedule_live(double t_s);
   double batch_horizon_s(double t_s) const;
   Index next_stamp();
@@ -122,6 +151,8 @@ class FlowNetwork {
   void sift_down(std::size_t pos);
 
   std::vector<FlowLink> links_;
+  SharingLaw law_;
+  bool weighted_ = false;  // !law_.plain(): penalties, bounds or cross-traffic to account for
   std::vector<Flow> flows_;
   std::vector<Index> route_links_;  // every flow's route, back to back
   std::vector<Index> route_slots_;  // per route hop: the flow's place in link_members_[link]
@@ -139,6 +170,10 @@ class FlowNetwork {
   std::vector<double> old_rates_Bps_;
   std::vector<double> link_capacity_Bps_;
   std::vector<Index> link_unfixed_;
+  std::vector<double> link_usage_;  // weighted: sum of consumption / penalty of unfixed flows
+  // Weighted: the live flows with a bound, by (bound x penalty, id), and the next to look at.
+  std::vector<std::pair<double, Index>> bounded_flows_;
+  std::size_t next_bounded_ = 0;
   std::vector<Index> link_round_;  // stamps: a link queued as a candidate in round round_
   Index round_ = 0;
   std::vector<Index> open_links_;
@@ -151,6 +186,7 @@ class FlowNetwork {
 
 /// Runs every flow to completion on a fresh FlowNetwork; returns completion times by flow index.
 std::vector<double> simulate_flows(const std::vector<FlowLink>& links,
-                                   const std::vector<FlowSpec>& flows);
+                                   const std::vector<FlowSpec>& flows,
+                                   FlowSharing sharing = FlowSharing::max_min);
 
 }  // namespace codesim::sim

@@ -159,6 +159,8 @@ CommunicationCost shared_incasts_cost(const Topology& topology, std::span<const 
 
 class FlowNetworkModel final : public NetworkCostModel {
  public:
+  explicit FlowNetworkModel(FlowSharing sharing) : sharing_(sharing) {}
+
   bool reports_link_wait() const override { return true; }
 
   // Flow runs are remembered by the topology: rounds repeat the same schedules thousands of times.
@@ -217,28 +219,37 @@ class FlowNetworkModel final : public NetworkCostModel {
     if (!std::isfinite(alone_s) || transfers.empty()) return alone_s;
     std::unordered_map<std::uint64_t, std::size_t> dense;
     std::vector<FlowLink> links;
-    std::vector<FlowSpec> flows;
-    for (const RoutedTransfer& transfer : transfers) {
-      FlowSpec flow;
-      flow.bytes = transfer.bytes;
-      for (const RouteLink& link : transfer.route) {
+    const auto dense_route = [&](const std::vector<RouteLink>& route) {
+      std::vector<std::size_t> ids;
+      for (const RouteLink& link : route) {
         const auto [it, added] = dense.emplace(link.id, links.size());
         if (added)
           links.push_back(
               {std::min(link.bandwidth_Bps, std::numeric_limits<double>::max()), link.latency_s});
-        flow.route.push_back(it->second);
+        ids.push_back(it->second);
       }
+      return ids;
+    };
+    std::vector<FlowSpec> flows;
+    for (const RoutedTransfer& transfer : transfers) {
+      FlowSpec flow;
+      flow.bytes = transfer.bytes;
+      flow.route = dense_route(transfer.route);
+      if (sharing_law(sharing_).cross_traffic) flow.back_route = dense_route(transfer.back_route);
       flows.push_back(std::move(flow));
     }
-    const std::vector<double> done_s = simulate_flows(links, flows);
+    const std::vector<double> done_s = simulate_flows(links, flows, sharing_);
     return *std::max_element(done_s.begin(), done_s.end());
   }
+
+ private:
+  FlowSharing sharing_;
 };
 
 }  // namespace
 
-std::unique_ptr<const NetworkCostModel> detail::make_flow_network_model() {
-  return std::make_unique<FlowNetworkModel>();
+std::unique_ptr<const NetworkCostModel> detail::make_flow_network_model(FlowSharing sharing) {
+  return std::make_unique<FlowNetworkModel>(sharing);
 }
 
 }  // namespace codesim::sim

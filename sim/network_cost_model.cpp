@@ -9,11 +9,13 @@
 
 namespace codesim::sim {
 
-std::unique_ptr<const NetworkCostModel> make_network_cost_model(NetworkModel model) {
+std::unique_ptr<const NetworkCostModel> make_network_cost_model(NetworkModel model,
+                                                                FlowSharing sharing) {
   switch (model) {
     case NetworkModel::flow:
-      return detail::make_flow_network_model();
+      return detail::make_flow_network_model(sharing);
     case NetworkModel::analytic:
+      CODESIM_CHECK(sharing == FlowSharing::max_min, "the analytic model shares no link");
       return detail::make_analytic_network_model();
   }
   CODESIM_CHECK(false, "unknown network model");

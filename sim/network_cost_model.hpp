@@ -28,6 +28,9 @@ struct Incast {
 struct RoutedTransfer {
   std::vector<RouteLink> route;
   double bytes = 0.0;
+  /// The links from its destination back to its source, which cross-traffic loads under a
+  /// sharing that has it (sim/flow_sharing.hpp); unused otherwise.
+  std::vector<RouteLink> back_route = {};
 };
 
 /// A network model: what communication costs on a topology. Each Topology holds the one its spec
@@ -70,8 +73,10 @@ class NetworkCostModel {
   virtual double routed_makespan_s(std::span<const RoutedTransfer> transfers) const = 0;
 };
 
-/// The model a scenario names: the one place the alternatives are told apart.
-std::unique_ptr<const NetworkCostModel> make_network_cost_model(NetworkModel model);
+/// The model a scenario names: the one place the alternatives are told apart. `sharing` is the
+/// flow model's (sim/flow_sharing.hpp); the analytic model takes max_min only.
+std::unique_ptr<const NetworkCostModel> make_network_cost_model(
+    NetworkModel model, FlowSharing sharing = FlowSharing::max_min);
 
 /// routed_makespan_s if no two transfers shared a link: the slowest transfer alone (its route's
 /// latency + bytes / its bottleneck bandwidth).
@@ -79,7 +84,7 @@ double contention_free_makespan_s(std::span<const RoutedTransfer> transfers);
 
 namespace detail {
 std::unique_ptr<const NetworkCostModel> make_analytic_network_model();
-std::unique_ptr<const NetworkCostModel> make_flow_network_model();
+std::unique_ptr<const NetworkCostModel> make_flow_network_model(FlowSharing sharing);
 }  // namespace detail
 
 }  // namespace codesim::sim

@@ -76,6 +76,8 @@ struct Topology::Impl {
   std::optional<detail::TorusRoutes> torus;  // ring and torus2d
 
   std::unique_ptr<const NetworkCostModel> cost_model;
+  FlowSharing sharing = FlowSharing::max_min;
+  SharingLaw law;  // of `sharing`
   // Link index of each vertex pair (lower id * vertices + higher id), filled on first use.
   mutable std::unordered_map<std::uint64_t, std::uint32_t> link_index;
   mutable std::vector<TopologyLink> link_list;       // Topology::links(), with link_index
@@ -321,7 +323,9 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
   const std::string error = validate_topology(spec);
   CODESIM_CHECK(error.empty(), error.c_str());
   Impl& m = *impl_;
-  m.cost_model = make_network_cost_model(spec.model);
+  m.cost_model = make_network_cost_model(spec.model, spec.sharing);
+  m.sharing = spec.sharing;
+  m.law = sharing_law(spec.sharing);
   m.shape = spec.shape;
   m.nodes = spec.nodes;
   m.default_link = Link{spec.latency_s, spec.bandwidth_Bps};
@@ -418,10 +422,12 @@ double Topology::transfer_time_s(int src, int dst, double bytes) const {
   CODESIM_CHECK(bytes >= 0.0, "transfer size must be >= 0 bytes");
   if (src == dst) return route_cost(src, dst).first;  // 0, after checking the ids
   const auto [latency_s, bandwidth_Bps] = route_cost(src, dst);
-  return latency_s + bytes / bandwidth_Bps;
+  return lone_flow_time_s(impl_->law, latency_s, bandwidth_Bps, bytes);
 }
 
 const NetworkCostModel& Topology::network_cost_model() const { return *impl_->cost_model; }
+
+FlowSharing Topology::sharing() const { return impl_->sharing; }
 
 std::vector<TopologyLink> Topology::links() const {
   const Impl& m = *impl_;

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/flow_sharing.hpp"
+
 namespace codesim::sim {
 
 class NetworkCostModel;
@@ -74,6 +76,7 @@ struct RouteLink {
 /// Plain description of a network: its shape, the parameters and how transfers share links.
 struct TopologySpec {
   NetworkModel model = NetworkModel::flow;
+  FlowSharing sharing = FlowSharing::max_min;  ///< flow model only (sim/flow_sharing.hpp)
   TopologyShape shape = TopologyShape::fully_connected;
   int nodes = 1;
   double latency_s = 1e-6;        ///< per link, seconds (>= 0)
@@ -87,7 +90,8 @@ struct TopologySpec {
 /// A topology with cached shortest-latency routes between compute nodes.
 /// A route minimises total latency, then hop count; remaining ties take, at each vertex, the
 /// lowest-id predecessor. A transfer of b bytes along a route takes the sum of its link latencies
-/// plus b divided by the route's bottleneck bandwidth (cut-through, no contention).
+/// plus b divided by the route's bottleneck bandwidth (cut-through, no contention), as the
+/// sharing's law scales and bounds a lone flow (lone_flow_time_s).
 /// Routes are closed forms on fully_connected, ring and torus2d, tree walks on trees (star,
 /// fat_tree); on edge lists they are filled in lazily (one shortest-path tree per source, a
 /// bounded cache), so a Topology must not be queried from several threads at once; give each
@@ -124,6 +128,8 @@ class Topology {
 
   /// The network model the spec chose, asked for every communication cost.
   const NetworkCostModel& network_cost_model() const;
+  /// How flows share links under the flow model.
+  FlowSharing sharing() const;
   /// The directed links of route(src, dst) in order (empty when src == dst). Here src and dst
   /// may also be switches (vertex ids >= node_count(), which only star and fat_tree have; the
   /// root is vertex_count() - 1): on these trees a route between a node and a switch is the

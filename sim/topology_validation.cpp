@@ -97,6 +97,9 @@ std::string validate_topology(const TopologySpec& spec) {
   if (shape != Shape::edge_list && !spec.edges.empty())
     return concat("edges are only used by shape edge_list (got ", spec.edges.size(), " for ",
                   to_string(spec.shape), ")");
+  if (spec.model != NetworkModel::flow && spec.sharing != FlowSharing::max_min)
+    return concat("sharing ", to_string(spec.sharing), " applies to the flow model (got model ",
+                  to_string(spec.model), "; expected model flow, or sharing max_min)");
   switch (shape) {
     case Shape::fully_connected:
       if (spec.nodes > kMaxFullyConnectedNodes)

@@ -109,10 +109,12 @@ FlowLink flow_link(const RouteLink& link) {
 class FlowRun {
  public:
   FlowRun(const Topology& topology, const TransferSchedule& schedule)
-      : transfers_(schedule.transfers()), waiting_on_(transfers_.size(), 0) {
+      : transfers_(schedule.transfers()),
+        waiting_on_(transfers_.size(), 0),
+        cross_traffic_(sharing_law(topology.sharing()).cross_traffic) {
     link_successors();
     std::vector<FlowLink> links = dense_routes(topology);
-    network_.emplace(std::move(links));
+    network_.emplace(std::move(links), topology.sharing());
   }
 
   ScheduleTimes run() {
@@ -154,13 +156,23 @@ class FlowRun {
   }
 
   // Each distinct (src, dst) is routed once; link ids are numbered densely in order of first
-  // appearance (transfer order, then hop order), the order the flow network breaks ties by.
+  // appearance (transfer order, then hop order, then the back route's hops under cross-traffic),
+  // the order the flow network breaks ties by.
   std::vector<FlowLink> dense_routes(const Topology& topology) {
     std::vector<FlowLink> links;
     FlatMap dense(64);
     FlatMap route_of_pair(64);
     route_of_.assign(transfers_.size(), kNoRoute);
     route_begin_.assign(1, 0);
+    back_begin_.assign(1, 0);
+    const auto add_links = [&](const std::vector<RouteLink>& route, std::vector<std::size_t>& to) {
+      for (const RouteLink& link : route) {
+        const auto [dense_id, added] =
+            dense.emplace(link.id, static_cast<std::uint32_t>(links.size()));
+        if (added) links.push_back(flow_link(link));
+        to.push_back(dense_id);
+      }
+    };
     for (std::size_t i = 0; i < transfers_.size(); ++i) {
       const Transfer& t = transfers_[i];
       if (t.src == t.dst) continue;
@@ -170,13 +182,10 @@ class FlowRun {
           route_of_pair.emplace(pair, static_cast<std::uint32_t>(route_begin_.size() - 1));
       route_of_[i] = route;
       if (!added_route) continue;
-      for (const RouteLink& link : topology.route_links(t.src, t.dst)) {
-        const auto [dense_id, added] =
-            dense.emplace(link.id, static_cast<std::uint32_t>(links.size()));
-        if (added) links.push_back(flow_link(link));
-        route_links_.push_back(dense_id);
-      }
+      add_links(topology.route_links(t.src, t.dst), route_links_);
       route_begin_.push_back(route_links_.size());
+      if (cross_traffic_) add_links(topology.route_links(t.dst, t.src), back_links_);
+      back_begin_.push_back(back_links_.size());
     }
     return links;
   }
@@ -188,8 +197,12 @@ class FlowRun {
     }
     const std::size_t begin = route_begin_[route_of_[i]];
     const std::size_t end = route_begin_[route_of_[i] + 1];
-    network_->add_flow_along(std::span<const std::size_t>(route_links_.data() + begin, end - begin),
-                             transfers_[i].bytes, network_->now_s());
+    const std::size_t back_begin = back_begin_[route_of_[i]];
+    const std::size_t back_end = back_begin_[route_of_[i] + 1];
+    network_->add_flow_along(
+        std::span<const std::size_t>(route_links_.data() + begin, end - begin), transfers_[i].bytes,
+        network_->now_s(),
+        std::span<const std::size_t>(back_links_.data() + back_begin, back_end - back_begin));
     transfer_of_flow_.push_back(i);
   }
 
@@ -215,6 +228,9 @@ class FlowRun {
   std::vector<std::uint32_t> route_of_;   // per transfer: its route, kNoRoute for join points
   std::vector<std::size_t> route_begin_;  // per route: its first entry in route_links_
   std::vector<std::size_t> route_links_;  // dense link ids of every distinct route
+  bool cross_traffic_ = false;            // the sharing loads each route's way back too
+  std::vector<std::size_t> back_begin_;   // per route: its back route's first entry in back_links_
+  std::vector<std::size_t> back_links_;   // dense link ids of each route's way back
   std::optional<FlowNetwork> network_;
   std::vector<std::size_t> transfer_of_flow_;
   std::vector<std::size_t> joins_;

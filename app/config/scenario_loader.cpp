@@ -93,6 +93,15 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
   sim::TopologySpec t;
   t.nodes = nodes;
   t.model = r.kind("model", t.model, sim::kNetworkModelNames, "network model");
+  // Recorded only when given: results of scenarios written before the key stay byte-identical.
+  if (r.has("sharing")) {
+    t.sharing = r.choice("sharing", t.sharing, sim::kFlowSharingNames);
+    if (t.model != sim::NetworkModel::flow && t.sharing != sim::FlowSharing::max_min)
+      r.fail("sharing", "sharing \"" + std::string(sim::to_string(t.sharing)) +
+                            "\" applies to the flow model, not \"" +
+                            std::string(sim::to_string(t.model)) +
+                            "\" (expected \"max_min\", or model \"flow\")");
+  }
   t.shape = r.kind("topology", t.shape, sim::kTopologyShapeNames, "topology");
   if (t.shape == TopologyShape::fully_connected && nodes > kMaxFullyConnectedNodes) {
     r.fail("topology", "fully_connected with " + std::to_string(nodes) +

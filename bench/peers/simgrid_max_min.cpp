@@ -19,6 +19,16 @@ void configure_max_min() {
   }
 }
 
+void configure_sharing(sim::FlowSharing sharing) {
+  if (sharing == sim::FlowSharing::max_min) {
+    configure_max_min();
+    return;
+  }
+  if (simgrid::config::is_default("network/model"))
+    simgrid::s4u::Engine::set_config(std::string("network/model:") +
+                                     (sharing == sim::FlowSharing::cm02 ? "CM02" : "LV08"));
+}
+
 void zero_link_latencies(const simgrid::s4u::Engine& engine) {
   // get_all_links lists each direction of a split-duplex link (NAME_UP, NAME_DOWN) on its own.
   for (simgrid::s4u::Link* link : engine.get_all_links()) link->set_latency(0.0);

@@ -12,12 +12,18 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/flow_sharing.hpp"
+
 namespace codesim::bench {
 
 /// Sets the pure max-min configuration. Call once the engine exists (before, SimGrid knows no
 /// options) and before the platform is built or loaded; a --cfg=... given on the command line
 /// for one of these options wins.
 void configure_max_min();
+
+/// The SimGrid configuration that codesim's `sharing` equals: configure_max_min for max_min,
+/// else network/model CM02 or LV08 with every other option at SimGrid's default.
+void configure_sharing(sim::FlowSharing sharing);
 
 /// Sets the latency of every link of the engine's platform to 0 (after the platform is loaded,
 /// before run()), so that flows can sleep their route latencies instead.

@@ -9,6 +9,9 @@
 // Comm::sendto's its bytes. Join points (src == dst) complete the moment they are ready.
 // --latency native keeps the latencies on SimGrid's links instead (no sleep): CM02 then weighs
 // each flow's share by its route latency, which shows where that differs from pure max-min.
+// --sharing cm02|lv08 runs SimGrid with network/model CM02 or LV08 and every other option at its
+// default (latencies on the links, the TCP window bound, cross-traffic on the routes back, which
+// the platform then lists too), against codesim with cluster.network.sharing set the same.
 //
 // The patterns storage_write and storage_read run a global checkpoint instead: a storage server
 // (sim/checkpoint_storage.hpp) hangs off vertex --storage-at of the platform (default "root", the
@@ -50,7 +53,8 @@ namespace {
 const char* const kUsage =
     "usage: simgrid-schedules --pattern P --platform T --nodes N [--compare [--tolerance REL]]\n"
     "                         [--latency sleep|native] [--platform-file OUT.xml] [--summary]\n"
-    "                         [--storage-at root|VERTEX] [--cfg=...]\n"
+    "                         [--storage-at root|VERTEX] [--sharing max_min|cm02|lv08]\n"
+    "                         [--cfg=...]\n"
     "patterns: those of bench/patterns, and storage_write, storage_read\n";
 
 struct Options {
@@ -63,6 +67,7 @@ struct Options {
   bool summary = false;       // no per-transfer times
   bool native_latency = false;
   std::string storage_at = "root";  // storage patterns: the server's vertex, or "root"
+  codesim::sim::FlowSharing sharing = codesim::sim::FlowSharing::max_min;
 };
 
 Options parse_options(int argc, char** argv) {
@@ -87,6 +92,12 @@ Options parse_options(int argc, char** argv) {
       if (mode != "sleep" && mode != "native")
         throw std::invalid_argument("--latency sleep|native");
       options.native_latency = mode == "native";
+    } else if (arg == "--sharing" && has_value) {
+      const std::string name = argv[++i];
+      const auto& names = codesim::sim::kFlowSharingNames;
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end()) throw std::invalid_argument("--sharing max_min|cm02|lv08");
+      options.sharing = static_cast<codesim::sim::FlowSharing>(it - names.begin());
     } else if (arg == "--storage-at" && has_value) {
       options.storage_at = argv[++i];
     } else if (arg == "--platform-file" && has_value) {
@@ -97,14 +108,20 @@ Options parse_options(int argc, char** argv) {
   }
   if (options.pattern.empty() || options.platform.empty() || options.nodes == 0)
     throw std::invalid_argument("--pattern, --platform and --nodes are required");
+  // SimGrid's own models run latencies on the links (and weigh shares by them).
+  if (options.sharing != codesim::sim::FlowSharing::max_min) options.native_latency = true;
   return options;
 }
 
-/// The node pairs that talk in `schedule` (all pairs would be nodes^2 routes).
-std::vector<std::pair<int, int>> talking_pairs(const TransferSchedule& schedule) {
+/// The node pairs that talk in `schedule` (all pairs would be nodes^2 routes), and the pairs
+/// back when cross-traffic loads the routes back.
+std::vector<std::pair<int, int>> talking_pairs(const TransferSchedule& schedule, bool both_ways) {
   std::vector<std::pair<int, int>> pairs;
-  for (const Transfer& t : schedule.transfers())
-    if (t.src != t.dst) pairs.emplace_back(t.src, t.dst);
+  for (const Transfer& t : schedule.transfers()) {
+    if (t.src == t.dst) continue;
+    pairs.emplace_back(t.src, t.dst);
+    if (both_ways) pairs.emplace_back(t.dst, t.src);
+  }
   return pairs;
 }
 
@@ -243,8 +260,10 @@ struct StorageRun {
 /// by a link four times a node's (1 us, 5e9 B/s).
 std::optional<StorageRun> make_storage_run(const Options& options) {
   if (options.pattern != "storage_write" && options.pattern != "storage_read") return std::nullopt;
-  StorageRun run{Topology(codesim::bench::make_network_platform(options.platform, options.nodes)),
-                 StorageSpec{}, options.pattern == "storage_write"};
+  codesim::sim::TopologySpec platform =
+      codesim::bench::make_network_platform(options.platform, options.nodes);
+  platform.sharing = options.sharing;
+  StorageRun run{Topology(platform), StorageSpec{}, options.pattern == "storage_write"};
   StorageSpec& storage = run.storage;
   const bool root = options.storage_at == "root";
   storage.kind = codesim::sim::StorageKind::shared;
@@ -259,20 +278,22 @@ std::optional<StorageRun> make_storage_run(const Options& options) {
 }
 
 /// Every node's transfer to the storage host (`write`) or from it, all at once, each an actor
-/// that sleeps its route's latency and then sends; returns their completion times.
+/// that sleeps its route's latency (unless the links keep theirs) and then sends; returns their
+/// completion times.
 std::vector<double> run_storage_in_simgrid(sg4::Engine& engine, const Topology& topology,
-                                           const StorageSpec& storage, bool write) {
+                                           const StorageSpec& storage, bool write,
+                                           bool native_latency) {
   sg4::Host* server = engine.host_by_name("storage");
   std::vector<double> completion_s(static_cast<std::size_t>(topology.node_count()), -1.0);
   for (int node = 0; node < topology.node_count(); ++node) {
     double latency_s = 0.0;
     for (const auto& link : codesim::sim::storage_route_links(topology, storage, node, write))
-      latency_s += link.latency_s;
+      latency_s += native_latency ? 0.0 : link.latency_s;
     sg4::Host* host = engine.host_by_name("node-" + std::to_string(node));
     sg4::Host* src = write ? host : server;
     sg4::Host* dst = write ? server : host;
     sg4::Actor::create("storage-" + std::to_string(node), src, [=, &completion_s] {
-      sg4::this_actor::sleep_for(latency_s);
+      if (latency_s > 0.0) sg4::this_actor::sleep_for(latency_s);
       sg4::Comm::sendto(src, dst, static_cast<std::uint64_t>(kStorageBytesPerNode));
       completion_s[static_cast<std::size_t>(node)] = sg4::Engine::get_clock();
     });
@@ -285,9 +306,10 @@ std::vector<double> run_storage_in_simgrid(sg4::Engine& engine, const Topology& 
 int run_storage_pattern(sg4::Engine& engine, const Options& options, const StorageRun& run) {
   const auto& [topology, storage, write] = run;
   load_platform(engine, topology, {}, storage, options.platform_file);
-  codesim::bench::zero_link_latencies(engine);
+  if (!options.native_latency) codesim::bench::zero_link_latencies(engine);
   const auto simgrid_start = std::chrono::steady_clock::now();
-  const std::vector<double> simgrid_s = run_storage_in_simgrid(engine, topology, storage, write);
+  const std::vector<double> simgrid_s =
+      run_storage_in_simgrid(engine, topology, storage, write, options.native_latency);
   const double wall_s = seconds_since(simgrid_start);
   std::cout << std::setprecision(17) << "{\n  \"pattern\": \"" << options.pattern
             << "\",\n  \"platform\": \"" << options.platform
@@ -312,23 +334,27 @@ int run_storage_pattern(sg4::Engine& engine, const Options& options, const Stora
 
 int main(int argc, char** argv) {
   sg4::Engine engine(&argc, argv);  // removes its --cfg=... and --log=... arguments
-  codesim::bench::configure_max_min();
   Options options;
   codesim::bench::NetworkPattern pattern;
   std::optional<StorageRun> storage_run;
   try {
     options = parse_options(argc, argv);
     storage_run = make_storage_run(options);
-    if (!storage_run)
+    if (!storage_run) {
       pattern =
           codesim::bench::make_network_pattern(options.pattern, options.platform, options.nodes);
+      pattern.platform.sharing = options.sharing;
+    }
   } catch (const std::exception& e) {  // invalid_argument, and out_of_range from stoi/stod
     std::cerr << "error: " << e.what() << "\n" << kUsage;
     return 2;
   }
+  codesim::bench::configure_sharing(options.sharing);
   if (storage_run) return run_storage_pattern(engine, options, *storage_run);
   const Topology topology(pattern.platform);
-  load_platform(engine, topology, talking_pairs(pattern.schedule), {}, options.platform_file);
+  const bool both_ways = codesim::sim::sharing_law(options.sharing).cross_traffic;
+  load_platform(engine, topology, talking_pairs(pattern.schedule, both_ways), {},
+                options.platform_file);
   if (!options.native_latency) codesim::bench::zero_link_latencies(engine);
 
   SimgridRun run(engine, topology, pattern.schedule, options.native_latency);
@@ -343,8 +369,8 @@ int main(int argc, char** argv) {
   std::cout << std::setprecision(17) << "{\n  \"pattern\": \"" << options.pattern
             << "\",\n  \"platform\": \"" << options.platform
             << "\",\n  \"nodes\": " << options.nodes << ",\n  \"latency\": \""
-            << (options.native_latency ? "native" : "sleep") << "\",\n  \"flows\": " << flows
-            << ",\n";
+            << (options.native_latency ? "native" : "sleep") << "\",\n  \"sharing\": \""
+            << codesim::sim::to_string(options.sharing) << "\",\n  \"flows\": " << flows << ",\n";
   if (!options.summary) print_times("simgrid_s", simgrid_s);
   std::cout << "  \"makespan_s\": " << makespan_of(simgrid_s) << ",\n  \"wall_s\": " << wall_s;
   if (!options.compare) {

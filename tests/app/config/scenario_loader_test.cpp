@@ -227,6 +227,21 @@ TEST_CASE("checkpoint policies need their own parameters and a positive cost") {
                   "policy \"daly\"") != std::string::npos);
 }
 
+TEST_CASE("the flow model's sharing is read by name and refused under the analytic model") {
+  const codesim::app::Scenario plain = load_scenario(base_scenario(), "s.json");
+  CHECK(plain.cluster.network.sharing == codesim::sim::FlowSharing::max_min);
+  const codesim::app::Scenario lv08 =
+      load_scenario(with("/cluster/network/sharing=\"lv08\""), "s.json");
+  CHECK(lv08.cluster.network.sharing == codesim::sim::FlowSharing::lv08);
+  CHECK(error_of(with("/cluster/network/sharing=\"cm03\""))
+            .starts_with("s.json: /cluster/network/sharing: "));
+  CHECK(error_of(with("/cluster/network={\"model\": \"analytic\", \"sharing\": \"cm02\"}")) ==
+        "s.json: /cluster/network/sharing: sharing \"cm02\" applies to the flow model, not "
+        "\"analytic\" (expected \"max_min\", or model \"flow\")");
+  CHECK(error_of(with("/cluster/network={\"model\": \"analytic\", \"sharing\": \"max_min\"}"))
+            .empty());
+}
+
 TEST_CASE("network parameters are checked against the shape") {
   CHECK(pointer_of_error(with("/cluster/network/fat_tree_arity=4")) ==
         "/cluster/network/fat_tree_arity");
