@@ -55,6 +55,27 @@ double bruck_all_gather_time_s(const Topology& topology, std::span<const int> pa
   return total_s;
 }
 
+// Binomial scatter rounds (sim/collective_schedules.hpp), then a ring all-gather of the pieces.
+double scatter_all_gather_time_s(const Topology& topology, std::span<const int> participants,
+                                 double bytes) {
+  const std::size_t p = participants.size();
+  const double piece = bytes / static_cast<double>(p);
+  std::size_t top = 1;
+  while (top * 2 < p) top *= 2;
+  double total_s = 0.0;
+  for (std::size_t stride = top; stride >= 1; stride /= 2) {
+    double round_s = 0.0;
+    for (std::size_t i = 0; i + stride < p; i += 2 * stride) {
+      const double sent = piece * static_cast<double>(std::min(i + 2 * stride, p) - i - stride);
+      round_s = std::max(round_s,
+                         topology.transfer_time_s(participants[i], participants[i + stride], sent));
+    }
+    total_s += round_s;
+  }
+  return total_s +
+         static_cast<double>(p - 1) * shifted_step_time_s(topology, participants, 1, piece);
+}
+
 class AnalyticNetworkModel final : public NetworkCostModel {
  public:
   bool reports_link_wait() const override { return false; }
@@ -110,6 +131,8 @@ class AnalyticNetworkModel final : public NetworkCostModel {
         return bruck_all_gather_time_s(topology, participants, bytes);
       case CollectiveKind::ring_all_reduce:
         return 2.0 * (p - 1.0) * shifted_step_time_s(topology, participants, 1, bytes / p);
+      case CollectiveKind::scatter_all_gather_broadcast:
+        return scatter_all_gather_time_s(topology, participants, bytes);
     }
     CODESIM_CHECK(false, "unknown collective");
     return 0.0;

@@ -86,6 +86,42 @@ TransferId add_broadcast(TransferSchedule& schedule, std::span<const int> partic
   return c.finish();
 }
 
+namespace {
+
+// The scatter's rounds on `c`: pieces of `piece` bytes.
+void binomial_scatter_steps(Collective& c, std::size_t p, double piece) {
+  std::size_t top = 1;
+  while (top * 2 < p) top *= 2;
+  for (std::size_t stride = top; stride >= 1 && p > 1; stride /= 2) {
+    for (std::size_t i = 0; i + stride < p; i += 2 * stride)
+      c.send(i, i + stride, piece * static_cast<double>(std::min(i + 2 * stride, p) - i - stride));
+    c.end_step();
+  }
+}
+
+}  // namespace
+
+TransferId add_binomial_scatter(TransferSchedule& schedule, std::span<const int> participants,
+                                double bytes, ScheduleStart start) {
+  Collective c(schedule, participants, start);
+  const std::size_t p = participants.size();
+  binomial_scatter_steps(c, p, bytes / static_cast<double>(std::max<std::size_t>(p, 1)));
+  return c.finish();
+}
+
+TransferId add_scatter_all_gather_broadcast(TransferSchedule& schedule,
+                                            std::span<const int> participants, double bytes,
+                                            ScheduleStart start) {
+  Collective c(schedule, participants, start);
+  const std::size_t p = participants.size();
+  if (p > 1) {
+    const double piece = bytes / static_cast<double>(p);
+    binomial_scatter_steps(c, p, piece);
+    ring_steps(c, p, p - 1, piece);
+  }
+  return c.finish();
+}
+
 TransferId add_reduce(TransferSchedule& schedule, std::span<const int> participants, double bytes,
                       ScheduleStart start) {
   Collective c(schedule, participants, start, /*ordered_receives=*/true);

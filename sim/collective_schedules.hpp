@@ -24,6 +24,17 @@ using ScheduleStart = std::optional<TransferId>;
 TransferId add_broadcast(TransferSchedule& schedule, std::span<const int> participants,
                          double bytes, ScheduleStart start);
 
+/// Binomial scatter from participants[0] of p pieces of bytes / p (piece i for participant i): in
+/// the round with stride s (the largest power of two below p first, then halving), participant i,
+/// a multiple of 2s, sends the pieces of i + s .. min(i + 2s, p) - 1 to i + s.
+TransferId add_binomial_scatter(TransferSchedule& schedule, std::span<const int> participants,
+                                double bytes, ScheduleStart start);
+
+/// Broadcast of `bytes` as a binomial scatter of its p pieces, then a ring all-gather of them.
+TransferId add_scatter_all_gather_broadcast(TransferSchedule& schedule,
+                                            std::span<const int> participants, double bytes,
+                                            ScheduleStart start);
+
 /// Binomial-tree reduce to participants[0] (the broadcast tree reversed): participant i + s sends
 /// its partial result to i once it has received from all its own children.
 TransferId add_reduce(TransferSchedule& schedule, std::span<const int> participants, double bytes,

@@ -21,9 +21,16 @@ namespace codesim::sim {
 /// Binomial-tree broadcast of `bytes` from participants[0]: ceil(log2 p) rounds; in round k every
 /// holder i < 2^k sends to i + 2^k. Time = sum over rounds of the slowest transfer of the round.
 /// For uniform links: ceil(log2 p) (alpha + bytes beta).
+/// With topology.collectives().broadcast = scatter_all_gather, instead a binomial scatter of p
+/// pieces of bytes / p (ceil(log2 p) rounds, the sum of each round's slowest transfer), then a
+/// ring all-gather of the pieces: about ceil(log2 p) alpha + (p - 1)(alpha + 2 bytes beta / p).
 double broadcast_time_s(const Topology& topology, std::span<const int> participants, double bytes);
 CommunicationCost broadcast_cost(const Topology& topology, std::span<const int> participants,
                                  double bytes);
+
+/// Bytes a broadcast of `bytes` to p participants moves from node to node: (p - 1) bytes for the
+/// binomial tree; the scatter's bytes plus (p - 1) bytes for scatter_all_gather.
+double broadcast_bytes(BroadcastAlgorithm algorithm, std::size_t p, double bytes);
 
 /// Binomial-tree reduce of `bytes` vectors to participants[0] (the broadcast tree reversed):
 /// ceil(log2 p) (alpha + bytes beta) for uniform links; the additions are not charged.
@@ -49,10 +56,15 @@ double fastest_all_gather_time_s(const Topology& topology, std::span<const int> 
                                  double bytes_each);
 CommunicationCost fastest_all_gather_cost(const Topology& topology,
                                           std::span<const int> participants, double bytes_each);
+/// The all-gather topology.collectives() chose: ring, Bruck, or the faster (auto).
+CommunicationCost all_gather_cost(const Topology& topology, std::span<const int> participants,
+                                  double bytes_each);
 
 /// Ring all-reduce of a `bytes` vector: reduce-scatter then all-gather, 2 (p - 1) steps of
 /// bytes / p each; 2 (p - 1)(alpha + bytes beta / p) for uniform links.
 double all_reduce_time_s(const Topology& topology, std::span<const int> participants, double bytes);
+CommunicationCost all_reduce_cost(const Topology& topology, std::span<const int> participants,
+                                  double bytes);
 
 /// Several binomial reduces started at once, each of `bytes` to its group's first member: until
 /// the last ends (analytic: the slowest alone; flow: one schedule, contending where routes meet).

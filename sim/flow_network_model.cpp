@@ -36,6 +36,8 @@ AddCollective schedule_of(CollectiveKind kind) {
       return add_bruck_all_gather;
     case CollectiveKind::ring_all_reduce:
       return add_ring_all_reduce;
+    case CollectiveKind::scatter_all_gather_broadcast:
+      return add_scatter_all_gather_broadcast;
   }
   CODESIM_CHECK(false, "unknown collective");
   return nullptr;
@@ -54,6 +56,7 @@ bool lockstep(CollectiveKind kind, std::size_t p) {
       return false;
     case CollectiveKind::ring_all_gather:
     case CollectiveKind::ring_all_reduce:
+    case CollectiveKind::scatter_all_gather_broadcast:
       return n * n > kMaxScheduleTransfers;
     case CollectiveKind::bruck_all_gather:
       return n * std::ceil(std::log2(n)) > kMaxScheduleTransfers;
@@ -102,6 +105,11 @@ CommunicationCost lockstep_cost(const Topology& topology, CollectiveKind kind,
   if (kind == CollectiveKind::ring_all_reduce) {
     const double n = static_cast<double>(p);
     return times(2.0 * (n - 1.0), shifted_step_cost(topology, participants, 1, bytes / n));
+  }
+  if (kind == CollectiveKind::scatter_all_gather_broadcast) {
+    const double n = static_cast<double>(p);
+    CommunicationCost cost = scheduled_cost(topology, add_binomial_scatter, participants, bytes);
+    return cost += times(n - 1.0, shifted_step_cost(topology, participants, 1, bytes / n));
   }
   CODESIM_CHECK(kind == CollectiveKind::bruck_all_gather, "only ring and Bruck run in lockstep");
   CommunicationCost total;

@@ -127,7 +127,9 @@ class IterativeJob {
     // The bytes are charged when sent, so that a rollback during the exchange loses them.
     energy_.network(exchange_bytes());
     const std::uint64_t attempt = attempt_;
-    engine_.schedule_in(exchange_time_s(), [this, attempt] {
+    const CommunicationCost exchange = exchange_cost();
+    link_wait_pending_s_ += exchange.link_wait_s;  // a rollback during the exchange drops it
+    engine_.schedule_in(exchange.time_s, [this, attempt] {
       if (attempt == attempt_) finish_exchange();
     });
   }
@@ -149,22 +151,31 @@ class IterativeJob {
           std::count_if(used_nodes_.begin(), used_nodes_.end(), [](int node) { return node != 0; });
       return static_cast<double>(remote) * job_.bytes_per_task;
     }
-    const auto others = static_cast<double>(participants().size()) - 1.0;
+    const auto p = static_cast<double>(participants().size());
+    const auto others = p - 1.0;
+    if (job_.exchange == ExchangeKind::all_reduce) {
+      // The ring moves 2 (p - 1) pieces of vector / p from each of the p participants, whose
+      // vectors hold all the used tasks' results between them.
+      return 2.0 * others * static_cast<double>(used_nodes_.size()) * job_.bytes_per_task / p;
+    }
     return static_cast<double>(used_nodes_.size()) * job_.bytes_per_task * others;
   }
 
-  double exchange_time_s() const {
-    if (job_.bytes_per_task <= 0.0 || job_.exchange == ExchangeKind::none) return 0.0;
+  CommunicationCost exchange_cost() const {
+    if (job_.bytes_per_task <= 0.0 || job_.exchange == ExchangeKind::none) return {};
     const std::vector<int> participants = this->participants();
     if (job_.exchange == ExchangeKind::to_one) {
       // Every used task's result goes to node 0; the network model says how they share its links.
       const Incast results{.dst = 0, .sources = used_nodes_, .bytes = job_.bytes_per_task};
-      return incast_cost(cluster_.topology(), results).time_s;
+      return incast_cost(cluster_.topology(), results);
     }
-    CODESIM_CHECK(job_.exchange == ExchangeKind::all_gather, "unknown exchange kind");
+    // A participant's block (all_gather) or vector (all_reduce): the results of its used tasks.
     const double tasks_per_node = static_cast<double>(used_nodes_.size()) / participants.size();
-    return fastest_all_gather_time_s(cluster_.topology(), participants,
-                                     job_.bytes_per_task * tasks_per_node);
+    const double bytes = job_.bytes_per_task * tasks_per_node;
+    if (job_.exchange == ExchangeKind::all_reduce)
+      return all_reduce_cost(cluster_.topology(), participants, bytes);
+    CODESIM_CHECK(job_.exchange == ExchangeKind::all_gather, "unknown exchange kind");
+    return all_gather_cost(cluster_.topology(), participants, bytes);
   }
 
   void finish_exchange() {
@@ -232,7 +243,7 @@ class IterativeJob {
         watchdog_.rolled_back(iterations_done_ - checkpointed_iterations_, /*random_events=*/true);
     // Everything since the last checkpoint is lost, including the interrupted phase.
     time_lost_s_ += time_pending_s_ + (engine_.now() - phase_start_s_);
-    time_pending_s_ = compute_pending_s_ = communication_pending_s_ = 0.0;
+    time_pending_s_ = compute_pending_s_ = communication_pending_s_ = link_wait_pending_s_ = 0.0;
     iterations_redone_ += iterations_done_ - checkpointed_iterations_;
     iterations_done_ = checkpointed_iterations_;
     iterations_since_checkpoint_ = 0;
@@ -332,7 +343,8 @@ class IterativeJob {
     energy_.commit();
     time_compute_s_ += compute_pending_s_;
     time_communication_s_ += communication_pending_s_;
-    time_pending_s_ = compute_pending_s_ = communication_pending_s_ = 0.0;
+    time_link_wait_s_ += link_wait_pending_s_;
+    time_pending_s_ = compute_pending_s_ = communication_pending_s_ = link_wait_pending_s_ = 0.0;
   }
 
   // --- fault reactions ----------------------------------------------------------------------
@@ -411,6 +423,8 @@ class IterativeJob {
     m.set("time_checkpoint_s", time_checkpoint_s_);
     m.set("time_restart_s", time_restart_s_);
     m.set("time_lost_s", time_lost_s_);
+    if (cluster_.topology().network_cost_model().reports_link_wait())
+      m.set("time_link_wait_s", std::max(0.0, time_link_wait_s_));
     energy_.add_to(m, EnergyTimes{time_compute_s_ + time_communication_s_, time_checkpoint_s_,
                                   time_restart_s_, time_lost_s_});
     if (!stop_reason_.empty()) m.set_note("stop_reason", stop_reason_);
@@ -484,6 +498,7 @@ class IterativeJob {
   std::uint64_t soft_errors_ = 0, detected_soft_errors_ = 0, silent_soft_errors_ = 0;
   double time_pending_s_ = 0.0, compute_pending_s_ = 0.0, communication_pending_s_ = 0.0;
   double time_compute_s_ = 0.0, time_communication_s_ = 0.0, time_checkpoint_s_ = 0.0;
+  double link_wait_pending_s_ = 0.0, time_link_wait_s_ = 0.0;  // parts of the communication
   double time_restart_s_ = 0.0, time_lost_s_ = 0.0;
 
   EnergyMeter energy_;

@@ -16,12 +16,13 @@
 namespace codesim::sim {
 
 /// How finished tasks' results are exchanged: all_gather (among the used nodes), to_one (every
-/// used task's result to node 0) or none.
-enum class ExchangeKind { all_gather, to_one, none };
+/// used task's result to node 0), all_reduce (a ring all-reduce among the used nodes of a vector of
+/// their tasks' bytes: data-parallel gradient exchange) or none.
+enum class ExchangeKind { all_gather, to_one, none, all_reduce };
 
 /// The exchanges' names (in scenarios and outputs), indexed by ExchangeKind.
-inline constexpr std::array<std::string_view, 3> kExchangeKindNames = {"all_gather", "to_one",
-                                                                       "none"};
+inline constexpr std::array<std::string_view, 4> kExchangeKindNames = {"all_gather", "to_one",
+                                                                       "none", "all_reduce"};
 std::string_view to_string(ExchangeKind kind);
 std::optional<ExchangeKind> parse_exchange_kind(std::string_view name);
 
@@ -44,12 +45,14 @@ struct IterativeJobSpec {
 ///   silent_soft_errors, and the time breakdown time_compute_s, time_communication_s,
 ///   time_checkpoint_s, time_restart_s (restarts, including waiting for repairs), time_lost_s
 ///   (compute, communication and checkpoint writes discarded by rollbacks); the five add up to
-///   completion_time_s; then the energy (sim/energy_meter.hpp, every node of the cluster)
-///   energy_J and its parts energy_compute_J (nodes running tasks, at busy power, for what ran
-///   until the task finished, was abandoned or cancelled, or was lost to a crash), energy_idle_J
-///   (the other node-seconds of committed work at idle power, crashed nodes at down power),
-///   energy_network_J (the exchange's bytes: all_gather, each participant's results to every other
-///   participant; to_one, each used task's result not on node 0), energy_checkpoint_J (idle power
+///   completion_time_s; under the flow model time_link_wait_s, the part of time_communication_s
+///   lost to links shared between the exchange's transfers; then the energy (sim/energy_meter.hpp,
+///   every node of the cluster) energy_J and its parts energy_compute_J (nodes running tasks, at
+///   busy power, for what ran until the task finished, was abandoned or cancelled, or was lost to a
+///   crash), energy_idle_J (the other node-seconds of committed work at idle power, crashed nodes
+///   at down power), energy_network_J (the exchange's bytes: all_gather, each participant's results
+///   to every other participant; to_one, each used task's result not on node 0; all_reduce, 2 (p -
+///   1) / p of each participant's vector from each participant), energy_checkpoint_J (idle power
 ///   during writes, checkpoint.bytes per completed write), energy_restart_J (restarts and waiting
 ///   for repairs, crashed nodes at down power) and energy_lost_J (the nodes and bytes of work
 ///   discarded by rollbacks, like time_lost_s); the six add up to energy_J.

@@ -12,7 +12,14 @@
 namespace codesim::sim {
 
 /// The collectives whose algorithms sim/collectives.hpp describes.
-enum class CollectiveKind { broadcast, reduce, ring_all_gather, bruck_all_gather, ring_all_reduce };
+enum class CollectiveKind {
+  broadcast,
+  reduce,
+  ring_all_gather,
+  bruck_all_gather,
+  ring_all_reduce,
+  scatter_all_gather_broadcast
+};
 
 /// `bytes` sent to compute node `dst` by each of `sources` (a node listed twice sends twice; dst
 /// itself moves nothing), after which dst works `then_s` seconds on what arrived.

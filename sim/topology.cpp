@@ -78,6 +78,7 @@ struct Topology::Impl {
   std::unique_ptr<const NetworkCostModel> cost_model;
   FlowSharing sharing = FlowSharing::max_min;
   SharingLaw law;  // of `sharing`
+  CollectiveChoice collectives;
   // Link index of each vertex pair (lower id * vertices + higher id), filled on first use.
   mutable std::unordered_map<std::uint64_t, std::uint32_t> link_index;
   mutable std::vector<TopologyLink> link_list;       // Topology::links(), with link_index
@@ -326,6 +327,7 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
   m.cost_model = make_network_cost_model(spec.model, spec.sharing);
   m.sharing = spec.sharing;
   m.law = sharing_law(spec.sharing);
+  m.collectives = spec.collectives;
   m.shape = spec.shape;
   m.nodes = spec.nodes;
   m.default_link = Link{spec.latency_s, spec.bandwidth_Bps};
@@ -428,6 +430,8 @@ double Topology::transfer_time_s(int src, int dst, double bytes) const {
 const NetworkCostModel& Topology::network_cost_model() const { return *impl_->cost_model; }
 
 FlowSharing Topology::sharing() const { return impl_->sharing; }
+
+const CollectiveChoice& Topology::collectives() const { return impl_->collectives; }
 
 std::vector<TopologyLink> Topology::links() const {
   const Impl& m = *impl_;

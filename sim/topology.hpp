@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/collective_choice.hpp"
 #include "sim/flow_sharing.hpp"
 
 namespace codesim::sim {
@@ -77,6 +78,7 @@ struct RouteLink {
 struct TopologySpec {
   NetworkModel model = NetworkModel::flow;
   FlowSharing sharing = FlowSharing::max_min;  ///< flow model only (sim/flow_sharing.hpp)
+  CollectiveChoice collectives;                ///< the algorithms of the collectives
   TopologyShape shape = TopologyShape::fully_connected;
   int nodes = 1;
   double latency_s = 1e-6;        ///< per link, seconds (>= 0)
@@ -130,6 +132,8 @@ class Topology {
   const NetworkCostModel& network_cost_model() const;
   /// How flows share links under the flow model.
   FlowSharing sharing() const;
+  /// The collectives' algorithms (sim/collectives.hpp asks).
+  const CollectiveChoice& collectives() const;
   /// The directed links of route(src, dst) in order (empty when src == dst). Here src and dst
   /// may also be switches (vertex ids >= node_count(), which only star and fat_tree have; the
   /// root is vertex_count() - 1): on these trees a route between a node and a switch is the

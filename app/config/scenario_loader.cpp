@@ -109,6 +109,15 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
                            std::to_string(kMaxFullyConnectedNodes) +
                            " nodes, or a star, ring, torus2d or fat_tree)");
   }
+  // Like sharing, recorded only when given.
+  if (r.has("collectives")) {
+    r.object("collectives", [&t](ObjectReader& c) {
+      t.collectives.all_gather =
+          c.choice("all_gather", t.collectives.all_gather, sim::kAllGatherAlgorithmNames);
+      t.collectives.broadcast =
+          c.choice("broadcast", t.collectives.broadcast, sim::kBroadcastAlgorithmNames);
+    });
+  }
   t.latency_s = r.number("latency_s", t.latency_s, at_least(0.0));
   t.bandwidth_Bps = r.number("bandwidth_Bps", t.bandwidth_Bps, above(0.0));
   if (t.shape == TopologyShape::torus2d) {

@@ -2,6 +2,7 @@
 #include "bench/patterns/network_patterns.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -26,6 +27,9 @@ std::vector<int> first_nodes(int count) {
   std::iota(ids.begin(), ids.end(), 0);
   return ids;
 }
+
+// About kBytes, cut into `pieces` whole bytes each (SimGrid moves whole bytes only).
+double whole_pieces(int pieces) { return std::round(kBytes / pieces) * pieces; }
 
 void add_pattern(sim::TransferSchedule& s, std::string_view pattern, int nodes) {
   const std::vector<int> all = first_nodes(nodes);
@@ -56,6 +60,10 @@ void add_pattern(sim::TransferSchedule& s, std::string_view pattern, int nodes) 
     sim::add_bruck_all_gather(s, all, kBytes, std::nullopt);
   } else if (pattern == "broadcast") {
     sim::add_broadcast(s, all, kBytes, std::nullopt);
+  } else if (pattern == "scatter_all_gather_broadcast") {
+    sim::add_scatter_all_gather_broadcast(s, all, whole_pieces(nodes), std::nullopt);
+  } else if (pattern == "ring_all_reduce") {
+    sim::add_ring_all_reduce(s, all, whole_pieces(nodes), std::nullopt);
   } else if (pattern == "gather") {
     sim::add_gather(s, all, kBytes, std::nullopt);
   } else {
@@ -83,7 +91,10 @@ void add_codenet_round(sim::TransferSchedule& s, const sim::TopologySpec& platfo
   double fastest_s = std::numeric_limits<double>::infinity();
   for (bool bruck : {false, true}) {
     sim::TransferSchedule round;
-    models::add_round_communication(round, shape, present, live, symbol_bytes, 0.0, true, bruck);
+    sim::CollectiveChoice algorithms;
+    algorithms.all_gather = bruck ? sim::AllGatherAlgorithm::bruck : sim::AllGatherAlgorithm::ring;
+    models::add_round_communication(round, shape, present, live, symbol_bytes, 0.0, true,
+                                    algorithms);
     const double time_s = sim::run_schedule(topology, round).makespan_s;
     if (time_s < fastest_s) {
       fastest_s = time_s;
@@ -136,8 +147,10 @@ NetworkPattern make_network_pattern(std::string_view pattern, std::string_view p
 }
 
 std::vector<std::string> network_pattern_names() {
-  return {"one_transfer",    "two_flows",        "incast_16", "all_to_all", "permutation",
-          "ring_all_gather", "bruck_all_gather", "broadcast", "gather",     "codenet_round"};
+  return {"one_transfer",     "two_flows",   "incast_16",
+          "all_to_all",       "permutation", "ring_all_gather",
+          "bruck_all_gather", "broadcast",   "scatter_all_gather_broadcast",
+          "ring_all_reduce",  "gather",      "codenet_round"};
 }
 
 std::vector<std::string> network_platform_names() {

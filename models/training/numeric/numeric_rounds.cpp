@@ -248,7 +248,8 @@ double NumericBackend::communicate(const RoundShape& g,
   const sim::CommunicationCost cost = round_communication_cost(
       cluster_.topology(), g, present, live, symbol_bytes, product_bytes, spec_.decentralized);
   progress().energy.network(round_communication_bytes(g, present, live, symbol_bytes, product_bytes,
-                                                      spec_.decentralized));
+                                                      spec_.decentralized,
+                                                      cluster_.topology().collectives().broadcast));
   progress().time.link_wait_s += cost.link_wait_s;
   if (trace().on()) {
     for (const TimedTransfer& t :

@@ -96,7 +96,7 @@ sim::CommunicationCost computed_round_cost(const sim::Topology& topology, const 
                                            bool decentralized) {
   sim::CommunicationCost cost = reduce_phase(topology, shape, present, symbol_bytes);
   if (decentralized) {
-    cost += sim::fastest_all_gather_cost(topology, live, symbol_bytes);
+    cost += sim::all_gather_cost(topology, live, symbol_bytes);
     return cost;
   }
   std::vector<int> tree{0};
@@ -149,13 +149,17 @@ sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
 sim::TransferId add_round_communication(sim::TransferSchedule& schedule, const RoundShape& shape,
                                         std::span<const char> present, std::span<const int> live,
                                         double symbol_bytes, double product_bytes,
-                                        bool decentralized, bool bruck) {
+                                        bool decentralized,
+                                        const sim::CollectiveChoice& algorithms) {
   std::vector<sim::TransferId> reduced;
   for (std::size_t s = 0; s < present.size(); ++s)
     if (present[s])
       reduced.push_back(sim::add_reduce(schedule, shape.members[s], symbol_bytes, std::nullopt));
   const sim::TransferId all_reduced = schedule.join(std::move(reduced));
   if (decentralized) {
+    CODESIM_CHECK(algorithms.all_gather != sim::AllGatherAlgorithm::automatic,
+                  "a round's schedule runs one all-gather algorithm");
+    const bool bruck = algorithms.all_gather == sim::AllGatherAlgorithm::bruck;
     const auto all_gather = bruck ? sim::add_bruck_all_gather : sim::add_ring_all_gather;
     return all_gather(schedule, live, symbol_bytes, all_reduced);
   }
@@ -166,7 +170,9 @@ sim::TransferId add_round_communication(sim::TransferSchedule& schedule, const R
   std::vector<int> tree{0};
   for (int p : live)
     if (p != 0) tree.push_back(p);
-  return sim::add_broadcast(schedule, tree, product_bytes, schedule.join(std::move(gathered)));
+  const bool scatter = algorithms.broadcast == sim::BroadcastAlgorithm::scatter_all_gather;
+  const auto broadcast = scatter ? sim::add_scatter_all_gather_broadcast : sim::add_broadcast;
+  return broadcast(schedule, tree, product_bytes, schedule.join(std::move(gathered)));
 }
 
 namespace {
@@ -195,13 +201,20 @@ std::vector<TimedTransfer> round_transfers(const sim::Topology& topology, const 
                                            bool decentralized, double phase_s) {
   sim::TransferSchedule best;
   sim::ScheduleTimes best_times;
-  for (bool bruck : {false, true}) {
-    if (bruck && !decentralized) break;
+  const sim::AllGatherAlgorithm chosen = topology.collectives().all_gather;
+  bool first = true;
+  for (const sim::AllGatherAlgorithm all_gather :
+       {sim::AllGatherAlgorithm::ring, sim::AllGatherAlgorithm::bruck}) {
+    if (chosen != sim::AllGatherAlgorithm::automatic && chosen != all_gather) continue;
+    if (!first && !decentralized) break;
+    sim::CollectiveChoice algorithms = topology.collectives();
+    algorithms.all_gather = all_gather;
     sim::TransferSchedule schedule;
     add_round_communication(schedule, shape, present, live, symbol_bytes, product_bytes,
-                            decentralized, bruck);
+                            decentralized, algorithms);
     sim::ScheduleTimes times = sim::run_schedule(topology, schedule);
-    if (!bruck || times.makespan_s < best_times.makespan_s) {
+    if (first || times.makespan_s < best_times.makespan_s) {
+      first = false;
       best = std::move(schedule);
       best_times = std::move(times);
     }
@@ -227,7 +240,8 @@ double round_communication_time_s(const sim::Topology& topology, const RoundShap
 
 double round_communication_bytes(const RoundShape& shape, std::span<const char> present,
                                  std::span<const int> live, double symbol_bytes,
-                                 double product_bytes, bool decentralized) {
+                                 double product_bytes, bool decentralized,
+                                 sim::BroadcastAlgorithm broadcast) {
   double bytes = 0.0;
   for (std::size_t s = 0; s < present.size(); ++s) {
     if (!present[s]) continue;
@@ -237,7 +251,7 @@ double round_communication_bytes(const RoundShape& shape, std::span<const char> 
   const auto nodes = static_cast<double>(live.size());
   if (decentralized) return bytes + nodes * (nodes - 1.0) * symbol_bytes;
   const bool zero_live = std::find(live.begin(), live.end(), 0) != live.end();
-  return bytes + (zero_live ? nodes - 1.0 : nodes) * product_bytes;
+  return bytes + sim::broadcast_bytes(broadcast, live.size() + (zero_live ? 0 : 1), product_bytes);
 }
 
 double regeneration_bytes(std::span<const RegenerationJob> jobs) {

@@ -61,13 +61,14 @@ double round_communication_time_s(const sim::Topology& topology, const RoundShap
                                   double symbol_bytes, double product_bytes, bool decentralized);
 /// The same with the part spent waiting on shared links (sim/collectives.hpp).
 /// The round's communication as one transfer schedule, its phases joined (each starts when the one
-/// before has ended), with the ring all-gather or, when `bruck`, the Bruck one: run alone on a
-/// network it takes what round_communication_time_s charges for that algorithm (the SimGrid
+/// before has ended), with the algorithms given (the all-gather ring or bruck, not auto): run
+/// alone on a network it takes what round_communication_time_s charges for them (the SimGrid
 /// comparison runs it, bench/peers). Returns the join point of its end.
 sim::TransferId add_round_communication(sim::TransferSchedule& schedule, const RoundShape& shape,
                                         std::span<const char> present, std::span<const int> live,
                                         double symbol_bytes, double product_bytes,
-                                        bool decentralized, bool bruck);
+                                        bool decentralized,
+                                        const sim::CollectiveChoice& algorithms);
 /// A transfer of a round as a timeline shows it: seconds from the start of the round's
 /// communication.
 struct TimedTransfer {
@@ -76,11 +77,11 @@ struct TimedTransfer {
   double start_s = 0.0;
   double end_s = 0.0;
 };
-/// The transfers of add_round_communication's schedule (decentralized: with the all-gather of
-/// ring and Bruck that ends first) run on the topology, each from when it is posted to when it
-/// completes, scaled so that the last ends at `phase_s` (the time the round was charged: the
-/// analytic model's closed forms send the symbols to node 0 one after another, the schedule at
-/// once). For traces; join points are left out.
+/// The transfers of add_round_communication's schedule (decentralized: with the all-gather the
+/// topology chose, or of ring and Bruck the one that ends first) run on the topology, each from
+/// when it is posted to when it completes, scaled so that the last ends at `phase_s` (the time the
+/// round was charged: the analytic model's closed forms send the symbols to node 0 one after
+/// another, the schedule at once). For traces; join points are left out.
 std::vector<TimedTransfer> round_transfers(const sim::Topology& topology, const RoundShape& shape,
                                            std::span<const char> present, std::span<const int> live,
                                            double symbol_bytes, double product_bytes,
@@ -131,7 +132,8 @@ double regeneration_bytes(std::span<const RegenerationJob> jobs);
 /// nodes. A byte counts once however many links it crosses.
 double round_communication_bytes(const RoundShape& shape, std::span<const char> present,
                                  std::span<const int> live, double symbol_bytes,
-                                 double product_bytes, bool decentralized);
+                                 double product_bytes, bool decentralized,
+                                 sim::BroadcastAlgorithm broadcast);
 
 /// What one checkpoint write and one restart take in a training run, seconds. A write: the spec's
 /// write_s + bytes / write_bandwidth_Bps, or, when the spec gives a bandwidth and no byte count,

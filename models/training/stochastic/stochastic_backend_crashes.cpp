@@ -215,8 +215,9 @@ void StochasticBackend::charge_crashing_round(const Round& r, const RoundTiming&
                                        layout_.columns(r.layer), clean) /
                           cluster_.decoder_speed;
   progress().energy.decode(cluster_.live, spec_.decentralized, decode_s);
-  progress().energy.network(round_communication_bytes(
-      *r.shape, t.present, cluster_.live, r.symbol_bytes, r.product_bytes, spec_.decentralized));
+  progress().energy.network(
+      round_communication_bytes(*r.shape, t.present, cluster_.live, r.symbol_bytes, r.product_bytes,
+                                spec_.decentralized, topology_.collectives().broadcast));
 }
 
 // The update with crashes: usable nodes update (a crash loses the update, and the node is stale);

@@ -224,8 +224,9 @@ void StochasticBackend::charge_round_tasks(const Round& r, const RoundTiming& t,
                                        layout_.columns(r.layer), clean) /
                           cluster_.decoder_speed;
   progress().energy.decode(cluster_.live, spec_.decentralized, decode_s);
-  progress().energy.network(round_communication_bytes(
-      *r.shape, t.present, cluster_.live, r.symbol_bytes, r.product_bytes, spec_.decentralized));
+  progress().energy.network(
+      round_communication_bytes(*r.shape, t.present, cluster_.live, r.symbol_bytes, r.product_bytes,
+                                spec_.decentralized, topology_.collectives().broadcast));
 }
 
 // The round's compute until end_s; the time of its communication and decode goes to the

@@ -242,6 +242,20 @@ TEST_CASE("the flow model's sharing is read by name and refused under the analyt
             .empty());
 }
 
+TEST_CASE("the collectives' algorithms are read by name, each defaulting on its own") {
+  const Scenario chosen = load_scenario(
+      with("/cluster/network/collectives={\"broadcast\": \"scatter_all_gather\"}"), "s.json");
+  CHECK(chosen.cluster.network.collectives.broadcast ==
+        codesim::sim::BroadcastAlgorithm::scatter_all_gather);
+  CHECK(chosen.cluster.network.collectives.all_gather ==
+        codesim::sim::AllGatherAlgorithm::automatic);
+  CHECK(pointer_of_error(with("/cluster/network/collectives={\"all_gather\": \"tree\"}")) ==
+        "/cluster/network/collectives/all_gather");
+  CHECK(pointer_of_error(with("/cluster/network/collectives={\"reduce\": \"ring\"}")) ==
+        "/cluster/network/collectives/reduce");
+  CHECK(pointer_of_error(with("/workload/exchange=\"all_reduce\"")) == "(accepted)");
+}
+
 TEST_CASE("network parameters are checked against the shape") {
   CHECK(pointer_of_error(with("/cluster/network/fat_tree_arity=4")) ==
         "/cluster/network/fat_tree_arity");

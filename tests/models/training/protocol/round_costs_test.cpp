@@ -130,8 +130,11 @@ TEST_CASE("a round's communication as one schedule takes the sum of its phases")
     double fastest_s = 1e300;
     for (bool bruck : {false, true}) {
       codesim::sim::TransferSchedule schedule;
+      codesim::sim::CollectiveChoice algorithms;
+      algorithms.all_gather =
+          bruck ? codesim::sim::AllGatherAlgorithm::bruck : codesim::sim::AllGatherAlgorithm::ring;
       codesim::models::add_round_communication(schedule, shape, present, live, kBytes, 2 * kBytes,
-                                               decentralized, bruck);
+                                               decentralized, algorithms);
       const double time_s = codesim::sim::run_schedule(topology, schedule).makespan_s;
       if (decentralized || !bruck) fastest_s = std::min(fastest_s, time_s);
     }
