@@ -73,21 +73,6 @@ void ring_steps(Collective& c, std::size_t p, std::size_t steps, double bytes) {
   }
 }
 
-}  // namespace
-
-TransferId add_broadcast(TransferSchedule& schedule, std::span<const int> participants,
-                         double bytes, ScheduleStart start) {
-  Collective c(schedule, participants, start);
-  const std::size_t p = participants.size();
-  for (std::size_t stride = 1; stride < p; stride *= 2) {
-    for (std::size_t i = 0; i < stride && i + stride < p; ++i) c.send(i, i + stride, bytes);
-    c.end_step();
-  }
-  return c.finish();
-}
-
-namespace {
-
 // The scatter's rounds on `c`: pieces of `piece` bytes.
 void binomial_scatter_steps(Collective& c, std::size_t p, double piece) {
   std::size_t top = 1;
@@ -100,6 +85,17 @@ void binomial_scatter_steps(Collective& c, std::size_t p, double piece) {
 }
 
 }  // namespace
+
+TransferId add_broadcast(TransferSchedule& schedule, std::span<const int> participants,
+                         double bytes, ScheduleStart start) {
+  Collective c(schedule, participants, start);
+  const std::size_t p = participants.size();
+  for (std::size_t stride = 1; stride < p; stride *= 2) {
+    for (std::size_t i = 0; i < stride && i + stride < p; ++i) c.send(i, i + stride, bytes);
+    c.end_step();
+  }
+  return c.finish();
+}
 
 TransferId add_binomial_scatter(TransferSchedule& schedule, std::span<const int> participants,
                                 double bytes, ScheduleStart start) {

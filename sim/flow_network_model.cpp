@@ -100,6 +100,10 @@ CommunicationCost scheduled_cost(const Topology& topology, AddCollective add,
 CommunicationCost lockstep_cost(const Topology& topology, CollectiveKind kind,
                                 std::span<const int> participants, double bytes) {
   const std::size_t p = participants.size();
+  topology.note_simplification(
+      "a collective over " + std::to_string(p) +
+      " nodes (more than 2^21 transfers) ran step by step: each step's transfers as one flow "
+      "schedule, the steps one after another (the full schedule's time when links are uniform)");
   if (kind == CollectiveKind::ring_all_gather)
     return times(static_cast<double>(p - 1), shifted_step_cost(topology, participants, 1, bytes));
   if (kind == CollectiveKind::ring_all_reduce) {

@@ -428,6 +428,7 @@ class IterativeJob {
     energy_.add_to(m, EnergyTimes{time_compute_s_ + time_communication_s_, time_checkpoint_s_,
                                   time_restart_s_, time_lost_s_});
     if (!stop_reason_.empty()) m.set_note("stop_reason", stop_reason_);
+    add_network_notes(m, cluster_.topology());
     return m;
   }
 

@@ -22,6 +22,11 @@ std::unique_ptr<const NetworkCostModel> make_network_cost_model(NetworkModel mod
   return nullptr;
 }
 
+void add_network_notes(MetricSet& metrics, const Topology& topology) {
+  if (!topology.simplification().empty())
+    metrics.set_note("network_simplified", topology.simplification());
+}
+
 CommunicationCost NetworkCostModel::concurrent_incasts_cost(const Topology& topology,
                                                             std::span<const Incast> incasts) const {
   std::vector<CommunicationCost> node_costs(static_cast<std::size_t>(topology.node_count()));

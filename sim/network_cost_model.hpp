@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/metric_set.hpp"
 #include "sim/topology.hpp"
 #include "sim/transfer_schedule.hpp"
 
@@ -79,6 +80,9 @@ class NetworkCostModel {
   /// (0 when there are none).
   virtual double routed_makespan_s(std::span<const RoutedTransfer> transfers) const = 0;
 };
+
+/// Writes the topology's simplification, if any, as the note `network_simplified` of `metrics`.
+void add_network_notes(MetricSet& metrics, const Topology& topology);
 
 /// The model a scenario names: the one place the alternatives are told apart. `sharing` is the
 /// flow model's (sim/flow_sharing.hpp); the analytic model takes max_min only.

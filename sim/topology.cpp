@@ -27,6 +27,7 @@
 namespace codesim::sim {
 namespace {
 
+using detail::all_pairs_graph;
 using detail::build_graph;
 using detail::Graph;
 using detail::Link;
@@ -62,7 +63,8 @@ struct PathCost {
 //  - anything else (edge_list) runs Dijkstra lazily per source, with a bounded FIFO cache of
 //    shortest-path trees.
 struct Topology::Impl {
-  Shape shape = Shape::fully_connected;
+  Shape shape = Shape::fully_connected;  // as routed: edge_list for a fully_connected overridden
+  Shape declared_shape = Shape::fully_connected;
   int nodes = 0;
   Link default_link;
   Graph graph;
@@ -84,6 +86,7 @@ struct Topology::Impl {
   mutable std::vector<TopologyLink> link_list;       // Topology::links(), with link_index
   mutable std::vector<std::uint32_t> up_link_index;  // tree only: index of the link to parent
 
+  mutable std::string simplification;  // note_simplification: the first one
   // Remembered results by the links down (links_down_key) and the caller's key: a link that
   // comes back makes the results of before its failure good again.
   mutable std::unordered_map<std::string, std::vector<double>> memory;
@@ -328,10 +331,18 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
   m.sharing = spec.sharing;
   m.law = sharing_law(spec.sharing);
   m.collectives = spec.collectives;
-  m.shape = spec.shape;
+  m.declared_shape = spec.shape;
   m.nodes = spec.nodes;
   m.default_link = Link{spec.latency_s, spec.bandwidth_Bps};
-  m.graph = build_graph(spec, m.shape);
+  // Overridden links make a fully connected network's links explicit: Dijkstra routes over them.
+  const bool overrides = !spec.link_overrides.empty();
+  m.shape = overrides && spec.shape == Shape::fully_connected ? Shape::edge_list : spec.shape;
+  m.graph = m.shape == spec.shape ? build_graph(spec, m.shape) : all_pairs_graph(spec);
+  for (const LinkOverride& o : spec.link_overrides) {
+    Link& link = m.graph[boost::edge(o.a, o.b, m.graph).first];
+    if (o.latency_s >= 0.0) link.latency_s = o.latency_s;
+    if (o.bandwidth_Bps >= 0.0) link.bandwidth_Bps = o.bandwidth_Bps;
+  }
   const auto vertices = boost::num_vertices(m.graph);
   if (m.shape == Shape::fully_connected) {
     m.links = static_cast<int>(static_cast<std::int64_t>(spec.nodes) * (spec.nodes - 1) / 2);
@@ -340,8 +351,9 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
     m.is_tree = boost::num_edges(m.graph) + 1 == vertices;
   }
   if (m.is_tree) m.root_tree();
-  if (m.shape == Shape::ring) m.torus.emplace(1, spec.nodes, spec.latency_s);
-  if (m.shape == Shape::torus2d) {
+  // The closed forms assume uniform links; with overrides, Dijkstra routes.
+  if (m.shape == Shape::ring && !overrides) m.torus.emplace(1, spec.nodes, spec.latency_s);
+  if (m.shape == Shape::torus2d && !overrides) {
     const TorusDims dims = torus_dims(spec);
     m.torus.emplace(dims.rows, dims.cols, spec.latency_s);
   }
@@ -354,7 +366,7 @@ Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 
 int Topology::node_count() const { return impl_->nodes; }
-TopologyShape Topology::shape() const { return impl_->shape; }
+TopologyShape Topology::shape() const { return impl_->declared_shape; }
 int Topology::vertex_count() const { return static_cast<int>(boost::num_vertices(impl_->graph)); }
 int Topology::link_count() const { return impl_->links; }
 
@@ -430,6 +442,12 @@ double Topology::transfer_time_s(int src, int dst, double bytes) const {
 const NetworkCostModel& Topology::network_cost_model() const { return *impl_->cost_model; }
 
 FlowSharing Topology::sharing() const { return impl_->sharing; }
+
+void Topology::note_simplification(const std::string& what) const {
+  if (impl_->simplification.empty()) impl_->simplification = what;
+}
+
+const std::string& Topology::simplification() const { return impl_->simplification; }
 
 const CollectiveChoice& Topology::collectives() const { return impl_->collectives; }
 

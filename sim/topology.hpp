@@ -74,6 +74,25 @@ struct RouteLink {
   double bandwidth_Bps = 0.0;
 };
 
+/// One link of a shape changed (any shape): the link joining vertices a and b (compute nodes
+/// 0..nodes-1, then switches, numbered as Topology::route numbers them) takes latency_s and
+/// bandwidth_Bps, each negative to keep the shape's. A star with one slow port, an edge switch
+/// with a slow uplink, a torus with one long cable.
+struct LinkOverride {
+  int a = 0;
+  int b = 0;
+  double latency_s = -1.0;
+  double bandwidth_Bps = -1.0;
+};
+
+/// What is wrong with link_overrides[index] (its key `field`: "a", "b", "latency_s" or
+/// "bandwidth_Bps"), and what is expected.
+struct OverrideProblem {
+  std::size_t index = 0;
+  std::string field;
+  std::string message;
+};
+
 /// Plain description of a network: its shape, the parameters and how transfers share links.
 struct TopologySpec {
   NetworkModel model = NetworkModel::flow;
@@ -87,6 +106,9 @@ struct TopologySpec {
   int torus_cols = 0;
   int fat_tree_arity = 4;       ///< fat_tree: >= 2
   std::vector<EdgeSpec> edges;  ///< edge_list
+  /// Applied to the shape's links. With any, routes on fully_connected, ring and torus2d are
+  /// Dijkstra's over the links (their closed forms assume uniform links).
+  std::vector<LinkOverride> link_overrides;
 };
 
 /// A topology with cached shortest-latency routes between compute nodes.
@@ -154,6 +176,12 @@ class Topology {
   /// one holding the lowest node id). All false while every link is up.
   std::vector<char> cut_off_nodes() const;
 
+  /// What a network model simplified while costing on this topology (a collective too large for
+  /// one schedule run step by step): set once, kept, and written into the run's results as the
+  /// note `network_simplified` (add_network_notes), so that no simplification is silent.
+  void note_simplification(const std::string& what) const;
+  const std::string& simplification() const;
+
   /// Results computed from this topology alone, remembered by a caller-made key (the flow runs of
   /// transfer schedules, which rounds repeat thousands of times): nullptr when not remembered.
   /// At most about 2^22 words (values, and keys in 8-byte words: 32 MiB) are kept; beyond that
@@ -191,5 +219,9 @@ class Topology {
 /// Checks a topology spec; returns an empty string when valid, else what is wrong and what is
 /// expected. fully_connected allows at most 65536 nodes (its link count must fit an int).
 std::string validate_topology(const TopologySpec& spec);
+
+/// The first link override that names no link of the shape or gives a bad value; nullopt when
+/// all are good. Precondition: the rest of the spec is valid.
+std::optional<OverrideProblem> find_override_problem(const TopologySpec& spec);
 
 }  // namespace codesim::sim

@@ -105,4 +105,12 @@ Graph build_graph(const TopologySpec& spec, TopologyShape shape) {
   return Graph();
 }
 
+Graph all_pairs_graph(const TopologySpec& spec) {
+  Graph graph(spec.nodes);
+  const Link link{spec.latency_s, spec.bandwidth_Bps};
+  for (int a = 0; a < spec.nodes; ++a)
+    for (int b = a + 1; b < spec.nodes; ++b) boost::add_edge(a, b, link, graph);
+  return graph;
+}
+
 }  // namespace codesim::sim::detail

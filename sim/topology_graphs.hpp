@@ -20,4 +20,8 @@ TorusDims torus_dims(const TopologySpec& spec);
 /// its links implicit (only the vertices); fat_tree doubles the bandwidth at each level up.
 Graph build_graph(const TopologySpec& spec, TopologyShape shape);
 
+/// fully_connected with its links explicit: pairs (a, b), a < b, in lexicographic order (the
+/// order Topology::links() gives them).
+Graph all_pairs_graph(const TopologySpec& spec);
+
 }  // namespace codesim::sim::detail

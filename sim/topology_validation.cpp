@@ -7,10 +7,14 @@
 #include <cstdint>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "sim/topology_graphs.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -97,6 +101,14 @@ std::string validate_topology(const TopologySpec& spec) {
   if (shape != Shape::edge_list && !spec.edges.empty())
     return concat("edges are only used by shape edge_list (got ", spec.edges.size(), " for ",
                   to_string(spec.shape), ")");
+  if (!spec.link_overrides.empty()) {
+    TopologySpec plain = spec;
+    plain.link_overrides.clear();
+    if (std::string problem = validate_topology(plain); !problem.empty()) return problem;
+    if (const auto problem = find_override_problem(spec))
+      return concat("link_overrides ", problem->index, " ", problem->field, ": ", problem->message);
+    return "";
+  }
   if (spec.model != NetworkModel::flow && spec.sharing != FlowSharing::max_min)
     return concat("sharing ", to_string(spec.sharing), " applies to the flow model (got model ",
                   to_string(spec.model), "; expected model flow, or sharing max_min)");
@@ -119,6 +131,41 @@ std::string validate_topology(const TopologySpec& spec) {
       return "";
   }
   return "";
+}
+
+std::optional<OverrideProblem> find_override_problem(const TopologySpec& spec) {
+  if (spec.link_overrides.empty()) return std::nullopt;
+  const detail::Graph graph = detail::build_graph(spec, spec.shape);
+  const auto vertices = static_cast<int>(boost::num_vertices(graph));
+  std::set<std::pair<int, int>> seen;
+  for (std::size_t i = 0; i < spec.link_overrides.size(); ++i) {
+    const LinkOverride& o = spec.link_overrides[i];
+    for (const auto& [field, vertex] : {std::pair{"a", o.a}, std::pair{"b", o.b}}) {
+      if (vertex < 0 || vertex >= vertices)
+        return OverrideProblem{
+            i, field,
+            concat(vertex, " is not a vertex of this ", to_string(spec.shape),
+                   " (expected a vertex id in 0..", vertices - 1, ": nodes, then switches)")};
+    }
+    const bool linked = spec.shape == TopologyShape::fully_connected
+                            ? o.a != o.b
+                            : boost::edge(o.a, o.b, graph).second;
+    if (!linked)
+      return OverrideProblem{
+          i, "b",
+          concat("no link joins vertices ", o.a, " and ", o.b, " in this ", to_string(spec.shape),
+                 " (expected the two ends of one of its links)")};
+    if (!seen.insert(std::minmax(o.a, o.b)).second)
+      return OverrideProblem{i, "b",
+                             concat("the link ", o.a, "-", o.b,
+                                    " is overridden twice (expected one override per link)")};
+    if (!(o.latency_s < 0.0) && !std::isfinite(o.latency_s))
+      return OverrideProblem{i, "latency_s", concat("got ", o.latency_s, " (expected >= 0)")};
+    if (!(o.bandwidth_Bps < 0.0) && !(std::isfinite(o.bandwidth_Bps) && o.bandwidth_Bps > 0.0))
+      return OverrideProblem{i, "bandwidth_Bps",
+                             concat("got ", o.bandwidth_Bps, " (expected a finite number > 0)")};
+  }
+  return std::nullopt;
 }
 
 }  // namespace codesim::sim

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "app/config/json_input.hpp"
 #include "app/config/json_pointer.hpp"
 #include "app/config/law_reader.hpp"
+#include "app/config/network_topology_section.hpp"
 #include "app/config/scenario_error.hpp"
 #include "app/config/training_sections.hpp"
 #include "sim/overloaded.hpp"
@@ -26,7 +28,6 @@ namespace codesim::app {
 namespace {
 
 constexpr std::int64_t kMaxNodes = 100000;
-constexpr std::int64_t kMaxFullyConnectedNodes = 2048;  // p (p - 1) / 2 links
 constexpr std::int64_t kMaxReplicas = 1000000;
 constexpr std::int64_t kMaxIterations = 1000000000;
 constexpr std::int64_t kMaxTasks = 10000000;
@@ -53,98 +54,6 @@ std::string default_name(const std::string& file) {
 }
 
 // ---- cluster ----------------------------------------------------------------------------------
-
-std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& network) {
-  std::vector<sim::EdgeSpec> edges;
-  const Json* raw = r.raw("edges");
-  if (raw == nullptr) r.fail("edges", "missing required key (expected an array of links)");
-  if (!raw->is_array()) {
-    r.fail("edges", "wrong type: got " + describe_json(*raw) +
-                        " (expected an array of {a, b, latency_s, bandwidth_Bps} links)");
-  }
-  Json resolved = Json::array();
-  std::map<std::pair<int, int>, std::size_t> seen;  // pair -> its first index: n log n, not n^2
-  for (std::size_t i = 0; i < raw->size(); ++i) {
-    ObjectReader e(&(*raw)[i], r.pointer_of("edges") + "/" + std::to_string(i), r.file());
-    sim::EdgeSpec edge;
-    edge.a = static_cast<int>(e.integer("a", std::nullopt, 0, network.nodes - 1));
-    edge.b = static_cast<int>(e.integer("b", std::nullopt, 0, network.nodes - 1));
-    if (edge.a == edge.b) {
-      e.fail("b", "a link from node " + std::to_string(edge.a) +
-                      " to itself (expected two different nodes)");
-    }
-    const auto [first, added] = seen.emplace(std::minmax(edge.a, edge.b), edges.size());
-    if (!added) {
-      e.fail("b", "the link " + std::to_string(edge.a) + "-" + std::to_string(edge.b) +
-                      " is already edges/" + std::to_string(first->second) +
-                      " (expected one link per pair)");
-    }
-    edge.latency_s = e.number("latency_s", network.latency_s, at_least(0.0));
-    edge.bandwidth_Bps = e.number("bandwidth_Bps", network.bandwidth_Bps, above(0.0));
-    resolved.push_back(e.finish());
-    edges.push_back(edge);
-  }
-  r.record("edges", std::move(resolved));
-  return edges;
-}
-
-sim::TopologySpec read_network(ObjectReader& r, int nodes) {
-  using sim::TopologyShape;
-  sim::TopologySpec t;
-  t.nodes = nodes;
-  t.model = r.kind("model", t.model, sim::kNetworkModelNames, "network model");
-  // Recorded only when given: results of scenarios written before the key stay byte-identical.
-  if (r.has("sharing")) {
-    t.sharing = r.choice("sharing", t.sharing, sim::kFlowSharingNames);
-    if (t.model != sim::NetworkModel::flow && t.sharing != sim::FlowSharing::max_min)
-      r.fail("sharing", "sharing \"" + std::string(sim::to_string(t.sharing)) +
-                            "\" applies to the flow model, not \"" +
-                            std::string(sim::to_string(t.model)) +
-                            "\" (expected \"max_min\", or model \"flow\")");
-  }
-  t.shape = r.kind("topology", t.shape, sim::kTopologyShapeNames, "topology");
-  if (t.shape == TopologyShape::fully_connected && nodes > kMaxFullyConnectedNodes) {
-    r.fail("topology", "fully_connected with " + std::to_string(nodes) +
-                           " nodes is too many links (expected at most " +
-                           std::to_string(kMaxFullyConnectedNodes) +
-                           " nodes, or a star, ring, torus2d or fat_tree)");
-  }
-  // Like sharing, recorded only when given.
-  if (r.has("collectives")) {
-    r.object("collectives", [&t](ObjectReader& c) {
-      t.collectives.all_gather =
-          c.choice("all_gather", t.collectives.all_gather, sim::kAllGatherAlgorithmNames);
-      t.collectives.broadcast =
-          c.choice("broadcast", t.collectives.broadcast, sim::kBroadcastAlgorithmNames);
-    });
-  }
-  t.latency_s = r.number("latency_s", t.latency_s, at_least(0.0));
-  t.bandwidth_Bps = r.number("bandwidth_Bps", t.bandwidth_Bps, above(0.0));
-  if (t.shape == TopologyShape::torus2d) {
-    t.torus_rows = static_cast<int>(r.integer("torus_rows", 0, 0, nodes));
-    t.torus_cols = static_cast<int>(r.integer("torus_cols", 0, 0, nodes));
-    const std::int64_t rows = t.torus_rows;
-    const std::int64_t cols = t.torus_cols;
-    if (rows > 0 && cols > 0 && rows * cols != nodes) {
-      r.fail("torus_cols", "torus_rows x torus_cols = " + std::to_string(rows) + " x " +
-                               std::to_string(cols) + " does not match " + std::to_string(nodes) +
-                               " nodes (expected rows x cols = nodes)");
-    }
-    if ((rows > 0 && cols == 0 && nodes % rows != 0) ||
-        (cols > 0 && rows == 0 && nodes % cols != 0)) {
-      r.fail(rows > 0 ? "torus_rows" : "torus_cols",
-             "value " + std::to_string(std::max(rows, cols)) + " does not divide " +
-                 std::to_string(nodes) + " nodes (expected a divisor of nodes, or 0 to choose)");
-    }
-  } else if (t.shape == TopologyShape::fat_tree) {
-    t.fat_tree_arity = static_cast<int>(r.integer("fat_tree_arity", t.fat_tree_arity, 2, 1024));
-  } else if (t.shape == TopologyShape::edge_list) {
-    t.edges = read_edges(r, t);
-  }
-  const std::string problem = sim::validate_topology(t);
-  if (!problem.empty()) r.fail("", with_expectation(problem, "a valid network"));
-  return t;
-}
 
 // A node's power draw (busy_W, idle_W, down_W), each key defaulting to `defaults`'.
 sim::PowerSpec read_power(ObjectReader& r, const sim::PowerSpec& defaults) {

@@ -113,6 +113,10 @@ sim::TopologySpec make_network_platform(std::string_view platform, int nodes) {
   spec.bandwidth_Bps = kBandwidth_Bps;
   if (platform == "star") {
     spec.shape = sim::TopologyShape::star;
+  } else if (platform == "star_slow_port") {
+    // Node 1's port at a tenth of the others' bandwidth and five times their latency.
+    spec.shape = sim::TopologyShape::star;
+    spec.link_overrides = {{1, nodes, 5 * kLatency_s, kBandwidth_Bps / 10}};
   } else if (platform == "fat_tree") {
     spec.shape = sim::TopologyShape::fat_tree;
     spec.fat_tree_arity = 4;

@@ -14,12 +14,14 @@
 #include "sim/transfer_schedule.hpp"
 
 using codesim::sim::add_gather;
+using codesim::sim::add_network_notes;
 using codesim::sim::all_gather_time_s;
 using codesim::sim::all_reduce_time_s;
 using codesim::sim::broadcast_time_s;
 using codesim::sim::bruck_all_gather_time_s;
 using codesim::sim::contention_free_makespan_s;
 using codesim::sim::fastest_all_gather_time_s;
+using codesim::sim::MetricSet;
 using codesim::sim::NetworkModel;
 using codesim::sim::reduce_time_s;
 using codesim::sim::run_schedule;
@@ -280,8 +282,15 @@ TEST_CASE("a ring all-reduce over a 20000-node fat tree runs in lockstep under t
   spec.bandwidth_Bps = kBandwidth_Bps;
   const Topology topology(spec);
   // No two neighbour transfers share a link direction, so lockstep steps cost the closed form.
+  CHECK(topology.simplification().empty());
   CHECK(all_reduce_time_s(topology, first_nodes(20000), kBytes) ==
         doctest::Approx(2 * 19999 * (16 * kAlpha_s + kBytes * kBeta_s_per_B / 20000)));
+  // ... and says so: the run's results carry the note.
+  CHECK(topology.simplification().starts_with("a collective over 20000 nodes"));
+  MetricSet metrics;
+  add_network_notes(metrics, topology);
+  REQUIRE(metrics.notes().size() == 1);
+  CHECK(metrics.notes()[0].first == "network_simplified");
 }
 
 TEST_CASE("flow schedules beyond a double's range take forever or ignore unlimited links") {

@@ -12,6 +12,7 @@
 #include "models/training/numeric/numeric_backend.hpp"
 #include "models/training/numeric/slab_weights.hpp"
 #include "sim/check.hpp"
+#include "sim/network_cost_model.hpp"
 
 namespace codesim::models::detail {
 
@@ -313,6 +314,7 @@ void NumericBackend::fill_metrics(const MlpParameters& final_parameters) {
   m.set("silent_corruptions", static_cast<double>(silent_corruptions_));
   m.set("audit_final_weight_deviation", audit_weight_deviation(final_parameters));
   progress().time.add_to(m);
+  sim::add_network_notes(m, cluster_.topology());
   for (int p = 0; p < nodes_; ++p) {
     const double since = down_since_s_[static_cast<std::size_t>(p)];
     if (since >= 0.0)

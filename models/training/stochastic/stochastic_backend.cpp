@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/check.hpp"
+#include "sim/network_cost_model.hpp"
 #include "sim/straggler_model.hpp"
 
 namespace codesim::models::detail {
@@ -293,6 +294,7 @@ sim::MetricSet StochasticBackend::metrics() const {
   m.set("node_operations", static_cast<double>(node_operations_));
   progress().time.add_to(m);
   progress().energy.add_to(m, energy_times(progress().time));
+  sim::add_network_notes(m, topology_);
   return m;
 }
 

@@ -256,6 +256,24 @@ TEST_CASE("the collectives' algorithms are read by name, each defaulting on its 
   CHECK(pointer_of_error(with("/workload/exchange=\"all_reduce\"")) == "(accepted)");
 }
 
+TEST_CASE("a link override is read against the shape and refused at its pointer") {
+  const Scenario slow_port = load_scenario(
+      with("/cluster/network/link_overrides=[{\"a\": 2, \"b\": 8, \"bandwidth_Bps\": 1e8}]"),
+      "s.json");
+  REQUIRE(slow_port.cluster.network.link_overrides.size() == 1);
+  CHECK(slow_port.cluster.network.link_overrides[0].bandwidth_Bps == 1e8);
+  CHECK(slow_port.cluster.network.link_overrides[0].latency_s < 0.0);
+  CHECK(error_of(with("/cluster/network/link_overrides=[{\"a\": 2, \"b\": 8, \"latency_s\": 0}, "
+                      "{\"a\": 2, \"b\": 3, \"latency_s\": 1}]")) ==
+        "s.json: /cluster/network/link_overrides/1/b: no link joins vertices 2 and 3 in this star "
+        "(expected the two ends of one of its links)");
+  CHECK(pointer_of_error(with("/cluster/network/link_overrides=[{\"a\": 2, \"b\": 8}]")) ==
+        "/cluster/network/link_overrides/0");
+  CHECK(pointer_of_error(
+            with("/cluster/network/link_overrides=[{\"a\": 2, \"b\": 8, \"bandwidth_Bps\": 0}]")) ==
+        "/cluster/network/link_overrides/0/bandwidth_Bps");
+}
+
 TEST_CASE("network parameters are checked against the shape") {
   CHECK(pointer_of_error(with("/cluster/network/fat_tree_arity=4")) ==
         "/cluster/network/fat_tree_arity");
