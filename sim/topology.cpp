@@ -50,7 +50,7 @@ struct PathCost {
 
 }  // namespace
 
-// Four routing strategies, chosen by structure, all giving the shortest-latency route:
+// Five routing strategies, chosen by structure, all giving a shortest-latency route:
 //  - fully_connected keeps its P(P-1)/2 links implicit (the graph holds only the vertices): the
 //    direct link is the unique route with the fewest hops and no longer latency, so routes are
 //    answered analytically in O(1) and the topology builds in O(P);
@@ -60,6 +60,8 @@ struct PathCost {
 //  - ring and torus2d, whose links are all alike, answer in closed form (TorusRoutes): O(1) per
 //    cost and per hop of a route, with no per-source state (a bounded cache of per-source trees
 //    thrashed once the nodes outnumbered the trees it could hold);
+//  - leaf_spine (with more than one spine and leaf) has one shortest path per spine between
+//    leaves: the route crosses the spine of ECMP's hash of (source, destination), in O(1);
 //  - anything else (edge_list) runs Dijkstra lazily per source, with a bounded FIFO cache of
 //    shortest-path trees.
 struct Topology::Impl {
@@ -75,7 +77,8 @@ struct Topology::Impl {
   std::vector<int> depth;
   std::vector<Link> up_link;
 
-  std::optional<detail::TorusRoutes> torus;  // ring and torus2d
+  std::optional<detail::TorusRoutes> torus;     // ring and torus2d
+  std::optional<detail::LeafSpine> leaf_spine;  // leaf_spine with more than one path
 
   std::unique_ptr<const NetworkCostModel> cost_model;
   FlowSharing sharing = FlowSharing::max_min;
@@ -273,8 +276,20 @@ struct Topology::Impl {
       return {default_link.latency_s, default_link.bandwidth_Bps};
     if (is_tree) return tree_path(src, dst, nullptr);
     if (torus) return {torus->latency_s(torus->hops(src, dst)), default_link.bandwidth_Bps};
+    if (leaf_spine) return path_cost(leaf_spine->route(src, dst));
     const RouteTree& tree = tree_from(src);
     return {tree.latency_s[dst], tree.bandwidth_Bps[dst]};
+  }
+
+  // Latency and bottleneck of the links joining `vertices` in order (every link up).
+  PathCost path_cost(const std::vector<int>& vertices) const {
+    PathCost cost;
+    for (std::size_t h = 0; h + 1 < vertices.size(); ++h) {
+      const Link& link = graph[boost::edge(vertices[h], vertices[h + 1], graph).first];
+      cost.latency_s += link.latency_s;
+      cost.bandwidth_Bps = std::min(cost.bandwidth_Bps, link.bandwidth_Bps);
+    }
+    return cost;
   }
 
   void check_node(int id) const {
@@ -357,6 +372,7 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
     const TorusDims dims = torus_dims(spec);
     m.torus.emplace(dims.rows, dims.cols, spec.latency_s);
   }
+  if (m.shape == Shape::leaf_spine && !m.is_tree) m.leaf_spine = detail::leaf_spine_of(spec);
   m.cache_capacity = std::clamp<std::size_t>(kRouteCacheEntries / vertices, 1, spec.nodes);
   m.cache_slot.assign(spec.nodes, -1);
 }
@@ -399,6 +415,7 @@ std::vector<int> Topology::intact_route(int src, int dst) const {
     m.tree_path(src, dst, &vertices);
     return vertices;
   }
+  if (m.leaf_spine) return m.leaf_spine->route(src, dst);
   if (m.torus) {
     for (int v = dst; v != src; v = m.torus->predecessor(src, v)) vertices.push_back(v);
   } else {

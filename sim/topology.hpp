@@ -39,11 +39,18 @@ struct EdgeSpec {
 ///                    level. Links into level l have bandwidth_Bps * 2^(l-1), so a route's
 ///                    bottleneck is its leaf links
 ///   edge_list        exactly the links in `edges` (must connect all nodes; one link per pair)
-enum class TopologyShape { fully_connected, star, ring, torus2d, fat_tree, edge_list };
+///   leaf_spine       a two-tier Clos: leaves of hosts_per_leaf nodes each (node i on leaf
+///                    i / hosts_per_leaf), every leaf linked to every spine; host links have
+///                    bandwidth_Bps, each leaf-spine link hosts_per_leaf x bandwidth_Bps /
+///                    (spines x oversubscription), so a leaf's uplinks carry 1 / oversubscription
+///                    of what its hosts can send. Switch ids: leaves from `nodes`, then spines.
+///                    Routes between leaves cross the spine that ECMP's hash of (source,
+///                    destination) picks (sim/leaf_spine.hpp)
+enum class TopologyShape { fully_connected, star, ring, torus2d, fat_tree, edge_list, leaf_spine };
 
 /// The shapes' names (in scenarios and outputs), indexed by TopologyShape.
-inline constexpr std::array<std::string_view, 6> kTopologyShapeNames = {
-    "fully_connected", "star", "ring", "torus2d", "fat_tree", "edge_list"};
+inline constexpr std::array<std::string_view, 7> kTopologyShapeNames = {
+    "fully_connected", "star", "ring", "torus2d", "fat_tree", "edge_list", "leaf_spine"};
 std::string_view to_string(TopologyShape shape);
 std::optional<TopologyShape> parse_topology_shape(std::string_view name);
 
@@ -104,8 +111,12 @@ struct TopologySpec {
   double bandwidth_Bps = 1.25e9;  ///< per link, bytes per second (> 0)
   int torus_rows = 0;             ///< torus2d; 0 = choose the most square factorization
   int torus_cols = 0;
-  int fat_tree_arity = 4;       ///< fat_tree: >= 2
-  std::vector<EdgeSpec> edges;  ///< edge_list
+  int fat_tree_arity = 4;         ///< fat_tree: >= 2
+  int leaves = 0;                 ///< leaf_spine: >= 1, or 0 for ceil(nodes / hosts_per_leaf)
+  int spines = 2;                 ///< leaf_spine: >= 1
+  int hosts_per_leaf = 16;        ///< leaf_spine: >= 1
+  double oversubscription = 1.0;  ///< leaf_spine: hosts' bandwidth / uplinks' bandwidth, > 0
+  std::vector<EdgeSpec> edges;    ///< edge_list
   /// Applied to the shape's links. With any, routes on fully_connected, ring and torus2d are
   /// Dijkstra's over the links (their closed forms assume uniform links).
   std::vector<LinkOverride> link_overrides;

@@ -64,7 +64,26 @@ Graph build_fat_tree(const TopologySpec& spec) {
   return graph;
 }
 
+Graph build_leaf_spine(const TopologySpec& spec) {
+  const LeafSpine layout = leaf_spine_of(spec);
+  Graph graph(spec.nodes + layout.leaves + layout.spines);
+  const Link host{spec.latency_s, spec.bandwidth_Bps};
+  for (int i = 0; i < spec.nodes; ++i) boost::add_edge(i, layout.leaf_vertex(i), host, graph);
+  const Link uplink{spec.latency_s, layout.hosts_per_leaf * spec.bandwidth_Bps /
+                                        (layout.spines * spec.oversubscription)};
+  for (int leaf = 0; leaf < layout.leaves; ++leaf)
+    for (int spine = 0; spine < layout.spines; ++spine)
+      boost::add_edge(spec.nodes + leaf, layout.spine_vertex(spine), uplink, graph);
+  return graph;
+}
+
 }  // namespace
+
+LeafSpine leaf_spine_of(const TopologySpec& spec) {
+  const int hosts = spec.hosts_per_leaf;
+  const int leaves = spec.leaves > 0 ? spec.leaves : (spec.nodes + hosts - 1) / hosts;
+  return LeafSpine{spec.nodes, leaves, spec.spines, hosts};
+}
 
 Graph build_graph(const TopologySpec& spec, TopologyShape shape) {
   const int n = spec.nodes;
@@ -91,6 +110,8 @@ Graph build_graph(const TopologySpec& spec, TopologyShape shape) {
     }
     case Shape::fat_tree:
       return build_fat_tree(spec);
+    case Shape::leaf_spine:
+      return build_leaf_spine(spec);
     case Shape::edge_list: {
       Graph graph(n);
       for (const EdgeSpec& e : spec.edges) {

@@ -1,6 +1,7 @@
 // Building the graph of a topology's shape (topology_graphs.cpp); Topology routes over it.
 #pragma once
 
+#include "sim/leaf_spine.hpp"
 #include "sim/shortest_paths.hpp"
 #include "sim/topology.hpp"
 
@@ -15,6 +16,9 @@ struct TorusDims {
 /// Both 0 in the spec: the most square factorization with rows <= cols; one 0: derived from the
 /// other.
 TorusDims torus_dims(const TopologySpec& spec);
+
+/// A leaf_spine spec's layout (leaves 0 in the spec: as many as the nodes need).
+LeafSpine leaf_spine_of(const TopologySpec& spec);
 
 /// The vertices (compute nodes first, then switches) and links of `shape`: fully_connected keeps
 /// its links implicit (only the vertices); fat_tree doubles the bandwidth at each level up.

@@ -54,6 +54,25 @@ int find_root(std::vector<int>& parent, int v) {
   return v;
 }
 
+std::string validate_leaf_spine(const TopologySpec& spec) {
+  if (spec.hosts_per_leaf < 1)
+    return concat("hosts_per_leaf must be >= 1 (got ", spec.hosts_per_leaf, ")");
+  if (spec.spines < 1) return concat("spines must be >= 1 (got ", spec.spines, ")");
+  if (spec.leaves < 0)
+    return concat("leaves must be >= 0, 0 to fit the nodes (got ", spec.leaves, ")");
+  if (!(std::isfinite(spec.oversubscription) && spec.oversubscription > 0.0))
+    return concat("oversubscription must be finite and > 0 (got ", spec.oversubscription, ")");
+  const std::int64_t room = std::int64_t{spec.leaves} * spec.hosts_per_leaf;
+  if (spec.leaves > 0 && room < spec.nodes)
+    return concat("leaf_spine with ", spec.leaves, " leaves of ", spec.hosts_per_leaf,
+                  " hosts holds ", room, " hosts, not the ", spec.nodes,
+                  " nodes (expected leaves x hosts_per_leaf >= nodes, or leaves 0 to fit them)");
+  if (std::int64_t{spec.nodes} + spec.leaves + spec.spines > kMaxNodes)
+    return concat("leaf_spine has too many switches (got ", spec.leaves, " leaves and ",
+                  spec.spines, " spines)");
+  return "";
+}
+
 std::string validate_edges(const TopologySpec& spec) {
   std::map<std::pair<int, int>, std::size_t> first_edge_of_pair;
   std::vector<int> parent(spec.nodes);
@@ -126,6 +145,8 @@ std::string validate_topology(const TopologySpec& spec) {
       return "";
     case Shape::edge_list:
       return validate_edges(spec);
+    case Shape::leaf_spine:
+      return validate_leaf_spine(spec);
     case Shape::star:
     case Shape::ring:
       return "";

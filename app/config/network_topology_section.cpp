@@ -132,6 +132,18 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
     }
   } else if (t.shape == TopologyShape::fat_tree) {
     t.fat_tree_arity = static_cast<int>(r.integer("fat_tree_arity", t.fat_tree_arity, 2, 1024));
+  } else if (t.shape == TopologyShape::leaf_spine) {
+    t.hosts_per_leaf = static_cast<int>(r.integer("hosts_per_leaf", t.hosts_per_leaf, 1, 1 << 20));
+    t.spines = static_cast<int>(r.integer("spines", t.spines, 1, 65536));
+    t.leaves = static_cast<int>(r.integer("leaves", 0, 0, nodes));
+    t.oversubscription = r.number("oversubscription", t.oversubscription, above(0.0));
+    const std::int64_t room = std::int64_t{t.leaves} * t.hosts_per_leaf;
+    if (t.leaves > 0 && room < nodes) {
+      r.fail("leaves", std::to_string(t.leaves) + " leaves of " + std::to_string(t.hosts_per_leaf) +
+                           " hosts hold " + std::to_string(room) + " hosts, not the " +
+                           std::to_string(nodes) +
+                           " nodes (expected leaves x hosts_per_leaf >= nodes, or 0 to fit them)");
+    }
   } else if (t.shape == TopologyShape::edge_list) {
     t.edges = read_edges(r, t);
   }

@@ -117,6 +117,12 @@ sim::TopologySpec make_network_platform(std::string_view platform, int nodes) {
     // Node 1's port at a tenth of the others' bandwidth and five times their latency.
     spec.shape = sim::TopologyShape::star;
     spec.link_overrides = {{1, nodes, 5 * kLatency_s, kBandwidth_Bps / 10}};
+  } else if (platform == "leaf_spine") {
+    // 8 hosts per leaf (38 nodes: 5 leaves), 4 spines, uplinks oversubscribed 2:1.
+    spec.shape = sim::TopologyShape::leaf_spine;
+    spec.hosts_per_leaf = 8;
+    spec.spines = 4;
+    spec.oversubscription = 2.0;
   } else if (platform == "fat_tree") {
     spec.shape = sim::TopologyShape::fat_tree;
     spec.fat_tree_arity = 4;

@@ -140,7 +140,7 @@ TEST_CASE("an invalid enum string is rejected with the allowed values and a sugg
   CHECK(error_of(with("/cluster/network/topology=fat-tree")) ==
         "s.json: /cluster/network/topology: unknown value \"fat-tree\", did you mean "
         "\"fat_tree\"? (expected one of: fully_connected, star, ring, torus2d, fat_tree, "
-        "edge_list)");
+        "edge_list, leaf_spine)");
   CHECK(error_of(with("/checkpoint/policy=sometimes")) ==
         "s.json: /checkpoint/policy: unknown value \"sometimes\" (expected one of: none, "
         "every_iterations, every_seconds, young, daly, optimal_simulated)");
@@ -272,6 +272,23 @@ TEST_CASE("a link override is read against the shape and refused at its pointer"
   CHECK(pointer_of_error(
             with("/cluster/network/link_overrides=[{\"a\": 2, \"b\": 8, \"bandwidth_Bps\": 0}]")) ==
         "/cluster/network/link_overrides/0/bandwidth_Bps");
+}
+
+TEST_CASE("a leaf-spine's oversubscription and room for the nodes are checked at their keys") {
+  const Scenario fits =
+      load_scenario(with("/cluster/network={\"topology\": \"leaf_spine\", \"hosts_per_leaf\": 4, "
+                         "\"spines\": 2, \"oversubscription\": 3}"),
+                    "s.json");
+  CHECK(fits.cluster.network.shape == codesim::sim::TopologyShape::leaf_spine);
+  CHECK(fits.cluster.network.oversubscription == 3.0);
+  CHECK(pointer_of_error(with("/cluster/network={\"topology\": \"leaf_spine\", "
+                              "\"oversubscription\": 0}")) == "/cluster/network/oversubscription");
+  CHECK(error_of(with("/cluster/network={\"topology\": \"leaf_spine\", \"hosts_per_leaf\": 2, "
+                      "\"leaves\": 3}")) ==
+        "s.json: /cluster/network/leaves: 3 leaves of 2 hosts hold 6 hosts, not the 8 nodes "
+        "(expected leaves x hosts_per_leaf >= nodes, or 0 to fit them)");
+  CHECK(pointer_of_error(with("/cluster/network={\"topology\": \"star\", \"spines\": 2}")) ==
+        "/cluster/network/spines");
 }
 
 TEST_CASE("network parameters are checked against the shape") {
