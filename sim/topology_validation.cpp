@@ -67,9 +67,14 @@ std::string validate_leaf_spine(const TopologySpec& spec) {
     return concat("leaf_spine with ", spec.leaves, " leaves of ", spec.hosts_per_leaf,
                   " hosts holds ", room, " hosts, not the ", spec.nodes,
                   " nodes (expected leaves x hosts_per_leaf >= nodes, or leaves 0 to fit them)");
-  if (std::int64_t{spec.nodes} + spec.leaves + spec.spines > kMaxNodes)
-    return concat("leaf_spine has too many switches (got ", spec.leaves, " leaves and ",
-                  spec.spines, " spines)");
+  const std::int64_t leaves =
+      spec.leaves > 0 ? spec.leaves
+                      : (std::int64_t{spec.nodes} + spec.hosts_per_leaf - 1) / spec.hosts_per_leaf;
+  if (std::int64_t{spec.nodes} + leaves + spec.spines > kMaxNodes ||
+      leaves * spec.spines > kMaxNodes)
+    return concat("leaf_spine with ", leaves, " leaves and ", spec.spines, " spines has ",
+                  leaves * spec.spines, " uplinks (expected at most ", kMaxNodes,
+                  " uplinks and switches)");
   return "";
 }
 

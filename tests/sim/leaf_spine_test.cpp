@@ -85,4 +85,11 @@ TEST_CASE(
   spec.leaves = 0;
   spec.oversubscription = 0.0;
   CHECK(validate_topology(spec) == "oversubscription must be finite and > 0 (got 0)");
+  // Every leaf links to every spine: 2^24 uplinks at most (a build, not a crash, stops there).
+  spec.oversubscription = 1.0;
+  spec.leaves = 65536;
+  spec.spines = 65536;
+  CHECK(validate_topology(spec) ==
+        "leaf_spine with 65536 leaves and 65536 spines has 4294967296 uplinks (expected at most "
+        "16777216 uplinks and switches)");
 }
