@@ -46,48 +46,6 @@ FlowNetwork::FlowNetwork(std::vector<FlowLink> links, FlowSharing sharing)
   }
 }
 
-FlowId FlowNetwork::add_flow_along(std::span<const std::size_t> route, double bytes, double start_s,
-                                   std::span<const std::size_t> back_route) {
-  CODESIM_CHECK(start_s >= now_s_ && std::isfinite(start_s), "a flow cannot start in the past");
-  CODESIM_CHECK(bytes >= 0.0 && std::isfinite(bytes), "a flow's size must be finite and >= 0");
-  CODESIM_CHECK(flows_.size() < kNone - 1, "too many flows for one flow network");
-  const Index stamp = next_stamp();
-  double latency_s = 0.0;
-  for (std::size_t link : route) {
-    CODESIM_CHECK(link < links_.size(), "a route names a link that does not exist");
-    CODESIM_CHECK(link_mark_[link] != stamp, "a route crosses the same link twice");
-    link_mark_[link] = stamp;
-    latency_s += links_[link].latency_s;
-  }
-
-  const auto id = static_cast<Index>(flows_.size());
-  Flow& flow = flows_.emplace_back();
-  flow.bytes = bytes;
-  flow.remaining_bytes = bytes;
-  flow.event_s = start_s + latency_s * law_.latency_factor;
-  flow.route_begin = route_links_.size();
-  flow.forward_size = static_cast<Index>(route.size());
-  for (std::size_t link : route) route_links_.push_back(static_cast<Index>(link));
-  if (law_.latency_weighted && latency_s > 0.0) {
-    flow.penalty = latency_s;  // summed link by link, as SimGrid does
-    if (law_.weight_S_B > 0.0)
-      for (std::size_t link : route) flow.penalty += law_.weight_S_B / links_[link].bandwidth_Bps;
-  }
-  flow.bound_Bps = window_bound_Bps(law_, latency_s);
-  if (law_.cross_traffic) {
-    for (std::size_t link : back_route) {
-      CODESIM_CHECK(link < links_.size(), "a back route names a link that does not exist");
-      if (link_mark_[link] == stamp) continue;
-      link_mark_[link] = stamp;
-      route_links_.push_back(static_cast<Index>(link));
-    }
-  }
-  flow.route_size = static_cast<Index>(route_links_.size() - flow.route_begin);
-  route_slots_.resize(route_links_.size(), kNone);
-  push_event(id);
-  return id;
-}
-
 double FlowNetwork::next_event_time_s() const {
   return events_.empty() ? kInfinity : events_.front().time_s;
 }
@@ -214,6 +172,7 @@ void FlowNetwork::collect_component(Index seed_link) {
       flow.mark = stamp_;
       component_flows_.push_back(member.flow);
       const Index* route = &route_links_[flow.route_begin];
+      solve_work_ += flow.route_size;
       for (Index hop = 0; hop < flow.route_size; ++hop) {
         if (link_mark_[route[hop]] == stamp_) continue;
         link_mark_[route[hop]] = stamp_;
@@ -324,6 +283,7 @@ void FlowNetwork::fill_progressively() {
       sorted = true;
     }
     scanned += open_links_.size();
+    solve_work_ += open_links_.size();
     if (scanned > scan_budget) {
       solve_in_tournament<kWeighted>();
       return;
@@ -395,8 +355,10 @@ void FlowNetwork::solve_in_tournament() {
       leaf_share_Bps_[link_leaf_[link]] = link_share_Bps<kWeighted>(link);
     if (changed_links_.size() * depth >= leaves) {
       for (std::size_t node = leaves - 1; node >= 1; --node) play_match(node);
+      solve_work_ += leaves;
       continue;
     }
+    solve_work_ += changed_links_.size() * depth;
     for (Index link : changed_links_)
       for (std::size_t node = (leaves + link_leaf_[link]) / 2; node >= 1; node /= 2)
         play_match(node);
@@ -487,6 +449,7 @@ void FlowNetwork::fix_flow(Index id, double rate_Bps, std::vector<Index>* change
 
 // Same rate, same predicted end: keeping the event saves most of the work in large components.
 void FlowNetwork::reschedule_live(double t_s) {
+  solve_work_ += live_flows_.size();
   for (std::size_t i = 0; i < live_flows_.size(); ++i) {
     const Index id = live_flows_[i];
     Flow& flow = flows_[id];

@@ -62,6 +62,10 @@ class FlowNetwork {
   /// add_flow reading the routes in place (the network keeps its own copy): no vector to build.
   FlowId add_flow_along(std::span<const std::size_t> route, double bytes, double start_s,
                         std::span<const std::size_t> back_route = {});
+  /// Under max-min sharing only: a flow on a route of latency route_latency_s of which only
+  /// `limiting` (the links that may limit it, sim/route_pruning.hpp; not empty) share bandwidth.
+  FlowId add_flow_limited_by(std::span<const std::size_t> limiting, double route_latency_s,
+                             double bytes, double start_s);
 
   /// The earliest time at which a flow starts moving or finishes (infinity when nothing is
   /// pending): the owner must call advance_to at that time, since rates change there.
@@ -72,6 +76,10 @@ class FlowNetwork {
   std::vector<FlowId> advance_to(double t_s);
 
   double now_s() const { return now_s_; }
+  /// Work done so far re-solving rates: route hops and links visited by the component searches,
+  /// a measure of the run's cost that does not depend on the machine (the owner may give up a
+  /// run that costs too much).
+  std::uint64_t solve_work() const { return solve_work_; }
   std::size_t flow_count() const { return flows_.size(); }
   bool finished(FlowId id) const;
   /// Completion time of a finished flow (infinity while it is not finished).
@@ -113,6 +121,8 @@ class FlowNetwork {
     Index hop;
   };
 
+  Flow& push_flow(std::span<const std::size_t> route, double latency_s, double bytes,
+                  double start_s);
   void handle_batch(double t_s, std::vector<FlowId>& finished_out);
   void finish_flow(Index id, double t_s, std::vector<FlowId>& finished_out);
   void start_moving(Index id, double t_s, std::vector<FlowId>& finished_out);
@@ -159,6 +169,7 @@ class FlowNetwork {
   std::vector<std::vector<Member>> link_members_;  // moving flows per link, in no order
   std::vector<Event> events_;
   double now_s_ = 0.0;
+  std::uint64_t solve_work_ = 0;
 
   // Scratch of the component searches and progressive filling, kept to avoid allocations.
   std::vector<Index> link_mark_;  // stamps: a link equal to stamp_ was seen (so was a flow)

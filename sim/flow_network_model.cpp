@@ -17,6 +17,7 @@
 #include "sim/collective_schedules.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/network_cost_model.hpp"
+#include "sim/symmetric_steps.hpp"
 
 namespace codesim::sim {
 namespace {
@@ -45,8 +46,11 @@ AddCollective schedule_of(CollectiveKind kind) {
 
 // Full schedules of the ring and Bruck collectives have p^2 and p log2 p transfers; above this many
 // they are run in lockstep instead: each step's transfers as one flow schedule, steps one after
-// another (the same time when links are uniform, and memory linear in p).
+// another (memory linear in p).
 constexpr double kMaxScheduleTransfers = 1 << 21;
+// Nor are they solved whole when that costs more than the model's full_schedule_work
+// (kFullScheduleWork): lockstep steps start together and mostly end together, which a full
+// schedule on a fat tree of thousands of nodes does not.
 
 bool lockstep(CollectiveKind kind, std::size_t p) {
   const auto n = static_cast<double>(p);
@@ -65,8 +69,11 @@ bool lockstep(CollectiveKind kind, std::size_t p) {
 }
 
 // One step in which every participant i sends `bytes` to participant (i + offset) mod p.
+// Solved for one representative when the step's flows are alike (sim/symmetric_steps.hpp).
 CommunicationCost shifted_step_cost(const Topology& topology, std::span<const int> participants,
                                     std::size_t offset, double bytes) {
+  if (const auto alike = alike_shift_step_cost(topology, participants, offset, bytes))
+    return *alike;
   const std::size_t p = participants.size();
   TransferSchedule schedule;
   for (std::size_t i = 0; i < p; ++i)
@@ -78,15 +85,20 @@ CommunicationCost times(double steps, const CommunicationCost& cost) {
   return {steps * cost.time_s, steps * cost.link_wait_s};
 }
 
-// The collective's transfer schedule run alone on the network, remembered by (algorithm, bytes,
-// participants): far cheaper to look up than the schedule.
-CommunicationCost scheduled_cost(const Topology& topology, AddCollective add,
-                                 std::span<const int> participants, double bytes) {
+std::string collective_key(AddCollective add, std::span<const int> participants, double bytes) {
   std::string key = "collective";
   const auto append = [&key](const auto& value) { Topology::append_to_key(key, value); };
   append(add);
   append(bytes);
   for (int p : participants) append(p);
+  return key;
+}
+
+// The collective's transfer schedule run alone on the network, remembered by (algorithm, bytes,
+// participants): far cheaper to look up than the schedule.
+CommunicationCost scheduled_cost(const Topology& topology, AddCollective add,
+                                 std::span<const int> participants, double bytes) {
+  std::string key = collective_key(add, participants, bytes);
   if (const std::vector<double>* known = topology.remembered(key))
     return {(*known)[0], (*known)[1]};
   TransferSchedule schedule;
@@ -96,14 +108,16 @@ CommunicationCost scheduled_cost(const Topology& topology, AddCollective add,
   return cost;
 }
 
-// Too many participants for one schedule: the ring and Bruck algorithms step by step.
+// Too many participants for one schedule (`why`): the ring and Bruck algorithms step by step.
 CommunicationCost lockstep_cost(const Topology& topology, CollectiveKind kind,
-                                std::span<const int> participants, double bytes) {
+                                std::span<const int> participants, double bytes,
+                                const std::string& why) {
   const std::size_t p = participants.size();
   topology.note_simplification(
-      "a collective over " + std::to_string(p) +
-      " nodes (more than 2^21 transfers) ran step by step: each step's transfers as one flow "
-      "schedule, the steps one after another (the full schedule's time when links are uniform)");
+      "a collective over " + std::to_string(p) + " nodes (" + why +
+      ") ran step by step: each step's transfers as one flow schedule, the steps one after "
+      "another, where the full schedule lets a node start its next step as soon as its own "
+      "transfers are done");
   if (kind == CollectiveKind::ring_all_gather)
     return times(static_cast<double>(p - 1), shifted_step_cost(topology, participants, 1, bytes));
   if (kind == CollectiveKind::ring_all_reduce) {
@@ -122,6 +136,42 @@ CommunicationCost lockstep_cost(const Topology& topology, CollectiveKind kind,
     total += shifted_step_cost(topology, participants, p - stride, stride_bytes);
   }
   return total;
+}
+
+// A collective with a lockstep form: its full schedule, unless solving it costs more than
+// work_budget; then in lockstep (noted), and so is every later collective of its kind over
+// as many participants or more on this topology, without trying (a replica owns its topology, so
+// runs stay reproducible). Remembered as scheduled_cost is.
+CommunicationCost full_or_lockstep_cost(const Topology& topology, CollectiveKind kind,
+                                        std::span<const int> participants, double bytes,
+                                        std::uint64_t work_budget) {
+  std::string key = collective_key(schedule_of(kind), participants, bytes);
+  if (const std::vector<double>* known = topology.remembered(key))
+    return {(*known)[0], (*known)[1]};
+  std::string too_costly_key = "lockstep from";
+  Topology::append_to_key(too_costly_key, kind);
+  const std::vector<double>* too_costly = topology.remembered(too_costly_key);
+  const auto p = static_cast<double>(participants.size());
+  const std::string why = "its full schedule, or that of one as large, cost more than " +
+                          std::to_string(work_budget) + " units of solver work";
+  CommunicationCost cost;
+  if (too_costly && p >= (*too_costly)[0]) {
+    cost = lockstep_cost(topology, kind, participants, bytes, why);
+  } else {
+    TransferSchedule schedule;
+    schedule_of(kind)(schedule, participants, bytes, std::nullopt);
+    const double alone_s = contention_free_makespan_s(topology, schedule);
+    if (!std::isfinite(alone_s)) {
+      cost = schedule_cost(topology, schedule);
+    } else if (const auto full = flow_times_within(topology, schedule, work_budget)) {
+      cost = {full->makespan_s, full->makespan_s - alone_s};
+    } else {
+      topology.remember(std::move(too_costly_key), {p});
+      cost = lockstep_cost(topology, kind, participants, bytes, why);
+    }
+  }
+  topology.remember(std::move(key), {cost.time_s, cost.link_wait_s});
+  return cost;
 }
 
 // The schedule's transfers as raw bytes: equal keys mean equal schedules.
@@ -171,7 +221,8 @@ CommunicationCost shared_incasts_cost(const Topology& topology, std::span<const 
 
 class FlowNetworkModel final : public NetworkCostModel {
  public:
-  explicit FlowNetworkModel(FlowSharing sharing) : sharing_(sharing) {}
+  FlowNetworkModel(FlowSharing sharing, std::uint64_t full_schedule_work)
+      : sharing_(sharing), full_schedule_work_(full_schedule_work) {}
 
   bool reports_link_wait() const override { return true; }
 
@@ -197,8 +248,10 @@ class FlowNetworkModel final : public NetworkCostModel {
                                     std::span<const int> participants,
                                     double bytes) const override {
     if (lockstep(kind, participants.size()))
-      return lockstep_cost(topology, kind, participants, bytes);
-    return scheduled_cost(topology, schedule_of(kind), participants, bytes);
+      return lockstep_cost(topology, kind, participants, bytes, "more than 2^21 transfers");
+    if (kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce)
+      return scheduled_cost(topology, schedule_of(kind), participants, bytes);
+    return full_or_lockstep_cost(topology, kind, participants, bytes, full_schedule_work_);
   }
 
   // One schedule: collectives whose routes share links contend.
@@ -256,12 +309,14 @@ class FlowNetworkModel final : public NetworkCostModel {
 
  private:
   FlowSharing sharing_;
+  std::uint64_t full_schedule_work_;
 };
 
 }  // namespace
 
-std::unique_ptr<const NetworkCostModel> detail::make_flow_network_model(FlowSharing sharing) {
-  return std::make_unique<FlowNetworkModel>(sharing);
+std::unique_ptr<const NetworkCostModel> detail::make_flow_network_model(
+    FlowSharing sharing, std::uint64_t full_schedule_work) {
+  return std::make_unique<FlowNetworkModel>(sharing, full_schedule_work);
 }
 
 }  // namespace codesim::sim

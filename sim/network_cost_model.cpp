@@ -10,10 +10,11 @@
 namespace codesim::sim {
 
 std::unique_ptr<const NetworkCostModel> make_network_cost_model(NetworkModel model,
-                                                                FlowSharing sharing) {
+                                                                FlowSharing sharing,
+                                                                std::uint64_t full_schedule_work) {
   switch (model) {
     case NetworkModel::flow:
-      return detail::make_flow_network_model(sharing);
+      return detail::make_flow_network_model(sharing, full_schedule_work);
     case NetworkModel::analytic:
       CODESIM_CHECK(sharing == FlowSharing::max_min, "the analytic model shares no link");
       return detail::make_analytic_network_model();

@@ -2,6 +2,7 @@
 // communication pattern (schedules, collectives, incasts, transfers on explicit routes).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -84,10 +85,12 @@ class NetworkCostModel {
 /// Writes the topology's simplification, if any, as the note `network_simplified` of `metrics`.
 void add_network_notes(MetricSet& metrics, const Topology& topology);
 
-/// The model a scenario names: the one place the alternatives are told apart. `sharing` is the
-/// flow model's (sim/flow_sharing.hpp); the analytic model takes max_min only.
+/// The model a scenario names: the one place the alternatives are told apart. `sharing` and
+/// `full_schedule_work` are the flow model's (sim/flow_sharing.hpp; sim/topology.hpp); the
+/// analytic model takes max_min only.
 std::unique_ptr<const NetworkCostModel> make_network_cost_model(
-    NetworkModel model, FlowSharing sharing = FlowSharing::max_min);
+    NetworkModel model, FlowSharing sharing = FlowSharing::max_min,
+    std::uint64_t full_schedule_work = kFullScheduleWork);
 
 /// routed_makespan_s if no two transfers shared a link: the slowest transfer alone (its route's
 /// latency + bytes / its bottleneck bandwidth).
@@ -95,7 +98,8 @@ double contention_free_makespan_s(std::span<const RoutedTransfer> transfers);
 
 namespace detail {
 std::unique_ptr<const NetworkCostModel> make_analytic_network_model();
-std::unique_ptr<const NetworkCostModel> make_flow_network_model(FlowSharing sharing);
+std::unique_ptr<const NetworkCostModel> make_flow_network_model(FlowSharing sharing,
+                                                                std::uint64_t full_schedule_work);
 }  // namespace detail
 
 }  // namespace codesim::sim

@@ -69,6 +69,7 @@ struct Topology::Impl {
   Shape declared_shape = Shape::fully_connected;
   int nodes = 0;
   Link default_link;
+  bool has_overrides = false;  // the spec overrode some links' latency or bandwidth
   Graph graph;
   int links = 0;
 
@@ -342,7 +343,7 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
   const std::string error = validate_topology(spec);
   CODESIM_CHECK(error.empty(), error.c_str());
   Impl& m = *impl_;
-  m.cost_model = make_network_cost_model(spec.model, spec.sharing);
+  m.cost_model = make_network_cost_model(spec.model, spec.sharing, spec.full_schedule_work);
   m.sharing = spec.sharing;
   m.law = sharing_law(spec.sharing);
   m.collectives = spec.collectives;
@@ -351,6 +352,7 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
   m.default_link = Link{spec.latency_s, spec.bandwidth_Bps};
   // Overridden links make a fully connected network's links explicit: Dijkstra routes over them.
   const bool overrides = !spec.link_overrides.empty();
+  m.has_overrides = overrides;
   m.shape = overrides && spec.shape == Shape::fully_connected ? Shape::edge_list : spec.shape;
   m.graph = m.shape == spec.shape ? build_graph(spec, m.shape) : all_pairs_graph(spec);
   for (const LinkOverride& o : spec.link_overrides) {
@@ -444,6 +446,8 @@ std::pair<double, double> Topology::route_cost(int src, int dst) const {
   const PathCost cost = impl_->cost(src, dst);
   return {cost.latency_s, cost.bandwidth_Bps};
 }
+
+bool Topology::uniform_links() const { return !impl_->has_overrides && links_down() == 0; }
 
 double Topology::route_latency_s(int src, int dst) const { return route_cost(src, dst).first; }
 

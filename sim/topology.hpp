@@ -100,6 +100,13 @@ struct OverrideProblem {
   std::string message;
 };
 
+/// The flow model's solver work (FlowNetwork::solve_work: links and route hops visited, about
+/// 5-40 ns each on a 2-core EPYC VM) above which a ring, Bruck or all-reduce collective gives up
+/// its full schedule and runs in lockstep, noted in the results. Counted rather than timed, so
+/// that results are the same on every machine: a 16,384-node fat tree's Bruck all-gather passes
+/// it (its every finish re-solves the flows of the whole tree), a 2,048-node one does not.
+inline constexpr std::uint64_t kFullScheduleWork = std::uint64_t{1} << 30;
+
 /// Plain description of a network: its shape, the parameters and how transfers share links.
 struct TopologySpec {
   NetworkModel model = NetworkModel::flow;
@@ -120,6 +127,9 @@ struct TopologySpec {
   /// Applied to the shape's links. With any, routes on fully_connected, ring and torus2d are
   /// Dijkstra's over the links (their closed forms assume uniform links).
   std::vector<LinkOverride> link_overrides;
+  /// Flow model: solver work above which a ring or Bruck collective runs in lockstep
+  /// (kFullScheduleWork). Not read from scenarios; tests lower it.
+  std::uint64_t full_schedule_work = kFullScheduleWork;
 };
 
 /// A topology with cached shortest-latency routes between compute nodes.
@@ -147,6 +157,8 @@ class Topology {
 
   int node_count() const;
   TopologyShape shape() const;
+  /// Every link has the spec's latency and bandwidth (no link_overrides) and none is down.
+  bool uniform_links() const;
   /// Vertices (compute nodes and switches) and links in the network.
   int vertex_count() const;
   int link_count() const;

@@ -11,6 +11,7 @@
 #include "sim/check.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/network_cost_model.hpp"
+#include "sim/route_pruning.hpp"
 #include "sim/run_stopped.hpp"
 
 namespace codesim::sim {
@@ -108,16 +109,23 @@ FlowLink flow_link(const RouteLink& link) {
 
 class FlowRun {
  public:
-  FlowRun(const Topology& topology, const TransferSchedule& schedule)
+  // work_budget: see run; walking the routes counts against it too.
+  FlowRun(const Topology& topology, const TransferSchedule& schedule, FlowLinks solved_on,
+          std::uint64_t work_budget)
       : transfers_(schedule.transfers()),
         waiting_on_(transfers_.size(), 0),
-        cross_traffic_(sharing_law(topology.sharing()).cross_traffic) {
+        cross_traffic_(sharing_law(topology.sharing()).cross_traffic),
+        pruned_(sharing_law(topology.sharing()).plain() && solved_on == FlowLinks::limiting),
+        work_budget_(work_budget) {
     link_successors();
     std::vector<FlowLink> links = dense_routes(topology);
-    network_.emplace(std::move(links), topology.sharing());
+    if (route_work_ <= work_budget_) network_.emplace(std::move(links), topology.sharing());
   }
 
-  ScheduleTimes run() {
+  // The times, or nullopt once the work (route hops walked, then the network's solve_work) passes
+  // the budget.
+  std::optional<ScheduleTimes> run() {
+    if (!network_) return std::nullopt;
     times_.completion_s.assign(transfers_.size(), kNever);
     for (std::size_t i = 0; i < transfers_.size(); ++i)
       if (waiting_on_[i] == 0) post(i);
@@ -128,6 +136,7 @@ class FlowRun {
         complete(transfer_of_flow_[flow], network_->completion_time_s(flow));
       drain_joins();
       poll_stop("a flow simulation");
+      if (network_->solve_work() > work_budget_ - route_work_) return std::nullopt;
     }
     // Rates so small that completion times overflow leave flows unfinished: they take forever.
     for (double t_s : times_.completion_s)
@@ -157,7 +166,9 @@ class FlowRun {
 
   // Each distinct (src, dst) is routed once; link ids are numbered densely in order of first
   // appearance (transfer order, then hop order, then the back route's hops under cross-traffic),
-  // the order the flow network breaks ties by.
+  // the order the flow network breaks ties by. Under max-min sharing a route keeps only the links
+  // that may limit it (sim/route_pruning.hpp), numbered in the same order, and the routes are
+  // walked twice instead of held whole: an incast over long routes stays small.
   std::vector<FlowLink> dense_routes(const Topology& topology) {
     std::vector<FlowLink> links;
     FlatMap dense(64);
@@ -165,7 +176,11 @@ class FlowRun {
     route_of_.assign(transfers_.size(), kNoRoute);
     route_begin_.assign(1, 0);
     back_begin_.assign(1, 0);
-    const auto add_links = [&](const std::vector<RouteLink>& route, std::vector<std::size_t>& to) {
+    std::vector<std::uint64_t> pairs;  // each distinct (src, dst), in order
+    LimitingLinks limiting;
+    std::vector<std::uint32_t> ids;
+    const auto add_links = [&](const std::vector<RouteLink>& route, auto& to) {
+      route_work_ += route.size();
       for (const RouteLink& link : route) {
         const auto [dense_id, added] =
             dense.emplace(link.id, static_cast<std::uint32_t>(links.size()));
@@ -179,15 +194,55 @@ class FlowRun {
       const std::uint64_t pair = (std::uint64_t{static_cast<std::uint32_t>(t.src)} << 32) |
                                  static_cast<std::uint32_t>(t.dst);
       const auto [route, added_route] =
-          route_of_pair.emplace(pair, static_cast<std::uint32_t>(route_begin_.size() - 1));
+          route_of_pair.emplace(pair, static_cast<std::uint32_t>(pairs.size()));
       route_of_[i] = route;
       if (!added_route) continue;
+      if (route_work_ > work_budget_) return links;  // given up: run() says so
+      pairs.push_back(pair);
+      if (pruned_) {
+        ids.clear();
+        add_links(topology.route_links(t.src, t.dst), ids);
+        limiting.add_route(ids);
+        continue;
+      }
       add_links(topology.route_links(t.src, t.dst), route_links_);
       route_begin_.push_back(route_links_.size());
       if (cross_traffic_) add_links(topology.route_links(t.dst, t.src), back_links_);
       back_begin_.push_back(back_links_.size());
     }
+    if (pruned_) return limiting_routes(topology, links, limiting, pairs, dense);
     return links;
+  }
+
+  // The second walk: each route's latency and its links that may limit it, renumbered densely in
+  // their first order.
+  std::vector<FlowLink> limiting_routes(const Topology& topology,
+                                        const std::vector<FlowLink>& links,
+                                        const LimitingLinks& limiting,
+                                        const std::vector<std::uint64_t>& pairs, FlatMap& dense) {
+    std::vector<double> capacity_Bps(links.size());
+    for (std::size_t link = 0; link < links.size(); ++link)
+      capacity_Bps[link] = links[link].bandwidth_Bps;
+    const std::vector<char> may_limit = limiting.may_limit(capacity_Bps);
+    std::vector<std::uint32_t> kept_id(links.size(), 0);
+    std::vector<FlowLink> kept;
+    for (std::size_t link = 0; link < links.size(); ++link) {
+      if (!may_limit[link]) continue;
+      kept_id[link] = static_cast<std::uint32_t>(kept.size());
+      kept.push_back(links[link]);
+    }
+    for (const std::uint64_t pair : pairs) {
+      double latency_s = 0.0;
+      for (const RouteLink& link : topology.route_links(static_cast<int>(pair >> 32),
+                                                        static_cast<int>(pair & 0xFFFFFFFF))) {
+        latency_s += link.latency_s;
+        const std::uint32_t id = dense.emplace(link.id, 0).first;
+        if (may_limit[id]) route_links_.push_back(kept_id[id]);
+      }
+      route_latency_s_.push_back(latency_s);
+      route_begin_.push_back(route_links_.size());
+    }
+    return kept;
   }
 
   void post(std::size_t i) {
@@ -197,12 +252,17 @@ class FlowRun {
     }
     const std::size_t begin = route_begin_[route_of_[i]];
     const std::size_t end = route_begin_[route_of_[i] + 1];
-    const std::size_t back_begin = back_begin_[route_of_[i]];
-    const std::size_t back_end = back_begin_[route_of_[i] + 1];
-    network_->add_flow_along(
-        std::span<const std::size_t>(route_links_.data() + begin, end - begin), transfers_[i].bytes,
-        network_->now_s(),
-        std::span<const std::size_t>(back_links_.data() + back_begin, back_end - back_begin));
+    const std::span<const std::size_t> route(route_links_.data() + begin, end - begin);
+    if (pruned_) {
+      network_->add_flow_limited_by(route, route_latency_s_[route_of_[i]], transfers_[i].bytes,
+                                    network_->now_s());
+    } else {
+      const std::size_t back_begin = back_begin_[route_of_[i]];
+      const std::size_t back_end = back_begin_[route_of_[i] + 1];
+      network_->add_flow_along(
+          route, transfers_[i].bytes, network_->now_s(),
+          std::span<const std::size_t>(back_links_.data() + back_begin, back_end - back_begin));
+    }
     transfer_of_flow_.push_back(i);
   }
 
@@ -229,8 +289,12 @@ class FlowRun {
   std::vector<std::size_t> route_begin_;  // per route: its first entry in route_links_
   std::vector<std::size_t> route_links_;  // dense link ids of every distinct route
   bool cross_traffic_ = false;            // the sharing loads each route's way back too
-  std::vector<std::size_t> back_begin_;   // per route: its back route's first entry in back_links_
-  std::vector<std::size_t> back_links_;   // dense link ids of each route's way back
+  bool pruned_ = false;                   // routes hold only the links that may limit them
+  std::uint64_t work_budget_;
+  std::uint64_t route_work_ = 0;         // route hops walked by dense_routes
+  std::vector<double> route_latency_s_;  // per route, when pruned: its whole latency
+  std::vector<std::size_t> back_begin_;  // per route: its back route's first entry in back_links_
+  std::vector<std::size_t> back_links_;  // dense link ids of each route's way back
   std::optional<FlowNetwork> network_;
   std::vector<std::size_t> transfer_of_flow_;
   std::vector<std::size_t> joins_;
@@ -243,8 +307,15 @@ ScheduleTimes run_schedule(const Topology& topology, const TransferSchedule& sch
   return topology.network_cost_model().run_schedule(topology, schedule);
 }
 
-ScheduleTimes flow_times(const Topology& topology, const TransferSchedule& schedule) {
-  return FlowRun(topology, schedule).run();
+ScheduleTimes flow_times(const Topology& topology, const TransferSchedule& schedule,
+                         FlowLinks links) {
+  return *FlowRun(topology, schedule, links, std::numeric_limits<std::uint64_t>::max()).run();
+}
+
+std::optional<ScheduleTimes> flow_times_within(const Topology& topology,
+                                               const TransferSchedule& schedule,
+                                               std::uint64_t work_budget) {
+  return FlowRun(topology, schedule, FlowLinks::limiting, work_budget).run();
 }
 
 CommunicationCost& operator+=(CommunicationCost& a, const CommunicationCost& b) {

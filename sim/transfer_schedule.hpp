@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -67,10 +69,21 @@ CommunicationCost schedule_cost(const Topology& topology, const TransferSchedule
 /// The schedule's times under the contention-free model whatever the topology's model: what it
 /// would take if its transfers shared no link (run_schedule minus this = time lost to sharing).
 ScheduleTimes contention_free_times(const Topology& topology, const TransferSchedule& schedule);
+/// Which links of its route a flow is solved on: under max-min sharing only those that may limit
+/// it (sim/route_pruning.hpp; the same rates, up to the last bits where filling ties), or all of
+/// them (the full solve, kept to check the other against). Other sharings always use all.
+enum class FlowLinks { limiting, all };
+
 /// The schedule's times as flows on their routes (route_links) sharing the links by max-min
 /// fairness (sim/flow_network.hpp), each posted when its predecessors complete, whatever the
 /// topology's model, not remembered. Precondition: every transfer alone takes finite time.
-ScheduleTimes flow_times(const Topology& topology, const TransferSchedule& schedule);
+ScheduleTimes flow_times(const Topology& topology, const TransferSchedule& schedule,
+                         FlowLinks links = FlowLinks::limiting);
+/// flow_times, given up (nullopt) once re-solving rates has cost more than work_budget
+/// (FlowNetwork::solve_work): for schedules that have a cheaper, simplified form to fall back on.
+std::optional<ScheduleTimes> flow_times_within(const Topology& topology,
+                                               const TransferSchedule& schedule,
+                                               std::uint64_t work_budget);
 double contention_free_makespan_s(const Topology& topology, const TransferSchedule& schedule);
 
 }  // namespace codesim::sim
