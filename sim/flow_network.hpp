@@ -123,6 +123,7 @@ class FlowNetwork {
 
   Flow& push_flow(std::span<const std::size_t> route, double latency_s, double bytes,
                   double start_s);
+  FlowId post_last_flow();
   void handle_batch(double t_s, std::vector<FlowId>& finished_out);
   void finish_flow(Index id, double t_s, std::vector<FlowId>& finished_out);
   void start_moving(Index id, double t_s, std::vector<FlowId>& finished_out);

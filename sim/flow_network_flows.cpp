@@ -31,10 +31,7 @@ FlowId FlowNetwork::add_flow_along(std::span<const std::size_t> route, double by
     }
   }
   flow.route_size = static_cast<Index>(route_links_.size() - flow.route_begin);
-  route_slots_.resize(route_links_.size(), kNone);
-  const auto id = static_cast<Index>(flows_.size() - 1);
-  push_event(id);
-  return id;
+  return post_last_flow();
 }
 
 FlowId FlowNetwork::add_flow_limited_by(std::span<const std::size_t> limiting,
@@ -43,16 +40,12 @@ FlowId FlowNetwork::add_flow_limited_by(std::span<const std::size_t> limiting,
   CODESIM_CHECK(!limiting.empty(), "a flow needs a link that limits it");
   CODESIM_CHECK(route_latency_s >= 0.0 && std::isfinite(route_latency_s),
                 "a route's latency must be finite and >= 0");
-  Flow& flow = push_flow(limiting, route_latency_s, bytes, start_s);
-  flow.route_size = flow.forward_size;
-  route_slots_.resize(route_links_.size(), kNone);
-  const auto id = static_cast<Index>(flows_.size() - 1);
-  push_event(id);
-  return id;
+  push_flow(limiting, route_latency_s, bytes, start_s);
+  return post_last_flow();
 }
 
 // A new waiting flow on `route` (its forward hops), posted at start_s, its latency scaled by the
-// law; the caller completes it (route_size, penalty, bound) and posts its event.
+// law; the caller completes it (back route, penalty, bound) and posts it (post_last_flow).
 FlowNetwork::Flow& FlowNetwork::push_flow(std::span<const std::size_t> route, double latency_s,
                                           double bytes, double start_s) {
   CODESIM_CHECK(start_s >= now_s_ && std::isfinite(start_s), "a flow cannot start in the past");
@@ -71,7 +64,16 @@ FlowNetwork::Flow& FlowNetwork::push_flow(std::span<const std::size_t> route, do
   flow.route_begin = route_links_.size();
   flow.forward_size = static_cast<Index>(route.size());
   for (std::size_t link : route) route_links_.push_back(static_cast<Index>(link));
+  flow.route_size = flow.forward_size;
   return flow;
+}
+
+// The flow push_flow added, with its route complete: its route slots and its first event.
+FlowId FlowNetwork::post_last_flow() {
+  route_slots_.resize(route_links_.size(), kNone);
+  const auto id = static_cast<Index>(flows_.size() - 1);
+  push_event(id);
+  return id;
 }
 
 }  // namespace codesim::sim

@@ -46,11 +46,10 @@ AddCollective schedule_of(CollectiveKind kind) {
 
 // Full schedules of the ring and Bruck collectives have p^2 and p log2 p transfers; above this many
 // they are run in lockstep instead: each step's transfers as one flow schedule, steps one after
-// another (memory linear in p).
+// another (memory linear in p). Nor are they solved whole when that costs more than the model's
+// full_schedule_work (kFullScheduleWork; full_or_lockstep_cost): lockstep steps start together
+// and mostly end together, which a full schedule on a fat tree of thousands of nodes does not.
 constexpr double kMaxScheduleTransfers = 1 << 21;
-// Nor are they solved whole when that costs more than the model's full_schedule_work
-// (kFullScheduleWork): lockstep steps start together and mostly end together, which a full
-// schedule on a fat tree of thousands of nodes does not.
 
 bool lockstep(CollectiveKind kind, std::size_t p) {
   const auto n = static_cast<double>(p);
@@ -94,18 +93,26 @@ std::string collective_key(AddCollective add, std::span<const int> participants,
   return key;
 }
 
-// The collective's transfer schedule run alone on the network, remembered by (algorithm, bytes,
-// participants): far cheaper to look up than the schedule.
-CommunicationCost scheduled_cost(const Topology& topology, AddCollective add,
-                                 std::span<const int> participants, double bytes) {
-  std::string key = collective_key(add, participants, bytes);
+// The cost `compute` gives, remembered by the topology under `key`: collectives repeat the same
+// schedules thousands of times, far cheaper to look up than to run.
+template <typename Compute>
+CommunicationCost remembered_cost(const Topology& topology, std::string key, Compute compute) {
   if (const std::vector<double>* known = topology.remembered(key))
     return {(*known)[0], (*known)[1]};
-  TransferSchedule schedule;
-  add(schedule, participants, bytes, std::nullopt);
-  const CommunicationCost cost = schedule_cost(topology, schedule);
+  const CommunicationCost cost = compute();
   topology.remember(std::move(key), {cost.time_s, cost.link_wait_s});
   return cost;
+}
+
+// The collective's transfer schedule run alone on the network, remembered by (algorithm, bytes,
+// participants).
+CommunicationCost scheduled_cost(const Topology& topology, AddCollective add,
+                                 std::span<const int> participants, double bytes) {
+  return remembered_cost(topology, collective_key(add, participants, bytes), [&] {
+    TransferSchedule schedule;
+    add(schedule, participants, bytes, std::nullopt);
+    return schedule_cost(topology, schedule);
+  });
 }
 
 // Too many participants for one schedule (`why`): the ring and Bruck algorithms step by step.
@@ -145,33 +152,25 @@ CommunicationCost lockstep_cost(const Topology& topology, CollectiveKind kind,
 CommunicationCost full_or_lockstep_cost(const Topology& topology, CollectiveKind kind,
                                         std::span<const int> participants, double bytes,
                                         std::uint64_t work_budget) {
-  std::string key = collective_key(schedule_of(kind), participants, bytes);
-  if (const std::vector<double>* known = topology.remembered(key))
-    return {(*known)[0], (*known)[1]};
-  std::string too_costly_key = "lockstep from";
-  Topology::append_to_key(too_costly_key, kind);
-  const std::vector<double>* too_costly = topology.remembered(too_costly_key);
-  const auto p = static_cast<double>(participants.size());
-  const std::string why = "its full schedule, or that of one as large, cost more than " +
-                          std::to_string(work_budget) + " units of solver work";
-  CommunicationCost cost;
-  if (too_costly && p >= (*too_costly)[0]) {
-    cost = lockstep_cost(topology, kind, participants, bytes, why);
-  } else {
+  const AddCollective add = schedule_of(kind);
+  return remembered_cost(topology, collective_key(add, participants, bytes), [&] {
+    std::string too_costly_key = "lockstep from";
+    Topology::append_to_key(too_costly_key, kind);
+    const std::vector<double>* too_costly = topology.remembered(too_costly_key);
+    const auto p = static_cast<double>(participants.size());
+    const std::string why = "its full schedule, or that of one as large, cost more than " +
+                            std::to_string(work_budget) + " units of solver work";
+    if (too_costly && p >= (*too_costly)[0])
+      return lockstep_cost(topology, kind, participants, bytes, why);
     TransferSchedule schedule;
-    schedule_of(kind)(schedule, participants, bytes, std::nullopt);
+    add(schedule, participants, bytes, std::nullopt);
     const double alone_s = contention_free_makespan_s(topology, schedule);
-    if (!std::isfinite(alone_s)) {
-      cost = schedule_cost(topology, schedule);
-    } else if (const auto full = flow_times_within(topology, schedule, work_budget)) {
-      cost = {full->makespan_s, full->makespan_s - alone_s};
-    } else {
-      topology.remember(std::move(too_costly_key), {p});
-      cost = lockstep_cost(topology, kind, participants, bytes, why);
-    }
-  }
-  topology.remember(std::move(key), {cost.time_s, cost.link_wait_s});
-  return cost;
+    if (!std::isfinite(alone_s)) return schedule_cost(topology, schedule);
+    if (const auto full = flow_times_within(topology, schedule, work_budget))
+      return CommunicationCost{full->makespan_s, full->makespan_s - alone_s};
+    topology.remember(std::move(too_costly_key), {p});
+    return lockstep_cost(topology, kind, participants, bytes, why);
+  });
 }
 
 // The schedule's transfers as raw bytes: equal keys mean equal schedules.

@@ -1,7 +1,7 @@
 // Shifted steps on a uniform ring: one representative flow.
 #include "sim/symmetric_steps.hpp"
 
-#include "sim/check.hpp"
+#include <algorithm>
 
 namespace codesim::sim {
 
