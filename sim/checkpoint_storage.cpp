@@ -23,11 +23,11 @@ std::string validate_storage(const StorageSpec& spec, const Topology& topology) 
            std::to_string(nodes - 1) + ")";
   if (spec.attach_to_switch) {
     const std::string shape(to_string(topology.shape()));
-    // Only star and fat_tree have switches; every other shape's vertices are its nodes.
+    // fully_connected, ring and torus2d (and edge lists without switches) have none.
     if (vertices == nodes)
       return "topology " + shape +
-             " has no switches (expected a star or fat_tree topology, or attach_node for a "
-             "compute node)";
+             " has no switches (expected a topology with switches: star, fat_tree, leaf_spine, "
+             "k_ary_fat_tree or an edge_list with switches; or attach_node for a compute node)";
     const std::string root = std::to_string(vertices - 1);
     const std::string expected = vertices - nodes == 1
                                      ? "(expected its only switch, " + root + ")"

@@ -9,11 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <limits>
 #include <numeric>
-#include <queue>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -60,8 +57,8 @@ struct PathCost {
 //  - ring and torus2d, whose links are all alike, answer in closed form (TorusRoutes): O(1) per
 //    cost and per hop of a route, with no per-source state (a bounded cache of per-source trees
 //    thrashed once the nodes outnumbered the trees it could hold);
-//  - leaf_spine (with more than one spine and leaf) has one shortest path per spine between
-//    leaves: the route crosses the spine of ECMP's hash of (source, destination), in O(1);
+//  - leaf_spine and k_ary_fat_tree (unless a tree) have equal-hop paths through the fabric: the
+//    route is the one ECMP's hash of (source, destination) picks, in O(1);
 //  - anything else (edge_list) runs Dijkstra lazily per source, with a bounded FIFO cache of
 //    shortest-path trees.
 struct Topology::Impl {
@@ -78,8 +75,8 @@ struct Topology::Impl {
   std::vector<int> depth;
   std::vector<Link> up_link;
 
-  std::optional<detail::TorusRoutes> torus;     // ring and torus2d
-  std::optional<detail::LeafSpine> leaf_spine;  // leaf_spine with more than one path
+  std::optional<detail::TorusRoutes> torus;  // ring and torus2d
+  std::optional<detail::EcmpRoutes> ecmp;    // leaf_spine, k_ary_fat_tree: more than one path
 
   std::unique_ptr<const NetworkCostModel> cost_model;
   FlowSharing sharing = FlowSharing::max_min;
@@ -101,7 +98,7 @@ struct Topology::Impl {
   std::string memory_key(const std::string& key) const { return links_down_key + key; }
 
   std::size_t cache_capacity = 1;
-  mutable std::vector<int> cache_slot;  // per source node: index into trees, or -1
+  mutable std::vector<int> cache_slot;  // per source vertex: index into trees, or -1
   mutable std::vector<RouteTree> trees;
   mutable std::deque<int> cached_sources;  // oldest first
 
@@ -277,7 +274,7 @@ struct Topology::Impl {
       return {default_link.latency_s, default_link.bandwidth_Bps};
     if (is_tree) return tree_path(src, dst, nullptr);
     if (torus) return {torus->latency_s(torus->hops(src, dst)), default_link.bandwidth_Bps};
-    if (leaf_spine) return path_cost(leaf_spine->route(src, dst));
+    if (ecmp) return path_cost(detail::ecmp_route(*ecmp, src, dst));
     const RouteTree& tree = tree_from(src);
     return {tree.latency_s[dst], tree.bandwidth_Bps[dst]};
   }
@@ -374,9 +371,10 @@ Topology::Topology(const TopologySpec& spec) : impl_(std::make_unique<Impl>()) {
     const TorusDims dims = torus_dims(spec);
     m.torus.emplace(dims.rows, dims.cols, spec.latency_s);
   }
-  if (m.shape == Shape::leaf_spine && !m.is_tree) m.leaf_spine = detail::leaf_spine_of(spec);
-  m.cache_capacity = std::clamp<std::size_t>(kRouteCacheEntries / vertices, 1, spec.nodes);
-  m.cache_slot.assign(spec.nodes, -1);
+  if (m.shape == Shape::leaf_spine && !m.is_tree) m.ecmp = detail::leaf_spine_of(spec);
+  if (m.shape == Shape::k_ary_fat_tree && !m.is_tree) m.ecmp = detail::k_ary_fat_tree_of(spec);
+  m.cache_capacity = std::clamp<std::size_t>(kRouteCacheEntries / vertices, 1, vertices);
+  m.cache_slot.assign(vertices, -1);  // sources: nodes, and switches for a storage server
 }
 
 Topology::~Topology() = default;
@@ -417,7 +415,8 @@ std::vector<int> Topology::intact_route(int src, int dst) const {
     m.tree_path(src, dst, &vertices);
     return vertices;
   }
-  if (m.leaf_spine) return m.leaf_spine->route(src, dst);
+  // Between a node and a switch (a storage server's place) the shortest-path tree answers.
+  if (m.ecmp && src < m.nodes && dst < m.nodes) return detail::ecmp_route(*m.ecmp, src, dst);
   if (m.torus) {
     for (int v = dst; v != src; v = m.torus->predecessor(src, v)) vertices.push_back(v);
   } else {

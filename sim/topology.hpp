@@ -17,8 +17,9 @@ namespace codesim::sim {
 
 class NetworkCostModel;
 
-/// One link of an explicit edge list (vertices are compute-node ids 0..nodes-1; switches are
-/// not available in edge lists). Negative latency/bandwidth mean "use the topology default".
+/// One link of an explicit edge list: a and b are vertex ids, compute nodes 0..nodes-1 and then
+/// the spec's switches (switch j is vertex nodes + j). Negative latency/bandwidth
+/// mean "use the topology default".
 struct EdgeSpec {
   int a = 0;
   int b = 0;
@@ -38,7 +39,16 @@ struct EdgeSpec {
 ///                    (always at least one switch). Switch ids count up from `nodes`, level by
 ///                    level. Links into level l have bandwidth_Bps * 2^(l-1), so a route's
 ///                    bottleneck is its leaf links
-///   edge_list        exactly the links in `edges` (must connect all nodes; one link per pair)
+///   edge_list        exactly the links in `edges` between the nodes and the named `switches`
+///                    (must connect every vertex; one link per pair); switches forward traffic
+///                    and run no tasks
+///   k_ary_fat_tree   the multi-rooted three-tier fat tree of k-port switches datacenters build
+///                    (Al-Fares, Loukissas and Vahdat, SIGCOMM 2008): k pods of k/2 edge and k/2
+///                    aggregation switches, (k/2)^2 core switches, k/2 hosts per edge switch
+///                    (node i on edge switch i / (k/2), filling pods in order), every link alike.
+///                    Routes take the path ECMP's hash of (source, destination) picks among the
+///                    equal-hop ones (sim/clos_routes.hpp). Switch ids from `nodes`: edge
+///                    switches pod by pod, then aggregation switches, then core switches
 ///   leaf_spine       a two-tier Clos: leaves of hosts_per_leaf nodes each (node i on leaf
 ///                    i / hosts_per_leaf), every leaf linked to every spine; host links have
 ///                    bandwidth_Bps, each leaf-spine link hosts_per_leaf x bandwidth_Bps /
@@ -46,11 +56,21 @@ struct EdgeSpec {
 ///                    of what its hosts can send. Switch ids: leaves from `nodes`, then spines.
 ///                    Routes between leaves cross the spine that ECMP's hash of (source,
 ///                    destination) picks (sim/leaf_spine.hpp)
-enum class TopologyShape { fully_connected, star, ring, torus2d, fat_tree, edge_list, leaf_spine };
+enum class TopologyShape {
+  fully_connected,
+  star,
+  ring,
+  torus2d,
+  fat_tree,
+  edge_list,
+  leaf_spine,
+  k_ary_fat_tree
+};
 
 /// The shapes' names (in scenarios and outputs), indexed by TopologyShape.
-inline constexpr std::array<std::string_view, 7> kTopologyShapeNames = {
-    "fully_connected", "star", "ring", "torus2d", "fat_tree", "edge_list", "leaf_spine"};
+inline constexpr std::array<std::string_view, 8> kTopologyShapeNames = {
+    "fully_connected", "star",      "ring",       "torus2d",
+    "fat_tree",        "edge_list", "leaf_spine", "k_ary_fat_tree"};
 std::string_view to_string(TopologyShape shape);
 std::optional<TopologyShape> parse_topology_shape(std::string_view name);
 
@@ -123,7 +143,11 @@ struct TopologySpec {
   int spines = 2;                 ///< leaf_spine: >= 1
   int hosts_per_leaf = 16;        ///< leaf_spine: >= 1
   double oversubscription = 1.0;  ///< leaf_spine: hosts' bandwidth / uplinks' bandwidth, > 0
+  int fat_tree_ports = 0;         ///< k_ary_fat_tree: k, even, >= 2; 0 = the least that fits
   std::vector<EdgeSpec> edges;    ///< edge_list
+  /// edge_list: the switches' names (unique, as scenarios name them); switch j is vertex
+  /// nodes + j.
+  std::vector<std::string> switches;
   /// Applied to the shape's links. With any, routes on fully_connected, ring and torus2d are
   /// Dijkstra's over the links (their closed forms assume uniform links).
   std::vector<LinkOverride> link_overrides;
@@ -238,6 +262,9 @@ class Topology {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// The least even k whose k_ary_fat_tree holds `nodes` hosts (k^3 / 4 >= nodes).
+int fat_tree_ports_to_fit(int nodes);
 
 /// Checks a topology spec; returns an empty string when valid, else what is wrong and what is
 /// expected. fully_connected allows at most 65536 nodes (its link count must fit an int).

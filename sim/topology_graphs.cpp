@@ -77,7 +77,30 @@ Graph build_leaf_spine(const TopologySpec& spec) {
   return graph;
 }
 
+Graph build_k_ary_fat_tree(const TopologySpec& spec) {
+  const KaryFatTree tree = k_ary_fat_tree_of(spec);
+  const int half = tree.half();
+  Graph graph(spec.nodes + tree.switch_count());
+  const Link link{spec.latency_s, spec.bandwidth_Bps};
+  for (int i = 0; i < spec.nodes; ++i) boost::add_edge(i, tree.edge_vertex(i), link, graph);
+  for (int pod = 0; pod < tree.ports; ++pod)
+    for (int edge = 0; edge < half; ++edge)
+      for (int aggregation = 0; aggregation < half; ++aggregation)
+        boost::add_edge(spec.nodes + pod * half + edge, tree.aggregation_vertex(pod, aggregation),
+                        link, graph);
+  for (int pod = 0; pod < tree.ports; ++pod)
+    for (int core = 0; core < half * half; ++core)
+      boost::add_edge(tree.aggregation_vertex(pod, core / half), tree.core_vertex(core), link,
+                      graph);
+  return graph;
+}
+
 }  // namespace
+
+KaryFatTree k_ary_fat_tree_of(const TopologySpec& spec) {
+  return KaryFatTree{spec.nodes, spec.fat_tree_ports > 0 ? spec.fat_tree_ports
+                                                         : fat_tree_ports_to_fit(spec.nodes)};
+}
 
 LeafSpine leaf_spine_of(const TopologySpec& spec) {
   const int hosts = spec.hosts_per_leaf;
@@ -112,8 +135,10 @@ Graph build_graph(const TopologySpec& spec, TopologyShape shape) {
       return build_fat_tree(spec);
     case Shape::leaf_spine:
       return build_leaf_spine(spec);
+    case Shape::k_ary_fat_tree:
+      return build_k_ary_fat_tree(spec);
     case Shape::edge_list: {
-      Graph graph(n);
+      Graph graph(n + static_cast<int>(spec.switches.size()));
       for (const EdgeSpec& e : spec.edges) {
         const Link own{e.latency_s < 0.0 ? spec.latency_s : e.latency_s,
                        e.bandwidth_Bps < 0.0 ? spec.bandwidth_Bps : e.bandwidth_Bps};

@@ -1,7 +1,7 @@
 // Building the graph of a topology's shape (topology_graphs.cpp); Topology routes over it.
 #pragma once
 
-#include "sim/leaf_spine.hpp"
+#include "sim/clos_routes.hpp"
 #include "sim/shortest_paths.hpp"
 #include "sim/topology.hpp"
 
@@ -19,6 +19,9 @@ TorusDims torus_dims(const TopologySpec& spec);
 
 /// A leaf_spine spec's layout (leaves 0 in the spec: as many as the nodes need).
 LeafSpine leaf_spine_of(const TopologySpec& spec);
+
+/// A k_ary_fat_tree spec's layout (fat_tree_ports 0 in the spec: the least k that fits).
+KaryFatTree k_ary_fat_tree_of(const TopologySpec& spec);
 
 /// The vertices (compute nodes first, then switches) and links of `shape`: fully_connected keeps
 /// its links implicit (only the vertices); fat_tree doubles the bandwidth at each level up.

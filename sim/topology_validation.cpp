@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,7 @@ namespace {
 
 constexpr int kMaxNodes = 1 << 24;
 constexpr int kMaxFullyConnectedNodes = 65536;  // 65536 * 65535 / 2 links still fit an int
+constexpr int kMaxFatTreePorts = 512;           // 33.5 million hosts: beyond kMaxNodes already
 
 using Shape = TopologyShape;
 
@@ -78,14 +80,38 @@ std::string validate_leaf_spine(const TopologySpec& spec) {
   return "";
 }
 
+std::string validate_k_ary_fat_tree(const TopologySpec& spec) {
+  const int k = spec.fat_tree_ports;
+  if (k < 0 || k % 2 != 0 || k > kMaxFatTreePorts)
+    return concat("fat_tree_ports must be an even number in 2..", kMaxFatTreePorts,
+                  ", or 0 for the least that fits the nodes (got ", k, ")");
+  const std::int64_t hosts = std::int64_t{k} * k * k / 4;
+  if (k > 0 && hosts < spec.nodes)
+    return concat("k_ary_fat_tree of ", k, "-port switches holds ", hosts, " hosts, not the ",
+                  spec.nodes,
+                  " nodes (expected fat_tree_ports k with k^3 / 4 >= nodes, or 0 to fit them)");
+  return "";
+}
+
 std::string validate_edges(const TopologySpec& spec) {
+  if (spec.switches.size() > static_cast<std::size_t>(kMaxNodes - spec.nodes))
+    return concat("edge_list has ", spec.switches.size(), " switches (expected at most ",
+                  kMaxNodes - spec.nodes, ")");
+  const int vertices = spec.nodes + static_cast<int>(spec.switches.size());
+  std::set<std::string_view> names;
+  for (const std::string& name : spec.switches)
+    if (name.empty() || !names.insert(name).second)
+      return concat("edge_list switch name \"", name, "\" is ",
+                    name.empty() ? "empty" : "given twice", " (expected unique names)");
   std::map<std::pair<int, int>, std::size_t> first_edge_of_pair;
-  std::vector<int> parent(spec.nodes);
+  std::vector<int> parent(vertices);
   std::iota(parent.begin(), parent.end(), 0);
   for (std::size_t i = 0; i < spec.edges.size(); ++i) {
     const EdgeSpec& e = spec.edges[i];
-    if (e.a < 0 || e.a >= spec.nodes || e.b < 0 || e.b >= spec.nodes)
-      return concat("edge ", i, " (", e.a, "-", e.b, ") needs node ids in 0..", spec.nodes - 1);
+    if (e.a < 0 || e.a >= vertices || e.b < 0 || e.b >= vertices)
+      return concat("edge ", i, " (", e.a, "-", e.b, ") needs ",
+                    spec.switches.empty() ? "node" : "vertex", " ids in 0..", vertices - 1,
+                    spec.switches.empty() ? "" : " (nodes, then switches)");
     if (e.a == e.b)
       return concat("edge ", i, " (", e.a, "-", e.b,
                     ") is a self loop; a link must join two different nodes");
@@ -103,10 +129,11 @@ std::string validate_edges(const TopologySpec& spec) {
                     pair.second, "; at most one link per pair");
     parent[find_root(parent, e.a)] = find_root(parent, e.b);
   }
-  for (int v = 1; v < spec.nodes; ++v)
+  for (int v = 1; v < vertices; ++v)
     if (find_root(parent, v) != find_root(parent, 0))
-      return concat("edge_list does not connect all nodes (node ", v,
-                    " is unreachable from node 0)");
+      return concat("edge_list does not connect all ",
+                    v < spec.nodes ? "nodes (node " : "switches (switch ",
+                    v < spec.nodes ? v : v - spec.nodes, " is unreachable from node 0)");
   return "";
 }
 
@@ -122,9 +149,10 @@ std::string validate_topology(const TopologySpec& spec) {
     return concat("latency_s must be finite and >= 0 (got ", spec.latency_s, ")");
   if (!(std::isfinite(spec.bandwidth_Bps) && spec.bandwidth_Bps > 0.0))
     return concat("bandwidth_Bps must be finite and > 0 (got ", spec.bandwidth_Bps, ")");
-  if (shape != Shape::edge_list && !spec.edges.empty())
-    return concat("edges are only used by shape edge_list (got ", spec.edges.size(), " for ",
-                  to_string(spec.shape), ")");
+  if (shape != Shape::edge_list && (!spec.edges.empty() || !spec.switches.empty()))
+    return concat("edges and switches are only used by shape edge_list (got ", spec.edges.size(),
+                  " edges and ", spec.switches.size(), " switches for ", to_string(spec.shape),
+                  ")");
   if (!spec.link_overrides.empty()) {
     TopologySpec plain = spec;
     plain.link_overrides.clear();
@@ -152,6 +180,8 @@ std::string validate_topology(const TopologySpec& spec) {
       return validate_edges(spec);
     case Shape::leaf_spine:
       return validate_leaf_spine(spec);
+    case Shape::k_ary_fat_tree:
+      return validate_k_ary_fat_tree(spec);
     case Shape::star:
     case Shape::ring:
       return "";

@@ -8,6 +8,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -18,7 +20,57 @@ namespace {
 
 constexpr std::int64_t kMaxFullyConnectedNodes = 2048;  // p (p - 1) / 2 links
 
-std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& network) {
+// Each named switch of an edge list and its vertex id.
+using SwitchIds = std::unordered_map<std::string, int>;
+
+// cluster.network.switches: the names of an edge list's switch vertices (ids nodes, nodes + 1...).
+std::vector<std::string> read_switches(ObjectReader& r, SwitchIds& ids, int nodes) {
+  std::vector<std::string> names;
+  const Json* raw = r.raw("switches");
+  if (raw == nullptr) return names;
+  if (!raw->is_array()) {
+    r.fail("switches", "wrong type: got " + describe_json(*raw) +
+                           " (expected an array of switch names, strings)");
+  }
+  const ObjectReader list(nullptr, r.pointer_of("switches"), r.file());  // for its errors
+  for (std::size_t i = 0; i < raw->size(); ++i) {
+    const Json& name = (*raw)[i];
+    if (!name.is_string() || name.get<std::string>().empty()) {
+      list.fail(std::to_string(i), "wrong type: got " + describe_json(name) +
+                                       " (expected a switch's name, a non-empty string)");
+    }
+    const auto [at, added] =
+        ids.emplace(name.get<std::string>(), nodes + static_cast<int>(names.size()));
+    if (!added) {
+      list.fail(std::to_string(i), in_quotes(at->first) + " is already switches/" +
+                                       std::to_string(at->second - nodes) +
+                                       " (expected one name per switch)");
+    }
+    names.push_back(at->first);
+  }
+  r.record("switches", *raw);
+  return names;
+}
+
+// An end of a link: a vertex id (an integer in 0..max_id), or the name of an edge list's switch.
+int read_vertex(ObjectReader& r, std::string_view key, const SwitchIds& switches, int max_id,
+                std::string_view ids) {
+  const Json* value = r.raw(key);
+  if (value == nullptr || !value->is_string())
+    return static_cast<int>(r.integer(key, std::nullopt, 0, max_id));
+  const std::string name = value->get<std::string>();
+  const auto it = switches.find(name);
+  if (it == switches.end()) {
+    r.fail(key, in_quotes(name) + " names no switch (expected " + std::string(ids) +
+                    (switches.empty() ? "; switches are named in cluster.network.switches)"
+                                      : ", or a name listed in switches)"));
+  }
+  r.record(key, name);
+  return it->second;
+}
+
+std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& network,
+                                      const SwitchIds& switches) {
   std::vector<sim::EdgeSpec> edges;
   const Json* raw = r.raw("edges");
   if (raw == nullptr) r.fail("edges", "missing required key (expected an array of links)");
@@ -26,16 +78,17 @@ std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& 
     r.fail("edges", "wrong type: got " + describe_json(*raw) +
                         " (expected an array of {a, b, latency_s, bandwidth_Bps} links)");
   }
+  const std::string ids = "a compute-node id in 0.." + std::to_string(network.nodes - 1);
   Json resolved = Json::array();
   std::map<std::pair<int, int>, std::size_t> seen;  // pair -> its first index: n log n, not n^2
   for (std::size_t i = 0; i < raw->size(); ++i) {
     ObjectReader e(&(*raw)[i], r.pointer_of("edges") + "/" + std::to_string(i), r.file());
     sim::EdgeSpec edge;
-    edge.a = static_cast<int>(e.integer("a", std::nullopt, 0, network.nodes - 1));
-    edge.b = static_cast<int>(e.integer("b", std::nullopt, 0, network.nodes - 1));
+    edge.a = read_vertex(e, "a", switches, network.nodes - 1, ids);
+    edge.b = read_vertex(e, "b", switches, network.nodes - 1, ids);
     if (edge.a == edge.b) {
-      e.fail("b", "a link from node " + std::to_string(edge.a) +
-                      " to itself (expected two different nodes)");
+      e.fail("b", "a link from vertex " + std::to_string(edge.a) +
+                      " to itself (expected two different vertices)");
     }
     const auto [first, added] = seen.emplace(std::minmax(edge.a, edge.b), edges.size());
     if (!added) {
@@ -54,7 +107,7 @@ std::vector<sim::EdgeSpec> read_edges(ObjectReader& r, const sim::TopologySpec& 
 
 // cluster.network.link_overrides: [{a, b, latency_s, bandwidth_Bps}], each link of the shape
 // named by its two vertex ids; checked against the shape once the rest of the network is read.
-std::vector<sim::LinkOverride> read_link_overrides(ObjectReader& r) {
+std::vector<sim::LinkOverride> read_link_overrides(ObjectReader& r, const SwitchIds& switches) {
   std::vector<sim::LinkOverride> overrides;
   const Json* raw = r.raw("link_overrides");
   if (raw == nullptr) return overrides;
@@ -66,8 +119,9 @@ std::vector<sim::LinkOverride> read_link_overrides(ObjectReader& r) {
   for (std::size_t i = 0; i < raw->size(); ++i) {
     ObjectReader o(&(*raw)[i], r.pointer_of("link_overrides") + "/" + std::to_string(i), r.file());
     sim::LinkOverride link;
-    link.a = static_cast<int>(o.integer("a", std::nullopt, 0, std::numeric_limits<int>::max()));
-    link.b = static_cast<int>(o.integer("b", std::nullopt, 0, std::numeric_limits<int>::max()));
+    const std::string ids = "a vertex id: nodes, then switches";
+    link.a = read_vertex(o, "a", switches, std::numeric_limits<int>::max(), ids);
+    link.b = read_vertex(o, "b", switches, std::numeric_limits<int>::max(), ids);
     if (o.has("latency_s")) link.latency_s = o.number("latency_s", std::nullopt, at_least(0.0));
     if (o.has("bandwidth_Bps"))
       link.bandwidth_Bps = o.number("bandwidth_Bps", std::nullopt, above(0.0));
@@ -78,6 +132,43 @@ std::vector<sim::LinkOverride> read_link_overrides(ObjectReader& r) {
   }
   r.record("link_overrides", std::move(resolved));
   return overrides;
+}
+
+// torus2d: rows and columns, 0 to choose; a product or a divisor of the nodes.
+void read_torus(ObjectReader& r, sim::TopologySpec& t) {
+  const int nodes = t.nodes;
+  t.torus_rows = static_cast<int>(r.integer("torus_rows", 0, 0, nodes));
+  t.torus_cols = static_cast<int>(r.integer("torus_cols", 0, 0, nodes));
+  const std::int64_t rows = t.torus_rows;
+  const std::int64_t cols = t.torus_cols;
+  if (rows > 0 && cols > 0 && rows * cols != nodes) {
+    r.fail("torus_cols", "torus_rows x torus_cols = " + std::to_string(rows) + " x " +
+                             std::to_string(cols) + " does not match " + std::to_string(nodes) +
+                             " nodes (expected rows x cols = nodes)");
+  }
+  if ((rows > 0 && cols == 0 && nodes % rows != 0) ||
+      (cols > 0 && rows == 0 && nodes % cols != 0)) {
+    r.fail(rows > 0 ? "torus_rows" : "torus_cols",
+           "value " + std::to_string(std::max(rows, cols)) + " does not divide " +
+               std::to_string(nodes) + " nodes (expected a divisor of nodes, or 0 to choose)");
+  }
+}
+
+// k_ary_fat_tree: fat_tree_ports, recorded as resolved (0 picks the least k that fits).
+void read_k_ary_fat_tree(ObjectReader& r, sim::TopologySpec& t) {
+  const std::int64_t k = r.integer("fat_tree_ports", 0, 0, 512);
+  if (k % 2 != 0)
+    r.fail("fat_tree_ports",
+           "value " + std::to_string(k) +
+               " is odd (expected an even number of ports k, or 0 to fit the nodes)");
+  if (k > 0 && k * k * k / 4 < t.nodes) {
+    r.fail("fat_tree_ports", "a fat tree of " + std::to_string(k) + "-port switches holds " +
+                                 std::to_string(k * k * k / 4) + " hosts, not the " +
+                                 std::to_string(t.nodes) +
+                                 " nodes (expected k with k^3 / 4 >= nodes, or 0 to fit them)");
+  }
+  t.fat_tree_ports = k > 0 ? static_cast<int>(k) : sim::fat_tree_ports_to_fit(t.nodes);
+  r.record("fat_tree_ports", t.fat_tree_ports);
 }
 
 }  // namespace
@@ -115,21 +206,7 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
   t.latency_s = r.number("latency_s", t.latency_s, at_least(0.0));
   t.bandwidth_Bps = r.number("bandwidth_Bps", t.bandwidth_Bps, above(0.0));
   if (t.shape == TopologyShape::torus2d) {
-    t.torus_rows = static_cast<int>(r.integer("torus_rows", 0, 0, nodes));
-    t.torus_cols = static_cast<int>(r.integer("torus_cols", 0, 0, nodes));
-    const std::int64_t rows = t.torus_rows;
-    const std::int64_t cols = t.torus_cols;
-    if (rows > 0 && cols > 0 && rows * cols != nodes) {
-      r.fail("torus_cols", "torus_rows x torus_cols = " + std::to_string(rows) + " x " +
-                               std::to_string(cols) + " does not match " + std::to_string(nodes) +
-                               " nodes (expected rows x cols = nodes)");
-    }
-    if ((rows > 0 && cols == 0 && nodes % rows != 0) ||
-        (cols > 0 && rows == 0 && nodes % cols != 0)) {
-      r.fail(rows > 0 ? "torus_rows" : "torus_cols",
-             "value " + std::to_string(std::max(rows, cols)) + " does not divide " +
-                 std::to_string(nodes) + " nodes (expected a divisor of nodes, or 0 to choose)");
-    }
+    read_torus(r, t);
   } else if (t.shape == TopologyShape::fat_tree) {
     t.fat_tree_arity = static_cast<int>(r.integer("fat_tree_arity", t.fat_tree_arity, 2, 1024));
   } else if (t.shape == TopologyShape::leaf_spine) {
@@ -144,10 +221,15 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
                            std::to_string(nodes) +
                            " nodes (expected leaves x hosts_per_leaf >= nodes, or 0 to fit them)");
     }
-  } else if (t.shape == TopologyShape::edge_list) {
-    t.edges = read_edges(r, t);
+  } else if (t.shape == TopologyShape::k_ary_fat_tree) {
+    read_k_ary_fat_tree(r, t);
   }
-  std::vector<sim::LinkOverride> overrides = read_link_overrides(r);
+  SwitchIds switches;
+  if (t.shape == TopologyShape::edge_list) {
+    t.switches = read_switches(r, switches, nodes);
+    t.edges = read_edges(r, t, switches);
+  }
+  std::vector<sim::LinkOverride> overrides = read_link_overrides(r, switches);
   const std::string problem = sim::validate_topology(t);
   if (!problem.empty()) r.fail("", with_expectation(problem, "a valid network"));
   t.link_overrides = std::move(overrides);

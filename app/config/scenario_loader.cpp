@@ -152,17 +152,30 @@ sim::ClusterSpec read_cluster(ObjectReader& r) {
 
 // ---- checkpoint -------------------------------------------------------------------------------
 
-// A switch's vertex id, or "root": the last vertex, which is the root switch of a star or a fat
-// tree (and a compute node on other shapes, where validate_storage says there are no switches).
-int read_switch_vertex(ObjectReader& s, const sim::Topology& topology) {
-  const std::string expected = "(expected a switch's vertex id, or \"root\" for the root switch)";
+// The vertex id of a switch named in an edge list's switches; -1 when `name` names none.
+int named_switch(const sim::TopologySpec& network, const std::string& name) {
+  const auto it = std::find(network.switches.begin(), network.switches.end(), name);
+  return it == network.switches.end()
+             ? -1
+             : network.nodes + static_cast<int>(it - network.switches.begin());
+}
+
+// A switch's vertex id, an edge list switch's name, or "root": the last vertex, which is the root
+// switch of a star or a fat tree (and a compute node on shapes without switches, where
+// validate_storage says so).
+int read_switch_vertex(ObjectReader& s, const sim::TopologySpec& network,
+                       const sim::Topology& topology) {
+  const std::string expected =
+      "(expected a switch's vertex id, the name of an edge list's switch, or \"root\" for the "
+      "root switch)";
   const Json& value = *s.raw("attach_switch");
   if (value.is_string()) {
     const std::string name = value.get<std::string>();
-    if (name != "root")
+    const int id = named_switch(network, name);
+    if (name != "root" && id < 0)
       s.fail("attach_switch", "unknown value " + in_quotes(name) + " " + expected);
     s.record("attach_switch", name);
-    return topology.vertex_count() - 1;
+    return id >= 0 ? id : topology.vertex_count() - 1;
   }
   const double id = value.is_number() ? value.get<double>() : 0.5;  // 0.5: not an id either
   if (id != std::floor(id)) {
@@ -192,9 +205,16 @@ void read_storage_place(ObjectReader& s, const sim::TopologySpec& network,
            "a compute node id in 0.." +
                std::to_string(network.nodes - 1) + ", or attach_switch, a switch id or \"root\")");
   }
+  const Json& place = *s.raw(on_switch ? "attach_switch" : "attach_node");
+  if (on_node && place.is_string() && named_switch(network, place.get<std::string>()) >= 0) {
+    s.fail("attach_node",
+           in_quotes(place.get<std::string>()) +
+               " is a switch, not a compute node (expected a compute node id in 0.." +
+               std::to_string(network.nodes - 1) + ", or attach_switch for a server on a switch)");
+  }
   const sim::Topology topology(network);
   storage.attach_to_switch = on_switch;
-  storage.attach_vertex = on_switch ? read_switch_vertex(s, topology)
+  storage.attach_vertex = on_switch ? read_switch_vertex(s, network, topology)
                                     : static_cast<int>(s.integer("attach_node", std::nullopt, 0,
                                                                  std::max(0, network.nodes - 1)));
   const std::string problem = sim::validate_storage(storage, topology);

@@ -143,6 +143,7 @@ TEST_CASE("local storage moves nothing and a server must hang off an existing no
   ring.shape = TopologyShape::ring;
   ring.nodes = 4;
   CHECK(validate_storage(server_on_switch(3, 1e9), Topology(ring)) ==
-        "topology ring has no switches (expected a star or fat_tree topology, or attach_node for a "
+        "topology ring has no switches (expected a topology with switches: star, fat_tree, "
+        "leaf_spine, k_ary_fat_tree or an edge_list with switches; or attach_node for a "
         "compute node)");
 }

@@ -84,13 +84,30 @@ TopologySpec mixed_edge_list(int nodes, std::uint64_t seed) {
   return spec;
 }
 
+// Top-of-rack switches of 8 nodes, each linked to two core switches (one nearer, one with slower
+// uplinks), plus a direct link between the first two racks: several paths, a switch per rack.
+TopologySpec racks_with_switches(int nodes) {
+  TopologySpec spec = spec_of(TopologyShape::edge_list, nodes);
+  const int racks = (nodes + 7) / 8;
+  for (int r = 0; r < racks; ++r) spec.switches.push_back("tor" + std::to_string(r));
+  spec.switches.push_back("core0");
+  spec.switches.push_back("core1");
+  for (int v = 0; v < nodes; ++v) spec.edges.push_back({v, nodes + v / 8});
+  for (int r = 0; r < racks; ++r) {
+    spec.edges.push_back({nodes + r, nodes + racks, 1e-6, 4e9});
+    spec.edges.push_back({nodes + r, nodes + racks + 1, 2e-6, 2e9});
+  }
+  if (racks > 2) spec.edges.push_back({nodes, nodes + 1, 5e-7, 1e9});
+  return spec;
+}
+
 // Every shape, with uniform and with heterogeneous links; the mixed edge list only up to
 // `edge_list_nodes` (its routes are Dijkstra's and its full solves the slowest).
 std::vector<TopologySpec> topologies(int nodes, int edge_list_nodes = 256) {
   std::vector<TopologySpec> specs;
-  for (TopologyShape shape :
-       {TopologyShape::fully_connected, TopologyShape::star, TopologyShape::ring,
-        TopologyShape::torus2d, TopologyShape::fat_tree, TopologyShape::leaf_spine})
+  for (TopologyShape shape : {TopologyShape::fully_connected, TopologyShape::star,
+                              TopologyShape::ring, TopologyShape::torus2d, TopologyShape::fat_tree,
+                              TopologyShape::leaf_spine, TopologyShape::k_ary_fat_tree})
     specs.push_back(spec_of(shape, nodes));
   TopologySpec binary = spec_of(TopologyShape::fat_tree, nodes);
   binary.fat_tree_arity = 2;
@@ -105,8 +122,10 @@ std::vector<TopologySpec> topologies(int nodes, int edge_list_nodes = 256) {
   TopologySpec fast_torus = spec_of(TopologyShape::torus2d, nodes);
   fast_torus.link_overrides.push_back({0, 1, -1.0, 1e10});
   specs.push_back(fast_torus);
-  if (nodes <= edge_list_nodes)
+  if (nodes <= edge_list_nodes) {
     specs.push_back(mixed_edge_list(nodes, static_cast<std::uint64_t>(nodes)));
+    specs.push_back(racks_with_switches(nodes));
+  }
   return specs;
 }
 

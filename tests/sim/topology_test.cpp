@@ -506,5 +506,7 @@ TEST_CASE("validation rejects bad edge lists") {
 TEST_CASE("validation rejects edges given to a generated shape") {
   TopologySpec spec = spec_of(TopologyShape::ring, 4);
   spec.edges = {{0, 2}};
-  CHECK(validate_topology(spec) == "edges are only used by shape edge_list (got 1 for ring)");
+  CHECK(
+      validate_topology(spec) ==
+      "edges and switches are only used by shape edge_list (got 1 edges and 0 switches for ring)");
 }

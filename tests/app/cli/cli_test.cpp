@@ -212,10 +212,11 @@ TEST_CASE("a storage server at a switch that is not there exits with 2 and one e
                               R"(/checkpoint/storage={"kind": "shared", "attach_switch": "root", )"
                               R"("bandwidth_Bps": 1e9})"});
   CHECK(ring.code == 2);
-  CHECK(ring.err == "error: " + scenario.string() +
-                        ": /checkpoint/storage/attach_switch: topology ring has no switches "
-                        "(expected a star or fat_tree topology, or attach_node for a compute "
-                        "node)\n");
+  CHECK(ring.err ==
+        "error: " + scenario.string() +
+            ": /checkpoint/storage/attach_switch: topology ring has no switches "
+            "(expected a topology with switches: star, fat_tree, leaf_spine, k_ary_fat_tree or an "
+            "edge_list with switches; or attach_node for a compute node)\n");
   CHECK_FALSE(fs::exists(output));
 }
 

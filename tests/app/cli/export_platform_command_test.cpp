@@ -181,6 +181,7 @@ TEST_CASE("export-platform of a storage server at a switch the network lacks wri
   CHECK(r.out.empty());
   CHECK(r.err == "error: " + scenario.string() +
                      ": /checkpoint/storage/attach_switch: topology ring has no switches (expected "
-                     "a star or fat_tree topology, or attach_node for a compute node)\n");
+                     "a topology with switches: star, fat_tree, leaf_spine, k_ary_fat_tree or an "
+                     "edge_list with switches; or attach_node for a compute node)\n");
   CHECK_FALSE(fs::exists(output));
 }

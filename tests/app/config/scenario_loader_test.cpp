@@ -140,7 +140,7 @@ TEST_CASE("an invalid enum string is rejected with the allowed values and a sugg
   CHECK(error_of(with("/cluster/network/topology=fat-tree")) ==
         "s.json: /cluster/network/topology: unknown value \"fat-tree\", did you mean "
         "\"fat_tree\"? (expected one of: fully_connected, star, ring, torus2d, fat_tree, "
-        "edge_list, leaf_spine)");
+        "edge_list, leaf_spine, k_ary_fat_tree)");
   CHECK(error_of(with("/checkpoint/policy=sometimes")) ==
         "s.json: /checkpoint/policy: unknown value \"sometimes\" (expected one of: none, "
         "every_iterations, every_seconds, young, daly, optimal_simulated)");
@@ -374,11 +374,13 @@ TEST_CASE("a storage server's place is one existing switch or node, else one err
   };
   CHECK(storage_error("\"attach_switch\": \"root\", ", "ring") ==
         prefix +
-            "topology ring has no switches (expected a star or fat_tree topology, or attach_node "
-            "for a compute node)");
+            "topology ring has no switches (expected a topology with switches: star, fat_tree, "
+            "leaf_spine, k_ary_fat_tree or an edge_list with switches; or attach_node for a "
+            "compute node)");
   CHECK(storage_error("\"attach_switch\": 8, ", "fully_connected") ==
         prefix +
-            "topology fully_connected has no switches (expected a star or fat_tree topology, or "
+            "topology fully_connected has no switches (expected a topology with switches: star, "
+            "fat_tree, leaf_spine, k_ary_fat_tree or an edge_list with switches; or "
             "attach_node for a compute node)");
   CHECK(storage_error("\"attach_switch\": 9, ", "star") ==
         prefix + "9 is not a vertex of this star (expected its only switch, 8)");
@@ -394,12 +396,14 @@ TEST_CASE("a storage server's place is one existing switch or node, else one err
             "compute node id in 0..7, or attach_switch, a switch id or \"root\")");
   CHECK(storage_error("\"attach_switch\": \"top\", ", "star") ==
         prefix +
-            "unknown value \"top\" (expected a switch's vertex id, or \"root\" for the root "
-            "switch)");
+            "unknown value \"top\" (expected a switch's vertex id, the name of an edge list's "
+            "switch, or "
+            "\"root\" for the root switch)");
   CHECK(storage_error("\"attach_switch\": true, ", "star") ==
         prefix +
-            "wrong type: got boolean true (expected a switch's vertex id, or \"root\" for the "
-            "root switch)");
+            "wrong type: got boolean true (expected a switch's vertex id, the name of an edge "
+            "list's switch, or "
+            "\"root\" for the root switch)");
   CHECK(storage_error("\"attach_switch\": 8.5, ", "star").starts_with(prefix + "wrong type"));
   CHECK(storage_error("\"attach_switch\": 1e12, ", "star").starts_with(prefix + "value"));
 }
