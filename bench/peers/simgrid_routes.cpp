@@ -1,8 +1,9 @@
 // SimGrid 3.32 peer of codesim's routes: exports a named network (sim/simgrid_platform.hpp), loads
 // it into SimGrid and checks that the route SimGrid takes between two hosts (s4u::Host::route_to)
 // crosses the links of Topology::route_links in the same order and directions, with the same
-// latency (within rounding), for every ordered pair of nodes or a deterministic sample of them; with
-// --storage-at, also each node's routes to and from the storage server (storage_route_links).
+// latency (within rounding), for every ordered pair of nodes or a deterministic sample of them;
+// with --storage-at, also each node's routes to and from the storage server
+// (storage_route_links).
 // The export is what codesim export-platform writes: SimGrid's Dijkstra over one-hop routes where
 // it reproduces codesim's routes, explicit routes elsewhere (there limited to the checked pairs
 // when sampling, so that a 2,048-node leaf-spine need not list 4 million routes).
