@@ -69,7 +69,9 @@ TEST_CASE("export-platform writes every host and link, and a star's one-hop rout
   CHECK(xml.ends_with("</platform>\n"));
 }
 
-TEST_CASE("export-platform lists every ordered route of a leaf-spine, whose ECMP Dijkstra lacks") {
+TEST_CASE(
+    "export-platform lists every ordered route of a leaf-spine, whose ECMP Dijkstra would not "
+    "follow") {
   TempDirectory dir;
   const fs::path scenario =
       write_scenario(dir.path(), R"({"topology": "leaf_spine", "hosts_per_leaf": 2, "spines": 2})");
