@@ -4,7 +4,7 @@
 // nodes^2 (553 MB at 1,024 nodes on a 4-ary fat tree) while most shapes need far less:
 //   shortest  where SimGrid's own shortest paths over the links are exactly codesim's routes, a
 //             zone with routing="DijkstraCache" declaring only one-hop routes along each link
-//             (size linear in the links: about 8 MB at 16,384 nodes);
+//             (size linear in the links: 7 to 14 MB at 16,384 nodes);
 //   explicit  everywhere else (ECMP on a leaf-spine, cycles in an edge list, shapes whose
 //             routes SimGrid's rule may not reproduce), a zone with routing="Full" listing every
 //             route, which bounds the nodes one can export (estimate_explicit_platform_bytes).
