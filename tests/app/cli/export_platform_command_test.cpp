@@ -48,7 +48,7 @@ int count(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("export-platform writes every host, link and ordered route of the scenario's network") {
+TEST_CASE("export-platform writes every host and link, and a star's one-hop routes each way") {
   TempDirectory dir;
   const fs::path output = dir / "platform.xml";
   const CliResult r =
@@ -62,8 +62,24 @@ TEST_CASE("export-platform writes every host, link and ordered route of the scen
   CHECK(count(xml, "speed=\"2000000000f\"") == 6);  // the scenario's node speed
   CHECK(count(xml, "<router ") == 1);
   CHECK(count(xml, "<link id=") == 6);
-  CHECK(count(xml, "<route ") == 30);
+  // SimGrid's Dijkstra over the star's links takes codesim's routes: one hop each way per link.
+  CHECK(count(xml, "routing=\"DijkstraCache\"") == 1);
+  CHECK(count(xml, "<route ") == 12);
+  CHECK(count(xml, "<link_ctn ") == 12);
   CHECK(xml.ends_with("</platform>\n"));
+}
+
+TEST_CASE(
+    "export-platform lists every ordered route of a leaf-spine, whose ECMP Dijkstra would not "
+    "follow") {
+  TempDirectory dir;
+  const fs::path scenario =
+      write_scenario(dir.path(), R"({"topology": "leaf_spine", "hosts_per_leaf": 2, "spines": 2})");
+  const CliResult r = cli({"export-platform", scenario.string(), "-o", "-"});
+  CHECK(r.code == 0);
+  CHECK(count(r.out, "routing=\"Full\"") == 1);
+  CHECK(count(r.out, "<route ") == 6 * 5);
+  CHECK(count(r.out, "<link_ctn ") == 6 * 2 + 24 * 4);  // on one leaf 2 hops, else 4
 }
 
 TEST_CASE("export-platform -o - writes the platform to standard output, --set and --point apply") {
@@ -112,16 +128,36 @@ TEST_CASE("export-platform of a bad scenario names the key, exits 2 and leaves -
   CHECK(read_file(output) == "old");
 }
 
-TEST_CASE("export-platform refuses too many nodes, a bad point and -o naming a directory") {
+TEST_CASE("export-platform exports a 4,096-node star, whose routes are one hop each way") {
   TempDirectory dir;
   const fs::path scenario = write_scenario(dir.path());
+  const CliResult r =
+      cli({"export-platform", scenario.string(), "-o", "-", "--set", "/cluster/nodes=4096"});
+  CHECK(r.code == 0);
+  CHECK(count(r.out, "<host ") == 4096);
+  CHECK(count(r.out, "<route ") == 2 * 4096);
+}
+
+TEST_CASE(
+    "export-platform refuses explicit routes past 2 GB, a bad point and -o naming a directory") {
+  TempDirectory dir;
+  const fs::path scenario = write_scenario(
+      dir.path(), R"({"topology": "leaf_spine", "hosts_per_leaf": 16, "spines": 4})");
   const fs::path output = dir / "platform.xml";
   const CliResult big = cli({"export-platform", scenario.string(), "-o", output.string(), "--set",
-                             "/cluster/nodes=1025"});
+                             "/cluster/nodes=4096"});
   CHECK(big.code == 2);
-  CHECK(big.err == "error: " + scenario.string() +
-                       ": /cluster/nodes: 1025 nodes are too many to export: the platform lists a "
-                       "route per ordered pair of nodes (expected at most 1024 nodes)\n");
+  const std::string start =
+      "error: " + scenario.string() +
+      ": /cluster/nodes: 4096 nodes on this leaf_spine network are too many "
+      "to export: SimGrid's shortest paths would not take codesim's routes "
+      "on it, so the platform lists a route per ordered pair of nodes, about ";
+  CHECK(big.err.starts_with(start));
+  CHECK(big.err.find(" GB (expected at most 2.0 GB of routes, about ") != std::string::npos);
+  CHECK(big.err.ends_with(
+      " nodes here; trees, and rings and tori without link overrides, export at any size)\n"));
+  CHECK(count(big.err, "\n") == 1);
+  CHECK_FALSE(fs::exists(output));
   const CliResult point =
       cli({"export-platform", scenario.string(), "-o", output.string(), "--point", "1"});
   CHECK(point.code == 2);
@@ -150,25 +186,38 @@ TEST_CASE("export-platform writes a shared storage server with its link and rout
   CHECK(count(r.out,
               "<link id=\"link-storage\" bandwidth=\"5000000000Bps\" latency=\"0.25s\" "
               "sharing_policy=\"SPLITDUPLEX\"/>  <!-- UP: switch-11 to storage -->") == 1);
-  CHECK(count(r.out, "<route ") == 6 * 5 + 2 * 6);
-  CHECK(count(r.out, "dst=\"storage\"") == 6);
-  CHECK(count(r.out, "src=\"storage\"") == 6);
-  // Node 0 climbs three links to the root (UP), then crosses the server link UP; its read comes
-  // DOWN the server link first, then down the tree.
+  // A tree: one-hop routes along its 11 links each way, and the server link's from the root.
+  CHECK(count(r.out, "routing=\"DijkstraCache\"") == 1);
+  CHECK(count(r.out, "<route ") == 2 * 11 + 2);
   const auto route = [&r](const std::string& src, const std::string& dst) {
     const std::size_t begin =
         r.out.find("<route src=\"" + src + "\" dst=\"" + dst + "\" symmetrical=\"NO\">");
     REQUIRE(begin != std::string::npos);
     return r.out.substr(begin, r.out.find("</route>", begin) - begin);
   };
-  const std::string write = route("node-0", "storage");
-  CHECK(count(write, "<link_ctn ") == 4);
-  CHECK(count(write, "direction=\"UP\"") == 4);
-  CHECK(write.ends_with("<link_ctn id=\"link-storage\" direction=\"UP\"/>\n    "));
-  const std::string read = route("storage", "node-0");
-  CHECK(count(read, "<link_ctn ") == 4);
-  CHECK(count(read, "direction=\"DOWN\"") == 4);
-  CHECK(read.find("<link_ctn ") == read.find("<link_ctn id=\"link-storage\" direction=\"DOWN\"/>"));
+  CHECK(count(r.out, "dst=\"storage\"") == 1);
+  CHECK(count(r.out, "src=\"storage\"") == 1);
+  CHECK(route("switch-11", "storage").find("<link_ctn id=\"link-storage\" direction=\"UP\"/>") !=
+        std::string::npos);
+  CHECK(route("storage", "switch-11").find("<link_ctn id=\"link-storage\" direction=\"DOWN\"/>") !=
+        std::string::npos);
+  // On a leaf-spine the routes are listed: node 0 writes up its leaf, a spine and down to leaf
+  // 1 (node 2's), then UP the server link; its read comes DOWN the server link first.
+  const fs::path listed =
+      write_scenario(dir.path(), R"({"topology": "leaf_spine", "hosts_per_leaf": 2, "spines": 2})",
+                     shared_storage(R"("attach_node": 2)"));
+  const CliResult l = cli({"export-platform", listed.string(), "-o", "-"});
+  CHECK(l.code == 0);
+  CHECK(count(l.out, "<route ") == 6 * 5 + 2 * 6);
+  const std::size_t write = l.out.find("<route src=\"node-0\" dst=\"storage\"");
+  REQUIRE(write != std::string::npos);
+  const std::string write_route = l.out.substr(write, l.out.find("</route>", write) - write);
+  CHECK(count(write_route, "<link_ctn ") == 5);
+  CHECK(write_route.ends_with("<link_ctn id=\"link-storage\" direction=\"UP\"/>\n    "));
+  const std::size_t read = l.out.find("<route src=\"storage\" dst=\"node-0\"");
+  REQUIRE(read != std::string::npos);
+  CHECK(l.out.find("<link_ctn ", read) ==
+        l.out.find("<link_ctn id=\"link-storage\" direction=\"DOWN\"/>", read));
 }
 
 TEST_CASE("export-platform of a storage server at a switch the network lacks writes nothing") {
