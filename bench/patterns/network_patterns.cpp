@@ -123,6 +123,22 @@ sim::TopologySpec make_network_platform(std::string_view platform, int nodes) {
     spec.hosts_per_leaf = 8;
     spec.spines = 4;
     spec.oversubscription = 2.0;
+  } else if (platform == "k_ary_fat_tree") {
+    // The least k that holds the nodes (38 nodes: k = 6, 54 host places, 45 switches).
+    spec.shape = sim::TopologyShape::k_ary_fat_tree;
+  } else if (platform == "switched_racks") {
+    // An edge list of top-of-rack switches of 8 nodes, each linked to two core switches: the
+    // first at 4 x the host links' bandwidth, the second at 2 x and twice the latency.
+    spec.shape = sim::TopologyShape::edge_list;
+    const int racks = (nodes + 7) / 8;
+    for (int r = 0; r < racks; ++r) spec.switches.push_back("tor" + std::to_string(r));
+    spec.switches.push_back("core0");
+    spec.switches.push_back("core1");
+    for (int v = 0; v < nodes; ++v) spec.edges.push_back({v, nodes + v / 8});
+    for (int r = 0; r < racks; ++r) {
+      spec.edges.push_back({nodes + r, nodes + racks, kLatency_s, 4 * kBandwidth_Bps});
+      spec.edges.push_back({nodes + r, nodes + racks + 1, 2 * kLatency_s, 2 * kBandwidth_Bps});
+    }
   } else if (platform == "fat_tree") {
     spec.shape = sim::TopologyShape::fat_tree;
     spec.fat_tree_arity = 4;
