@@ -75,6 +75,16 @@ def conclusions(rows: list[dict]) -> list[str]:
     return lines
 
 
+def network_phrase(results: common.Results) -> str:
+    """How the scenario's network costs transfers, as the resolved scenario records it."""
+    network = results.scenario.get("cluster", {}).get("network", {})
+    model = network.get("model", "flow")
+    topology = str(network.get("topology", "fully_connected")).replace("_", " ")
+    how = ("flows sharing its links" if model == "flow"
+           else "transfers without contention")
+    return f"a {topology} network ({model} model: {how})"
+
+
 def production_section(results: common.Results) -> list[str]:
     replicas = sorted({len(p.replicas) for p in results.points})
     rows = [row(results, p) for p in results.points]
@@ -85,7 +95,8 @@ def production_section(results: common.Results) -> list[str]:
              "failure rates of Meta's Llama 3 pre-training (419 unexpected interruptions in 54 "
              "days on 16,384 GPUs: arXiv:2407.21783, Section 3.3.4; per-node MTBF 1.99e8 s, "
              "rack domains of 16 nodes for the 35 switch and cable failures, 1.37e8 s per rack), "
-             "16 mercurial nodes erring in 1e-4 of their products and the rest in 1e-12 (an error: one exponent bit of one value flipped). The "
+             "16 mercurial nodes erring in 1e-4 of their products and the rest in 1e-12 (an error: "
+             "one exponent bit of one value flipped), " + network_phrase(results) + ". The "
              "scenario's description gives every assumption. Means over the replicas. Node crashes "
              "count nodes going down (a rack failure takes 16).", ""]
     lines += table(rows) + [""] + conclusions(rows)

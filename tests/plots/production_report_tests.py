@@ -43,3 +43,13 @@ class ProductionReport(unittest.TestCase):
                       "day 0.0).", lines)
         self.assertIn("- fast trains on wrong numbers: 4.0 silent corruptions per day (P = 0.982 "
                       "of at least one a day).", lines)
+
+    def test_the_section_says_how_the_scenarios_network_costs_transfers(self):
+        document = day_results()
+        document["scenario"]["cluster"] = {"network": {"model": "flow",
+                                                       "topology": "leaf_spine"}}
+        intro = production_report.production_section(load(document, "production_scale"))[2]
+        self.assertIn("a leaf spine network (flow model: flows sharing its links)", intro)
+        document["scenario"]["cluster"]["network"]["model"] = "analytic"
+        intro = production_report.production_section(load(document, "production_scale"))[2]
+        self.assertIn("(analytic model: transfers without contention)", intro)
