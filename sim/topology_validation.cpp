@@ -22,7 +22,6 @@ namespace {
 
 constexpr int kMaxNodes = 1 << 24;
 constexpr int kMaxFullyConnectedNodes = 65536;  // 65536 * 65535 / 2 links still fit an int
-constexpr int kMaxFatTreePorts = 512;           // 33.5 million hosts: beyond kMaxNodes already
 
 using Shape = TopologyShape;
 
@@ -81,12 +80,13 @@ std::string validate_leaf_spine(const TopologySpec& spec) {
 }
 
 std::string validate_k_ary_fat_tree(const TopologySpec& spec) {
-  const int k = spec.fat_tree_ports;
-  if (k < 0 || k % 2 != 0 || k > kMaxFatTreePorts)
+  const int k = spec.fat_tree_ports > 0 ? spec.fat_tree_ports : fat_tree_ports_to_fit(spec.nodes);
+  if (spec.fat_tree_ports < 0 || k % 2 != 0 || k > kMaxFatTreePorts)
     return concat("fat_tree_ports must be an even number in 2..", kMaxFatTreePorts,
-                  ", or 0 for the least that fits the nodes (got ", k, ")");
+                  ", or 0 for the least that fits the nodes (got ", spec.fat_tree_ports,
+                  spec.fat_tree_ports == 0 ? concat(": ", spec.nodes, " nodes need ", k) : "", ")");
   const std::int64_t hosts = std::int64_t{k} * k * k / 4;
-  if (k > 0 && hosts < spec.nodes)
+  if (hosts < spec.nodes)
     return concat("k_ary_fat_tree of ", k, "-port switches holds ", hosts, " hosts, not the ",
                   spec.nodes,
                   " nodes (expected fat_tree_ports k with k^3 / 4 >= nodes, or 0 to fit them)");

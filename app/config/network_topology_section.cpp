@@ -156,7 +156,7 @@ void read_torus(ObjectReader& r, sim::TopologySpec& t) {
 
 // k_ary_fat_tree: fat_tree_ports, recorded as resolved (0 picks the least k that fits).
 void read_k_ary_fat_tree(ObjectReader& r, sim::TopologySpec& t) {
-  const std::int64_t k = r.integer("fat_tree_ports", 0, 0, 512);
+  const std::int64_t k = r.integer("fat_tree_ports", 0, 0, sim::kMaxFatTreePorts);
   if (k % 2 != 0)
     r.fail("fat_tree_ports",
            "value " + std::to_string(k) +

@@ -145,6 +145,11 @@ TEST_CASE("a fat tree too small for its nodes, or of odd ports, is refused") {
         std::string::npos);
   CHECK(validate_topology(fat_tree_of(8, 3)).find("even") != std::string::npos);
   CHECK(validate_topology(fat_tree_of(8, -2)).find("even") != std::string::npos);
+  // Beyond 160 ports the fabric alone would take gigabytes: refused, given or fitted.
+  CHECK(validate_topology(fat_tree_of(8, 162)).find("2..160") != std::string::npos);
+  CHECK(validate_topology(fat_tree_of(1'024'000, 0)).empty());
+  CHECK(validate_topology(fat_tree_of(1'024'001, 0)).find("1024001 nodes need 162") !=
+        std::string::npos);
 }
 
 TEST_CASE("a storage server on a core or spine switch is reached along a shortest path") {

@@ -125,6 +125,9 @@ TEST_CASE("a k-ary fat tree's ports default to the least that fit and are checke
   CHECK(error_of(fat_tree(", \"fat_tree_ports\": 2")) ==
         "s.json: /cluster/network/fat_tree_ports: a fat tree of 2-port switches holds 2 hosts, "
         "not the 8 nodes (expected k with k^3 / 4 >= nodes, or 0 to fit them)");
+  CHECK(error_of(fat_tree(", \"fat_tree_ports\": 162")) ==
+        "s.json: /cluster/network/fat_tree_ports: value 162 is out of range (expected an integer "
+        "in [0, 160])");
   CHECK(error_of(fat_tree(", \"fat_tree_arity\": 4"))
             .starts_with("s.json: /cluster/network/fat_tree_arity: unknown key"));
 }
