@@ -39,7 +39,9 @@ po::options_description codes_options() {
       "cols", po::value<int>()->value_name("N_IN"), "columns of W (with --rows)")(
       "trials", po::value<int>()->value_name("T"),
       "also decode T products per number of erroneous symbols e = 0 .. S - K + 1 (random-valued "
-      "errors, both error models; T2)")(
+      "errors, both error models; T2), and as many with adversarial (worst-case) errors")(
+      "adversarial-trials", po::value<int>()->value_name("A"),
+      "with --trials: A adversarial decodes per e instead of T")(
       "seed", po::value<std::uint64_t>()->value_name("S")->default_value(1),
       "seed of the --trials data and error placement")("json", po::bool_switch(), "print JSON")(
       "help,h", po::bool_switch(), "show this help");
@@ -52,6 +54,12 @@ std::string check_other_options(const po::variables_map& values) {
   if (values.count("trials") &&
       (values["trials"].as<int>() < 1 || values["trials"].as<int>() > kMaxTrials)) {
     return "--trials must be in 1.." + std::to_string(kMaxTrials);
+  }
+  if (values.count("adversarial-trials") &&
+      (!values.count("trials") || values["adversarial-trials"].as<int>() < 1 ||
+       values["adversarial-trials"].as<int>() > kMaxTrials)) {
+    return "--adversarial-trials goes with --trials and must be in 1.." +
+           std::to_string(kMaxTrials);
   }
   if (values.count("rows") && (values["rows"].as<int>() < 1 || values["cols"].as<int>() < 1)) {
     return "--rows and --cols must be at least 1";
@@ -144,15 +152,37 @@ void print_text(const nlohmann::ordered_json& j, std::ostream& out) {
   out << "elements: " << j["elements_unit"].get<std::string>() << "\n";
 }
 
+// One JSON row per error count.
+nlohmann::ordered_json trial_rows(const std::vector<models::DecodeTrialCounts>& counts) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const models::DecodeTrialCounts& c : counts) {
+    rows.push_back({{"errors", c.errors},
+                    {"exact", c.exact},
+                    {"detected", c.detected},
+                    {"wrong", c.wrong},
+                    {"success_rate", static_cast<double>(c.exact) / c.trials},
+                    {"worst_relative_error", c.worst_relative_error}});
+  }
+  return rows;
+}
+
 // T2: decode outcomes versus the number of erroneous symbols, per direction and error model.
+// by_model holds random-valued errors under each decoder error model; adversarial_values the
+// worst-case errors (adversarial_errors) under the adversarial decoder model, whose promise they
+// test: exact up to `corrects`, detected up to `detects`, fooled only beyond.
 nlohmann::ordered_json trials_json(const models::SchemeSpec& spec, const models::SchemeSummary& s,
-                                   int trials, std::uint64_t seed) {
+                                   int trials, int adversarial_trials, std::uint64_t seed) {
   const std::unique_ptr<models::CodingScheme> shape = models::make_trial_scheme(spec);
   nlohmann::ordered_json out;
   out["trials"] = trials;
   out["seed"] = seed;
   out["errors"] = "random-valued (Gaussian noise times the symbol's peak on every entry)";
   out["exact_relative_error"] = models::kExactRelativeError;
+  out["adversarial_trials"] = adversarial_trials;
+  out["adversarial_errors"] =
+      "worst-case: -delta_s V on e symbols of a codeword direction delta of minimum weight "
+      "S - K + 1, one V for all (repetition schemes: e copies of one block agree on a wrong "
+      "value); decoded with the adversarial error model";
   for (const models::Direction dir : {models::Direction::forward, models::Direction::backward}) {
     const bool forward = dir == models::Direction::forward;
     const int symbols = shape->symbol_count(dir);
@@ -163,19 +193,20 @@ nlohmann::ordered_json trials_json(const models::SchemeSpec& spec, const models:
          {models::ErrorModel::adversarial, models::ErrorModel::random}) {
       models::DecodeOptions options;
       options.error_model = model;
-      nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-      for (const models::DecodeTrialCounts& c :
-           models::run_decode_trials(spec, dir, options, trials, max_errors, seed)) {
-        rows.push_back({{"errors", c.errors},
-                        {"exact", c.exact},
-                        {"detected", c.detected},
-                        {"wrong", c.wrong},
-                        {"success_rate", static_cast<double>(c.exact) / c.trials},
-                        {"worst_relative_error", c.worst_relative_error}});
-      }
-      models_json[std::string(sim::name_of(model, models::kErrorModelNames))] = rows;
+      models_json[std::string(sim::name_of(model, models::kErrorModelNames))] =
+          trial_rows(models::run_decode_trials(spec, dir, options, trials, max_errors, seed));
     }
     out[forward ? "forward" : "backward"] = {{"symbols", symbols}, {"by_model", models_json}};
+    // A decoder correcting t of r = S - K checks detects r - t: one more codeword lies d - e =
+    // r + 1 - e from the received word, within t once e > r - t.
+    const int checks = std::max(0, symbols - threshold);
+    const models::DecodeOptions options;  // the adversarial decoder model
+    out[forward ? "forward" : "backward"]["adversarial_values"] = {
+        {"corrects", checks / 2},
+        {"detects", checks - checks / 2},
+        {"rows",
+         trial_rows(models::run_decode_trials(spec, dir, options, adversarial_trials, max_errors,
+                                              seed, models::ErrorValues::adversarial))}};
   }
   return out;
 }
@@ -184,17 +215,21 @@ void print_trials(const nlohmann::ordered_json& j, std::ostream& out) {
   out << "decode trials (T2): " << j["trials"].get<int>() << " per row, "
       << j["errors"].get<std::string>() << "; exact = within "
       << j["exact_relative_error"].get<double>() << " relative\n";
+  out << "worst-case rows: " << j["adversarial_trials"].get<int>() << " per row, "
+      << j["adversarial_errors"].get<std::string>() << "\n";
+  const auto print_rows = [&out](const std::string& model, const nlohmann::ordered_json& rows) {
+    for (const auto& row : rows) {
+      out << "  " << std::left << std::setw(12) << model << std::right << std::setw(7)
+          << row["errors"].get<int>() << std::setw(8) << row["exact"].get<int>() << std::setw(10)
+          << row["detected"].get<int>() << std::setw(7) << row["wrong"].get<int>() << std::setw(17)
+          << row["worst_relative_error"].get<double>() << "\n";
+    }
+  };
   for (const char* dir : {"forward", "backward"}) {
     out << dir << " (" << j[dir]["symbols"].get<int>() << " symbols)\n";
     out << "  model        errors   exact  detected  wrong  worst_rel_error\n";
-    for (const auto& [model, rows] : j[dir]["by_model"].items()) {
-      for (const auto& row : rows) {
-        out << "  " << std::left << std::setw(12) << model << std::right << std::setw(7)
-            << row["errors"].get<int>() << std::setw(8) << row["exact"].get<int>() << std::setw(10)
-            << row["detected"].get<int>() << std::setw(7) << row["wrong"].get<int>()
-            << std::setw(17) << row["worst_relative_error"].get<double>() << "\n";
-      }
-    }
+    for (const auto& [model, rows] : j[dir]["by_model"].items()) print_rows(model, rows);
+    print_rows("worst-case", j[dir]["adversarial_values"]["rows"]);
   }
 }
 
@@ -207,8 +242,9 @@ constexpr double kQuietTrialsS = 30.0;
 // Empty when the trials fit in memory, else what is wrong; says on `err` what long trials may
 // cost before they start (Ctrl-C stops them: nothing is printed before they end).
 std::string preflight_trials(const models::SchemeSpec& spec, const models::SchemeSummary& summary,
-                             int trials, std::ostream& err) {
-  const models::DecodeTrialsCost cost = models::decode_trials_cost(spec, summary, trials);
+                             int trials, int adversarial_trials, std::ostream& err) {
+  const models::DecodeTrialsCost cost =
+      models::decode_trials_cost(spec, summary, trials, adversarial_trials);
   const std::optional<double> available = available_memory_bytes();
   if (available && cost.bytes > *available) {
     std::ostringstream problem;
@@ -264,13 +300,16 @@ int run_codes_command(const std::vector<std::string>& args, std::ostream& out, s
   nlohmann::ordered_json report = summary_json(summary, parameters_json(values, spec), rows > 0);
   if (models::checks_at_nodes(spec)) report["local_checks"] = local_checks_json(spec, rows, cols);
   if (values.count("trials")) {
-    problem = preflight_trials(spec, summary, values["trials"].as<int>(), err);
+    const int trials = values["trials"].as<int>();
+    const int adversarial_trials =
+        values.count("adversarial-trials") ? values["adversarial-trials"].as<int>() : trials;
+    problem = preflight_trials(spec, summary, trials, adversarial_trials, err);
     if (!problem.empty()) {
       err << "error: codesim codes: " << problem << "\n";
       return kBadInput;
     }
     report["decode_trials"] =
-        trials_json(spec, summary, values["trials"].as<int>(), values["seed"].as<std::uint64_t>());
+        trials_json(spec, summary, trials, adversarial_trials, values["seed"].as<std::uint64_t>());
   }
   if (values["json"].as<bool>()) {
     out << report.dump(2) << "\n";

@@ -1,4 +1,4 @@
-// Decodes one product many times with randomly placed random-valued symbol errors.
+// Decodes one product many times with symbol errors of random or adversarial (worst-case) values.
 #include "models/theory/decode_trials.hpp"
 
 #include <algorithm>
@@ -26,7 +26,122 @@ std::pair<int, int> trial_shape(const SchemeSpec& spec) {
   return {4 * row_blocks, 4 * col_blocks};
 }
 
+// The first `count` of a seeded Fisher-Yates shuffle of 0 .. n - 1.
+std::vector<int> first_of_shuffle(int n, int count, sim::RandomStream& stream) {
+  std::vector<int> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  for (int i = 0; i < count; ++i) {
+    const auto j = static_cast<std::size_t>(stream.uniform_int(i, n - 1));
+    std::swap(order[static_cast<std::size_t>(i)], order[j]);
+  }
+  order.resize(static_cast<std::size_t>(count));
+  return order;
+}
+
+// A codeword direction G u vanishing on K - 1 random symbols, scaled to max |delta_s| = 1.
+Eigen::VectorXd low_weight_codeword(const Matrix& generator, sim::RandomStream& stream) {
+  const auto k = static_cast<int>(generator.cols());
+  Eigen::VectorXd u = Eigen::VectorXd::Ones(k);
+  if (k > 1) {
+    const std::vector<int> zeros =
+        first_of_shuffle(static_cast<int>(generator.rows()), k - 1, stream);
+    Matrix rows(k - 1, k);
+    for (int i = 0; i < k - 1; ++i) rows.row(i) = generator.row(zeros[static_cast<std::size_t>(i)]);
+    // K - 1 rows of K columns: the last right singular vector spans their null space.
+    const Eigen::JacobiSVD<Matrix> svd(rows, Eigen::ComputeFullV);
+    u = svd.matrixV().col(k - 1);
+  }
+  Eigen::VectorXd delta = generator * u;
+  return delta / delta.cwiseAbs().maxCoeff();
+}
+
+// Symbols on which a codeword direction is nonzero: entries below this, relative to its peak,
+// are round-off of the K - 1 exact zeros.
+constexpr double kSupportTolerance = 1e-9;
+
+// Outcome of one trial's decode against the exact product.
+void count_outcome(const ProductDecode& result, const Matrix& exact, DecodeTrialCounts& counts) {
+  if (result.status == DecodeStatus::detected) {
+    ++counts.detected;
+    return;
+  }
+  const double error = (result.product - exact).cwiseAbs().maxCoeff() /
+                       std::max(exact.cwiseAbs().maxCoeff(), 1e-300);
+  counts.worst_relative_error = std::max(counts.worst_relative_error, error);
+  if (error <= kExactRelativeError) {
+    ++counts.exact;
+  } else {
+    ++counts.wrong;
+  }
+}
+
+// What the trials of one error count share.
+struct TrialSetup {
+  const CodingScheme& scheme;
+  Direction dir;
+  const DecodeOptions& decode;
+  int symbols = 0;
+  int copies = 0;  // repetition copies (schemes without a generator)
+};
+
+// One trial of the adversarial model: adversarial_errors on the scheme's code, each on its
+// symbol's first member.
+ProductDecode adversarial_trial(const TrialSetup& setup, const Matrix& input, int e,
+                                sim::RandomStream& choice, sim::RandomStream& noise) {
+  const AdversarialErrors errors = adversarial_errors(setup.scheme.symbol_generator(setup.dir),
+                                                      setup.symbols, setup.copies, e, choice);
+  std::vector<std::pair<int, double>> correlated;  // (node, coefficient)
+  for (std::size_t i = 0; i < errors.correlated.size(); ++i) {
+    correlated.emplace_back(setup.scheme.symbol_members(setup.dir, errors.correlated[i]).front(),
+                            errors.coefficients[i]);
+  }
+  std::vector<int> independent;
+  for (int s : errors.independent)
+    independent.push_back(setup.scheme.symbol_members(setup.dir, s).front());
+  Matrix shared;  // V, drawn at the first struck partial (its shape and peak)
+  return compute_and_decode(
+      setup.scheme, setup.dir, input, setup.decode, [&](int node, Matrix& partial) {
+        const double peak = std::max(partial.cwiseAbs().maxCoeff(), 1.0);
+        for (const auto& [struck, coefficient] : correlated) {
+          if (struck != node) continue;
+          if (shared.size() == 0) shared = peak * gaussian(partial.rows(), partial.cols(), noise);
+          partial += coefficient * shared;
+        }
+        if (std::find(independent.begin(), independent.end(), node) != independent.end())
+          partial += peak * gaussian(partial.rows(), partial.cols(), noise);
+        return true;
+      });
+}
+
 }  // namespace
+
+AdversarialErrors adversarial_errors(const Matrix* generator, int symbols, int copies, int errors,
+                                     sim::RandomStream& stream) {
+  CODESIM_CHECK(errors >= 0 && errors <= symbols, "0 <= errors <= symbols");
+  Eigen::VectorXd delta = Eigen::VectorXd::Zero(symbols);
+  if (generator) {
+    CODESIM_CHECK(generator->rows() == symbols, "one generator row per symbol");
+    delta = low_weight_codeword(*generator, stream);
+  } else {
+    // A repetition codeword's generator is all ones: every copy of one block.
+    CODESIM_CHECK(copies >= 1 && symbols % copies == 0, "symbols = copies x blocks");
+    const int blocks = symbols / copies;
+    const auto block = static_cast<int>(stream.uniform_int(0, blocks - 1));
+    for (int c = 0; c < copies; ++c) delta(c * blocks + block) = 1.0;
+  }
+  std::vector<int> support, rest;
+  for (int s = 0; s < symbols; ++s)
+    (std::abs(delta(s)) > kSupportTolerance ? support : rest).push_back(s);
+  AdversarialErrors out;
+  const auto on_support = std::min(errors, static_cast<int>(support.size()));
+  for (int i : first_of_shuffle(static_cast<int>(support.size()), on_support, stream)) {
+    out.correlated.push_back(support[static_cast<std::size_t>(i)]);
+    out.coefficients.push_back(-delta(support[static_cast<std::size_t>(i)]));
+  }
+  for (int i : first_of_shuffle(static_cast<int>(rest.size()), errors - on_support, stream))
+    out.independent.push_back(rest[static_cast<std::size_t>(i)]);
+  return out;
+}
 
 std::unique_ptr<CodingScheme> make_trial_scheme(const SchemeSpec& spec) {
   const auto [rows, cols] = trial_shape(spec);
@@ -36,7 +151,8 @@ std::unique_ptr<CodingScheme> make_trial_scheme(const SchemeSpec& spec) {
 
 std::vector<DecodeTrialCounts> run_decode_trials(const SchemeSpec& spec, Direction dir,
                                                  const DecodeOptions& options, int trials,
-                                                 int max_errors, std::uint64_t seed) {
+                                                 int max_errors, std::uint64_t seed,
+                                                 ErrorValues values) {
   CODESIM_CHECK(trials >= 1, "at least one trial");
   const std::unique_ptr<CodingScheme> scheme = make_trial_scheme(spec);
   const auto [rows, cols] = trial_shape(spec);
@@ -50,27 +166,31 @@ std::vector<DecodeTrialCounts> run_decode_trials(const SchemeSpec& spec, Directi
   DecodeOptions decode = options;
   decode.inner_dimension = forward ? cols : rows;
 
+  const TrialSetup setup{*scheme, dir, decode, symbols, repetition_copies(spec)};
   std::vector<DecodeTrialCounts> out;
   for (int e = 0; e <= max_errors; ++e) {
-    sim::RandomStream choice({seed, 0, "decode_trials.choice", static_cast<std::uint64_t>(e)});
-    sim::RandomStream noise({seed, 0, "decode_trials.noise", static_cast<std::uint64_t>(e)});
+    const auto key = static_cast<std::uint64_t>(e);
+    const bool adversarial = values == ErrorValues::adversarial;
+    // Streams of its own for the adversarial model: the random model's stay as they were.
+    sim::RandomStream choice(
+        {seed, 0, adversarial ? "decode_trials.adversarial_choice" : "decode_trials.choice", key});
+    sim::RandomStream noise(
+        {seed, 0, adversarial ? "decode_trials.adversarial_noise" : "decode_trials.noise", key});
     DecodeTrialCounts counts;
     counts.errors = e;
     counts.trials = trials;
-    std::vector<int> order(static_cast<std::size_t>(symbols));
     for (int t = 0; t < trials; ++t) {
       const Matrix input = gaussian(forward ? cols : rows, 1, data);
       const Matrix exact = forward ? Matrix(weights * input) : Matrix(weights.transpose() * input);
+      if (adversarial) {
+        count_outcome(adversarial_trial(setup, input, e, choice, noise), exact, counts);
+        continue;
+      }
       // The first e of a seeded shuffle (Fisher-Yates) are the erroneous symbols; their first
       // member's partial carries the error.
-      std::iota(order.begin(), order.end(), 0);
-      for (int i = 0; i < e; ++i) {
-        const auto j = static_cast<std::size_t>(choice.uniform_int(i, symbols - 1));
-        std::swap(order[static_cast<std::size_t>(i)], order[j]);
-      }
       std::vector<int> struck;
-      for (int i = 0; i < e; ++i)
-        struck.push_back(scheme->symbol_members(dir, order[static_cast<std::size_t>(i)]).front());
+      for (int s : first_of_shuffle(symbols, e, choice))
+        struck.push_back(scheme->symbol_members(dir, s).front());
       const ProductDecode result =
           compute_and_decode(*scheme, dir, input, decode, [&](int node, Matrix& partial) {
             if (std::find(struck.begin(), struck.end(), node) != struck.end()) {
@@ -79,18 +199,7 @@ std::vector<DecodeTrialCounts> run_decode_trials(const SchemeSpec& spec, Directi
             }
             return true;
           });
-      if (result.status == DecodeStatus::detected) {
-        ++counts.detected;
-        continue;
-      }
-      const double error = (result.product - exact).cwiseAbs().maxCoeff() /
-                           std::max(exact.cwiseAbs().maxCoeff(), 1e-300);
-      counts.worst_relative_error = std::max(counts.worst_relative_error, error);
-      if (error <= kExactRelativeError) {
-        ++counts.exact;
-      } else {
-        ++counts.wrong;
-      }
+      count_outcome(result, exact, counts);
     }
     out.push_back(counts);
   }
@@ -98,7 +207,8 @@ std::vector<DecodeTrialCounts> run_decode_trials(const SchemeSpec& spec, Directi
 }
 
 DecodeTrialsCost decode_trials_cost(const SchemeSpec& spec, const SchemeSummary& summary,
-                                    int trials) {
+                                    int trials, int adversarial_trials) {
+  CODESIM_CHECK(trials >= 1 && adversarial_trials >= 0, "trials >= 1, adversarial_trials >= 0");
   const std::unique_ptr<CodingScheme> scheme = make_trial_scheme(spec);
   const auto [rows, cols] = trial_shape(spec);
   constexpr double kBytesPerValue = sizeof(double);
@@ -113,7 +223,8 @@ DecodeTrialsCost decode_trials_cost(const SchemeSpec& spec, const SchemeSummary&
     const double threshold = dir == Direction::forward ? summary.forward.recovery_threshold
                                                        : summary.backward.recovery_threshold;
     const double max_errors = std::min(symbols, std::max(0.0, symbols - threshold + 1.0));
-    const double decodes = 2.0 * trials * (max_errors + 1.0);  // both error models
+    // Random values under both decoder models, adversarial values under one.
+    const double decodes = (2.0 * trials + adversarial_trials) * (max_errors + 1.0);
     // A search screens subsets of the symbols (at most 2^S), each for at most r r (S + r)
     // operations with r = S - K checks, and gives up at the bound.
     const double checks = symbols - k;

@@ -477,7 +477,10 @@ class PaperFigures(unittest.TestCase):
                      "worst_relative_error": 0.0} for e in range(4)]
             codes["decode_trials"][direction] = {"symbols": symbols,
                                                  "by_model": {"adversarial": rows,
-                                                              "random": rows}}
+                                                              "random": rows},
+                                                 "adversarial_values": {"corrects": 1,
+                                                                        "detects": 2,
+                                                                        "rows": rows}}
         tolerance = {"m": 2, "n": 2, "rows": [
             {"nodes": p, "gpd_forward": p // 3, "gpd_backward": p // 4, "codenet": 1,
              "mds": None if p < 8 else 1, "replication_correctable": 0,

@@ -150,6 +150,25 @@ TEST_CASE("codes --trials adds decode outcomes per number of erroneous symbols")
   CHECK(bad.err.find("--trials must be in 1..") != std::string::npos);
 }
 
+TEST_CASE(
+    "codes --trials adds worst-case rows with their bounds, --adversarial-trials sizes them") {
+  const auto j = codes_json({"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--trials",
+                             "3", "--adversarial-trials", "7"});
+  const auto& trials = j["decode_trials"];
+  CHECK(trials["adversarial_trials"] == 7);
+  // Forward K = 2 of 6 symbols: r = 4 checks, corrects 2, detects 4 - 2 = 2.
+  const auto& worst = trials["forward"]["adversarial_values"];
+  CHECK(worst["corrects"] == 2);
+  CHECK(worst["detects"] == 2);
+  REQUIRE(worst["rows"].size() == 6);
+  CHECK(worst["rows"][2]["exact"] == 7);
+  CHECK(worst["rows"][3]["wrong"] == 7);  // another codeword d - e = 2 away: fooled
+  const CliResult alone = codes(
+      {"--scheme", "gpd", "--m", "2", "--n", "1", "--nodes", "6", "--adversarial-trials", "7"});
+  CHECK(alone.code == 2);
+  CHECK(alone.err.find("--adversarial-trials goes with --trials") != std::string::npos);
+}
+
 TEST_CASE("codes that runs out of memory says so in one line instead of a bare bad_alloc") {
   // ABFT 1000 x 1000 decode trials need about 1.3 GB; with 600 MB of address space codesim ends
   // at once, exit 1, with what to change.

@@ -67,29 +67,31 @@ TEST_CASE("decode trials are reproducible for a seed") {
 
 TEST_CASE("the decode trials' cost counts every decode codes --trials runs and bounds its work") {
   // GPD 4 x 4 on 64 nodes: S = 64 symbols, e = 0 .. S - K + 1 in each direction (K = 19
-  // forward, 28 backward), with both error models. Each decode may use the full search bound.
+  // forward, 28 backward), random values under both decoder error models and adversarial values
+  // under one. Each decode may use the full search bound.
   const SchemeSpec spec = gpd_spec(4, 4, 64);
   const SchemeSummary summary = summarize_scheme(spec);
   REQUIRE(summary.forward.recovery_threshold == 19);
   REQUIRE(summary.backward.recovery_threshold == 28);
-  const DecodeTrialsCost one = decode_trials_cost(spec, summary, 1);
-  CHECK(one.decodes == 2 * ((64 - 19 + 2) + (64 - 28 + 2)));
+  const DecodeTrialsCost one = decode_trials_cost(spec, summary, 1, 1);
+  CHECK(one.decodes == 3 * ((64 - 19 + 2) + (64 - 28 + 2)));
   CHECK(one.operations >= one.decodes * kSearchWorkBudget);
   CHECK(one.operations <= one.decodes * (kSearchWorkBudget + 64.0 * 64 * 64));
-  const DecodeTrialsCost three = decode_trials_cost(spec, summary, 3);
+  const DecodeTrialsCost three = decode_trials_cost(spec, summary, 3, 3);
   CHECK(three.decodes == 3 * one.decodes);
   CHECK(three.bytes == one.bytes);
   // A short code's search screens at most its 2^S subsets: GPD 2 x 2 on 12 nodes (20 trials,
   // as check-unchanged runs) stays far below the bound, so codes prints no estimate for it.
   const SchemeSpec short_code = gpd_spec(2, 2, 12);
-  const DecodeTrialsCost small = decode_trials_cost(short_code, summarize_scheme(short_code), 20);
+  const DecodeTrialsCost small =
+      decode_trials_cost(short_code, summarize_scheme(short_code), 20, 20);
   CHECK(small.operations < 30e9);
   CHECK(small.operations < small.decodes * kSearchWorkBudget / 10.0);
   // Replication decodes by comparing copies: no search; ABFT's blocks dominate its memory.
   const SchemeSpec copies = replication_spec(2, 2, 3);
-  CHECK(decode_trials_cost(copies, summarize_scheme(copies), 1).operations < 1e6);
+  CHECK(decode_trials_cost(copies, summarize_scheme(copies), 1, 1).operations < 1e6);
   const SchemeSpec abft = abft_spec(100, 100);
-  CHECK(decode_trials_cost(abft, summarize_scheme(abft), 1).bytes > 2.0 * 400 * 400 * 8);
+  CHECK(decode_trials_cost(abft, summarize_scheme(abft), 1, 1).bytes > 2.0 * 400 * 400 * 8);
 }
 
 }  // namespace
