@@ -257,12 +257,39 @@ def draw_time_vs_checkpoint(monte_carlo: common.Results, theory: dict[str, Any],
     common.save_figure(fig, output)
 
 
+def draw_time_across_costs(theory: dict[str, Any], output: Path) -> None:
+    """T5 across the cost the project chose: each strategy's expected time per useful iteration
+    at its optimal interval against the checkpoint and restart cost (each, in iterations of that
+    strategy), and CodeNet's over replication's."""
+    plt = common.pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.4))
+    vs_cost = theory["vs_cost"]
+    for i, line in enumerate(vs_cost["schemes"]):
+        iteration_s = theory["schemes"][i]["iteration_s"]
+        left.plot(vs_cost["ratio"], [t / iteration_s for t in line["time_per_iteration_s"]],
+                  "o-", color=f"C{i}", label=line["label"])
+    first, second = (line["time_per_iteration_s"] for line in vs_cost["schemes"][:2])
+    right.plot(vs_cost["ratio"], [a / b for a, b in zip(first, second)], "o-", color="k",
+               label=f"{vs_cost['schemes'][0]['label']} / {vs_cost['schemes'][1]['label']}")
+    right.axhline(1.0, color="grey", linestyle=":", linewidth=1)
+    log_axes(left, "checkpoint and restart cost (iterations each)",
+             "time per useful iteration at the optimal tau (iterations)",
+             f"T5 across checkpoint costs (closed form, epsilon = {theory['eps']:g})")
+    right.set_xscale("log")
+    right.set_xlabel("checkpoint and restart cost (iterations each)")
+    right.set_ylabel("ratio of the optimal times")
+    right.set_title("below 1: CodeNet faster")
+    right.legend(fontsize=8)
+    common.save_figure(fig, output)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("figure", choices=("t2", "t3", "t4", "t5"))
+    parser.add_argument("figure", choices=("t2", "t3", "t4", "t5", "t5cost"))
     parser.add_argument("inputs", nargs="+", type=Path,
                         help="t2: CODES.json; t3: TOLERANCE.json; t4: THEORY.json "
-                             "MODE=RESULTS.json...; t5: THEORY.json RESULTS.json")
+                             "MODE=RESULTS.json...; t5: THEORY.json RESULTS.json; t5cost: "
+                             "THEORY.json with vs_cost")
     parser.add_argument("-o", "--output", type=Path, required=True, help="PNG file to write")
     args = parser.parse_args(argv)
     try:
@@ -276,6 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 mode, _, path = str(item).partition("=")
                 runs.append((mode, common.load_results(path)))
             draw_rollback_vs_epsilon(runs, load_json(args.inputs[0]), args.output)
+        elif args.figure == "t5cost":
+            draw_time_across_costs(load_json(args.inputs[0]), args.output)
         else:
             draw_time_vs_checkpoint(common.load_results(args.inputs[1]),
                                     load_json(args.inputs[0]), args.output)

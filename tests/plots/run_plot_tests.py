@@ -539,6 +539,26 @@ class PaperFigures(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(png_size(out / "t5.png"), (int(17.0 * 120), int(4.4 * 120)))
 
+    def test_t5_across_costs_draws_each_strategy_and_their_ratio(self):
+        out = Path(tempfile.mkdtemp())
+        theory = {"eps": 3e-4, "schemes": [{"label": "a", "iteration_s": 0.5},
+                                           {"label": "b", "iteration_s": 0.25}],
+                  "vs_cost": {"ratio": [1, 10, 100], "schemes": [
+                      {"label": "a", "time_per_iteration_s": [0.6, 1.0, 3.0]},
+                      {"label": "b", "time_per_iteration_s": [0.5, 2.0, 9.0]}]}}
+        (out / "theory.json").write_text(json.dumps(theory))
+        result = run("paper_figures.py", "t5cost", str(out / "theory.json"), "-o",
+                     str(out / "cost.png"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(png_size(out / "cost.png"), (int(11.5 * 120), int(4.4 * 120)))
+        # A theory without the sweep is bad input, not a crash.
+        del theory["vs_cost"]
+        (out / "theory.json").write_text(json.dumps(theory))
+        result = run("paper_figures.py", "t5cost", str(out / "theory.json"), "-o",
+                     str(out / "none.png"))
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertFalse((out / "none.png").exists())
+
     def test_the_dispatcher_draws_a_labelled_grid_as_one_line_per_label(self):
         # epsilon x {a, b}: epsilon varies within each label, so it is the x axis.
         points = []
