@@ -92,26 +92,6 @@ bool names_vertices_in_id_order(const std::vector<TopologyLink>& links, int vert
   return next == vertices;
 }
 
-// Whether the links form a tree over all the vertices: one path between each two of them.
-bool is_tree(const std::vector<TopologyLink>& links, int vertices) {
-  if (static_cast<std::size_t>(vertices) != links.size() + 1) return false;
-  std::vector<int> parent(static_cast<std::size_t>(vertices));
-  std::iota(parent.begin(), parent.end(), 0);
-  const auto root = [&parent](int v) {
-    while (parent[static_cast<std::size_t>(v)] != v)
-      v = parent[static_cast<std::size_t>(v)] =
-          parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(v)])];
-    return v;
-  };
-  for (const TopologyLink& link : links) {
-    const int a = root(link.a);
-    const int b = root(link.b);
-    if (a == b) return false;  // a cycle: then not every vertex is joined
-    parent[static_cast<std::size_t>(a)] = b;
-  }
-  return true;
-}
-
 // The shortest form's routes: each link UP from its lower end and DOWN back, in
 // links_by_higher_end order; then the storage server's link, from attach_vertex and back.
 void write_one_hop_routes(std::ostream& out, const Topology& topology,
@@ -182,12 +162,20 @@ void write_elements(std::ostream& out, const Topology& topology,
   }
 }
 
+// A Topology is connected (validate_topology), so vertices - 1 links make a tree: one path
+// between each two vertices.
+bool is_tree(const Topology& topology) {
+  return topology.link_count() + 1 == topology.vertex_count();
+}
+
+bool is_torus(const Topology& topology) {
+  return topology.shape() == TopologyShape::ring || topology.shape() == TopologyShape::torus2d;
+}
+
 // Whether the shortest form fits, given the topology's links (shortest_paths_are_routes).
 bool shortest_form_fits(const Topology& topology, const std::vector<TopologyLink>& links) {
-  if (is_tree(links, topology.vertex_count())) return true;
-  const bool torus =
-      topology.shape() == TopologyShape::ring || topology.shape() == TopologyShape::torus2d;
-  return torus && topology.uniform_links() &&
+  if (is_tree(topology)) return true;
+  return is_torus(topology) && topology.uniform_links() &&
          names_vertices_in_id_order(links, topology.vertex_count());
 }
 
@@ -196,9 +184,7 @@ bool shortest_form_fits(const Topology& topology, const std::vector<TopologyLink
 bool shortest_paths_are_routes(const Topology& topology) {
   // links() of a fully connected network is nodes^2 / 2 entries: only build what can be a tree
   // or a torus.
-  const bool torus =
-      topology.shape() == TopologyShape::ring || topology.shape() == TopologyShape::torus2d;
-  if (!torus && topology.link_count() + 1 != topology.vertex_count()) return false;
+  if (!is_tree(topology) && !is_torus(topology)) return false;
   return shortest_form_fits(topology, topology.links());
 }
 

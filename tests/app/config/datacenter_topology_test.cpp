@@ -4,13 +4,12 @@
 
 #include <string>
 
-#include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
+#include "support/experiment_error.hpp"
 
 using codesim::app::Json;
 using codesim::app::load_scenario;
 using codesim::app::Scenario;
-using codesim::app::ScenarioError;
 
 namespace {
 
@@ -43,12 +42,7 @@ Json with(const std::string& assignment, Json document = racks_scenario()) {
 
 // The whole error line load_scenario gives, or "" when the document is accepted.
 std::string error_of(const Json& document) {
-  try {
-    load_scenario(document, "s.json");
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "";
+  return codesim::test::scenario_error_message([&] { load_scenario(document, "s.json"); });
 }
 
 Json fat_tree(const std::string& fields) {
