@@ -42,7 +42,7 @@ class ReproduceReport(unittest.TestCase):
                                      claims=[{"step": "T6", "claim": "best trade-off",
                                               "figures": [], "measured": "m", "verdict": "v",
                                               "note": ""}])
-            reproduce.Reproduction.write_report(report, 1.0)
+            reproduce.report.write_report(report, 1.0)
             text = (Path(directory) / "REPORT.md").read_text()
         self.assertIn("| T6 | best trade-off | a paper's statement | v |", text)
         self.assertIn("Checked against (a paper's statement): CodeNet abstract: \"Our "

@@ -1,0 +1,1 @@
+"""The steps of scripts/reproduce: one module per group of claims (see scripts/reproduce)."""
