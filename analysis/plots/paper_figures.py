@@ -174,9 +174,10 @@ def draw_rollback_vs_epsilon(monte_carlo: Sequence[tuple[str, common.Results]],
                         fmt=markers[m % len(markers)], color=colours.get(label, "k"), capsize=3,
                         mfc="none" if m else None,
                         label=f"{label}: {mode} ({common.replica_count_text([r['replicas'] for r in shown])})")
-    log_axes(ax, "epsilon, strike probability per node per operation",
+    log_axes(ax, theory.get("xlabel", "epsilon, strike probability per node per operation"),
              "rollback probability per iteration attempt",
-             "T4: rollbacks versus epsilon (checkpoint every iteration), 95% CI")
+             theory.get("title",
+                        "T4: rollbacks versus epsilon (checkpoint every iteration), 95% CI"))
     common.save_figure(fig, output)
 
 

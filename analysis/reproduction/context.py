@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "analysis" / "plots"))
 
 BUILD = Path(os.environ.get("CODESIM_BUILD_DIR", ROOT / "build"))
 CODESIM = BUILD / "app" / "codesim"

@@ -29,6 +29,12 @@ REFERENCES = {
     "T6": ("paper", "CodeNet abstract: \"Our experiments show that CodeNet achieves the best "
            "accuracy-runtime tradeoff compared to both replication and uncoded strategies\"; "
            "judged on the simulated runs (the project's time model)"),
+    "T8": ("paper", "CodeNet (arXiv 1903.01042) abstract: \"Providing a completely "
+           "decentralized implementation with no central node (which is a single point of "
+           "failure), allowing all primary computational steps to be error-prone\"; the "
+           "rollback rates are judged against the project's closed forms counting every "
+           "target (models/theory/training_theory.hpp; docs/reproduction.md, T8), the accuracy "
+           "against the error-free run"),
     "T7": ("paraphrase", "the CodeNet paper's MNIST experiments (uncoded training degrades severely at "
            "eps = 3e-4; paraphrased in docs/reproduction.md, T7: its abstract states only T6)"),
 }

@@ -3,6 +3,7 @@
 #include "app/cli/theory_command.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <ostream>
@@ -30,9 +31,20 @@ constexpr double kDefaultRollbackS = 1.0;    // reloading every block
 
 // Options of the training model, which the tables do not take.
 const std::vector<std::string> kModelOptions = {
-    "scheme",        "layers",        "eps",         "iteration-s",          "checkpoint-s",
-    "rollback-s",    "tau",           "error-model", "first-layer-backward", "weight-fault",
-    "fault-entries", "fault-density", "iteration-J", "checkpoint-J",         "rollback-J"};
+    "scheme",       "layers",         "eps",
+    "iteration-s",  "checkpoint-s",   "rollback-s",
+    "tau",          "error-model",    "first-layer-backward",
+    "weight-fault", "fault-entries",  "fault-density",
+    "iteration-J",  "checkpoint-J",   "rollback-J",
+    "product-eps",  "activation-eps", "decode-eps",
+    "update-eps"};
+// The strike probabilities of the fault targets other than weights, by option.
+constexpr std::array<std::pair<const char*, models::FaultTarget>, 4> kTargetEpsOptions = {{
+    {"product-eps", models::FaultTarget::product},
+    {"activation-eps", models::FaultTarget::activation},
+    {"decode-eps", models::FaultTarget::decode},
+    {"update-eps", models::FaultTarget::update},
+}};
 // The weight strikes' value model: only the nodes' own checks (abft) depend on it.
 const std::vector<std::string> kFaultOptions = {"weight-fault", "fault-entries", "fault-density"};
 
@@ -53,6 +65,15 @@ po::options_description theory_options() {
                         "MLP sizes, W_l is N_{l+1} x N_l (default 784,10000,10000,10)")(
       "eps", po::value<double>()->value_name("E"),
       "strike probability per node per operation (default 3e-4)")(
+      "product-eps", po::value<double>()->value_name("E"),
+      "strike probability of each partial product (default 0; with --activation-eps, "
+      "--decode-eps and --update-eps: every step of the decentralized protocol)")(
+      "activation-eps", po::value<double>()->value_name("E"),
+      "strike probability of each node's copy of each activation or delta (default 0)")(
+      "decode-eps", po::value<double>()->value_name("E"),
+      "strike probability of each node's decoded vector (default 0)")(
+      "update-eps", po::value<double>()->value_name("E"),
+      "strike probability of each node's encoded update of each layer (default 0)")(
       "iteration-s", po::value<double>()->value_name("S"),
       "T_it, seconds per iteration (default 1)")(
       "checkpoint-s", po::value<double>()->value_name("S"),
@@ -225,6 +246,27 @@ std::optional<Problem> read_fault_model(const po::variables_map& values, TheoryI
   return std::nullopt;
 }
 
+// --product-eps, --activation-eps, --decode-eps, --update-eps: probabilities; not with abft.
+std::optional<Problem> read_target_eps(const po::variables_map& values, TheoryInputs& in) {
+  for (const auto& [name, target] : kTargetEpsOptions) {
+    if (!values.count(name)) continue;
+    const double eps = values[name].as<double>();
+    if (!(eps >= 0.0 && eps <= 1.0)) {
+      std::ostringstream message;
+      message << "--" << name << " " << eps
+              << " is out of range (expected a probability in [0, 1])";
+      return Problem{message.str()};
+    }
+    in.other_eps[static_cast<std::size_t>(target)] = eps;
+  }
+  if (in.other_targets_strike() && std::holds_alternative<models::AbftSpec>(in.spec)) {
+    return Problem{
+        "--product-eps, --activation-eps, --decode-eps and --update-eps are not modelled for "
+        "nodes that check their own blocks (expected 0 with --scheme abft)"};
+  }
+  return std::nullopt;
+}
+
 std::optional<Problem> read_model_inputs(const po::variables_map& values, TheoryInputs& in) {
   if (!values.count("scheme")) {
     return Problem{
@@ -249,6 +291,7 @@ std::optional<Problem> read_model_inputs(const po::variables_map& values, Theory
     message << "--eps " << in.eps << " is out of range (expected a probability in [0, 1])";
     return Problem{message.str()};
   }
+  if (auto problem = read_target_eps(values, in)) return problem;
   if (auto problem = read_costs(values, in.costs)) return problem;
   if (auto problem = read_energy(values, in.energy)) return problem;
   if (values.count("tau")) {

@@ -11,7 +11,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::vector<TheoryDecode> steady_decodes(const models::TrainingTheory& theory, double eps) {
+std::vector<TheoryDecode> steady_decodes(const models::TrainingTheory& theory,
+                                         const models::TargetProbabilities& eps) {
   std::vector<TheoryDecode> decodes;
   for (const models::DecodeExposure& d : theory.steady_decodes()) {
     const models::DecodeProbabilities p = models::decode_probabilities(d, eps);
@@ -39,7 +40,8 @@ void add_checkpoint_model(const models::TrainingTheory& theory, const TheoryInpu
   const double p_first = report.rollback_first_iteration;
   const analysis::CheckpointCosts& costs = in.costs;
   const auto risk = [&](int tau) {
-    return analysis::IntervalRisk{p_first, p, theory.verification_failure_probability(in.eps, tau)};
+    return analysis::IntervalRisk{p_first, p,
+                                  theory.verification_failure_probability(in.strike_eps(), tau)};
   };
   std::set<int> taus(default_theory_taus().begin(), default_theory_taus().end());
   if (in.tau) taus.insert(*in.tau);
@@ -156,15 +158,33 @@ std::vector<SchemeParameter> scheme_parameters(const models::SchemeSpec& spec) {
   return parameters;
 }
 
+models::TargetProbabilities TheoryInputs::strike_eps() const {
+  models::TargetProbabilities all = other_eps;
+  all[static_cast<std::size_t>(models::FaultTarget::weights)] = eps;
+  return all;
+}
+
+bool TheoryInputs::other_targets_strike() const {
+  for (std::size_t k = 0; k < other_eps.size(); ++k) {
+    if (k != static_cast<std::size_t>(models::FaultTarget::weights) && other_eps[k] > 0.0)
+      return true;
+  }
+  return false;
+}
+
 TheoryReport theory_report(const TheoryInputs& in) {
   const models::TrainingTheory theory(in.spec, in.layers, in.options);
-  const double eps = in.eps;
+  const models::TargetProbabilities eps = in.strike_eps();
   TheoryReport report;
   report.scheme = std::string(models::scheme_name(in.spec));
   report.parameters = scheme_parameters(in.spec);
   report.nodes = theory.summary().nodes;
   report.layers = in.layers;
-  report.eps = eps;
+  report.eps = in.eps;
+  if (in.other_targets_strike()) {
+    report.eps_by_target = eps;
+    report.opportunities_by_target = theory.target_opportunities();
+  }
   report.error_model = in.options.error_model;
   report.first_layer_backward = in.options.first_layer_backward;
   report.opportunities_per_iteration = theory.opportunities_per_iteration();
@@ -189,7 +209,7 @@ TheoryReport theory_report(const TheoryInputs& in) {
       local.per_strike.push_back(layer.per_strike());
       local.exact.push_back(layer.exact());
     }
-    local.expected_per_iteration = theory.expected_local_corrections(eps);
+    local.expected_per_iteration = theory.expected_local_corrections(in.eps);
     report.local_correction = std::move(local);
   }
   report.costs = in.costs;
@@ -204,6 +224,17 @@ Json to_json(const TheoryReport& r) {
   json["nodes"] = r.nodes;
   json["layers"] = r.layers;
   json["eps"] = r.eps;
+  if (r.eps_by_target) {
+    Json by_target;
+    Json opportunities;
+    for (std::size_t k = 0; k < r.eps_by_target->size(); ++k) {
+      const std::string name(models::kFaultTargetNames[k]);
+      by_target[name] = (*r.eps_by_target)[k];
+      opportunities[name] = (*r.opportunities_by_target)[k];
+    }
+    json["eps_by_target"] = by_target;
+    json["opportunities_by_target"] = opportunities;
+  }
   json["error_model"] = std::string(sim::name_of(r.error_model, models::kErrorModelNames));
   json["first_layer_backward"] = r.first_layer_backward;
   json["opportunities"] = opportunities_json(r);

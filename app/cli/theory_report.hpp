@@ -24,13 +24,19 @@ namespace codesim::app {
 /// What the training model is computed from (validated by the command).
 struct TheoryInputs {
   models::SchemeSpec spec;
-  std::vector<int> layers;  ///< MLP sizes N_0, ..., N_L
-  double eps = models::kPaperErrorProbability;
+  std::vector<int> layers;                      ///< MLP sizes N_0, ..., N_L
+  double eps = models::kPaperErrorProbability;  ///< weight strikes
+  /// Strike probabilities of the other targets (product, activation, decode, update; the
+  /// weights entry is unused: eps): the decentralized protocol's every step.
+  models::TargetProbabilities other_eps{};
   analysis::CheckpointCosts costs;
   /// J_it, J_ck, J_rb: with them the report adds the expected energy per useful iteration.
   std::optional<analysis::EnergyCosts> energy;
   std::optional<int> tau;  ///< an interval to evaluate besides the default list
   models::TrainingTheoryOptions options;
+  /// eps and other_eps, indexed by fault target.
+  models::TargetProbabilities strike_eps() const;
+  bool other_targets_strike() const;
 };
 
 /// One scheme field under its option name: an integer, or a choice by name.
@@ -80,6 +86,9 @@ struct TheoryReport {
   int nodes = 0;
   std::vector<int> layers;
   double eps = 0.0;
+  /// Every target's strike probability; empty when only weights strike.
+  std::optional<models::TargetProbabilities> eps_by_target;
+  std::optional<models::TargetCounts> opportunities_by_target;
   models::ErrorModel error_model = models::ErrorModel::adversarial;
   bool first_layer_backward = false;
   int opportunities_per_iteration = 0;

@@ -42,6 +42,14 @@ void print_scheme(const TheoryReport& r, std::ostream& out) {
   out << "eps: " << text(r.eps)
       << " per opportunity (weights, before each forward and backward product and after each "
          "update)\n";
+  if (r.eps_by_target) {
+    out << "every target (decentralized protocol):";
+    for (std::size_t k = 0; k < r.eps_by_target->size(); ++k) {
+      out << " " << models::kFaultTargetNames[k] << " " << text((*r.eps_by_target)[k]) << " x "
+          << (*r.opportunities_by_target)[k];
+    }
+    out << " opportunities per iteration\n";
+  }
   out << "error model: " << sim::name_of(r.error_model, models::kErrorModelNames) << "\n";
 }
 

@@ -1,5 +1,5 @@
 // Derives per-decode strike exposures from a scheme's participants, symbols and stored blocks,
-// following train_coded's per-iteration order, and turns them into probabilities.
+// following train_coded's per-iteration order (the probabilities: decode_probabilities.cpp).
 #include "models/theory/training_theory.hpp"
 
 #include <algorithm>
@@ -14,26 +14,12 @@
 namespace codesim::models {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // Bound on the nodes of the small scheme the structure is read from.
 constexpr int kMaxTheoryNodes = 100'000;
 
 constexpr int kForward = 0;
 constexpr int kBackward = 1;
 constexpr Direction kDirections[2] = {Direction::forward, Direction::backward};
-
-// log P(no strike of `strikes`), exact for 0 strikes even at eps = 1.
-double log_clean(double strikes, double eps) {
-  if (strikes == 0.0 || eps == 0.0) return 0.0;
-  if (eps == 1.0) return -kInf;
-  return strikes * std::log1p(-eps);
-}
-
-// 1 - e^x for x <= 0, without cancellation and without printing -0 at x = 0.
-double one_minus_exp(double x) { return x == 0.0 ? 0.0 : -std::expm1(x); }
-
-// log(1 - p), -inf at p = 1.
-double log_complement(double p) { return p >= 1.0 ? -kInf : std::log1p(-p); }
 
 // What one read of a block sees, per iteration kind.
 struct ReadExposure {
@@ -45,49 +31,67 @@ struct ReadExposure {
 SymbolExposure& operator+=(SymbolExposure& a, const SymbolExposure& b) {
   a.strikes += b.strikes;
   a.strikes_per_iteration += b.strikes_per_iteration;
+  for (int k = 0; k < kFaultTargetCount; ++k) {
+    a.other[static_cast<std::size_t>(k)] += b.other[static_cast<std::size_t>(k)];
+    a.other_per_iteration[static_cast<std::size_t>(k)] +=
+        b.other_per_iteration[static_cast<std::size_t>(k)];
+  }
   return a;
 }
 
-// One event in a block's life during an iteration of one layer.
-enum class Event { strike, forward_read, backward_read };
+// One event in a block's life during an iteration of one layer; a strike names its target.
+enum class EventKind { strike, forward_read, backward_read };
+struct Event {
+  EventKind kind = EventKind::strike;
+  FaultTarget target = FaultTarget::weights;
+};
 
 // What one block's reads see, from its events in one iteration (in protocol order).
 struct BlockTimeline {
-  std::vector<std::pair<Event, ReadExposure>> reads;  ///< steady and first filled
-  SymbolExposure at_verification;                     ///< at its first verification read
-  bool latent = false;                                ///< no read during an iteration
+  std::vector<std::pair<EventKind, ReadExposure>> reads;  ///< steady and first filled
+  SymbolExposure at_verification;                         ///< at its first verification read
+  bool latent = false;                                    ///< no read during an iteration
 };
 
 BlockTimeline timeline(const std::vector<Event>& events) {
-  // Strikes at positions [from, to) of the event list.
+  // Strikes at positions [from, to) of the event list, per target.
   const auto strikes_between = [&events](std::size_t from, std::size_t to) {
-    return static_cast<int>(std::count(events.begin() + static_cast<std::ptrdiff_t>(from),
-                                       events.begin() + static_cast<std::ptrdiff_t>(to),
-                                       Event::strike));
+    SymbolExposure counted;
+    for (std::size_t i = from; i < to; ++i) {
+      if (events[i].kind != EventKind::strike) continue;
+      if (events[i].target == FaultTarget::weights) {
+        ++counted.strikes;
+      } else {
+        ++counted.other[static_cast<std::size_t>(events[i].target)];
+      }
+    }
+    return counted;
   };
   std::vector<std::size_t> positions;
   for (std::size_t i = 0; i < events.size(); ++i) {
-    if (events[i] != Event::strike) positions.push_back(i);
+    if (events[i].kind != EventKind::strike) positions.push_back(i);
   }
   BlockTimeline out;
   if (positions.empty()) {
     // Read only by the verification pass: every strike of every iteration accumulates.
     out.latent = true;
-    out.at_verification.strikes_per_iteration = strikes_between(0, events.size());
+    const SymbolExposure all = strikes_between(0, events.size());
+    out.at_verification.strikes_per_iteration = all.strikes;
+    out.at_verification.other_per_iteration = all.other;
     return out;
   }
   // Strikes after the last read: the previous iteration's for a steady iteration's first read,
   // the interval's last iteration's for the verification pass.
-  const int tail = strikes_between(positions.back() + 1, events.size());
+  const SymbolExposure tail = strikes_between(positions.back() + 1, events.size());
   for (std::size_t r = 0; r < positions.size(); ++r) {
     const std::size_t at = positions[r];
     ReadExposure read;
-    read.first.strikes =
-        r == 0 ? strikes_between(0, at) : strikes_between(positions[r - 1] + 1, at);
-    read.steady.strikes = read.first.strikes + (r == 0 ? tail : 0);
-    out.reads.emplace_back(events[at], read);
+    read.first = r == 0 ? strikes_between(0, at) : strikes_between(positions[r - 1] + 1, at);
+    read.steady = read.first;
+    if (r == 0) read.steady += tail;
+    out.reads.emplace_back(events[at].kind, read);
   }
-  out.at_verification.strikes = tail;
+  out.at_verification = tail;
   return out;
 }
 
@@ -130,138 +134,7 @@ std::vector<std::vector<int>> codeword_symbols(const SchemeSpec& spec, int symbo
   return codewords;
 }
 
-// One symbol at one decode: log P(no strike reached it), P(erroneous or withheld), and the
-// expected member blocks corrected at their nodes.
-struct SymbolOdds {
-  double log_clean = 0.0;
-  double bad = 0.0;
-  double local_corrections = 0.0;
-};
-
-SymbolOdds unchecked(const SymbolExposure& symbol, double eps, int iterations) {
-  const double strikes =
-      symbol.strikes + static_cast<double>(iterations) * symbol.strikes_per_iteration;
-  SymbolOdds odds;
-  odds.log_clean = log_clean(strikes, eps);
-  odds.bad = one_minus_exp(odds.log_clean);
-  return odds;
-}
-
-// Binomial(n, eps) probability of j strikes, exact at eps = 0 and eps = 1.
-double strike_pmf(int n, int j, double eps) {
-  if (eps == 0.0) return j == 0 ? 1.0 : 0.0;
-  if (eps == 1.0) return j == n ? 1.0 : 0.0;
-  return std::exp(std::lgamma(n + 1.0) - std::lgamma(j + 1.0) - std::lgamma(n - j + 1.0) +
-                  j * std::log(eps) + (n - j) * std::log1p(-eps));
-}
-
-// Each member block is withheld unless what struck it since its last read is corrected; the
-// symbol is withheld when any member is. Sums the binomial terms directly (no 1 - x).
-SymbolOdds locally_checked(const DecodeExposure& decode, const SymbolExposure& symbol, double eps,
-                           int iterations) {
-  const std::vector<double>& corrected = decode.corrected_given_strikes;
-  SymbolOdds odds;
-  double log_kept = 0.0;
-  for (const BlockExposure& block : symbol.blocks) {
-    const int n = block.strikes + iterations * block.strikes_per_iteration;
-    odds.log_clean += log_clean(n, eps);
-    // Q_j is tabulated up to J = corrected.size() - 1 and constant beyond. When n (which grows
-    // with the checkpoint interval for latent blocks) is far beyond J, the strikes from J on are
-    // one term, P(at least J strikes) = 1 - P(fewer): O(J) instead of O(n).
-    const int tabulated = static_cast<int>(corrected.size()) - 1;
-    const int last = tabulated >= 1 && n - tabulated > 256 ? tabulated : n + 1;
-    double withheld = 0.0;
-    double below_last = std::exp(log_clean(n, eps));  // P(fewer than j strikes), from j = 1
-    for (int j = 1; j <= std::min(n, last - 1); ++j) {
-      const double p = strike_pmf(n, j, eps);
-      const double q = corrected[std::min(static_cast<std::size_t>(j), corrected.size() - 1)];
-      withheld += p * (1.0 - q);
-      odds.local_corrections += p * q;
-      below_last += p;
-    }
-    if (last <= n) {
-      const double at_least_last = std::max(0.0, 1.0 - below_last);
-      withheld += at_least_last * (1.0 - corrected.back());
-      odds.local_corrections += at_least_last * corrected.back();
-    }
-    log_kept += log_complement(std::min(1.0, withheld));
-  }
-  odds.bad = one_minus_exp(log_kept);
-  return odds;
-}
-
 }  // namespace
-
-int DecodeExposure::symbol_count() const {
-  int count = 0;
-  for (const auto& codeword : codewords) count += static_cast<int>(codeword.size());
-  return count;
-}
-
-DecodeProbabilities decode_probabilities(const DecodeExposure& decode, double eps, int iterations) {
-  CODESIM_CHECK(eps >= 0.0 && eps <= 1.0 && iterations >= 1, "eps in [0, 1], iterations >= 1");
-  const bool local = decode.corrects_locally();
-  const int t = std::max(0, local ? decode.erasures_tolerated : decode.correctable);
-  double local_corrections = 0.0;
-  double log_ok = 0.0;              // sum over codewords of log P(at most t erroneous)
-  double log_clean_given_ok = 0.0;  // sum of log P(none erroneous | at most t)
-  double log_all_clean = 0.0;       // sum of log P(none erroneous)
-  for (const auto& codeword : decode.codewords) {
-    const int symbols = static_cast<int>(codeword.size());
-    // mass[k] = P(k erroneous so far), k <= min(t, symbols); tail = P(more than t).
-    std::vector<double> mass(static_cast<std::size_t>(std::min(t, symbols)) + 1, 0.0);
-    mass[0] = 1.0;
-    double tail = 0.0;
-    double log_clean_codeword = 0.0;
-    for (const SymbolExposure& symbol : codeword) {
-      const SymbolOdds odds = local ? locally_checked(decode, symbol, eps, iterations)
-                                    : unchecked(symbol, eps, iterations);
-      log_clean_codeword += odds.log_clean;
-      local_corrections += odds.local_corrections;
-      const double q = odds.bad;  // P(the symbol is erroneous, or withheld)
-      if (q == 0.0) continue;
-      if (static_cast<int>(mass.size()) == t + 1) tail += mass.back() * q;
-      for (std::size_t k = mass.size() - 1; k >= 1; --k) {
-        mass[k] = mass[k] * (1.0 - q) + mass[k - 1] * q;
-      }
-      mass[0] *= 1.0 - q;
-    }
-    log_all_clean += log_clean_codeword;
-    const double log_ok_codeword = log_complement(tail);
-    log_ok += log_ok_codeword;
-    if (std::isfinite(log_ok_codeword)) log_clean_given_ok += log_clean_codeword - log_ok_codeword;
-  }
-  DecodeProbabilities out;
-  out.local_corrections = local_corrections;
-  if (!decode.detects && !local) {
-    out.silent = one_minus_exp(log_all_clean);
-    return out;
-  }
-  out.failure = one_minus_exp(log_ok);
-  // P(all ok) - P(all clean) = P(all ok) (1 - prod P(clean | ok)), without cancellation.
-  out.corrected =
-      std::isfinite(log_ok) ? std::exp(log_ok) * one_minus_exp(log_clean_given_ok) : 0.0;
-  // Local correction can make P(ok) round to P(clean) from below (q near 0): not below 0.
-  if (local) out.corrected = std::max(0.0, out.corrected);
-  return out;
-}
-
-SequenceProbabilities sequence_probabilities(std::span<const DecodeExposure> decodes, double eps,
-                                             int iterations) {
-  SequenceProbabilities out;
-  double log_survive = 0.0;
-  double log_no_silent = 0.0;
-  for (const DecodeExposure& decode : decodes) {
-    const DecodeProbabilities p = decode_probabilities(decode, eps, iterations);
-    out.expected_corrected += std::exp(log_survive) * p.corrected;
-    out.expected_local_corrections += std::exp(log_survive) * p.local_corrections;
-    log_survive += log_complement(p.failure);
-    log_no_silent += log_complement(p.silent);
-  }
-  out.failure = one_minus_exp(log_survive);
-  out.silent = one_minus_exp(log_no_silent);
-  return out;
-}
 
 std::string validate_training_theory(const SchemeSpec& spec, const std::vector<int>& layer_sizes) {
   if (layer_sizes.size() < 2) return "an MLP needs at least two layer sizes";
@@ -332,40 +205,116 @@ SchemeStructure read_structure(const SchemeSpec& spec, const SchemeSummary& summ
 // exposure[d][l][p]: what node p's block sees at layer l's decode in direction d.
 using Exposures = std::vector<std::vector<ReadExposure>>;
 
+// Where a layer sits in the MLP, and which reads of node p's partials exist there.
+struct NodeLayer {
+  int layer = 0;
+  int layers = 1;
+  bool first_layer_backward = false;  ///< layer 0 has a backward round too
+  bool reads_forward = false;         ///< p's forward partial feeds a symbol (every layer alike)
+  bool reads_backward = false;
+  /// The scheme corrects no erroneous symbol: a strike rolls back (or corrupts silently) at its
+  /// first read, so it is counted there only, not again at later reads or after the update.
+  bool first_reach_only = false;
+
+  bool has_previous() const { return layer >= 1; }           // x_l comes from layer l - 1
+  bool has_next() const { return layer + 1 <= layers - 1; }  // delta_l from backward l + 1
+  bool backward_round(int l) const { return l >= 1 || first_layer_backward; }
+  bool forward_read() const { return reads_forward; }
+  bool backward_read() const { return reads_backward && backward_round(layer); }
+  bool next_forward_read() const { return reads_forward && has_next(); }
+  bool previous_backward_read() const { return reads_backward && backward_round(layer - 1); }
+  // Whether a strike that also reaches a read should be counted after the update too.
+  bool persists(bool read_first) const { return !(first_reach_only && read_first); }
+};
+
+std::size_t at(FaultTarget target) { return static_cast<std::size_t>(target); }
+
+// Strikes of the other targets that make node p's update of this layer wrong (header, "other
+// fault targets"): its copies of x_l and delta_l, and the decodes they come from.
+TargetCounts update_borne(const NodeLayer& n, bool front_block) {
+  TargetCounts counts{};
+  int& activation = counts[at(FaultTarget::activation)];
+  int& decode = counts[at(FaultTarget::decode)];
+  if (n.has_previous() && n.persists(n.forward_read())) ++activation;    // x_l
+  if (n.persists(n.backward_read())) ++activation;                       // delta_l
+  if (n.persists(n.next_forward_read() || n.backward_read())) ++decode;  // z_l, via delta_l
+  if (n.has_previous() && n.persists(n.forward_read() || n.previous_backward_read())) {
+    ++decode;  // z_{l-1}, via x_l
+  }
+  if (n.has_next() && n.persists(n.backward_read())) ++decode;  // W_{l+1}^T delta_{l+1}
+  counts[at(FaultTarget::update)] = front_block ? 1 : 0;
+  return counts;
+}
+
+// Strikes of the other targets that make node p's partial at this layer's read in direction d
+// wrong without touching its block (transient).
+TargetCounts read_borne(const NodeLayer& n, int d) {
+  TargetCounts counts{};
+  counts[at(FaultTarget::product)] = 1;
+  if (d == kForward) {
+    counts[at(FaultTarget::activation)] = n.has_previous() ? 1 : 0;  // x_l
+    counts[at(FaultTarget::decode)] = n.has_previous() ? 1 : 0;      // z_{l-1}
+  } else {
+    counts[at(FaultTarget::activation)] = 1;  // delta_l
+    // z_l (first read at forward l + 1 when that exists), and W_{l+1}^T delta_{l+1}.
+    counts[at(FaultTarget::decode)] =
+        (n.persists(n.next_forward_read()) ? 1 : 0) + (n.has_next() ? 1 : 0);
+  }
+  return counts;
+}
+
 // The events of one stored block b of node p in one iteration, counted into `opportunities`.
 std::vector<Event> block_events(const SchemeStructure& s, std::size_t index, int b,
-                                bool backward_round, LayerOpportunities& opportunities) {
+                                const NodeLayer& place, LayerOpportunities& opportunities) {
   const int blocks = s.block_count[index];
   // Forward products read the first stored block, backward products the last.
   const bool front = b == 0;
   const bool back = b == blocks - 1;
   std::vector<Event> events;
   if (front && s.participant[kForward][index]) {
-    events.push_back(Event::strike);
+    events.push_back({});
     ++opportunities.forward;
   }
-  if (front && s.symbol[kForward][index] >= 0) events.push_back(Event::forward_read);
-  if (backward_round && back && s.participant[kBackward][index]) {
-    events.push_back(Event::strike);
+  if (front && s.symbol[kForward][index] >= 0) events.push_back({EventKind::forward_read});
+  if (place.backward_round(place.layer) && back && s.participant[kBackward][index]) {
+    events.push_back({});
     ++opportunities.backward;
   }
-  if (backward_round && back && s.symbol[kBackward][index] >= 0) {
-    events.push_back(Event::backward_read);
+  if (place.backward_round(place.layer) && back && s.symbol[kBackward][index] >= 0) {
+    events.push_back({EventKind::backward_read});
   }
-  events.push_back(Event::strike);  // after the update
+  events.push_back({});  // after the update
   ++opportunities.update;
+  const TargetCounts wrong_update = update_borne(place, front);
+  for (std::size_t k = 0; k < wrong_update.size(); ++k) {
+    for (int i = 0; i < wrong_update[k]; ++i) {
+      events.push_back({EventKind::strike, static_cast<FaultTarget>(k)});
+    }
+  }
   return events;
 }
 
+// Adds `counts` to the other-target strikes of both iteration kinds of a read.
+void add_read_borne(ReadExposure& read, const TargetCounts& counts) {
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    read.steady.other[k] += counts[k];
+    read.first.other[k] += counts[k];
+  }
+}
+
 // Layer l's opportunities; fills exposure[.][l] and counts latent blocks.
-LayerOpportunities layer_exposure(const SchemeStructure& s, int l, bool backward_round,
+LayerOpportunities layer_exposure(const SchemeStructure& s, const NodeLayer& layer,
                                   Exposures (&exposure)[2], int& latent_blocks) {
+  const auto l = static_cast<std::size_t>(layer.layer);
   LayerOpportunities opportunities;
   for (int p = 0; p < s.nodes; ++p) {
     const auto index = static_cast<std::size_t>(p);
     const int blocks = s.block_count[index];
+    NodeLayer place = layer;
+    place.reads_forward = s.participant[kForward][index] && s.symbol[kForward][index] >= 0;
+    place.reads_backward = s.participant[kBackward][index] && s.symbol[kBackward][index] >= 0;
     for (int b = 0; b < blocks; ++b) {
-      const std::vector<Event> events = block_events(s, index, b, backward_round, opportunities);
+      const std::vector<Event> events = block_events(s, index, b, place, opportunities);
       // The verification pass reads the block at most twice: forward, then backward; the
       // second read finds it clean (repaired or rolled back by the first).
       std::vector<int> verification_reads;
@@ -377,16 +326,31 @@ LayerOpportunities layer_exposure(const SchemeStructure& s, int l, bool backward
       const BlockTimeline block = timeline(events);
       if (block.latent) ++latent_blocks;
       for (const auto& [event, read] : block.reads) {
-        ReadExposure& slot = exposure[event == Event::forward_read ? kForward : kBackward]
-                                     [static_cast<std::size_t>(l)][index];
+        const int d = event == EventKind::forward_read ? kForward : kBackward;
+        ReadExposure& slot = exposure[d][l][index];
         slot.steady = read.steady;
         slot.first = read.first;
+        if (s.participant[d][index]) add_read_borne(slot, read_borne(place, d));
       }
-      exposure[verification_reads.front()][static_cast<std::size_t>(l)][index].verification =
-          block.at_verification;
+      exposure[verification_reads.front()][l][index].verification = block.at_verification;
     }
   }
   return opportunities;
+}
+
+// Opportunities per iteration of each target: products as the weight strikes before them; per
+// node 2L - 1 activations (L - 1 forward, the loss, L - 1 backward) and decodes, L updates.
+TargetCounts count_target_opportunities(const std::vector<LayerOpportunities>& layers, int nodes) {
+  TargetCounts counts{};
+  const int layer_count = static_cast<int>(layers.size());
+  for (const LayerOpportunities& layer : layers) {
+    counts[at(FaultTarget::weights)] += layer.total();
+    counts[at(FaultTarget::product)] += layer.forward + layer.backward;
+  }
+  counts[at(FaultTarget::activation)] = nodes * (2 * layer_count - 1);
+  counts[at(FaultTarget::decode)] = nodes * (2 * layer_count - 1);
+  counts[at(FaultTarget::update)] = nodes * layer_count;
+  return counts;
 }
 
 // Sums member exposures into symbols, grouped into codewords; with local correction (`local`
@@ -456,9 +420,14 @@ TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& l
                        std::vector<ReadExposure>(static_cast<std::size_t>(s.nodes)));
   }
   for (int l = 0; l < layer_count; ++l) {
-    const bool backward_round = l >= 1 || options.first_layer_backward;
-    opportunities_.push_back(layer_exposure(s, l, backward_round, exposure, latent_blocks_));
+    NodeLayer layer;
+    layer.layer = l;
+    layer.layers = layer_count;
+    layer.first_layer_backward = options.first_layer_backward;
+    layer.first_reach_only = s.correctable[kForward] == 0 && s.correctable[kBackward] == 0;
+    opportunities_.push_back(layer_exposure(s, layer, exposure, latent_blocks_));
   }
+  target_opportunities_ = count_target_opportunities(opportunities_, s.nodes);
   for (int l = 0; l < layer_count; ++l) {
     const auto shape = locally_checked_block(spec, layer_sizes[static_cast<std::size_t>(l) + 1],
                                              layer_sizes[static_cast<std::size_t>(l)]);
@@ -492,28 +461,35 @@ int TrainingTheory::opportunities_per_iteration() const {
   return total;
 }
 
-double TrainingTheory::rollback_probability(double eps) const {
+double TrainingTheory::rollback_probability(const TargetProbabilities& eps) const {
   return sequence_probabilities(steady_, eps).failure;
 }
 
-double TrainingTheory::first_rollback_probability(double eps) const {
+double TrainingTheory::first_rollback_probability(const TargetProbabilities& eps) const {
   return sequence_probabilities(first_, eps).failure;
 }
 
-double TrainingTheory::verification_failure_probability(double eps, int tau) const {
+double TrainingTheory::verification_failure_probability(const TargetProbabilities& eps,
+                                                        int tau) const {
   return sequence_probabilities(verification_, eps, tau).failure;
 }
 
-double TrainingTheory::expected_corrected_decodes(double eps) const {
+double TrainingTheory::expected_corrected_decodes(const TargetProbabilities& eps) const {
   return sequence_probabilities(steady_, eps).expected_corrected;
 }
 
-double TrainingTheory::silent_corruption_probability(double eps) const {
+double TrainingTheory::silent_corruption_probability(const TargetProbabilities& eps) const {
   return sequence_probabilities(steady_, eps).silent;
 }
 
 double TrainingTheory::expected_local_corrections(double eps) const {
-  return sequence_probabilities(steady_, eps).expected_local_corrections;
+  return sequence_probabilities(steady_, weights_only(eps)).expected_local_corrections;
+}
+
+double TrainingTheory::expected_strikes(const TargetProbabilities& eps) const {
+  double strikes = 0.0;
+  for (std::size_t k = 0; k < eps.size(); ++k) strikes += target_opportunities_[k] * eps[k];
+  return strikes;
 }
 
 }  // namespace codesim::models

@@ -53,6 +53,25 @@
 // Every strike then reaches exactly one read, so the decodes of an iteration are independent and
 // p = 1 - prod_j (1 - failure_j) is exact under these assumptions.
 //
+// The other fault targets (TargetProbabilities; the decentralized protocol, where every node
+// decodes and keeps its own copies of the vectors, numeric_rounds.cpp) reach node p's symbol as:
+//  - product of (l, d): p's partial at that decode only (transient);
+//  - activation: the copy of x_{l+1} (forward l) makes p's forward product of l + 1 wrong and its
+//    update of layer l + 1; the copy of delta_l (the loss at l = L - 1, backward l + 1 below)
+//    makes its backward product of l wrong (l >= 1) and its update of layer l;
+//  - decode: the copy of z_l (forward l) feeds both x_{l+1} and delta_l, so it reaches what both
+//    activations above reach; the copy of W_l^T delta_l (backward l) reaches delta_{l-1};
+//  - update: p's first stored block of layer l, persistently, like a weight strike after it.
+// A wrong update corrupts every stored block of p in that layer; this strike then persists like a
+// weight strike after the update. One such strike reaches up to three decodes of the same and the
+// next iteration; with t >= 1 the decodes are still taken as independent (exact to first order
+// in each decode's failure, which needs t + 1 bad symbols in one codeword). With t = 0
+// (uncoded, two copies) a strike is counted at its first read only: the iteration rolls back
+// there (or the corruption is silent), so counting it again would count one strike twice at
+// first order. Hidden strikes (a perturbed z_l entry whose ReLU output does not change) are
+// neglected: an upper bound. Centralized decoding and local correction (abft) are counted for
+// weight strikes only.
+//
 // Versus counting a backward round in every layer, as the CodeNet experiment code runs it (this
 // project's every-layer count, derived in docs/reproduction.md, not a number quoted from the
 // CodeNet paper, arXiv 1903.01042): CodeNet 7x6 / (5, 4) with 3 layers has 258 opportunities per
@@ -62,15 +81,24 @@
 // instead of 0.102. TrainingTheoryOptions::first_layer_backward gives the every-layer counts.
 #pragma once
 
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "models/coding/coding_scheme.hpp"
+#include "models/faults/fault_targets.hpp"
 #include "models/faults/value_model.hpp"
 #include "models/theory/abft_correction.hpp"
 
 namespace codesim::models {
+
+/// Strike probability per opportunity of each fault target, indexed by FaultTarget.
+using TargetProbabilities = std::array<double, kFaultTargetCount>;
+/// Only weight strikes, with probability eps (the default fault model).
+TargetProbabilities weights_only(double eps);
+/// Counts per fault target, indexed by FaultTarget.
+using TargetCounts = std::array<int, kFaultTargetCount>;
 
 /// What the theory assumes beyond the scheme.
 struct TrainingTheoryOptions {
@@ -102,8 +130,11 @@ struct BlockExposure {
 
 /// Strikes that can reach one symbol at one decode (the sum over its member blocks).
 struct SymbolExposure {
-  int strikes = 0;
+  int strikes = 0;  ///< weight strikes
   int strikes_per_iteration = 0;
+  /// Strikes of the other targets (the weights entry stays 0), counted the same way.
+  TargetCounts other{};
+  TargetCounts other_per_iteration{};
   /// The member blocks one by one; filled only for decodes with local correction, where each
   /// block is corrected or withheld on its own.
   std::vector<BlockExposure> blocks;
@@ -146,6 +177,8 @@ struct DecodeProbabilities {
 /// instead withheld unless every member block is clean or corrected, a block exposed to n
 /// strikes being fine with probability sum_j Binomial(n, eps)(j) Q_j, and a codeword fails
 /// beyond erasures_tolerated withheld symbols. eps in [0, 1], iterations >= 1.
+DecodeProbabilities decode_probabilities(const DecodeExposure& decode,
+                                         const TargetProbabilities& eps, int iterations = 1);
 DecodeProbabilities decode_probabilities(const DecodeExposure& decode, double eps,
                                          int iterations = 1);
 
@@ -157,6 +190,8 @@ struct SequenceProbabilities {
   double expected_local_corrections = 0.0;  ///< sum_j P(no earlier failure) local_corrections_j
 };
 
+SequenceProbabilities sequence_probabilities(std::span<const DecodeExposure> decodes,
+                                             const TargetProbabilities& eps, int iterations = 1);
 SequenceProbabilities sequence_probabilities(std::span<const DecodeExposure> decodes, double eps,
                                              int iterations = 1);
 
@@ -191,28 +226,49 @@ class TrainingTheory {
   /// as `iterations`.
   const std::vector<DecodeExposure>& verification_decodes() const { return verification_; }
 
+  // Each probability takes the strike probability of every target; a double is weights only.
+  // Precondition for targets other than weights: no local correction (abft).
+
   /// Rollback probability of a steady iteration, p.
-  double rollback_probability(double eps) const;
+  double rollback_probability(const TargetProbabilities& eps) const;
+  double rollback_probability(double eps) const { return rollback_probability(weights_only(eps)); }
   /// Rollback probability of the first iteration after a checkpoint or rollback.
-  double first_rollback_probability(double eps) const;
+  double first_rollback_probability(const TargetProbabilities& eps) const;
+  double first_rollback_probability(double eps) const {
+    return first_rollback_probability(weights_only(eps));
+  }
   /// Failure probability of the verification pass after tau >= 1 iterations.
-  double verification_failure_probability(double eps, int tau) const;
+  double verification_failure_probability(const TargetProbabilities& eps, int tau) const;
+  double verification_failure_probability(double eps, int tau) const {
+    return verification_failure_probability(weights_only(eps), tau);
+  }
   /// Expected corrected decodes of a steady iteration.
-  double expected_corrected_decodes(double eps) const;
+  double expected_corrected_decodes(const TargetProbabilities& eps) const;
+  double expected_corrected_decodes(double eps) const {
+    return expected_corrected_decodes(weights_only(eps));
+  }
   /// Probability that a steady iteration adds an undetected corruption (uncoded; else 0).
-  double silent_corruption_probability(double eps) const;
+  double silent_corruption_probability(const TargetProbabilities& eps) const;
+  double silent_corruption_probability(double eps) const {
+    return silent_corruption_probability(weights_only(eps));
+  }
   /// Expected blocks corrected at their nodes in a steady iteration (abft; else 0).
   double expected_local_corrections(double eps) const;
+  /// Opportunities per iteration of each target (weights: opportunities_per_iteration()).
+  const TargetCounts& target_opportunities() const { return target_opportunities_; }
   /// Per layer, the nodes' correction of their blocks (abft); empty for the other schemes.
   const std::vector<AbftCorrection>& local_corrections() const { return local_; }
   /// Expected strikes per iteration: opportunities_per_iteration() eps.
   double expected_strikes(double eps) const { return opportunities_per_iteration() * eps; }
+  /// Expected strikes per iteration over every target.
+  double expected_strikes(const TargetProbabilities& eps) const;
 
  private:
   TrainingTheoryOptions options_;
   SchemeSummary summary_;
   std::vector<LayerOpportunities> opportunities_;
   int latent_blocks_ = 0;
+  TargetCounts target_opportunities_{};
   std::vector<AbftCorrection> local_;
   std::vector<DecodeExposure> steady_;
   std::vector<DecodeExposure> first_;

@@ -276,6 +276,47 @@ TEST_CASE("replication rolls back on any strike a decode reads; three copies tak
   CHECK(three.rollback_probability(eps) < 1e-3);
 }
 
+TEST_CASE("every step error-prone: two copies roll back at each strike's first read") {
+  // Per node and iteration (3 layers, no backward round in layer 0): 5 products, 5 copies of
+  // activations or deltas (x_1, x_2, the loss delta_2, delta_1, delta_0), 5 decoded vectors
+  // (z_0, z_1, z_2, W_2^T delta_2, W_1^T delta_1) and 3 updates. Each reaches a read once:
+  // delta_0 and W_1^T delta_1 only through the update of layer 0, read next iteration.
+  const double eps = 2e-4;
+  codesim::models::TargetProbabilities every{};
+  every.fill(eps);
+  const TrainingTheory two(replication_spec(5, 4, 2), kPaperMlp);
+  using codesim::models::FaultTarget;
+  const auto& opportunities = two.target_opportunities();
+  CHECK(opportunities[static_cast<std::size_t>(FaultTarget::product)] == 200);
+  CHECK(opportunities[static_cast<std::size_t>(FaultTarget::activation)] == 200);
+  CHECK(opportunities[static_cast<std::size_t>(FaultTarget::decode)] == 200);
+  CHECK(opportunities[static_cast<std::size_t>(FaultTarget::update)] == 120);
+  CHECK(two.rollback_probability(every) ==
+        doctest::Approx(1.0 - std::pow(1.0 - eps, 320 + 40 * 18)).epsilon(1e-12));
+  // The first iteration after a restore: no update before it (200 weights + 40 x 13).
+  CHECK(two.first_rollback_probability(every) ==
+        doctest::Approx(1.0 - std::pow(1.0 - eps, 200 + 40 * 13)).epsilon(1e-12));
+  CHECK(two.expected_strikes(every) == doctest::Approx(eps * (320 + 720)));
+  // The other targets at 0 change nothing.
+  codesim::models::TargetProbabilities weights = codesim::models::weights_only(eps);
+  CHECK(two.rollback_probability(weights) == two.rollback_probability(eps));
+}
+
+TEST_CASE("every step error-prone: CodeNet still fails only with two bad symbols in a codeword") {
+  codesim::models::TargetProbabilities every{};
+  const TrainingTheory cn(codenet_grid_spec(5, 4, 7, 6), kPaperMlp);
+  for (double eps : {1e-5, 1e-4}) {
+    every.fill(eps);
+    const double p = cn.rollback_probability(every);
+    CHECK(p > cn.rollback_probability(eps));
+    every.fill(10 * eps);
+    // Quadratic in eps: ten times the rate, nearly a hundred times the rollbacks (84 at
+    // 1e-4 -> 1e-3, where p is no longer small).
+    CHECK(cn.rollback_probability(every) / p > 80.0);
+    CHECK(cn.rollback_probability(every) / p < 100.0);
+  }
+}
+
 TEST_CASE("uncoded never rolls back and reports silent corruptions") {
   const double eps = 3e-4;
   const TrainingTheory u(uncoded_spec(5, 8), kPaperMlp);
