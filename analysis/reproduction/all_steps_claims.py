@@ -39,8 +39,7 @@ def every_target(eps: float) -> list[str]:
 def closed_form_rollbacks(eps_grid: list[float]) -> dict:
     """Per strategy, the rollback probability per iteration attempt at a checkpoint every
     iteration (tau = 1), every target at eps; the figure's "theory" lines."""
-    theory = {"title": "T8: every step error-prone, rollbacks versus eps per target (tau = 1), "
-                       "95% CI",
+    theory = {"title": "T8: every step error-prone, rollbacks (tau = 1), 95% CI",
               "xlabel": "eps, strike probability per opportunity of each of the 5 targets",
               "schemes": []}
     for label, options in SCHEMES.items():
@@ -77,20 +76,17 @@ def rollbacks_against_theory(results: common.Results, theory: dict) -> tuple[boo
             ratios.append(f"{r['q'] / predicted:.2f}" if predicted > 0 else "-")
         ok = ok and inside + above == len(rows)
         notes.append(f"{label}: {inside}/{len(rows)} points' 95% CIs contain the closed form, "
-                     f"{above} lie below it (measured / predicted at eps = "
+                     f"{above} below it (measured / predicted at eps = "
                      + ", ".join(f"{r['eps']:g}: {q}" for r, q in zip(rows, ratios)) + ")")
     return ok, notes
 
 
 def accuracy_rows(results: common.Results) -> dict[str, dict[str, float]]:
-    """Per label: mean final test accuracy, silent corruptions and rollbacks over replicas."""
-    rows = {}
-    for point in results.points:
-        rows[results.label(point)] = {
-            m: point.mean(m) for m in ("final_test_accuracy", "rollbacks", "completion_time_s")}
-        rows[results.label(point)]["silent"] = point.mean("silent_corruptions") \
-            if "silent_corruptions" in point.replicas[0] else 0.0
-    return rows
+    """Per label: mean final test accuracy, faults injected, corrected decodes and rollbacks
+    over replicas."""
+    return {results.label(point): {m: point.mean(m) for m in (
+        "final_test_accuracy", "faults_injected", "corrected", "rollbacks")}
+        for point in results.points}
 
 
 def trains_to_error_free(rows: dict[str, dict[str, float]]) -> dict[str, bool]:
@@ -124,8 +120,8 @@ def t8(r: Reproduction) -> None:
     rows = accuracy_rows(common.load_results(mnist_file))
     trains = trains_to_error_free(rows)
     table = "; ".join(f"{label}: {100 * v['final_test_accuracy']:.2f}% "
-                      f"({v['rollbacks']:.0f} rollbacks, {v['silent']:.0f} silent)"
-                      for label, v in rows.items())
+                      f"({v['faults_injected']:.0f} faults, {v['corrected']:.0f} corrected, "
+                      f"{v['rollbacks']:.0f} rollbacks)" for label, v in rows.items())
     codenet_trains = trains.get("codenet 7x6 (5,4)", False)
     verdict = ("reproduced" if matches and codenet_trains else
                "partly reproduced" if matches or codenet_trains else "NOT reproduced")

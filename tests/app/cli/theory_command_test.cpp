@@ -159,6 +159,27 @@ TEST_CASE("theory reports abft's corrections at the nodes and no silent corrupti
   CHECK(!theory_json(kCodenet).contains("local_correction"));
 }
 
+TEST_CASE("theory counts every target's strikes when their probabilities are given") {
+  // Two copies roll back at each strike's first read: 1040 per steady iteration of the paper's
+  // 3-layer MLP (320 weights, and per node 5 products, 5 activations, 5 decodes, 3 updates).
+  const nlohmann::json every =
+      theory_json(with(kReplication, {"--eps", "1e-4", "--product-eps", "1e-4", "--activation-eps",
+                                      "1e-4", "--decode-eps", "1e-4", "--update-eps", "1e-4"}));
+  CHECK(every["rollback_probability"]["per_iteration"].get<double>() ==
+        doctest::Approx(1.0 - std::pow(1.0 - 1e-4, 1040)).epsilon(1e-12));
+  CHECK(every["eps_by_target"]["decode"].get<double>() == 1e-4);
+  CHECK(every["opportunities_by_target"]["update"].get<int>() == 120);
+  // Without them the report is the weights-only one, with no per-target fields.
+  const nlohmann::json weights = theory_json(with(kReplication, {"--eps", "1e-4"}));
+  CHECK_FALSE(weights.contains("eps_by_target"));
+  CHECK(weights["rollback_probability"]["per_iteration"].get<double>() <
+        every["rollback_probability"]["per_iteration"].get<double>());
+  const CliResult text = theory(with(kCodenet, {"--product-eps", "1e-4"}));
+  CHECK(text.code == 0);
+  CHECK(text.out.find("every target (decentralized protocol): product 0.0001 x") !=
+        std::string::npos);
+}
+
 TEST_CASE("theory --table thresholds prints T1 in text and JSON") {
   const CliResult o = theory({"--table", "thresholds"});
   CHECK(o.code == 0);
@@ -231,6 +252,10 @@ TEST_CASE("theory rejects bad options with exit code 2 and one error line") {
       with(kAbft, {"--fault-density", "1.5"}),
       with(kAbft, {"--fault-entries", "0"}),
       with(kAbft, {"--fault-entries", "2", "--fault-density", "0.1"}),
+      with(kCodenet, {"--decode-eps", "1.5"}),
+      with(kCodenet, {"--product-eps", "-0.1"}),
+      with(kAbft, {"--activation-eps", "1e-4"}),
+      {"--table", "thresholds", "--update-eps", "1e-4"},
   };
   for (const auto& args : bad) {
     std::string joined;
