@@ -25,47 +25,59 @@ double log_choose(int p, int j) {
   return std::lgamma(p + 1.0) - std::lgamma(j + 1.0) - std::lgamma(p - j + 1.0);
 }
 
-double shifted_exponential(const sim::ShiftedExponentialStraggler& law, int k, int p) {
-  // The gaps between consecutive order statistics of P exponentials are Exp(rate (P - i)).
+// Each law's first two moments of X_(K:P).
+OrderStatistic shifted_exponential(const sim::ShiftedExponentialStraggler& law, int k, int p) {
+  // The gaps between consecutive order statistics of P exponentials are independent
+  // Exp(rate (P - i)).
   double sum = 0.0;
-  for (int i = p - k + 1; i <= p; ++i) sum += 1.0 / i;
-  return law.shift + sum / law.rate;
+  double variance = 0.0;
+  for (int i = p - k + 1; i <= p; ++i) {
+    sum += 1.0 / i;
+    variance += 1.0 / (static_cast<double>(i) * i);
+  }
+  return {law.shift + sum / law.rate, variance / (law.rate * law.rate)};
 }
 
-double pareto(const sim::ParetoStraggler& law, int k, int p) {
+OrderStatistic pareto(const sim::ParetoStraggler& law, int k, int p) {
   // The K-th smallest factor is scale U^(-1/shape), U the K-th largest of P uniforms:
-  // Beta(P - K + 1, K), whose moment of order -1/shape is a ratio of Gamma functions.
+  // Beta(P - K + 1, K), whose moment of order -j/shape is a ratio of Gamma functions.
   const double a = p - k + 1;
-  const double r = 1.0 / law.shape;
-  if (!(a > r)) return std::numeric_limits<double>::infinity();
-  return law.scale * std::exp(std::lgamma(p + 1.0) - std::lgamma(a) + std::lgamma(a - r) -
-                              std::lgamma(p + 1.0 - r));
+  const auto moment = [&](double j) {
+    const double r = j / law.shape;
+    if (!(a > r)) return std::numeric_limits<double>::infinity();
+    return std::pow(law.scale, j) * std::exp(std::lgamma(p + 1.0) - std::lgamma(a) +
+                                             std::lgamma(a - r) - std::lgamma(p + 1.0 - r));
+  };
+  const double mean = moment(1.0);
+  const double second = moment(2.0);
+  return {mean, std::isfinite(second) ? std::max(0.0, second - mean * mean) : second};
 }
 
-double bimodal(const sim::BimodalStraggler& law, int k, int p) {
+OrderStatistic bimodal(const sim::BimodalStraggler& law, int k, int p) {
   // The K-th smallest is slow exactly when fewer than K nodes are fast.
   const double fast = 1.0 - law.probability_slow;
   double fewer = 0.0;
   for (int j = 0; j < k; ++j) {
     if (fast == 0.0) {
       fewer += j == 0 ? 1.0 : 0.0;
-    } else if (fast == 1.0) {
-      fewer += j == p ? 1.0 : 0.0;
-    } else {
+    } else if (fast < 1.0) {
       fewer += std::exp(log_choose(p, j) + j * std::log(fast) + (p - j) * std::log1p(-fast));
     }
   }
-  return 1.0 + (law.slowdown - 1.0) * std::min(1.0, fewer);
+  fewer = std::min(1.0, fewer);
+  const double gap = law.slowdown - 1.0;
+  return {1.0 + gap * fewer, gap * gap * fewer * (1.0 - fewer)};
 }
 
-double lognormal(const sim::LognormalStraggler& law, int k, int p) {
-  if (law.sigma == 0.0) return std::exp(law.mu);
+OrderStatistic lognormal(const sim::LognormalStraggler& law, int k, int p) {
+  if (law.sigma == 0.0) return {std::exp(law.mu), 0.0};
   // Density of the K-th smallest of P standard normals: K C(P, K) Phi^(K-1) (1 - Phi)^(P-K) phi.
   constexpr int kIntervals = 4000;  // even, for Simpson's rule
   constexpr double kLimit = 12.0;
   const double h = 2.0 * kLimit / kIntervals;
   const double log_front = std::log(static_cast<double>(k)) + log_choose(p, k);
-  double sum = 0.0;
+  double first = 0.0;
+  double second = 0.0;
   for (int i = 0; i <= kIntervals; ++i) {
     const double z = -kLimit + i * h;
     const double below = 0.5 * std::erfc(-z / std::sqrt(2.0));
@@ -74,17 +86,21 @@ double lognormal(const sim::LognormalStraggler& law, int k, int p) {
     const double log_density = log_front + (k - 1) * std::log(below) + (p - k) * std::log(above) -
                                0.5 * z * z - 0.5 * std::log(2.0 * std::numbers::pi);
     const double weight = (i == 0 || i == kIntervals) ? 1.0 : (i % 2 == 1 ? 4.0 : 2.0);
-    sum += weight * std::exp(law.mu + law.sigma * z + log_density);
+    const double x = law.mu + law.sigma * z;
+    first += weight * std::exp(x + log_density);
+    second += weight * std::exp(2.0 * x + log_density);
   }
-  return sum * h / 3.0;
+  first *= h / 3.0;
+  second *= h / 3.0;
+  return {first, std::max(0.0, second - first * first)};
 }
 
 }  // namespace
 
-double expected_order_statistic(const sim::StragglerSpec& law, int k, int p) {
+OrderStatistic exact_order_statistic(const sim::StragglerSpec& law, int k, int p) {
   check_order(law, k, p);
   return std::visit(
-      [k, p](const auto& l) -> double {
+      [k, p](const auto& l) -> OrderStatistic {
         using Law = std::decay_t<decltype(l)>;
         if constexpr (std::is_same_v<Law, sim::ShiftedExponentialStraggler>) {
           return shifted_exponential(l, k, p);
@@ -96,10 +112,14 @@ double expected_order_statistic(const sim::StragglerSpec& law, int k, int p) {
           return lognormal(l, k, p);
         } else {
           static_assert(std::is_same_v<Law, sim::NoStraggler>, "every law has its closed form");
-          return 1.0;
+          return {1.0, 0.0};
         }
       },
       law);
+}
+
+double expected_order_statistic(const sim::StragglerSpec& law, int k, int p) {
+  return exact_order_statistic(law, k, p).mean;
 }
 
 std::vector<OrderStatisticEstimate> monte_carlo_order_statistics(const sim::StragglerSpec& law,

@@ -10,13 +10,21 @@
 
 namespace codesim::analysis {
 
-/// E[X_(K:P)], the K-th smallest of P independent factors of `law` (a node's time in units of
-/// its nominal flops / speed). Exact: shifted exponential shift + (H_P - H_(P-K)) / rate; Pareto
-/// scale Gamma(P+1) Gamma(P-K+1-1/shape) / (Gamma(P-K+1) Gamma(P+1-1/shape)), +Inf unless
-/// P - K + 1 > 1 / shape; bimodal 1 + (slowdown - 1) P[Binomial(P, 1 - p_slow) < K]; log-normal
-/// by Simpson's rule on the order statistic's density in z = (ln x - mu) / sigma over
-/// [-12, 12] (relative error below 1e-9 for sigma <= 2); none 1. Preconditions:
-/// validate_straggler(law) is empty, 1 <= K <= P <= 10,000.
+/// The mean and variance of X_(K:P), the K-th smallest of P independent factors of `law` (a
+/// node's time in units of its nominal flops / speed). Exact: shifted exponential
+/// shift + (H_P - H_(P-K)) / rate, variance sum_{i > P-K} 1 / (rate i)^2; Pareto moments
+/// scale^j Gamma(P+1) Gamma(P-K+1-j/shape) / (Gamma(P-K+1) Gamma(P+1-j/shape)), +Inf unless
+/// P - K + 1 > j / shape; bimodal 1 + (slowdown - 1) q with q = P[Binomial(P, 1 - p_slow) < K],
+/// variance (slowdown - 1)^2 q (1 - q); log-normal by Simpson's rule on the order statistic's
+/// density in z = (ln x - mu) / sigma over [-12, 12] (relative error below 1e-9 for
+/// sigma <= 2); none 1 and 0. Preconditions: validate_straggler(law) is empty,
+/// 1 <= K <= P <= 10,000.
+struct OrderStatistic {
+  double mean = 0.0;
+  double variance = 0.0;  ///< +Inf where the second moment is
+};
+OrderStatistic exact_order_statistic(const sim::StragglerSpec& law, int k, int p);
+/// exact_order_statistic(law, k, p).mean.
 double expected_order_statistic(const sim::StragglerSpec& law, int k, int p);
 
 /// Monte Carlo estimate of E[X_(K:P)] for K = 1..P.

@@ -123,7 +123,7 @@ StragglerTable straggler_table(int nodes) {
   for (const auto& [law, source] : laws) {
     StragglerLawRows rows{law, source, {}, {}};
     for (int k = 1; k <= nodes; ++k) {
-      rows.expected.push_back(analysis::expected_order_statistic(law, k, nodes));
+      rows.exact.push_back(analysis::exact_order_statistic(law, k, nodes));
     }
     rows.monte_carlo =
         analysis::monte_carlo_order_statistics(law, nodes, kStragglerTrials, kStragglerSeed);
@@ -192,9 +192,12 @@ Json to_json(const StragglerTable& table) {
   Json laws = Json::array();
   for (const StragglerLawRows& law : table.laws) {
     Json rows = Json::array();
-    for (std::size_t i = 0; i < law.expected.size(); ++i) {
+    for (std::size_t i = 0; i < law.exact.size(); ++i) {
+      // The standard error the Monte Carlo's mean has, from the exact variance.
+      const double exact_error = std::sqrt(law.exact[i].variance / table.trials);
       rows.push_back({{"k", static_cast<int>(i) + 1},
-                      {"expected", finite_or_null(law.expected[i])},
+                      {"expected", finite_or_null(law.exact[i].mean)},
+                      {"exact_standard_error", finite_or_null(exact_error)},
                       {"monte_carlo", law.monte_carlo[i].mean},
                       {"standard_error", law.monte_carlo[i].standard_error}});
     }
@@ -266,8 +269,8 @@ void print_text(const StragglerTable& table, std::ostream& out) {
       << " trials) +- standard error\n";
   for (const StragglerLawRows& law : table.laws) {
     out << law_text(law.law) << " [" << law.source << "]\n";
-    for (std::size_t i = 0; i < law.expected.size(); ++i) {
-      out << std::setw(6) << i + 1 << std::setw(12) << significant(law.expected[i], 6)
+    for (std::size_t i = 0; i < law.exact.size(); ++i) {
+      out << std::setw(6) << i + 1 << std::setw(12) << significant(law.exact[i].mean, 6)
           << std::setw(12) << significant(law.monte_carlo[i].mean, 6) << " +- "
           << significant(law.monte_carlo[i].standard_error, 2) << "\n";
     }

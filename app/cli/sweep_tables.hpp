@@ -40,11 +40,11 @@ struct ConditioningTable {
   std::vector<AccurateUpTo> accurate;
 };
 
-/// One straggler law: E[X_(K:P)] for K = 1..P, closed form and Monte Carlo.
+/// One straggler law: X_(K:P) for K = 1..P, exact and Monte Carlo.
 struct StragglerLawRows {
   sim::StragglerSpec law;
   std::string source;  ///< where the parameters come from
-  std::vector<double> expected;
+  std::vector<analysis::OrderStatistic> exact;
   std::vector<analysis::OrderStatisticEstimate> monte_carlo;
 };
 
