@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import common
+import sweep_figures
 
 EPS_PARAM = "/faults/targets/weights/probability_per_operation"
 TAU_PARAM = "/checkpoint/every_iterations"
@@ -284,13 +285,29 @@ def draw_time_across_costs(theory: dict[str, Any], output: Path) -> None:
     common.save_figure(fig, output)
 
 
+# The sweeps extending T1-T3 (sweep_figures.py), each drawn from `codesim theory --table KIND`.
+SWEEP_KINDS = ("tradeoff", "tolerance_grid", "conditioning", "stragglers")
+
+
+def draw_sweep(kind: str, inputs: Sequence[Path], output: Path) -> None:
+    table = load_json(inputs[0])
+    if table.get("table") != kind:
+        raise common.InputError(inputs[0], f"is not a `--table {kind}` output")
+    if kind == "stragglers":
+        sweep_figures.draw_stragglers(table, load_json(inputs[1]) if len(inputs) > 1 else None,
+                                      output)
+    else:
+        getattr(sweep_figures, f"draw_{kind}")(table, output)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("figure", choices=("t2", "t3", "t4", "t5", "t5cost"))
+    parser.add_argument("figure", choices=("t2", "t3", "t4", "t5", "t5cost", *SWEEP_KINDS))
     parser.add_argument("inputs", nargs="+", type=Path,
                         help="t2: CODES.json; t3: TOLERANCE.json; t4: THEORY.json "
                              "MODE=RESULTS.json...; t5: THEORY.json RESULTS.json; t5cost: "
-                             "THEORY.json with vs_cost")
+                             "THEORY.json with vs_cost; tradeoff, tolerance_grid, conditioning: "
+                             "the table's JSON; stragglers: STRAGGLERS.json [TRADEOFF.json]")
     parser.add_argument("-o", "--output", type=Path, required=True, help="PNG file to write")
     args = parser.parse_args(argv)
     try:
@@ -304,6 +321,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 mode, _, path = str(item).partition("=")
                 runs.append((mode, common.load_results(path)))
             draw_rollback_vs_epsilon(runs, load_json(args.inputs[0]), args.output)
+        elif args.figure in SWEEP_KINDS:
+            draw_sweep(args.figure, args.inputs, args.output)
         elif args.figure == "t5cost":
             draw_time_across_costs(load_json(args.inputs[0]), args.output)
         else:

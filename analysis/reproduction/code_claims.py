@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+from . import code_sweeps
 from .context import CODESIM, MODELS_TESTS, ROOT, Reproduction, codesim_json, figure, run
 
 
@@ -19,13 +20,19 @@ def t1(r: Reproduction) -> None:
     tested = subprocess.run([str(MODELS_TESTS), "-tc=" + ",".join(cases)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     summary = [line for line in tested.stdout.splitlines() if "test cases:" in line]
+    # The sweeps extending T1: threshold against communication, and what a threshold costs in
+    # time under stragglers.
+    tradeoff, tradeoff_ok, tradeoff_figures = code_sweeps.tradeoff(r)
+    waits, waits_ok, waits_figures = code_sweeps.stragglers(r)
     r.claim(
         "T1", "GPD: any K = mn + n - 1 node results recover W x (backward with the same "
-        "blocks: K = 2mn - n); K - 1 do not.", [],
+        "blocks: K = 2mn - n); K - 1 do not.", tradeoff_figures + waits_figures,
         f"thresholds from the polynomial degrees for (m, n) in 1..4 x 1..4: "
         f"{16 - len(wrong)}/16 equal mn + n - 1 and 2mn - n (results/t1_thresholds.json); "
-        f"decode from K-subsets and detection from K-1 ({summary[0].strip() if summary else 'no output'})",
-        "reproduced" if not wrong and tested.returncode == 0 else "NOT reproduced")
+        f"decode from K-subsets and detection from K-1 ({summary[0].strip() if summary else 'no output'}); "
+        f"{tradeoff}; {waits}",
+        "reproduced" if not wrong and tested.returncode == 0 and tradeoff_ok and waits_ok
+        else "NOT reproduced")
 
 
 def t2(r: Reproduction) -> None:
@@ -63,11 +70,14 @@ def t2(r: Reproduction) -> None:
         notes.append(f"{direction} worst-case values: exact up to {t}, detected up to "
                      f"{detects}: {silent} wrong inside the bounds in {n * len(inside)} "
                      f"decodes ({'kept' if kept else 'NOT kept'}); {beyond} wrong beyond")
+    conditioning, conditioning_ok, conditioning_figures = code_sweeps.conditioning(r)
+    notes.append(conditioning)
+    ok = ok and conditioning_ok
     r.claim("T2", "GPD corrects floor((P-K)/2) adversarial and P-K-1 random-valued "
                "erroneous nodes; beyond that errors are detected, never silently wrong. "
                "Worst-case (adversarial) error values are corrected up to floor((P-K)/2) "
                "and detected up to P-K-floor((P-K)/2), never silently accepted there.",
-               ["t2_decode_success.png"],
+               ["t2_decode_success.png"] + conditioning_figures,
                f"GPD (2, 2) on P = 12, {trials} random-valued and {adversarial} worst-case "
                "trials per count: " + "; ".join(notes),
                "reproduced" if ok else "NOT reproduced")
@@ -81,12 +91,14 @@ def t3(r: Reproduction) -> None:
     at16 = next(r for r in table["rows"] if r["nodes"] == 16)
     ratios = [(r["blocks"], r["ratio_at_3mn"]) for r in table["ratio"]]
     grows = all(b[1] > a[1] for a, b in zip(ratios[1:], ratios[2:]))
+    grid, grid_ok, grid_figures = code_sweeps.tolerance_grid(r)
     r.claim("T3", "At equal storage per node, GPD tolerates far more errors than "
                "replication and MDS, with a gain that grows without bound in mn.",
-               ["t3_tolerance_vs_nodes.png"],
+               ["t3_tolerance_vs_nodes.png"] + grid_figures,
                f"m = n = 2, P = 16: GPD corrects {at16['gpd_forward']} forward / "
                f"{at16['gpd_backward']} backward, MDS {at16['mds']}, CodeNet grid "
                f"{at16['codenet']}, replication {at16['replication_correctable']} "
                f"(detects {at16['replication_detectable']}); GPD / replication at P = 3mn: "
-               + ", ".join(f"mn={b}: {r:g}" for b, r in ratios),
-               "reproduced" if grows and at16["gpd_forward"] > at16["mds"] else "NOT reproduced")
+               + ", ".join(f"mn={b}: {r:g}" for b, r in ratios) + "; " + grid,
+               "reproduced" if grows and at16["gpd_forward"] > at16["mds"] and grid_ok
+               else "NOT reproduced")

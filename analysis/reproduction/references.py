@@ -11,14 +11,19 @@ KIND_NAMES = {"paper": "a paper's statement", "paraphrase": "a paper's result, p
 REFERENCES = {
     "T1": ("derivation", "the project's derivation of K from the codes' polynomial degrees "
            "(docs/reproduction.md, \"Derivations\"; the GPD abstract gives no value of K), and "
-           "real decodes from every K-subset"),
+           "real decodes from every K-subset; the threshold / communication table against the "
+           "thresholds and traffic derived from the schemes' structure, and the exact expected "
+           "time of the K-th fastest node against a Monte Carlo of the simulator's straggler "
+           "draws"),
     "T2": ("derivation", "the bounds of real-number codes as the GPD paper uses them (arXiv "
            "1811.10751; paraphrased in docs/reproduction.md, T2: the project holds no copy of "
-           "that abstract to quote) and the worst-case bound derived there, against real decodes"),
+           "that abstract to quote) and the worst-case bound derived there, against real decodes; "
+           "the decoding guard's conditioning flag against real float64 decodes as P grows"),
     "T3": ("paper", "GPD (ISIT 2018) abstract: \"Our strategy can provide unboundedly better "
            "error tolerance than the competing replication strategy and an MDS-code-based "
            "strategy\"; the counts are the project's tolerance tables (docs/reproduction.md, "
-           "\"Derivations\"; equal-storage baselines chosen here)"),
+           "\"Derivations\"; equal-storage baselines chosen here), at m = n = 2 and over every "
+           "(m, n) in 1..4 x 1..4 with P from 2mn to 4mn"),
     "T4": ("paper", "CodeNet (arXiv 1903.01042) abstract: \"We theoretically demonstrate that "
            "CodeNet has higher error tolerance than replication\"; the slopes are judged against "
            "the project's closed forms (docs/reproduction.md, \"Derivations\"), not the paper's"),

@@ -8,12 +8,16 @@
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
 #include "app/cli/command_line.hpp"
 #include "app/cli/scheme_options.hpp"
+#include "app/cli/sweep_tables.hpp"
 #include "app/cli/theory_report.hpp"
 #include "app/cli/theory_tables.hpp"
 #include "sim/enum_names.hpp"
@@ -57,6 +61,7 @@ po::options_description theory_options() {
   static const std::string caption =
       "codesim theory --scheme KIND [scheme options] [model options]\n"
       "codesim theory --table thresholds | --table tolerance --m M --n N [--orientation O]\n"
+      "codesim theory --table tradeoff | tolerance_grid | conditioning | stragglers [--nodes P]\n"
       "  scheme options as codesim codes:\n" +
       scheme_usage_lines("    ") + "options";
   po::options_description options(caption);
@@ -101,7 +106,8 @@ po::options_description theory_options() {
       "abft: fraction of the checksummed block's entries one strike changes (default 0.005; "
       "bitflip strikes one entry)")(
       "table", po::value<std::string>()->value_name("NAME"),
-      "thresholds (T1) or tolerance (T3, with --m --n) instead of the training model")(
+      "thresholds (T1), tolerance (T3, with --m --n), tradeoff, tolerance_grid, conditioning or "
+      "stragglers (with --nodes, default 12) instead of the training model")(
       "json", po::bool_switch(), "print JSON")("help,h", po::bool_switch(), "show this help");
   return options;
 }
@@ -318,14 +324,36 @@ std::optional<Problem> read_model_inputs(const po::variables_map& values, Theory
   return read_fault_model(values, in);
 }
 
-// The tables take no training-model options and (tolerance) only --m, --n, --orientation.
+// The tables and the options each takes beyond --json.
+const std::vector<std::pair<std::string, std::vector<std::string>>> kTables = {
+    {"thresholds", {}},   {"tolerance", {"m", "n", "orientation"}},
+    {"tradeoff", {}},     {"tolerance_grid", {}},
+    {"conditioning", {}}, {"stragglers", {"nodes"}}};
+
+std::string table_names() {
+  std::string names;
+  for (std::size_t i = 0; i < kTables.size(); ++i) {
+    names += (i == 0 ? "" : i + 1 == kTables.size() ? " or " : ", ") + kTables[i].first;
+  }
+  return names;
+}
+
+std::string allowed_text(const std::vector<std::string>& allowed) {
+  if (allowed.empty()) return "only --json";
+  std::string text;
+  for (const std::string& name : allowed) text += (text.empty() ? "--" : ", --") + name;
+  return text;
+}
+
+// The tables take no training-model options, only their own (kTables).
 std::optional<Problem> check_table_options(const po::variables_map& values,
                                            const std::string& table) {
-  if (table != "thresholds" && table != "tolerance") {
-    return Problem{"unknown table '" + table + "' (expected thresholds or tolerance)"};
+  const auto entry = std::find_if(kTables.begin(), kTables.end(),
+                                  [&table](const auto& t) { return t.first == table; });
+  if (entry == kTables.end()) {
+    return Problem{"unknown table '" + table + "' (expected " + table_names() + ")"};
   }
-  std::vector<std::string> allowed;
-  if (table == "tolerance") allowed = {"m", "n", "orientation"};
+  const std::vector<std::string>& allowed = entry->second;
   std::vector<std::string> rejected = kModelOptions;
   for (const std::string& name : scheme_option_names()) rejected.push_back(name);
   for (const auto& name : rejected) {
@@ -334,7 +362,14 @@ std::optional<Problem> check_table_options(const po::variables_map& values,
         name == "first-layer-backward" ? values[name].as<bool>() : values.count(name) > 0;
     if (given) {
       return Problem{"--" + name + " does not apply to --table " + table + " (expected " +
-                     (table == "tolerance" ? "--m, --n and --orientation" : "only --json") + ")"};
+                     allowed_text(allowed) + ")"};
+    }
+  }
+  if (table == "stragglers" && values.count("nodes")) {
+    const int nodes = values["nodes"].as<int>();
+    if (nodes < 1 || nodes > kMaxStragglerNodes) {
+      return Problem{"--nodes " + std::to_string(nodes) + " is out of range (expected 1 to " +
+                     std::to_string(kMaxStragglerNodes) + ")"};
     }
   }
   if (table == "tolerance") {
@@ -359,6 +394,25 @@ void print(const Report& report, bool json, std::ostream& out) {
     out << to_json(report).dump(2) << "\n";
   } else {
     print_text(report, out);
+  }
+}
+
+// Prints a checked table.
+void print_table(const po::variables_map& values, const std::string& table, bool json,
+                 std::ostream& out) {
+  if (table == "thresholds") {
+    print(thresholds_table(), json, out);
+  } else if (table == "tolerance") {
+    print(tolerance_report(values["m"].as<int>(), values["n"].as<int>(), mirrored(values)), json,
+          out);
+  } else if (table == "tradeoff") {
+    print(tradeoff_table(), json, out);
+  } else if (table == "tolerance_grid") {
+    print(tolerance_grid(), json, out);
+  } else if (table == "conditioning") {
+    print(conditioning_table(), json, out);
+  } else {
+    print(straggler_table(values.count("nodes") ? values["nodes"].as<int>() : 12), json, out);
   }
 }
 
@@ -387,12 +441,7 @@ int run_theory_command(const std::vector<std::string>& args, std::ostream& out, 
   if (values.count("table")) {
     const std::string table = values["table"].as<std::string>();
     if (auto problem = check_table_options(values, table)) return fail(*problem);
-    if (table == "thresholds") {
-      print(thresholds_table(), json, out);
-    } else {
-      print(tolerance_report(values["m"].as<int>(), values["n"].as<int>(), mirrored(values)), json,
-            out);
-    }
+    print_table(values, table, json, out);
     return kOk;
   }
   TheoryInputs inputs;

@@ -31,19 +31,7 @@ std::string ratio_text(double value) { return significant(value, 4); }
 
 Json tolerance_rows_json(const std::vector<models::ToleranceRow>& rows) {
   Json json = Json::array();
-  for (const models::ToleranceRow& row : rows) {
-    json.push_back({{"nodes", row.nodes},
-                    {"gpd_forward", optional_json(row.gpd_forward)},
-                    {"gpd_backward", optional_json(row.gpd_backward)},
-                    {"gpd_forward_random", optional_json(row.gpd_forward_random)},
-                    {"gpd_backward_random", optional_json(row.gpd_backward_random)},
-                    {"codenet", optional_json(row.codenet)},
-                    {"codenet_nodes", row.codenet_nodes},
-                    {"mds", optional_json(row.mds)},
-                    {"replication_copies", optional_json(row.replication_copies)},
-                    {"replication_correctable", optional_json(row.replication_correctable)},
-                    {"replication_detectable", optional_json(row.replication_detectable)}});
-  }
+  for (const models::ToleranceRow& row : rows) json.push_back(tolerance_row_json(row));
   return json;
 }
 
@@ -90,6 +78,20 @@ void print_ratio_rows(const std::vector<models::RatioRow>& rows, std::ostream& o
 }
 
 }  // namespace
+
+Json tolerance_row_json(const models::ToleranceRow& row) {
+  return {{"nodes", row.nodes},
+          {"gpd_forward", optional_json(row.gpd_forward)},
+          {"gpd_backward", optional_json(row.gpd_backward)},
+          {"gpd_forward_random", optional_json(row.gpd_forward_random)},
+          {"gpd_backward_random", optional_json(row.gpd_backward_random)},
+          {"codenet", optional_json(row.codenet)},
+          {"codenet_nodes", row.codenet_nodes},
+          {"mds", optional_json(row.mds)},
+          {"replication_copies", optional_json(row.replication_copies)},
+          {"replication_correctable", optional_json(row.replication_correctable)},
+          {"replication_detectable", optional_json(row.replication_detectable)}};
+}
 
 ThresholdsTable thresholds_table() {
   ThresholdsTable table;

@@ -37,6 +37,9 @@ ThresholdsTable thresholds_table();
 /// Precondition: m, n >= 1 with m n <= 1024.
 ToleranceReport tolerance_report(int m, int n, bool mirrored);
 
+/// One T3 row as the tolerance tables print it; an absent count is null.
+nlohmann::ordered_json tolerance_row_json(const models::ToleranceRow& row);
+
 /// As `codesim theory --table ... --json` prints them; an absent count is null.
 nlohmann::ordered_json to_json(const ThresholdsTable& table);
 nlohmann::ordered_json to_json(const ToleranceReport& report);

@@ -1,0 +1,86 @@
+// `codesim theory --table` tradeoff, tolerance_grid, conditioning and stragglers: text, JSON and
+// their options.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/cli/theory_command.hpp"
+#include "support/cli_runner.hpp"
+
+namespace {
+
+using codesim::test::CliResult;
+
+CliResult theory(const std::vector<std::string>& args) {
+  return codesim::test::run_captured(codesim::app::run_theory_command, args);
+}
+
+nlohmann::json theory_json(std::vector<std::string> args) {
+  args.push_back("--json");
+  const CliResult outcome = theory(args);
+  REQUIRE(outcome.code == 0);
+  REQUIRE(outcome.err.empty());
+  return nlohmann::json::parse(outcome.out);
+}
+
+}  // namespace
+
+TEST_CASE("theory --table tradeoff lists four schemes per split with thresholds and traffic") {
+  const auto j = theory_json({"--table", "tradeoff"});
+  CHECK(j["table"] == "tradeoff");
+  CHECK(j["redundancy"] == 3);
+  REQUIRE(j["rows"].size() == 64);
+  const auto& gpd22 = j["rows"][4 * 5];  // (2, 2): rows of (1, 1..4) then (2, 1) come first
+  CHECK(gpd22["scheme"] == "gpd");
+  CHECK(gpd22["forward"]["threshold_nodes"] == 5);
+  CHECK(gpd22["backward"]["threshold_nodes"] == 6);
+  CHECK(gpd22["forward"]["sent_per_node"] == 0.5);
+  const CliResult text = theory({"--table", "tradeoff"});
+  CHECK(text.code == 0);
+  CHECK(text.out.find("recovery threshold (nodes)") == 0);
+}
+
+TEST_CASE("theory --table tolerance_grid has MDS at every point") {
+  const auto j = theory_json({"--table", "tolerance_grid"});
+  CHECK(j["table"] == "tolerance_grid");
+  for (const auto& row : j["rows"]) CHECK_FALSE(row["mds"].is_null());
+  CHECK(j["rows"][0]["m"] == 1);
+  CHECK(j["rows"][0]["nodes"] == 2);
+}
+
+TEST_CASE("theory --table conditioning reports each code's worst conditioning and accuracy") {
+  const auto j = theory_json({"--table", "conditioning"});
+  CHECK(j["table"] == "conditioning");
+  CHECK(j["target_relative_accuracy"] == 1e-8);
+  CHECK(j["points"].size() == 27);  // 9 splits x 3 codes
+  CHECK(j["accurate_up_to"].size() == 3);
+  for (const auto& a : j["accurate_up_to"]) CHECK(a["nodes"].get<int>() >= 3);
+}
+
+TEST_CASE("theory --table stragglers gives the K-th fastest for K = 1..P with a Monte Carlo") {
+  const auto j = theory_json({"--table", "stragglers", "--nodes", "6"});
+  CHECK(j["nodes"] == 6);
+  REQUIRE(j["laws"].size() == 5);
+  CHECK(j["laws"][0]["law"] == "shifted_exponential");
+  CHECK(j["laws"][0]["parameters"]["rate"] == 0.5);
+  REQUIRE(j["laws"][0]["rows"].size() == 6);
+  CHECK(j["laws"][0]["rows"][0]["expected"].get<double>() == doctest::Approx(1.0 + 2.0 / 6));
+  const CliResult text = theory({"--table", "stragglers", "--nodes", "3"});
+  CHECK(text.out.find("shifted_exponential(shift 1, rate 0.5)") != std::string::npos);
+}
+
+TEST_CASE("the sweep tables refuse options they do not take") {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--table", "tradeoff", "--m", "2"},
+                                             {"--table", "conditioning", "--nodes", "4"},
+                                             {"--table", "stragglers", "--nodes", "0"},
+                                             {"--table", "stragglers", "--m", "2"},
+                                             {"--table", "tolerance_grid", "--eps", "0.1"}}) {
+    const CliResult o = theory(args);
+    CHECK(o.code == 2);
+    CHECK(o.err.rfind("error: codesim theory: ", 0) == 0);
+    CHECK(o.err.find("(expected") != std::string::npos);
+  }
+}
