@@ -60,23 +60,20 @@ def closed_form_rollbacks(eps_grid: list[float]) -> dict:
 
 
 def rollbacks_against_theory(results: common.Results, theory: dict) -> tuple[bool, list[str]]:
-    """Whether the closed form holds every strategy's Monte Carlo points: inside each 95%
-    interval, or above it (the closed forms take decodes as independent, so a pair of strikes
-    that fails two decodes is counted twice: an upper bound where strikes reach several decodes
-    and a decode corrects one bad symbol); and a note per strategy with measured / predicted."""
+    """Whether every strategy's Monte Carlo 95% intervals hold its closed form at all points but
+    at most one (as T4), and a note per strategy with measured / predicted."""
     ok, notes = True, []
     for label, rows in paper_figures.rollback_estimates(results).items():
         line = next(s for s in theory["schemes"] if s["label"] == label)
-        inside, above, ratios = 0, 0, []
+        inside, ratios = 0, []
         for r in rows:
             predicted = 10 ** interp(math.log10(r["eps"]), [math.log10(e) for e in line["eps"]],
                                      [math.log10(max(v, 1e-300)) for v in line["q"]])
             inside += r["lo"] <= predicted <= r["hi"]
-            above += predicted > r["hi"]
             ratios.append(f"{r['q'] / predicted:.2f}" if predicted > 0 else "-")
-        ok = ok and inside + above == len(rows)
-        notes.append(f"{label}: {inside}/{len(rows)} points' 95% CIs contain the closed form, "
-                     f"{above} below it (measured / predicted at eps = "
+        ok = ok and inside >= len(rows) - 1
+        notes.append(f"{label}: {inside}/{len(rows)} points' 95% CIs contain the closed form "
+                     "(measured / predicted at eps = "
                      + ", ".join(f"{r['eps']:g}: {q}" for r, q in zip(rows, ratios)) + ")")
     return ok, notes
 

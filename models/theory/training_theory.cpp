@@ -338,6 +338,39 @@ LayerOpportunities layer_exposure(const SchemeStructure& s, const NodeLayer& lay
   return opportunities;
 }
 
+// What shared_strikes.hpp needs of the scheme: each node's symbols and codewords, and which
+// directions correct exactly one bad symbol (none when a scheme corrects nothing: each strike
+// already counts once; nodes that check their own blocks are left out by the caller).
+SharedStrikeShape shared_strike_shape(const SchemeStructure& s, int layers,
+                                      const TrainingTheoryOptions& options) {
+  SharedStrikeShape shape;
+  shape.layers = layers;
+  shape.first_layer_backward = options.first_layer_backward;
+  const bool first_reach_only = s.correctable[kForward] == 0 && s.correctable[kBackward] == 0;
+  for (int d : {kForward, kBackward}) {
+    shape.corrects_one[d] = !first_reach_only && s.correctable[d] == 1 && s.detects[d];
+  }
+  for (int p = 0; p < s.nodes; ++p) {
+    const auto index = static_cast<std::size_t>(p);
+    NodeRole role;
+    role.blocks = s.block_count[index];
+    for (int d : {kForward, kBackward}) {
+      const int symbol = s.participant[d][index] ? s.symbol[d][index] : -1;
+      int codeword = -1;
+      for (std::size_t c = 0; c < s.codewords[d].size() && symbol >= 0; ++c) {
+        const auto& members = s.codewords[d][c];
+        if (std::find(members.begin(), members.end(), symbol) != members.end()) {
+          codeword = static_cast<int>(c);
+        }
+      }
+      (d == kForward ? role.forward_symbol : role.backward_symbol) = symbol;
+      (d == kForward ? role.forward_codeword : role.backward_codeword) = codeword;
+    }
+    shape.nodes.push_back(role);
+  }
+  return shape;
+}
+
 // Opportunities per iteration of each target: products as the weight strikes before them; per
 // node 2L - 1 activations (L - 1 forward, the loss, L - 1 backward) and decodes, L updates.
 TargetCounts count_target_opportunities(const std::vector<LayerOpportunities>& layers, int nodes) {
@@ -435,6 +468,8 @@ TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& l
     local_.emplace_back(*shape, abft_strike_model(options.weight_fault_model, *shape),
                         max_read_strikes(exposure, l));
   }
+  if (options.count_shared_strikes && local_.empty())
+    shared_ = count_shared_strikes(shared_strike_shape(s, layer_count, options));
   const auto local = [this](int l) {
     return local_.empty() ? nullptr : &local_[static_cast<std::size_t>(l)];
   };
@@ -461,17 +496,32 @@ int TrainingTheory::opportunities_per_iteration() const {
   return total;
 }
 
+namespace {
+
+// 1 - (1 - p) e^gain, in [0, 1]: a failure probability with shared pairs counted once.
+double with_gain(double failure, double log_gain) {
+  return std::clamp(1.0 - (1.0 - failure) * std::exp(log_gain), 0.0, 1.0);
+}
+
+}  // namespace
+
+// An iteration's pairs fail its decodes and the next iteration's reads; the last iteration's
+// fail the verification pass instead (shared_strikes.hpp).
 double TrainingTheory::rollback_probability(const TargetProbabilities& eps) const {
-  return sequence_probabilities(steady_, eps).failure;
+  return with_gain(sequence_probabilities(steady_, eps).failure,
+                   SharedStrikes::log_gain(shared_.next, eps));
 }
 
 double TrainingTheory::first_rollback_probability(const TargetProbabilities& eps) const {
-  return sequence_probabilities(first_, eps).failure;
+  return with_gain(sequence_probabilities(first_, eps).failure,
+                   SharedStrikes::log_gain(shared_.next, eps));
 }
 
 double TrainingTheory::verification_failure_probability(const TargetProbabilities& eps,
                                                         int tau) const {
-  return sequence_probabilities(verification_, eps, tau).failure;
+  return with_gain(sequence_probabilities(verification_, eps, tau).failure,
+                   SharedStrikes::log_gain(shared_.verification, eps) -
+                       SharedStrikes::log_gain(shared_.next, eps));
 }
 
 double TrainingTheory::expected_corrected_decodes(const TargetProbabilities& eps) const {

@@ -64,11 +64,13 @@
 //  - update: p's first stored block of layer l, persistently, like a weight strike after it.
 // A wrong update corrupts every stored block of p in that layer; this strike then persists like a
 // weight strike after the update. One such strike reaches up to three decodes of the same and the
-// next iteration; with t >= 1 the decodes are still taken as independent (exact to first order
-// in each decode's failure, which needs t + 1 bad symbols in one codeword). With t = 0
+// next iteration; each decode's failure needs t + 1 bad symbols in one codeword. With t = 0
 // (uncoded, two copies) a strike is counted at its first read only: the iteration rolls back
 // there (or the corruption is silent), so counting it again would count one strike twice at
-// first order. Hidden strikes (a perturbed z_l entry whose ReLU output does not change) are
+// first order. With t = 1 a pair of strikes on copies fails up to two decodes at once (a product
+// each in its iteration, and the next reads of both blocks): shared_strikes.hpp counts such a
+// pair once, to first order in its probability; with t >= 2 the decodes are taken as
+// independent. Hidden strikes (a perturbed z_l entry whose ReLU output does not change) are
 // neglected: an upper bound. Centralized decoding and local correction (abft) are counted for
 // weight strikes only.
 //
@@ -90,15 +92,12 @@
 #include "models/faults/fault_targets.hpp"
 #include "models/faults/value_model.hpp"
 #include "models/theory/abft_correction.hpp"
+#include "models/theory/shared_strikes.hpp"
 
 namespace codesim::models {
 
-/// Strike probability per opportunity of each fault target, indexed by FaultTarget.
-using TargetProbabilities = std::array<double, kFaultTargetCount>;
 /// Only weight strikes, with probability eps (the default fault model).
 TargetProbabilities weights_only(double eps);
-/// Counts per fault target, indexed by FaultTarget.
-using TargetCounts = std::array<int, kFaultTargetCount>;
 
 /// What the theory assumes beyond the scheme.
 struct TrainingTheoryOptions {
@@ -111,6 +110,9 @@ struct TrainingTheoryOptions {
   /// own block (abft) corrects it. The CodeNet experiment's sparse additive noise at density
   /// 0.005 by default; the other schemes' numbers do not depend on it.
   ValueModelSpec weight_fault_model = value_model_defaults(ValueModelKind::sparse_additive);
+  /// Count a pair of strikes that fails several decodes once (shared_strikes.hpp); false takes
+  /// the decodes as independent (an upper bound).
+  bool count_shared_strikes = true;
 };
 
 /// Weight-fault opportunities of one layer per iteration.
@@ -254,6 +256,8 @@ class TrainingTheory {
   }
   /// Expected blocks corrected at their nodes in a steady iteration (abft; else 0).
   double expected_local_corrections(double eps) const;
+  /// Pairs of strikes that fail several decodes (t = 1; zero otherwise).
+  const SharedStrikes& shared_strikes() const { return shared_; }
   /// Opportunities per iteration of each target (weights: opportunities_per_iteration()).
   const TargetCounts& target_opportunities() const { return target_opportunities_; }
   /// Per layer, the nodes' correction of their blocks (abft); empty for the other schemes.
@@ -269,6 +273,7 @@ class TrainingTheory {
   std::vector<LayerOpportunities> opportunities_;
   int latent_blocks_ = 0;
   TargetCounts target_opportunities_{};
+  SharedStrikes shared_;
   std::vector<AbftCorrection> local_;
   std::vector<DecodeExposure> steady_;
   std::vector<DecodeExposure> first_;

@@ -163,21 +163,19 @@ TEST_CASE("train_coded's rollbacks match the theory with faulty products and upd
   }
 }
 
-TEST_CASE("every step error-prone: exact for two copies, an upper bound for codes that correct") {
+TEST_CASE(
+    "train_coded's rollbacks match the theory when every step of the protocol is error-prone") {
   // A strike on a node's copy of an activation or decoded vector reaches its next product and,
-  // through its update, the next read of its block. Two copies roll back at the first: exact.
-  // A code that corrects one bad symbol fails on a pair of such strikes in two decodes at once,
-  // which the closed forms, taking decodes as independent, count twice: an upper bound (1.4 to
-  // 1.8 times the simulated rollbacks here; docs/reproduction.md, T8).
-  const Comparison two =
-      compare(replication_spec(5, 4, 2), 3e-4, 4, 2000, whole_block(), other_targets(3e-4, true));
-  CAPTURE(two.simulated);
-  CAPTURE(two.predicted);
-  CHECK(two.simulated > 50.0);
-  CHECK(std::abs(two.simulated - two.predicted) <= 3.29 * two.sd);
+  // through its update, the next read of its block. Two copies roll back at the first read. A
+  // code that corrects one bad symbol fails on a pair of such strikes in both decodes at once,
+  // which the closed forms count once (shared_strikes.hpp); counting it per decode, as
+  // independent decodes would, predicts 1.4 to 1.8 times the simulated rollbacks. The count is
+  // first order in a pair's probability: at eps = 1.5e-3 (CodeNet) and 2e-3 (three copies),
+  // where an interval of 10 rolls back about 6 times, it still predicts 1.3 times too many.
   for (const auto& [scheme, eps, tau, iterations] :
-       {std::tuple{codenet_grid_spec(5, 4, 7, 6, 3), 1.5e-3, 10, 4000},
-        std::tuple{replication_spec(5, 4, 3), 2e-3, 10, 3000}}) {
+       {std::tuple{replication_spec(5, 4, 2), 3e-4, 4, 2000},
+        std::tuple{codenet_grid_spec(5, 4, 7, 6, 3), 7e-4, 10, 6000},
+        std::tuple{replication_spec(5, 4, 3), 1e-3, 10, 6000}}) {
     CAPTURE(codesim::models::scheme_name(scheme));
     const Comparison c =
         compare(scheme, eps, tau, iterations, whole_block(), other_targets(eps, true));
@@ -185,7 +183,6 @@ TEST_CASE("every step error-prone: exact for two copies, an upper bound for code
     CAPTURE(c.predicted);
     CAPTURE(c.sd);
     CHECK(c.simulated > 50.0);
-    CHECK(c.simulated <= c.predicted + 3.29 * c.sd);
-    CHECK(c.simulated >= 0.4 * c.predicted);
+    CHECK(std::abs(c.simulated - c.predicted) <= 3.29 * c.sd);
   }
 }
