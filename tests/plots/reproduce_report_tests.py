@@ -49,5 +49,49 @@ class ReproduceReport(unittest.TestCase):
                       "experiments show", text)
 
 
+def load_all_steps_claims():
+    """analysis/reproduction/all_steps_claims.py (T8)."""
+    import sys
+    sys.path.insert(0, str(ROOT / "analysis"))
+    from reproduction import all_steps_claims
+    return all_steps_claims
+
+
+class AllStepsVerdict(unittest.TestCase):
+    EPS = "/faults/targets/weights/probability_per_operation"
+
+    def results(self, rollbacks: list[int]) -> "object":
+        import common
+        points = []
+        for eps, count in zip((1e-4, 1e-3), rollbacks):
+            replicas = [{"replica": r, "rollbacks": count, "iterations": 500} for r in range(2)]
+            points.append({"params": {self.EPS: eps}, "label": "code", "replicas": replicas,
+                           "aggregate": {}})
+        document = {"schema_version": 1, "complete": True, "scenario": {"name": "t8"},
+                    "seed": 1, "points": points}
+        with tempfile.TemporaryDirectory() as directory:
+            path = Path(directory) / "t8.json"
+            path.write_text(__import__("json").dumps(document))
+            return common.load_results(path)
+
+    def test_points_whose_intervals_hold_the_closed_form_reproduce_and_others_do_not(self):
+        t8 = load_all_steps_claims()
+        # Closed form: 2% at 1e-4, 20% at 1e-3 (per attempt: rollbacks / (rollbacks + 500)).
+        theory = {"schemes": [{"label": "code", "eps": [1e-4, 1e-3], "q": [0.02, 0.2]}]}
+        ok, notes = t8.rollbacks_against_theory(self.results([10, 125]), theory)
+        self.assertTrue(ok, notes)
+        self.assertIn("2/2 points", notes[0])
+        # Four times too many rollbacks at both points: not reproduced.
+        ok, notes = t8.rollbacks_against_theory(self.results([45, 800]), theory)
+        self.assertFalse(ok, notes)
+
+    def test_a_strategy_trains_to_the_error_free_accuracy_within_one_point(self):
+        t8 = load_all_steps_claims()
+        rows = {"error-free": {"final_test_accuracy": 0.889},
+                "codenet": {"final_test_accuracy": 0.885},
+                "uncoded": {"final_test_accuracy": 0.817}}
+        self.assertEqual(t8.trains_to_error_free(rows), {"codenet": True, "uncoded": False})
+
+
 if __name__ == "__main__":
     unittest.main()
