@@ -8,22 +8,14 @@
 
 #include "app/cli/theory_command.hpp"
 #include "support/cli_runner.hpp"
+#include "tests/app/cli/theory_cli.hpp"
 
 namespace {
 
 using codesim::test::CliResult;
 
-CliResult theory(const std::vector<std::string>& args) {
-  return codesim::test::run_captured(codesim::app::run_theory_command, args);
-}
-
-nlohmann::json theory_json(std::vector<std::string> args) {
-  args.push_back("--json");
-  const CliResult outcome = theory(args);
-  REQUIRE(outcome.code == 0);
-  REQUIRE(outcome.err.empty());
-  return nlohmann::json::parse(outcome.out);
-}
+using codesim::test::theory;
+using codesim::test::theory_json;
 
 }  // namespace
 
