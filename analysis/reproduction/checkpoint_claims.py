@@ -83,11 +83,11 @@ def t4(r: Reproduction) -> None:
         for label, rows in paper_figures.rollback_estimates(common.load_results(path)).items():
             line = next(s for s in theory["schemes"] if s["label"] == label)
             inside = 0
-            for r in rows:
+            for row in rows:
                 predicted = float(
-                    10 ** interp(math.log10(r["eps"]), [math.log10(e) for e in line["eps"]],
+                    10 ** interp(math.log10(row["eps"]), [math.log10(e) for e in line["eps"]],
                                   [math.log10(max(v, 1e-300)) for v in line["q"]]))
-                inside += r["lo"] <= predicted <= r["hi"]
+                inside += row["lo"] <= predicted <= row["hi"]
             ok = ok and inside >= len(rows) - 1
             notes.append(f"{mode} {label}: {inside}/{len(rows)} points' 95% CIs contain the "
                          f"closed form")
