@@ -145,7 +145,9 @@ def t5_scheme(label: str, options: list[str], measured: common.Results) -> tuple
             f"{best[1]}, closed-form optimum tau = {t['optimal']['tau']} "
             f"({1e3 * t['optimal']['time_per_iteration_s']:.3f} ms; costs T_it "
             f"{1e3 * iteration_s:.3f} ms, T_ck {1e3 * checkpoint_s:.3f} ms; rollback "
-            f"probability {t['rollback_probability']['per_iteration']:.2g} per iteration)"
+            f"probability {t['rollback_probability']['per_iteration']:.2g} per iteration; "
+            f"simulated: {sum(x['rollbacks'] for x in reps):g} rollbacks over the "
+            f"{len(reps)} runs, {sum(x['detected'] for x in reps):g} detected decodes)"
             + (f"; tau = {unfinished} did not finish {workload['iterations']} iterations within "
                f"the {workload['time_limit_s']} s time limit in every replica"
                if unfinished else ""))
