@@ -211,7 +211,10 @@ def t5(r: Reproduction) -> None:
                "their rollback probability per iteration is far below CodeNet's and their "
                "optimal interval far longer; on this small network the iteration is mostly "
                "communication, and theirs costs less than CodeNet's. A verdict of \"partly\" "
-               "names the baselines whose optimum CodeNet's is not below.")
+               "names the baselines whose optimum CodeNet's is not below. The MDS runs roll "
+               "back where the closed form expects no rollback: a block regenerated from k "
+               "sources carries more round-off than the decoder's threshold allows "
+               "(docs/reproduction.md, T5, \"MDS rollbacks\").")
 
 
 # Checkpoint and restart costs, in multiples of each strategy's iteration time, over which T5
