@@ -206,10 +206,12 @@ def t5(r: Reproduction) -> None:
                "iteration is lower than replication's, at its own optimal checkpoint "
                "interval.", ["t5_time_vs_checkpoint.png", "t5_across_checkpoint_costs.png"],
                "; ".join(notes), t5_verdict(theory),
-               "The paper's baseline is two-copy replication; the MDS (40, 10) and three-copy "
-               "replication baselines (issue 42) correct an error instead of rolling back, so "
-               "their rollback probability per iteration is far below CodeNet's and their "
-               "optimal interval far longer; on this small network the iteration is mostly "
+               "The paper's baseline is two-copy replication. The baselines of issue 42 "
+               "correct errors too, and two errors in one codeword, which roll CodeNet back (two "
+               "of its 7 grid rows of 4 nodes), are rarer for them (two of the 3 copies of a "
+               "2-node block row; MDS (40, 10) corrects 15 of its 40 symbols): their rollback "
+               "probability per iteration is below CodeNet's and their optimal interval longer; "
+               "on this small network the iteration is mostly "
                "communication, and theirs costs less than CodeNet's. A verdict of \"partly\" "
                "names the baselines whose optimum CodeNet's is not below. The MDS runs roll "
                "back where the closed form expects no rollback: a block regenerated from k "
