@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The papers' figures T2-T5 (scripts/reproduce draws them): decode success versus erroneous
-nodes, errors tolerated versus nodes, rollback probability versus epsilon and expected time
-versus checkpoint interval, from codesim's `codes`, `theory` and `run` JSON outputs."""
+"""The papers' figures T2-T6 (scripts/reproduce draws them): decode success versus erroneous
+nodes, errors tolerated versus nodes, rollback probability versus epsilon, expected time
+versus checkpoint interval and accuracy versus runtime, from codesim's `codes`, `theory` and
+`run` JSON outputs."""
 
 from __future__ import annotations
 
@@ -227,12 +228,21 @@ def draw_against_tau(ax: Any, theory: dict[str, Any], rows_by_label: dict[str, l
         ax.set_ylim(0.5 * min(measured), 30 * max(measured))
 
 
-def draw_time_vs_checkpoint(monte_carlo: common.Results, theory: dict[str, Any],
+def per_useful_iteration_of_all(runs: Sequence[common.Results], metric: str,
+                                ) -> dict[str, list[tuple[float, float, float, int]]]:
+    """per_useful_iteration over several results files (their labels differ)."""
+    rows: dict[str, list[tuple[float, float, float, int]]] = {}
+    for monte_carlo in runs:
+        rows.update(per_useful_iteration(monte_carlo, metric))
+    return rows
+
+
+def draw_time_vs_checkpoint(runs: Sequence[common.Results], theory: dict[str, Any],
                             output: Path) -> None:
     """T5: time per useful iteration versus the checkpoint interval (Monte Carlo with 95% CI
-    and the closed form with measured costs), the closed form at the optimal interval versus
-    epsilon, and, when the theory has energy, the energy per useful iteration versus the
-    interval the same way as the time."""
+    from every results file of `runs`, and the closed form with measured costs), the closed
+    form at the optimal interval versus epsilon, and, when the theory has energy, the energy per
+    useful iteration versus the interval the same way as the time."""
     plt = common.pyplot()
     energy = any("energy_per_iteration_J" in line for line in theory["schemes"])
     if energy:
@@ -244,14 +254,14 @@ def draw_time_vs_checkpoint(monte_carlo: common.Results, theory: dict[str, Any],
         right.plot(line["vs_eps"]["eps"], [1e3 * t for t in line["vs_eps"]["time_per_iteration_s"]],
                    "-", color=colours[line["label"]],
                    label=f"{line['label']} at its optimal interval")
-    draw_against_tau(left, theory, per_useful_iteration(monte_carlo, "completion_time_s"),
+    draw_against_tau(left, theory, per_useful_iteration_of_all(runs, "completion_time_s"),
                      "time_per_iteration_s", 1e3, colours)
     log_axes(left, "checkpoint interval tau (iterations); dotted: optimal tau",
              "simulated time per useful iteration (ms)", f"T5 at epsilon = {theory['eps']:g}")
     log_axes(right, "epsilon", "time per useful iteration at the optimal tau (ms)",
              "T5: expected time versus epsilon (closed form)")
     if energy:
-        draw_against_tau(third, theory, per_useful_iteration(monte_carlo, "energy_J"),
+        draw_against_tau(third, theory, per_useful_iteration_of_all(runs, "energy_J"),
                          "energy_per_iteration_J", 1.0, colours)
         log_axes(third, "checkpoint interval tau (iterations); dotted: optimal tau (time)",
                  "energy per useful iteration (J)",
@@ -262,7 +272,7 @@ def draw_time_vs_checkpoint(monte_carlo: common.Results, theory: dict[str, Any],
 def draw_time_across_costs(theory: dict[str, Any], output: Path) -> None:
     """T5 across the cost the project chose: each strategy's expected time per useful iteration
     at its optimal interval against the checkpoint and restart cost (each, in iterations of that
-    strategy), and CodeNet's over replication's."""
+    strategy), and the first strategy's (CodeNet's) over each other's."""
     plt = common.pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.4))
     vs_cost = theory["vs_cost"]
@@ -270,18 +280,57 @@ def draw_time_across_costs(theory: dict[str, Any], output: Path) -> None:
         iteration_s = theory["schemes"][i]["iteration_s"]
         left.plot(vs_cost["ratio"], [t / iteration_s for t in line["time_per_iteration_s"]],
                   "o-", color=f"C{i}", label=line["label"])
-    first, second = (line["time_per_iteration_s"] for line in vs_cost["schemes"][:2])
-    right.plot(vs_cost["ratio"], [a / b for a, b in zip(first, second)], "o-", color="k",
-               label=f"{vs_cost['schemes'][0]['label']} / {vs_cost['schemes'][1]['label']}")
+    first = vs_cost["schemes"][0]
+    for i, other in enumerate(vs_cost["schemes"][1:], start=1):
+        right.plot(vs_cost["ratio"], [a / b for a, b in zip(first["time_per_iteration_s"],
+                                                            other["time_per_iteration_s"])],
+                   "o-", color=f"C{i}", label=f"{first['label']} / {other['label']}")
     right.axhline(1.0, color="grey", linestyle=":", linewidth=1)
     log_axes(left, "checkpoint and restart cost (iterations each)",
              "time per useful iteration at the optimal tau (iterations)",
              f"T5 across checkpoint costs (closed form, epsilon = {theory['eps']:g})")
-    right.set_xscale("log")
-    right.set_xlabel("checkpoint and restart cost (iterations each)")
-    right.set_ylabel("ratio of the optimal times")
-    right.set_title("below 1: CodeNet faster")
-    right.legend(fontsize=8)
+    log_axes(right, "checkpoint and restart cost (iterations each)",
+             "ratio of the optimal times (seconds)",
+             f"below 1: {first['label'].split()[0]} faster")
+    common.save_figure(fig, output)
+
+
+def t6_rows(runs: Sequence[common.Results]) -> list[dict[str, Any]]:
+    """Every labelled strategy of the T6 runs: label, mean completion time and final test
+    accuracy with their 95% half-widths (0 when absent)."""
+    rows = []
+    for results in runs:
+        for p in results.points:
+            time, accuracy = p.mean("completion_time_s"), p.mean("final_test_accuracy")
+            if time is None or accuracy is None:
+                raise results.error(f"points[{p.index}]: no completion_time_s or "
+                                    "final_test_accuracy (expected training results)")
+            rows.append({"label": results.label(p), "time": time, "accuracy": accuracy,
+                         "time_ci": p.ci95("completion_time_s") or 0.0,
+                         "accuracy_ci": p.ci95("final_test_accuracy") or 0.0})
+    return rows
+
+
+def draw_accuracy_vs_runtime(runs: Sequence[common.Results], output: Path) -> None:
+    """T6: each strategy's mean final test accuracy against its mean completion time (95%
+    intervals), over all the runs given; the best trade-off is up and to the left."""
+    plt = common.pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    for i, row in enumerate(t6_rows(runs)):
+        ax.errorbar([row["time"]], [100 * row["accuracy"]], xerr=[row["time_ci"]],
+                    yerr=[100 * row["accuracy_ci"]], fmt="os^vDP*X"[i % 8], color=f"C{i % 10}",
+                    capsize=3, label=f"{row['label']}: {100 * row['accuracy']:.2f}% at "
+                                     f"{row['time']:.2f} s")
+    ax.set_xscale("log")
+    plain = plt.FuncFormatter(lambda value, _: f"{value:g}")
+    ax.xaxis.set_major_formatter(plain)
+    ax.xaxis.set_minor_formatter(plain)
+    ax.tick_params(axis="x", which="minor", labelsize=7)
+    ax.set_xlabel("mean simulated completion time (s, log scale)")
+    ax.set_ylabel("mean final test accuracy (%)")
+    ax.set_title("T6: accuracy against runtime on MNIST (eps = 3e-4; best: up and left)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
     common.save_figure(fig, output)
 
 
@@ -302,12 +351,14 @@ def draw_sweep(kind: str, inputs: Sequence[Path], output: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("figure", choices=("t2", "t3", "t4", "t5", "t5cost", *SWEEP_KINDS))
+    parser.add_argument("figure",
+                        choices=("t2", "t3", "t4", "t5", "t5cost", "t6", *SWEEP_KINDS))
     parser.add_argument("inputs", nargs="+", type=Path,
                         help="t2: CODES.json; t3: TOLERANCE.json; t4: THEORY.json "
-                             "MODE=RESULTS.json...; t5: THEORY.json RESULTS.json; t5cost: "
-                             "THEORY.json with vs_cost; tradeoff, tolerance_grid, conditioning: "
-                             "the table's JSON; stragglers: STRAGGLERS.json [TRADEOFF.json]")
+                             "MODE=RESULTS.json...; t5: THEORY.json RESULTS.json...; t5cost: "
+                             "THEORY.json with vs_cost; t6: RESULTS.json... (training); "
+                             "tradeoff, tolerance_grid, conditioning: the table's JSON; "
+                             "stragglers: STRAGGLERS.json [TRADEOFF.json]")
     parser.add_argument("-o", "--output", type=Path, required=True, help="PNG file to write")
     args = parser.parse_args(argv)
     try:
@@ -323,10 +374,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             draw_rollback_vs_epsilon(runs, load_json(args.inputs[0]), args.output)
         elif args.figure in SWEEP_KINDS:
             draw_sweep(args.figure, args.inputs, args.output)
+        elif args.figure == "t6":
+            draw_accuracy_vs_runtime([common.load_results(f) for f in args.inputs], args.output)
         elif args.figure == "t5cost":
             draw_time_across_costs(load_json(args.inputs[0]), args.output)
         else:
-            draw_time_vs_checkpoint(common.load_results(args.inputs[1]),
+            draw_time_vs_checkpoint([common.load_results(f) for f in args.inputs[1:]],
                                     load_json(args.inputs[0]), args.output)
     except (common.InputError, KeyError, IndexError, TypeError) as exc:
         print(exc if isinstance(exc, common.InputError) else f"error: bad input ({exc!r})",

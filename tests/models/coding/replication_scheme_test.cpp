@@ -1,5 +1,5 @@
-// Replication: comparison with two copies, majority with three, per-block decoding, the paper's
-// 2x(5x4) configuration and regeneration from another copy.
+// Replication: comparison with two copies, majority with three (forward and backward), per-block
+// decoding, the paper's 2x(5x4) configuration and regeneration from another copy.
 #include <doctest/doctest.h>
 
 #include "models/coding/replication_scheme.hpp"
@@ -65,6 +65,26 @@ TEST_CASE("three copies correct a wrong copy by majority and blame its row") {
   CHECK(relative_error(spread.product, weights * input) < 1e-12);
   // Two wrong copies of the same block row: detected.
   CHECK(forward_with(scheme, input, {1, 5}).status == DecodeStatus::detected);
+}
+
+TEST_CASE("three copies outvote one corrupted stored copy in both W x and W^T delta") {
+  ReplicationScheme scheme(2, 2, 3, 4, 4);
+  const Matrix weights = random_matrix(4, 4, 8);
+  scheme.encode(weights);
+  // Node 6 holds copy 1 of block (1, 0): grid row 1 of copy 1 forward (nodes 6, 7), grid
+  // column 0 of copy 1 backward (nodes 4, 6).
+  scheme.stored_blocks(6)[0](0, 0) += 3.0;
+  for (Direction dir : {Direction::forward, Direction::backward}) {
+    CAPTURE(dir == Direction::forward);
+    const Matrix input = random_matrix(4, 2, 9);
+    const ProductDecode decoded = compute_and_decode(scheme, dir, input, DecodeOptions{});
+    REQUIRE(decoded.status == DecodeStatus::corrected);
+    CHECK(decoded.blamed_nodes ==
+          (dir == Direction::forward ? std::vector<int>{6, 7} : std::vector<int>{4, 6}));
+    const Matrix exact =
+        dir == Direction::forward ? Matrix(weights * input) : Matrix(weights.transpose() * input);
+    CHECK(relative_error(decoded.product, exact) < 1e-12);
+  }
 }
 
 TEST_CASE("identical errors in a majority of replicas outvote the correct copy") {
