@@ -3,6 +3,9 @@ sections beyond the papers."""
 
 from __future__ import annotations
 
+import datetime
+from pathlib import Path
+
 from .context import Reproduction
 from .references import KIND_NAMES, REFERENCES
 
@@ -36,3 +39,34 @@ def write_report(r: Reproduction, seconds: float) -> None:
         lines += ["", "## Time of each step", "", "| step | wall time (s) |", "|---|---|"]
         lines += [f"| {step} | {s:.0f} |" for step, s in seconds_by_step.items()]
     (r.results / "REPORT.md").write_text("\n".join(lines) + "\n")
+
+
+# README.md's verdict table lies between these lines; `scripts/reproduce --update-readme`
+# rewrites it from the run, so that its verdicts are the report's, not typed by hand.
+README_BEGIN = "<!-- verdicts: written by scripts/reproduce --update-readme -->"
+README_END = "<!-- end of verdicts -->"
+
+
+def verdict_block(r: Reproduction, seconds: float, when: datetime.date) -> list[str]:
+    """The README's table: each claim's verdict and what it was checked against, with the run's
+    date, options and time."""
+    steps = ", ".join(c["step"] for c in r.claims)
+    lines = [f"The report of {when.isoformat()} (`scripts/reproduce"
+             f"{' --full' if r.full else ''}`, {r.jobs} jobs, steps {steps}: "
+             f"{seconds / 60:.1f} minutes once built):", "",
+             "| step | claim | checked against | verdict |", "|---|---|---|---|"]
+    for c in r.claims:
+        kind = REFERENCES[c["step"]][0]
+        lines.append(f"| {c['step']} | {c['claim']} | {KIND_NAMES[kind]} | {c['verdict']} |")
+    return lines
+
+
+def update_readme(readme: Path, block: list[str]) -> None:
+    """Replaces what lies between README_BEGIN and README_END with `block`; raises ValueError,
+    leaving the file as it was, when the markers are missing or out of order."""
+    text = readme.read_text()
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        raise ValueError(f"{readme}: no '{README_BEGIN}' ... '{README_END}' block")
+    head = text[:begin + len(README_BEGIN)]
+    readme.write_text(head + "\n" + "\n".join(block) + "\n" + text[end:])

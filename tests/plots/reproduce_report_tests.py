@@ -49,6 +49,35 @@ class ReproduceReport(unittest.TestCase):
                       "experiments show", text)
 
 
+class ReadmeVerdicts(unittest.TestCase):
+    def test_the_readme_table_is_rewritten_between_its_markers_only(self):
+        reproduce = load_reproduce()
+        report = reproduce.report
+        run = SimpleNamespace(full=False, jobs="2", claims=[
+            {"step": "T8", "claim": "all steps", "verdict": "reproduced"}])
+        block = report.verdict_block(run, 192.0, __import__("datetime").date(2026, 12, 4))
+        self.assertIn("| T8 | all steps | a paper's statement | reproduced |", block)
+        self.assertIn("2026-12-04", block[0])
+        with tempfile.TemporaryDirectory() as directory:
+            readme = Path(directory) / "README.md"
+            readme.write_text(f"before\n{report.README_BEGIN}\nold\n{report.README_END}\nafter\n")
+            report.update_readme(readme, block)
+            text = readme.read_text()
+            self.assertTrue(text.startswith("before\n"))
+            self.assertTrue(text.endswith(f"{report.README_END}\nafter\n"))
+            self.assertNotIn("old", text)
+            readme.write_text("no markers\n")
+            with self.assertRaises(ValueError):
+                report.update_readme(readme, block)
+            self.assertEqual(readme.read_text(), "no markers\n")
+
+    def test_the_repository_readme_has_the_markers(self):
+        reproduce = load_reproduce()
+        text = (ROOT / "README.md").read_text()
+        self.assertLess(text.index(reproduce.report.README_BEGIN),
+                        text.index(reproduce.report.README_END))
+
+
 def load_all_steps_claims():
     """analysis/reproduction/all_steps_claims.py (T8)."""
     import sys
