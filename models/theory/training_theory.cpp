@@ -498,9 +498,10 @@ int TrainingTheory::opportunities_per_iteration() const {
 
 namespace {
 
-// 1 - (1 - p) e^gain, in [0, 1]: a failure probability with shared pairs counted once.
+// 1 - (1 - p) e^gain = p - (1 - p) (e^gain - 1), in [0, 1]: a failure probability with shared
+// pairs counted once; exactly p at gain 0, without the cancellation of 1 - (1 - p).
 double with_gain(double failure, double log_gain) {
-  return std::clamp(1.0 - (1.0 - failure) * std::exp(log_gain), 0.0, 1.0);
+  return std::clamp(failure - (1.0 - failure) * std::expm1(log_gain), 0.0, 1.0);
 }
 
 }  // namespace
