@@ -4,7 +4,7 @@
 // encoding serving both directions) and the CodeNet grid 7x6/(5,4). Reported per case (medians of
 // several repetitions, single thread):
 //   overhead_fraction  = (input encodings of all participants + one decode) / (all node products),
-//                        the measure;
+//                        the overhead as the GPD abstract counts it;
 //   per_node_fraction  = (one node's input encoding + one decode) / (one node's product), what a
 //                        decentralized node pays, since every node decodes;
 //   product_speed      = plain Eigen GEMV/GEMM time / scheme multiply time on the same blocks.

@@ -1,4 +1,4 @@
-"""The sweeps that extend T1-T3 (issue 42), drawn from `codesim theory --table ... --json`:
+"""The sweeps that extend T1-T3 beyond the papers' single points, drawn from `codesim theory --table ... --json`:
 recovery threshold against communication per node (tradeoff), errors corrected over many splits
 (tolerance_grid), the decode's conditioning against P (conditioning) and the expected time of the
 K-th fastest node under stragglers (stragglers). paper_figures.py dispatches to them."""

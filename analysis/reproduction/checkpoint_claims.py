@@ -17,8 +17,8 @@ PAPER_SCHEMES = {
                           "--grid-cols", "6"],
     "replication 2x(5x4)": ["--scheme", "replication", "--m", "5", "--n", "4", "--copies", "2"],
 }
-# T5's baselines (issue 42, scenarios/baselines_time_vs_checkpoint.json): strategies that correct
-# errors. MDS on the 40 nodes of replication and uncoded with k = 10, the largest k dividing every
+# T5's baselines beyond the paper's two-copy replication (scenarios/baselines_time_vs_checkpoint.json):
+# strategies that correct errors. MDS on the 40 nodes of replication and uncoded with k = 10, the largest k dividing every
 # layer; three copies of the 5 x 2 grid on 30 nodes, the largest three-copy grid on 40 nodes.
 BASELINE_SCHEMES = {
     "mds (40,10)": ["--scheme", "mds", "--nodes", "40", "--k", "10"],
@@ -206,7 +206,7 @@ def t5(r: Reproduction) -> None:
                "iteration is lower than replication's, at its own optimal checkpoint "
                "interval.", ["t5_time_vs_checkpoint.png", "t5_across_checkpoint_costs.png"],
                "; ".join(notes), t5_verdict(theory),
-               "The paper's baseline is two-copy replication. The baselines of issue 42 "
+               "The paper's baseline is two-copy replication. The MDS and three-copy baselines "
                "correct errors too, and two errors in one codeword, which roll CodeNet back (two "
                "of its 7 grid rows of 4 nodes), are rarer for them (two of the 3 copies of a "
                "2-node block row; MDS (40, 10) corrects 15 of its 40 symbols): their rollback "

@@ -1,4 +1,4 @@
-"""The sweeps that extend T1-T3 (issue 42): each runs a `codesim theory --table`, draws its
+"""The sweeps that extend T1-T3 from single points to the papers' trade-offs: each runs a `codesim theory --table`, draws its
 figure, and checks the table against the derivation of docs/reproduction.md or against an
 independent computation. Each returns (what was measured, whether it held, figure names)."""
 

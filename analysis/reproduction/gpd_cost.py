@@ -1,4 +1,4 @@
-"""Where GPD's simulated time goes (issue 42, T6's note): the decode's flops computed from the
+"""Where GPD's simulated time goes (T6's note: the GPD abstract claims negligible decoding overhead, which the quickstart's times seem to contradict): the decode's flops computed from the
 scheme on the node model, against the protocol's share (communication, checkpoints and their
 verification passes, restarts, work lost to rollbacks), from a training results file."""
 

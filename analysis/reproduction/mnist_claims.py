@@ -101,8 +101,8 @@ def uncoded_accuracy_curve(path: Path) -> str:
     return ", ".join(f"{100 * a:.1f}%" for a in series.get("test_accuracy", []) if a is not None)
 
 
-# The MNIST runs of T6: the quickstart (the paper's strategies and GPD) and the baselines of
-# issue 42 (MDS, three-copy replication) on the same setting.
+# The MNIST runs of T6: the quickstart (the paper's strategies and GPD) and the baselines
+# the paper leaves out (MDS, three-copy replication) on the same setting.
 T6_SCENARIOS = ("quickstart", "mnist_baselines")
 
 

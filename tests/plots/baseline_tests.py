@@ -1,5 +1,5 @@
 """Tests of the MDS and three-copy replication baselines of T5 and T6 and of GPD's cost breakdown
-(issue 42): the T6 verdict against every strategy facing errors, the breakdown of GPD's time on a
+(the baselines the papers leave out): the T6 verdict against every strategy facing errors, the breakdown of GPD's time on a
 small results file, and the T5 and T6 figures; run by run_plot_tests.py."""
 
 from __future__ import annotations

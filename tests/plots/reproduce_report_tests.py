@@ -1,5 +1,5 @@
 """Tests of scripts/reproduce's report: every paper claim's verdict names what it was checked
-against (issue 42), run by run_plot_tests.py."""
+against (a paper, the project's derivation or an independent check), run by run_plot_tests.py."""
 
 from __future__ import annotations
 
