@@ -6,12 +6,12 @@ error-free accuracy on MNIST."""
 from __future__ import annotations
 
 import json
-import math
 
 import common
 import paper_figures
 
-from .context import CODESIM, Reproduction, codesim_json, figure, interp, logspace, run
+from .context import CODESIM, Reproduction, figure, logspace, run
+from .rollback_lines import closed_form_line, points_inside
 
 TARGETS = ("weights", "product", "activation", "decode", "update")
 EPS_OPTIONS = {"product": "--product-eps", "activation": "--activation-eps",
@@ -43,19 +43,8 @@ def closed_form_rollbacks(eps_grid: list[float]) -> dict:
               "xlabel": "eps, strike probability per opportunity of each of the 5 targets",
               "schemes": []}
     for label, options in SCHEMES.items():
-        q = []
-        for eps in eps_grid:
-            t = codesim_json(["theory", *options, "--layers", LAYERS, *every_target(eps),
-                              "--tau", "1", "--json"])
-            first = next(i for i in t["intervals"] if i["tau"] == 1)
-            q.append(1.0 - 1.0 / first["protocol_executions_per_iteration"])
-        low = [(e, v) for e, v in zip(eps_grid, q) if e <= 3e-4 and v > 0]
-        lx = [math.log(e) for e, _ in low]
-        ly = [math.log(v) for _, v in low]
-        mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
-        fitted = (sum((a - mx) * (b - my) for a, b in zip(lx, ly))
-                  / sum((a - mx) ** 2 for a in lx))
-        theory["schemes"].append({"label": label, "eps": eps_grid, "q": q, "slope": fitted})
+        theory["schemes"].append(closed_form_line(
+            label, [*options, "--layers", LAYERS], eps_grid, every_target, 3e-4))
     return theory
 
 
@@ -65,12 +54,7 @@ def rollbacks_against_theory(results: common.Results, theory: dict) -> tuple[boo
     ok, notes = True, []
     for label, rows in paper_figures.rollback_estimates(results).items():
         line = next(s for s in theory["schemes"] if s["label"] == label)
-        inside, ratios = 0, []
-        for r in rows:
-            predicted = 10 ** interp(math.log10(r["eps"]), [math.log10(e) for e in line["eps"]],
-                                     [math.log10(max(v, 1e-300)) for v in line["q"]])
-            inside += r["lo"] <= predicted <= r["hi"]
-            ratios.append(f"{r['q'] / predicted:.2f}" if predicted > 0 else "-")
+        inside, ratios = points_inside(rows, line)
         ok = ok and inside >= len(rows) - 1
         notes.append(f"{label}: {inside}/{len(rows)} points' 95% CIs contain the closed form "
                      "(measured / predicted at eps = "

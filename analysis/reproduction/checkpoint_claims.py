@@ -4,12 +4,12 @@ interval."""
 from __future__ import annotations
 
 import json
-import math
 
 import common
 import paper_figures
 
-from .context import EPS, ROOT, Reproduction, codesim_json, figure, interp, logspace, slope
+from .context import EPS, ROOT, Reproduction, codesim_json, figure, logspace
+from .rollback_lines import closed_form_line, points_inside
 
 # The two strategies of the T4 and T5 scenarios, as `codesim theory` options.
 PAPER_SCHEMES = {
@@ -65,15 +65,9 @@ def t4(r: Reproduction) -> None:
                     for p in common.load_results(spec.partition("=")[2]).points}
     eps_grid = sorted(set(logspace(1e-5, 1e-2, 16)) | measured_eps)
     for label, options in PAPER_SCHEMES.items():
-        q = []
-        for eps in eps_grid:
-            t = codesim_json(["theory", *options, "--layers", LAYERS, "--eps", repr(eps),
-                              "--tau", "1", "--json"])
-            first = next(i for i in t["intervals"] if i["tau"] == 1)
-            q.append(1.0 - 1.0 / first["protocol_executions_per_iteration"])
-        low = [(e, v) for e, v in zip(eps_grid, q) if e <= 1e-4]
-        theory["schemes"].append({"label": label, "eps": eps_grid, "q": q,
-                                  "slope": slope([e for e, _ in low], [v for _, v in low])})
+        theory["schemes"].append(closed_form_line(
+            label, [*options, "--layers", LAYERS], eps_grid,
+            lambda eps: ["--eps", repr(eps)], 1e-4))
     theory_file = r.results / "t4_theory.json"
     theory_file.write_text(json.dumps(theory, indent=2) + "\n")
     figure("t4", [str(theory_file), *runs], r.figures / "t4_rollback_vs_epsilon.png")
@@ -82,12 +76,7 @@ def t4(r: Reproduction) -> None:
         mode, _, path = spec.partition("=")
         for label, rows in paper_figures.rollback_estimates(common.load_results(path)).items():
             line = next(s for s in theory["schemes"] if s["label"] == label)
-            inside = 0
-            for row in rows:
-                predicted = float(
-                    10 ** interp(math.log10(row["eps"]), [math.log10(e) for e in line["eps"]],
-                                  [math.log10(max(v, 1e-300)) for v in line["q"]]))
-                inside += row["lo"] <= predicted <= row["hi"]
+            inside, _ = points_inside(rows, line)
             ok = ok and inside >= len(rows) - 1
             notes.append(f"{mode} {label}: {inside}/{len(rows)} points' 95% CIs contain the "
                          f"closed form")
