@@ -64,7 +64,8 @@ class SourceBuilder {
     if (backward) reaches.push_back({after_, l, kBackward});
   }
 
-  // The four sources of node p in layer l (training_theory.hpp, "other fault targets").
+  // The four sources of node p in layer l (training_theory.hpp, "other fault targets"); the
+  // same rules as update_borne and read_borne in training_theory.cpp, which count them.
   void add_layer(int p, int l, std::vector<Source>& sources) const {
     const bool next_layer = l + 1 < shape_.layers;
     Source x{p, FaultTarget::activation, {}};  // x_l, from forward l - 1

@@ -229,6 +229,9 @@ struct NodeLayer {
 
 std::size_t at(FaultTarget target) { return static_cast<std::size_t>(target); }
 
+// The reach rules below (update_borne, read_borne) are also SourceBuilder's in
+// shared_strikes.cpp, which lists them per strike: a change to one is a change to both.
+//
 // Strikes of the other targets that make node p's update of this layer wrong (header, "other
 // fault targets"): its copies of x_l and delta_l, and the decodes they come from.
 TargetCounts update_borne(const NodeLayer& n, bool front_block) {
