@@ -21,8 +21,8 @@ constexpr const char* kUsage =
     "       codesim-bench network --pattern P --platform T --nodes N [--runs R] [--peer PATH] "
     "[--json]\n"
     "       codesim-bench network --small [--runs R] [--json]\n"
-    "Every benchmark also takes --arithmetic auto|portable|avx2_fma (default auto: the fastest\n"
-    "this CPU runs): the build of the dense kernels, as `codesim run --arithmetic`.\n";
+    "Every benchmark also takes --arithmetic auto|portable|avx2_fma|avx512 (default auto: the\n"
+    "fastest this CPU runs): the build of the dense kernels, as `codesim run --arithmetic`.\n";
 
 // Removes `--arithmetic KIND` from args into `arithmetic`; false (after a message) when invalid.
 bool take_arithmetic(std::vector<std::string>& args, codesim::models::Arithmetic& arithmetic) {
@@ -32,7 +32,7 @@ bool take_arithmetic(std::vector<std::string>& args, codesim::models::Arithmetic
         i + 1 < args.size() ? codesim::models::parse_arithmetic(args[i + 1]) : std::nullopt;
     if (!kind || !codesim::models::arithmetic_available(*kind)) {
       std::cerr << "error: --arithmetic expects " << codesim::models::kArithmeticNames
-                << " (avx2_fma needs AVX2 and FMA)\n";
+                << " (avx2_fma needs AVX2 and FMA, avx512 AVX-512 F, DQ and VL)\n";
       return false;
     }
     arithmetic = *kind;

@@ -83,10 +83,12 @@ void add_scenario_options(po::options_description& options) {
                         "override one scenario value, e.g. --set /cluster/nodes=32 (repeatable; "
                         "VALUE is JSON, else a string)")(
       "arithmetic", po::value<std::string>()->value_name("KIND")->default_value("auto"),
-      "the dense kernels: auto (the fastest this CPU runs: avx2_fma where it has AVX2 and FMA, "
-      "else portable), portable (the same bits on every x86-64 machine) or avx2_fma (about 2x "
-      "faster products, other last bits); the results record the one that ran")(
-      "help,h", po::bool_switch(), "show this help");
+      "the dense kernels: auto (the fastest this CPU runs: avx512, else avx2_fma, else "
+      "portable), portable (default compiler flags), avx2_fma (AVX2 and FMA: about 2x faster "
+      "products, other last bits) or avx512 (AVX-512: about 1.7x avx2_fma's products where the "
+      "CPU has full-width units, other last bits); each gives the same bits on every machine "
+      "that runs it, and the results record the one that ran")("help,h", po::bool_switch(),
+                                                               "show this help");
 }
 
 /// Parses `args` against `visible` plus a positional SCENARIO; nullopt after reporting an error.

@@ -128,10 +128,14 @@ std::optional<RunRequest> read_run_request(const po::variables_map& values, cons
 
 void apply_arithmetic(const RunRequest& request, Experiment& experiment) {
   if (!models::arithmetic_available(request.arithmetic)) {
+    std::string here;
+    for (const models::Arithmetic a : models::available_arithmetics())
+      here += ", " + std::string(models::arithmetic_name(a));
     throw ScenarioError(request.file, "",
                         "--arithmetic " + request.arithmetic_text +
-                            " needs a CPU with AVX2 and FMA and a build for x86-64 (expected "
-                            "auto or portable on this machine)");
+                            " needs a CPU that runs it (avx2_fma: AVX2 and FMA; avx512: AVX-512 F, "
+                            "DQ and VL) and a build for x86-64 (expected auto" +
+                            here + " on this machine)");
   }
   use_arithmetic(experiment, request.arithmetic);
   use_threads(experiment, request.threads);

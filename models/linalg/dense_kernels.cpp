@@ -11,12 +11,37 @@
 namespace codesim::models {
 namespace {
 
-bool cpu_has_avx2_fma() {
+// Whether the CPU (and the operating system, which must save the wider registers) runs an
+// instruction set's kernels.
+bool cpu_runs(Arithmetic arithmetic) {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
+  const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  switch (arithmetic) {
+    case Arithmetic::portable:
+      return true;
+    case Arithmetic::avx2_fma:
+      return avx2_fma;
+    case Arithmetic::avx512:
+      return avx2_fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512vl");
+  }
   return false;
+#else
+  return arithmetic == Arithmetic::portable;
 #endif
+}
+
+// The build of an arithmetic's kernels in this program, null when it has none.
+const detail::KernelTable* kernels_of(Arithmetic arithmetic) {
+  switch (arithmetic) {
+    case Arithmetic::portable:
+      return &detail::portable_kernels();
+    case Arithmetic::avx2_fma:
+      return detail::avx2_fma_kernels();
+    case Arithmetic::avx512:
+      return detail::avx512_kernels();
+  }
+  return nullptr;
 }
 
 detail::MatrixArg arg(const ConstMatrixRef& m) {
@@ -78,29 +103,45 @@ void cut_product(ThreadTeam* team, const detail::KernelTable& table, detail::Mat
 }  // namespace
 
 std::string_view arithmetic_name(Arithmetic arithmetic) {
-  return arithmetic == Arithmetic::avx2_fma ? "avx2_fma" : "portable";
+  switch (arithmetic) {
+    case Arithmetic::portable:
+      return "portable";
+    case Arithmetic::avx2_fma:
+      return "avx2_fma";
+    case Arithmetic::avx512:
+      return "avx512";
+  }
+  return "portable";
 }
 
+// Every arithmetic, slowest first.
+constexpr Arithmetic kArithmetics[] = {Arithmetic::portable, Arithmetic::avx2_fma,
+                                       Arithmetic::avx512};
+
 std::optional<Arithmetic> parse_arithmetic(std::string_view name) {
-  if (name == "portable") return Arithmetic::portable;
-  if (name == "avx2_fma") return Arithmetic::avx2_fma;
+  for (const Arithmetic arithmetic : kArithmetics) {
+    if (name == arithmetic_name(arithmetic)) return arithmetic;
+  }
   if (name == "auto") return fastest_arithmetic();
   return std::nullopt;
 }
 
 bool arithmetic_available(Arithmetic arithmetic) {
-  if (arithmetic == Arithmetic::portable) return true;
-  return detail::avx2_fma_kernels() != nullptr && cpu_has_avx2_fma();
+  return kernels_of(arithmetic) != nullptr && cpu_runs(arithmetic);
 }
 
-Arithmetic fastest_arithmetic() {
-  return arithmetic_available(Arithmetic::avx2_fma) ? Arithmetic::avx2_fma : Arithmetic::portable;
+Arithmetic fastest_arithmetic() { return available_arithmetics().back(); }
+
+std::vector<Arithmetic> available_arithmetics() {
+  std::vector<Arithmetic> available;
+  for (const Arithmetic arithmetic : kArithmetics) {
+    if (arithmetic_available(arithmetic)) available.push_back(arithmetic);
+  }
+  return available;
 }
 
 DenseKernels::DenseKernels(Arithmetic arithmetic)
-    : arithmetic_(arithmetic),
-      table_(arithmetic == Arithmetic::avx2_fma ? detail::avx2_fma_kernels()
-                                                : &detail::portable_kernels()) {
+    : arithmetic_(arithmetic), table_(kernels_of(arithmetic)) {
   CODESIM_CHECK(arithmetic_available(arithmetic), "the arithmetic runs on this machine");
 }
 

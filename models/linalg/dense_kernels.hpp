@@ -1,28 +1,33 @@
 // The dense products of nodes, updates and decoders, in the arithmetic chosen for the run:
-// `portable` (default compiler flags: the same bits on every machine) or `avx2_fma` (AVX2 and
-// FMA instructions: about 2.4x faster products, different last bits); `auto`, the command
-// lines' default, names the fastest of the two this CPU runs.
+// `portable` (default compiler flags), `avx2_fma` (AVX2 and FMA instructions: about 2.4x faster
+// products, different last bits) or `avx512` (AVX-512 and FMA: about 1.7x avx2_fma's products on
+// CPUs with full-width AVX-512 units, other last bits again). Each gives the same bits on every
+// machine that runs it (its cache blocking is pinned: kernel_bodies.inc); `auto`, the command
+// lines' default, names the fastest this CPU runs.
 #pragma once
 
 #include <Eigen/Dense>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace codesim::models {
 
-enum class Arithmetic { portable, avx2_fma };
+enum class Arithmetic { portable, avx2_fma, avx512 };
 
 std::string_view arithmetic_name(Arithmetic arithmetic);
-/// "portable" or "avx2_fma"; "auto": fastest_arithmetic() (a concrete arithmetic, so that what
-/// a run records can be given back to rerun it); nullopt otherwise.
+/// "portable", "avx2_fma" or "avx512"; "auto": fastest_arithmetic() (a concrete arithmetic, so
+/// that what a run records can be given back to rerun it); nullopt otherwise.
 std::optional<Arithmetic> parse_arithmetic(std::string_view name);
-/// The names parse_arithmetic accepts, for messages: "auto, portable or avx2_fma".
-inline constexpr std::string_view kArithmeticNames = "auto, portable or avx2_fma";
+/// The names parse_arithmetic accepts, for messages.
+inline constexpr std::string_view kArithmeticNames = "auto, portable, avx2_fma or avx512";
 /// Built into this program and supported by this CPU.
 bool arithmetic_available(Arithmetic arithmetic);
 /// The fastest available arithmetic.
 Arithmetic fastest_arithmetic();
+/// Every available arithmetic, portable first.
+std::vector<Arithmetic> available_arithmetics();
 namespace detail {
 struct KernelTable;
 }

@@ -30,5 +30,7 @@ struct KernelTable {
 const KernelTable& portable_kernels();
 /// Built with AVX2 and FMA; null when this build has no such variant.
 const KernelTable* avx2_fma_kernels();
+/// Built with AVX-512 F and DQ and FMA; null when this build has no such variant.
+const KernelTable* avx512_kernels();
 
 }  // namespace codesim::models::detail

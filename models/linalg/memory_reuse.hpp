@@ -6,7 +6,7 @@
 // allocates and frees tens of MB per step (im2col patches, partials, decoded products), so every
 // step page-faulted on all of them: LeNet-5's train_coded ran at 3.3 steps/s, 55.6 with freed
 // memory kept (bench/README.md, "Coded LeNet-5"). Results do not depend on it: Eigen aligns
-// every allocation to 32 bytes wherever it comes from.
+// every allocation to 64 bytes wherever it comes from.
 #pragma once
 
 namespace codesim::models {

@@ -32,12 +32,6 @@ bool padding_is_zero(AbftScheme& scheme, int node) {
   return (storage.bottomRows(storage.rows() - rows).array() == 0.0).all();
 }
 
-std::vector<Arithmetic> arithmetics() {
-  std::vector<Arithmetic> out{Arithmetic::portable};
-  if (arithmetic_available(Arithmetic::avx2_fma)) out.push_back(Arithmetic::avx2_fma);
-  return out;
-}
-
 // W's shapes whose block heights + 3 leave every remainder mod 4 (36, 68, 420: padded; 32: not).
 struct Shape {
   int rows;
@@ -63,7 +57,7 @@ TEST_CASE("abft stores each augmented block with its columns 32 bytes apart and 
 }
 
 TEST_CASE("products and updates through a padded block equal those through an unpadded copy") {
-  for (const Arithmetic arithmetic : arithmetics()) {
+  for (const Arithmetic arithmetic : available_arithmetics()) {
     const DenseKernels kernels(arithmetic);
     for (const Shape& s : kShapes) {
       CAPTURE(arithmetic_name(arithmetic));

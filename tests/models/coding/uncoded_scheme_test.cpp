@@ -61,8 +61,7 @@ TEST_CASE("an uncoded product detects NaN, Inf, absurd values and missing nodes"
 // The uncoded decode skips the (1, 1) repetition decode of each block when every symbol is
 // present and finite; this holds it to that decode's product, bit for bit, status and condition.
 TEST_CASE("an uncoded decode stacks the symbols exactly as the one-copy repetition decode") {
-  for (const Arithmetic arithmetic : {Arithmetic::portable, Arithmetic::avx2_fma}) {
-    if (!arithmetic_available(arithmetic)) continue;
+  for (const Arithmetic arithmetic : available_arithmetics()) {
     const UncodedScheme scheme(3, 2, 6, 4, arithmetic);
     const LinearCode one_copy(Matrix::Ones(1, 1), arithmetic);
     for (const Direction dir : {Direction::forward, Direction::backward}) {

@@ -1,6 +1,6 @@
-// Dense kernels: the portable build gives exactly Eigen's own results, the AVX2 + FMA build the
-// same products to round-off, and each DenseKernels value uses its own build (no process-wide
-// switch).
+// Dense kernels: the portable build gives exactly Eigen's own results, the AVX2 + FMA and
+// AVX-512 builds the same products to round-off, each build's bits do not depend on where the
+// data lie, and each DenseKernels value uses its own build (no process-wide switch).
 #include "models/linalg/dense_kernels.hpp"
 
 #include <doctest/doctest.h>
@@ -55,14 +55,18 @@ std::vector<MatrixXd> kernel_results(const Shape& s, const DenseKernels& kernels
 TEST_CASE("arithmetic names parse and the portable arithmetic is always available") {
   CHECK(parse_arithmetic("portable") == Arithmetic::portable);
   CHECK(parse_arithmetic("avx2_fma") == Arithmetic::avx2_fma);
+  CHECK(parse_arithmetic("avx512") == Arithmetic::avx512);
   CHECK(parse_arithmetic("auto") == fastest_arithmetic());
   CHECK_FALSE(parse_arithmetic("Auto").has_value());
   CHECK_FALSE(parse_arithmetic("avx2").has_value());
   CHECK_FALSE(parse_arithmetic("").has_value());
   CHECK(arithmetic_name(Arithmetic::avx2_fma) == "avx2_fma");
+  CHECK(arithmetic_name(Arithmetic::avx512) == "avx512");
   CHECK(arithmetic_available(Arithmetic::portable));
   CHECK(DenseKernels().arithmetic() == Arithmetic::portable);
   CHECK(arithmetic_available(fastest_arithmetic()));
+  CHECK(available_arithmetics().front() == Arithmetic::portable);
+  CHECK(available_arithmetics().back() == fastest_arithmetic());
 }
 
 TEST_CASE("portable kernels give exactly the results of Eigen's own expressions") {
@@ -140,41 +144,115 @@ TEST_CASE("portable combine_rows sums in the documented order, bit for bit") {
   }
 }
 
-TEST_CASE("the avx2_fma kernels give the portable products to round-off, deterministically") {
-  if (!arithmetic_available(Arithmetic::avx2_fma)) {
-    MESSAGE("this CPU or build has no AVX2 and FMA: avx2_fma kernels not tested");
-    return;
+namespace {
+
+// The vector builds this CPU runs (each test says which it skipped).
+std::vector<Arithmetic> vector_arithmetics() {
+  std::vector<Arithmetic> available = available_arithmetics();
+  available.erase(available.begin());  // portable
+  for (const Arithmetic arithmetic : {Arithmetic::avx2_fma, Arithmetic::avx512}) {
+    if (!arithmetic_available(arithmetic))
+      MESSAGE("this CPU or build does not run ", arithmetic_name(arithmetic), ": not tested");
   }
-  for (const Shape& s : kShapes) {
-    CAPTURE(s.rows);
-    CAPTURE(s.depth);
-    CAPTURE(s.cols);
-    const DenseKernels avx2_fma(Arithmetic::avx2_fma);
-    CHECK(avx2_fma.arithmetic() == Arithmetic::avx2_fma);
-    const std::vector<MatrixXd> portable = kernel_results(s, DenseKernels(Arithmetic::portable));
-    const std::vector<MatrixXd> fast = kernel_results(s, avx2_fma);
-    const std::vector<MatrixXd> again = kernel_results(s, avx2_fma);
-    REQUIRE(fast.size() == portable.size());
-    for (std::size_t k = 0; k < fast.size(); ++k) {
-      CAPTURE(k);
-      CHECK(relative_difference(fast[k], portable[k]) < 1e-13);
-      CHECK(fast[k] == again[k]);
+  return available;
+}
+
+}  // namespace
+
+TEST_CASE("the vector kernels give the portable products to round-off, deterministically") {
+  for (const Arithmetic arithmetic : vector_arithmetics()) {
+    CAPTURE(arithmetic_name(arithmetic));
+    const DenseKernels fast_kernels(arithmetic);
+    CHECK(fast_kernels.arithmetic() == arithmetic);
+    for (const Shape& s : kShapes) {
+      CAPTURE(s.rows);
+      CAPTURE(s.depth);
+      CAPTURE(s.cols);
+      const std::vector<MatrixXd> portable = kernel_results(s, DenseKernels(Arithmetic::portable));
+      const std::vector<MatrixXd> fast = kernel_results(s, fast_kernels);
+      const std::vector<MatrixXd> again = kernel_results(s, fast_kernels);
+      REQUIRE(fast.size() == portable.size());
+      for (std::size_t k = 0; k < fast.size(); ++k) {
+        CAPTURE(k);
+        CHECK(relative_difference(fast[k], portable[k]) < 1e-13);
+        CHECK(fast[k] == again[k]);
+      }
+    }
+    // On a large product the builds really differ in their last bits (FMA rounds once).
+    const Shape large{130, 257, 64};
+    const MatrixXd a = random_matrix(large.rows, large.depth, 1);
+    const MatrixXd b = random_matrix(large.depth, large.cols, 2);
+    CHECK(fast_kernels.product(a, b) != DenseKernels(Arithmetic::portable).product(a, b));
+  }
+  if (arithmetic_available(Arithmetic::avx512)) {
+    const Shape large{130, 257, 64};
+    const MatrixXd a = random_matrix(large.rows, large.depth, 1);
+    const MatrixXd b = random_matrix(large.depth, large.cols, 2);
+    CHECK(DenseKernels(Arithmetic::avx512).product(a, b) !=
+          DenseKernels(Arithmetic::avx2_fma).product(a, b));
+  }
+}
+
+TEST_CASE("every kernel gives the same bits wherever its operands lie in memory") {
+  // Operands copied 0-7 doubles into a 64-byte aligned buffer: a kernel whose loops split where
+  // the data's address falls (rather than at fixed indices) would round differently.
+  const std::vector<Arithmetic> arithmetics = available_arithmetics();
+  const Eigen::Index rows = 67, depth = 130, cols = 9;
+  const MatrixXd a = random_matrix(rows, depth, 41);
+  const MatrixXd b = random_matrix(depth, cols, 42);
+  const MatrixXd v = random_matrix(depth, 1, 43);
+  const MatrixXd d = random_matrix(rows, cols, 44);
+  const MatrixXd x = random_matrix(depth, cols, 45);
+  const MatrixXd c0 = random_matrix(rows, depth, 46);
+  const MatrixXd coefficients = random_matrix(5, 6, 47);
+  const MatrixXd sources = random_matrix(depth, 6, 48);
+  for (const Arithmetic arithmetic : arithmetics) {
+    const DenseKernels kernels(arithmetic);
+    std::vector<MatrixXd> reference;
+    for (Eigen::Index shift = 0; shift < 8; ++shift) {
+      CAPTURE(arithmetic_name(arithmetic));
+      CAPTURE(shift);
+      // Each operand at `shift` doubles past a fresh 64-byte aligned column start.
+      const auto placed = [shift](const MatrixXd& m, MatrixXd& storage) {
+        storage = MatrixXd::Zero(m.rows() + 8, m.cols());
+        storage.middleRows(shift, m.rows()) = m;
+        return storage.middleRows(shift, m.rows());
+      };
+      MatrixXd sa, sb, sv, sd, sx, sc, ss;
+      std::vector<MatrixXd> got;
+      got.push_back(kernels.product(placed(a, sa), placed(b, sb)));
+      got.push_back(kernels.product(placed(a, sa), placed(v, sv)));
+      got.push_back(kernels.transposed_product(placed(a, sa), placed(d, sd)));
+      auto c = placed(c0, sc);
+      kernels.add_outer_product(c, -0.5, placed(d, sd), placed(x, sx));
+      got.push_back(c);
+      const auto source_block = placed(sources, ss);
+      std::vector<const double*> pointers;
+      for (Eigen::Index i = 0; i < sources.cols(); ++i) pointers.push_back(&source_block(0, i));
+      std::vector<double> out(static_cast<std::size_t>(5 * 200 + 8));
+      kernels.combine_rows(coefficients, pointers, depth, out.data() + shift, 200);
+      got.emplace_back(Eigen::Map<const MatrixXd>(out.data() + shift, 5 * 200, 1));
+      if (shift == 0) {
+        reference = got;
+        continue;
+      }
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        CAPTURE(k);
+        CHECK(got[k] == reference[k]);
+      }
     }
   }
-  // On a large product the two builds really differ in their last bits (FMA rounds once).
-  const Shape large{130, 257, 64};
-  const MatrixXd fast = DenseKernels(Arithmetic::avx2_fma)
-                            .product(random_matrix(large.rows, large.depth, 1),
-                                     random_matrix(large.depth, large.cols, 2));
-  const MatrixXd slow = DenseKernels(Arithmetic::portable)
-                            .product(random_matrix(large.rows, large.depth, 1),
-                                     random_matrix(large.depth, large.cols, 2));
-  CHECK(fast != slow);
+}
+
+TEST_CASE("the portable kernels block their products by pinned cache sizes, not the CPU's") {
+  // Eigen cuts each sum of a product at a depth it derives from the L1 and L2 sizes, so the bits
+  // would follow the machine; kernel_bodies.inc pins them when the program loads.
+  CHECK(Eigen::l1CacheSize() == 48 * 1024);
+  CHECK(Eigen::l2CacheSize() == 1024 * 1024);
 }
 
 TEST_CASE("weighted column sums match the entry-order sums with weights 1, i + 1, (i + 1)^2") {
-  std::vector<Arithmetic> arithmetics = {Arithmetic::portable};
-  if (arithmetic_available(Arithmetic::avx2_fma)) arithmetics.push_back(Arithmetic::avx2_fma);
+  const std::vector<Arithmetic> arithmetics = available_arithmetics();
   // Lengths around the kernels' 4- and 8-row steps, column counts around their 4-column blocks.
   for (const Arithmetic arithmetic : arithmetics) {
     const DenseKernels kernels(arithmetic);

@@ -47,12 +47,6 @@ std::vector<MatrixXd> results(const Shape& s, const DenseKernels& kernels) {
   return out;
 }
 
-std::vector<Arithmetic> available_arithmetics() {
-  std::vector<Arithmetic> out{Arithmetic::portable};
-  if (arithmetic_available(Arithmetic::avx2_fma)) out.push_back(Arithmetic::avx2_fma);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("a team runs every index exactly once, call after call") {
