@@ -96,6 +96,8 @@ class CodingScheme {
   /// Cuts the large node products and updates between `team`'s threads (null: none); the bits
   /// stay those of one thread. The team must outlive the scheme's use of it.
   void use_team(ThreadTeam* team) { kernels_.use_team(team); }
+  /// The run's kernels (and team).
+  const DenseKernels& kernels() const { return kernels_; }
 
   /// Whether node p's blocks live in this process (SchemeContext::resident): a node's blocks are
   /// read, written, multiplied, updated and regenerated only where they live.
@@ -179,8 +181,6 @@ class CodingScheme {
   /// W is rows() x cols().
   int rows() const { return rows_; }
   int cols() const { return cols_; }
-  /// The run's kernels.
-  const DenseKernels& kernels() const { return kernels_; }
   /// Rows of the input in `dir`: N_in (cols) forward, N_out (rows) backward.
   int input_length(Direction dir) const { return dir == Direction::forward ? cols_ : rows_; }
   /// Checks that `input` has input_length(dir) rows.

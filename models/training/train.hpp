@@ -103,12 +103,13 @@ struct TrainingResult {
 /// (verification and writes), time_restart_s, time_eval_s, time_lost_s (work since the last
 /// checkpoint discarded by rollbacks); the seven add up to completion_time_s. Series
 /// accuracy_vs_time (time_s, iteration, test_accuracy, train_loss, energy_J): at 0, every
-/// eval_every useful iterations and at the end; test accuracy of the cluster's own coded forward
-/// pass (no faults, error-correcting decode, decode_weights() for a layer whose decode is detected)
-/// on the first eval_samples test samples; train_loss the mean loss of the decoded logits of the
-/// iterations executed since the previous row (row 0: the loss of the initial model's decoded
-/// outputs on batch 0); energy_J the joules spent so far (sim::EnergyMeter::spent_J, before the
-/// row's evaluation). loss_vs_iteration (iteration, time_s, loss) when record_loss.
+/// eval_every useful iterations and at the end; test accuracy of the weights decoded from the
+/// blocks as they stand (decode_weights(): a corruption no decode has met yet counts) on the first
+/// eval_samples test samples, with the run's kernels and threads; train_loss the mean loss of the
+/// decoded logits of the iterations executed since the previous row (row 0: the loss of the initial
+/// model's decoded outputs on batch 0); energy_J the joules spent so far
+/// (sim::EnergyMeter::spent_J, before the row's evaluation). loss_vs_iteration (iteration, time_s,
+/// loss) when record_loss.
 TrainingResult train_coded(const sim::ClusterSpec& cluster, const sim::CheckpointSpec& checkpoint,
                            const ValidTraining& training, FaultInjector& injector,
                            const Dataset& train, const Dataset& test, std::uint64_t seed,

@@ -97,7 +97,8 @@ TrainingResult NumericBackend::run() {
   // later row's), so that W is never decoded whole beside its blocks.
   batches_.load(0, values_.x0, values_.labels);
   const double accuracy = evaluate_accuracy();
-  const double loss = cross_entropy(coded_logits(values_.x0), values_.labels);
+  const double loss =
+      cross_entropy(logits(values_.x0, &NumericBackend::coded_product), values_.labels);
   metrics_.append_row("accuracy_vs_time", {0.0, 0.0, accuracy, loss, 0.0});
   trace().accuracy_and_loss(0.0, accuracy, loss);
   trace().energy(0.0, 0.0);
@@ -212,37 +213,56 @@ MlpParameters NumericBackend::read_out_parameters() {
   return p;
 }
 
-// Logits of the cluster's own coded forward pass (no faults; error-correcting decode,
-// decode_weights() for a layer whose decode is detected), evaluation_chunk() samples at a time.
-Matrix NumericBackend::coded_logits(const Matrix& inputs) {
+// Logits of `inputs`, evaluation_chunk() samples at a time, each layer's pre-activation given by
+// `product` (the layer and its input).
+Matrix NumericBackend::logits(const Matrix& inputs, LayerProduct product) {
   const int chunk = net_.steps->evaluation_chunk();
-  if (chunk == 0 || inputs.cols() <= chunk) return coded_logits_of(inputs);
-  Matrix logits;
+  const auto all_layers = [&](const Matrix& part) {
+    Matrix x = net_.steps->first_input(part);
+    for (int l = 0; l < net_.count; ++l) {
+      Matrix s = (this->*product)(l, x);
+      s.colwise() += net_.biases[static_cast<std::size_t>(l)];
+      x = l + 1 < net_.count ? net_.steps->next_input(l, s) : std::move(s);
+    }
+    return x;
+  };
+  if (chunk == 0 || inputs.cols() <= chunk) return all_layers(inputs);
+  Matrix out;
   for (Eigen::Index first = 0; first < inputs.cols(); first += chunk) {
     const Eigen::Index count = std::min<Eigen::Index>(chunk, inputs.cols() - first);
-    const Matrix part = coded_logits_of(inputs.middleCols(first, count));
-    if (first == 0) logits.resize(part.rows(), inputs.cols());
-    logits.middleCols(first, count) = part;
+    const Matrix part = all_layers(inputs.middleCols(first, count));
+    if (first == 0) out.resize(part.rows(), inputs.cols());
+    out.middleCols(first, count) = part;
   }
-  return logits;
+  return out;
 }
 
-Matrix NumericBackend::coded_logits_of(const Matrix& inputs) {
-  Matrix x = net_.steps->first_input(inputs);
-  for (int l = 0; l < net_.count; ++l) {
-    const CodingScheme& scheme = *net_.schemes[static_cast<std::size_t>(l)];
-    ProductDecode decoded = decode_on_ranks(scheme, Direction::forward, x);
-    Matrix s = decoded.status != DecodeStatus::detected ? std::move(decoded.product)
-                                                        : Matrix(layer_weights(l) * x);
-    s.colwise() += net_.biases[static_cast<std::size_t>(l)];
-    x = l + 1 < net_.count ? net_.steps->next_input(l, s) : std::move(s);
-  }
-  return x;
+// Layer l's product in the cluster's own coded forward pass (no faults; error-correcting decode,
+// decode_weights() when the decode is detected).
+Matrix NumericBackend::coded_product(int l, const Matrix& x) {
+  const CodingScheme& scheme = *net_.schemes[static_cast<std::size_t>(l)];
+  ProductDecode decoded = decode_on_ranks(scheme, Direction::forward, x);
+  return decoded.status != DecodeStatus::detected ? std::move(decoded.product)
+                                                  : Matrix(layer_weights(l) * x);
 }
 
-// Accuracy of the cluster's own coded forward pass on the evaluation samples (no faults).
+// Layer l's product with the weights decoded from its blocks (decode_weights()), on every rank.
+Matrix NumericBackend::decoded_product(int l, const Matrix& x) {
+  CodingScheme& scheme = *net_.schemes[static_cast<std::size_t>(l)];
+  const WeightShape& shape = net_.shapes[static_cast<std::size_t>(l)];
+  std::vector<int> lent;
+  for (int p = 0; p < nodes_; ++p)
+    if (ranks_.distributed() && ranks_.lend_blocks_to_all(scheme, p)) lent.push_back(p);
+  Matrix product = detail::decoded_product(spec_.scheme, scheme, shape.rows, shape.cols, x);
+  for (int p : lent) NodeRanks::give_back(scheme, p);
+  return product;
+}
+
+// Accuracy on the evaluation samples of the weights decoded from the blocks as they stand (what
+// a user would deploy), with the run's kernels and threads: a forward pass, not the cluster's
+// coded one (which would cost every node's product and a decode per layer).
 double NumericBackend::evaluate_accuracy() {
-  const Matrix x = coded_logits(eval_.inputs);
+  const Matrix x = logits(eval_.inputs, &NumericBackend::decoded_product);
   int correct = 0;
   for (Eigen::Index c = 0; c < x.cols(); ++c) {
     Eigen::Index best = 0;

@@ -194,10 +194,12 @@ class NumericBackend final : public TrainingBackend {
   void offer_copy(NodeCopies& copies, int node, const char* operation, int layer,
                   FaultTarget target, double flops);
   MlpParameters decoded_parameters() const;
-  /// The logits of the cluster's coded forward pass on `inputs`, all at once.
-  Matrix coded_logits_of(const Matrix& inputs);
   MlpParameters read_out_parameters();
-  Matrix coded_logits(const Matrix& inputs);
+  /// A layer's pre-activation for an input: the coded forward pass's or the decoded weights'.
+  using LayerProduct = Matrix (NumericBackend::*)(int l, const Matrix& x);
+  Matrix logits(const Matrix& inputs, LayerProduct product);
+  Matrix coded_product(int l, const Matrix& x);
+  Matrix decoded_product(int l, const Matrix& x);
   double evaluate_accuracy();
   /// compute_and_decode over the ranks: each partial computed and checked where its node lives.
   ProductDecode decode_on_ranks(const CodingScheme& scheme, Direction dir, const Matrix& input,

@@ -24,8 +24,7 @@ namespace {
 // encoding of the columns {g w + j : g < groups, j in [first, first + width)} of W (w = cols /
 // groups) by a scheme of the same spec is, bit for bit, those columns of the full encoding (and
 // likewise for decode_weights). A large W is therefore built, encoded and decoded a slab at a time
-// and never exists whole beside its blocks.
-constexpr double kSlabBytes = 16.0 * 1024 * 1024;
+// and never exists whole beside its blocks (slabs of kSlabBytes).
 
 struct SlabPlan {
   int groups = 1;                // column groups: n for the block grids, k for MDS
@@ -34,7 +33,8 @@ struct SlabPlan {
   bool sliced() const { return slab_width < group_width; }
 };
 
-SlabPlan plan_slabs(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols) {
+SlabPlan plan_slabs(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols,
+                    double slab_bytes = kSlabBytes) {
   SlabPlan plan;
   plan.group_width = cols;
   plan.slab_width = cols;
@@ -48,7 +48,7 @@ SlabPlan plan_slabs(const SchemeSpec& spec, CodingScheme& scheme, int rows, int 
   const auto groups = static_cast<int>(cols / narrowest);
   const double column_bytes = static_cast<double>(rows) * groups * kBytesPerValue;
   const auto width =
-      static_cast<Eigen::Index>(std::max(1.0, std::floor(kSlabBytes / column_bytes)));
+      static_cast<Eigen::Index>(std::max(1.0, std::floor(slab_bytes / column_bytes)));
   if (width >= narrowest) return plan;
   // Every slab width (and the last, narrower one) must make a valid scheme.
   const Eigen::Index last = narrowest % width;
@@ -137,6 +137,19 @@ void release_columns(const BlockRef& block, Eigen::Index first, Eigen::Index cou
 #else
   (void)block, (void)first, (void)count;
 #endif
+}
+
+// Copies the columns of slab [first, first + width) of node p's blocks (here) into its blocks in
+// `part`, a scheme of the slab's shape; every block of `part` is overwritten whole.
+void copy_slab(const SlabPlan& plan, CodingScheme& scheme, CodingScheme& part, int p,
+               Eigen::Index first, Eigen::Index width) {
+  std::vector<BlockRef> blocks = scheme.stored_blocks(p);
+  std::vector<BlockRef> parts = part.stored_blocks(p);
+  CODESIM_CHECK(blocks.size() == parts.size(), "a slab scheme stores the same blocks");
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    for (const SlabSegment& s : slab_segments(plan, blocks[b].cols(), first, width))
+      parts[b].middleCols(s.slab_col, s.count) = blocks[b].middleCols(s.full_col, s.count);
+  }
 }
 
 // The columns of slab [first, first + width) of a node's blocks, segment after segment, block
@@ -234,22 +247,18 @@ Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, 
     }
     // Every slab block is overwritten whole: its columns are the union of its segments.
     for (int p = 0; p < nodes; ++p) {
-      std::vector<BlockRef> blocks = scheme.stored_blocks(p);
       if (!ranks.root()) {
-        if (scheme.resident(p)) ranks.send_to_root(slab_columns(plan, blocks, first, width));
-        continue;
-      }
-      std::vector<BlockRef> parts = part->stored_blocks(p);
-      CODESIM_CHECK(blocks.size() == parts.size(), "a slab scheme stores the same blocks");
-      const Bytes received = scheme.resident(p) ? Bytes() : ranks.receive_from(ranks.owner(p));
-      Unpacker columns(received);
-      for (std::size_t b = 0; b < blocks.size(); ++b) {
-        for (const SlabSegment& s : slab_segments(plan, shapes[b].cols, first, width)) {
-          if (scheme.resident(p)) {
-            parts[b].middleCols(s.slab_col, s.count) = blocks[b].middleCols(s.full_col, s.count);
-          } else {
+        if (scheme.resident(p))
+          ranks.send_to_root(slab_columns(plan, scheme.stored_blocks(p), first, width));
+      } else if (scheme.resident(p)) {
+        copy_slab(plan, scheme, *part, p, first, width);
+      } else {
+        const Bytes received = ranks.receive_from(ranks.owner(p));
+        Unpacker columns(received);
+        std::vector<BlockRef> parts = part->stored_blocks(p);
+        for (std::size_t b = 0; b < parts.size(); ++b) {
+          for (const SlabSegment& s : slab_segments(plan, shapes[b].cols, first, width))
             parts[b].middleCols(s.slab_col, s.count) = columns.get_matrix();
-          }
         }
       }
     }
@@ -269,6 +278,35 @@ Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, 
   }
   release_all();
   return weights;
+}
+
+// W x for W = decode_weights() of `scheme`, its blocks left as they are. A large layer is
+// decoded a slab of columns at a time (copied out of the blocks into a scheme of the slab's shape)
+// and its product with the slab's rows of x added to the result, slab after slab, so W is never
+// whole beside the blocks. The sums' order follows the slab plan, which the layer's shape and
+// scheme fix; the products are cut between the scheme's threads without changing a bit.
+Matrix decoded_product(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols,
+                       const Matrix& x, double slab_bytes) {
+  const DenseKernels& kernels = scheme.kernels();
+  const SlabPlan plan = plan_slabs(spec, scheme, rows, cols, slab_bytes);
+  if (!plan.sliced()) return kernels.product(scheme.decode_weights(), x);
+  Matrix product = Matrix::Zero(rows, x.cols());
+  std::unique_ptr<CodingScheme> part;
+  Eigen::Index part_cols = 0;
+  Matrix x_slab;  // the slab's rows of x, transposed: samples x slab columns
+  for (Eigen::Index first = 0; first < plan.group_width; first += plan.slab_width) {
+    const Eigen::Index width = std::min(plan.slab_width, plan.group_width - first);
+    if (!part || part_cols != plan.groups * width) {
+      part_cols = plan.groups * width;
+      part = make_scheme(spec, rows, static_cast<int>(part_cols));
+    }
+    for (int p = 0; p < scheme.node_count(); ++p) copy_slab(plan, scheme, *part, p, first, width);
+    x_slab.resize(x.cols(), part_cols);
+    for (const SlabSegment& s : slab_segments(plan, cols, first, width))
+      x_slab.middleCols(s.slab_col, s.count) = x.middleRows(s.full_col, s.count).transpose();
+    kernels.add_outer_product(product, 1.0, part->decode_weights(), x_slab);
+  }
+  return product;
 }
 
 }  // namespace codesim::models::detail

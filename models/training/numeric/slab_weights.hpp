@@ -28,4 +28,17 @@ void encode_initial_weights(const SchemeSpec& spec, CodingScheme& scheme, std::u
 Matrix read_out_weights(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols,
                         const NodeRanks& ranks = {});
 
+/// The bytes of one column slab of a large W: a layer of more is built, encoded, decoded and
+/// multiplied a slab at a time. Slabs this size are allocated from the heap and reused (below
+/// glibc's mmap threshold as keep_freed_memory_for_reuse sets it), not page-faulted in anew.
+inline constexpr double kSlabBytes = 16.0 * 1024 * 1024;
+
+/// W x for W = decode_weights() of `scheme` (a scheme of `spec` for a rows x cols matrix), its
+/// blocks left as they are (every node's must be here: lent, when the run is distributed). A layer
+/// over `slab_bytes` has its product summed over column slabs of W, so that W never sits beside
+/// its blocks; the bits depend on the layer's shape, scheme and slab_bytes, not on the thread
+/// count.
+Matrix decoded_product(const SchemeSpec& spec, CodingScheme& scheme, int rows, int cols,
+                       const Matrix& x, double slab_bytes = kSlabBytes);
+
 }  // namespace codesim::models::detail

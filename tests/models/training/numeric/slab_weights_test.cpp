@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/coding/coding_scheme.hpp"
+#include "models/linalg/thread_team.hpp"
 #include "models/nn/mlp.hpp"
 
 namespace {
@@ -62,5 +63,33 @@ TEST_CASE(
     for (int p = 0; p < slabs->node_count(); ++p) {
       for (const BlockRef& block : slabs->stored_blocks(p)) CHECK(block.size() == 0);
     }
+  }
+}
+
+TEST_CASE("a large layer's decoded product is W x summed over slabs, whatever the thread count") {
+  // 2000 x 1200 with 4 MiB slabs: CodeNet's 2 column groups of 600 in slabs of 131 columns each,
+  // GPD's 4 groups of 300 in slabs of 65; with 1 GiB slabs, one slab.
+  constexpr int kRows = 2000;
+  constexpr int kCols = 1200;
+  codesim::models::MlpSpec mlp;
+  mlp.layer_sizes = {kCols, kRows};
+  const Matrix weights = codesim::models::glorot_init(mlp, 5).weights[0];
+  const Matrix x = Matrix::Random(kCols, 37);
+  const Matrix expected = weights * x;
+  for (const SchemeSpec& spec :
+       {codesim::models::codenet_grid_spec(2, 2, 3, 3), codesim::models::gpd_spec(2, 4, 16)}) {
+    const std::unique_ptr<CodingScheme> scheme = codesim::models::make_scheme(spec, kRows, kCols);
+    scheme->encode(weights);
+    const Matrix sliced =
+        codesim::models::detail::decoded_product(spec, *scheme, kRows, kCols, x, 4 << 20);
+    CHECK((sliced - expected).cwiseAbs().maxCoeff() < 1e-12 * expected.cwiseAbs().maxCoeff());
+    CHECK(sliced != scheme->kernels().product(scheme->decode_weights(), x));  // other sums
+    codesim::models::ThreadTeam team(3);
+    scheme->use_team(&team);
+    CHECK(codesim::models::detail::decoded_product(spec, *scheme, kRows, kCols, x, 4 << 20) ==
+          sliced);
+    CHECK(codesim::models::detail::decoded_product(spec, *scheme, kRows, kCols, x, 1 << 30) ==
+          scheme->kernels().product(scheme->decode_weights(), x));
+    scheme->use_team(nullptr);
   }
 }
