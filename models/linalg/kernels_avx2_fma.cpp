@@ -7,16 +7,11 @@
 #define Eigen codesim_avx2_fma_eigen
 #include "models/linalg/kernel_bodies.inc"
 #undef Eigen
-
-namespace codesim::models::detail {
-
-const KernelTable* avx2_fma_kernels() { return &kernel_table; }
-
-}  // namespace codesim::models::detail
+#define CODESIM_THIS_BUILD (&kernel_table)
 #else
-namespace codesim::models::detail {
-
-const KernelTable* avx2_fma_kernels() { return nullptr; }
-
-}  // namespace codesim::models::detail
+#define CODESIM_THIS_BUILD nullptr
 #endif
+
+const codesim::models::detail::KernelTable* codesim::models::detail::avx2_fma_kernels() {
+  return CODESIM_THIS_BUILD;
+}

@@ -104,7 +104,8 @@ struct TrainingResult {
 /// checkpoint discarded by rollbacks); the seven add up to completion_time_s. Series
 /// accuracy_vs_time (time_s, iteration, test_accuracy, train_loss, energy_J): at 0, every
 /// eval_every useful iterations and at the end; test accuracy of the weights decoded from the
-/// blocks as they stand (decode_weights(): a corruption no decode has met yet counts) on the first
+/// blocks as they stand (decode_weights(): a corruption no decode has met yet counts; at the end,
+/// after the read-out's repairs, so the last row's is that of `parameters`) on the first
 /// eval_samples test samples, with the run's kernels and threads; train_loss the mean loss of the
 /// decoded logits of the iterations executed since the previous row (row 0: the loss of the initial
 /// model's decoded outputs on batch 0); energy_J the joules spent so far

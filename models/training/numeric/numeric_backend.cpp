@@ -107,11 +107,12 @@ TrainingResult NumericBackend::run() {
   engine_.run_until(spec_.time_limit_s);
   if (!progress().completed()) {
     progress().stop_at(engine_.now());
+    repair_before_read_out();
     eval_.final_accuracy = evaluate_accuracy();
   }
   trace_sync(sim::kJobTrack, "run");
   trace().close(engine_.now());
-  repair_before_read_out();
+  if (!reading_out_) repair_before_read_out();  // (the last evaluation did, when it ran)
   trace_sync(sim::kJobTrack, "read-out");  // the untimed read-out's corrections, at the end
   injector_.finish();
   TrainingResult result;

@@ -439,8 +439,11 @@ void NumericBackend::iteration_done() {
   }
 }
 
-// An accuracy_vs_time row; its evaluation costs eval_cost_s.
+// An accuracy_vs_time row; its evaluation costs eval_cost_s. The last one evaluates the weights
+// the run returns: after the read-out's repairs, which no later step undoes (they only fix what a
+// decode would have, and nothing after the last evaluation writes a block).
 double NumericBackend::evaluate() {
+  if (progress().all_done()) repair_before_read_out();
   const double accuracy = evaluate_accuracy();
   const double mean_loss = eval_.loss_count > 0 ? eval_.loss_sum / eval_.loss_count : 0.0;
   metrics_.append_row("accuracy_vs_time",

@@ -407,6 +407,24 @@ TEST_CASE("under every vector arithmetic training is deterministic and still cor
   }
 }
 
+TEST_CASE("the last accuracy is that of the returned weights, even struck at the last update") {
+  // A large shift on a weight block at the last of 6 updates: no decode meets it before the end,
+  // so only the read-out's repairs (a verification pass) correct it; the last evaluation follows
+  // them and sees the weights the run returns.
+  for (const char* kind : {"gpd", "codenet_grid", "replication3"}) {
+    CAPTURE(kind);
+    TrainingSpec spec = training(kind, 6);
+    FaultInjector injector(single_fault(spec, {}, 1, "update", 0, 5, 1e3));
+    const TrainingResult r = train(spec, injector);
+    REQUIRE(r.faults.records.size() == 1);
+    CHECK(r.metrics.get("silent_corruptions") == 0.0);
+    CHECK(r.metrics.get("final_test_accuracy") ==
+          accuracy(r.parameters, spec.mlp.hidden_activation, data().test.images,
+                   data().test.labels));
+    CHECK(max_difference(r.parameters, train(spec, no_faults()).parameters) < 1e-9);
+  }
+}
+
 TEST_CASE("each run uses its own arithmetic: a portable run is unchanged by an avx2_fma run") {
   const TrainingSpec portable = training("codenet_grid", 20, 3);
   const TrainingResult before = train(portable, no_faults());
