@@ -72,7 +72,7 @@ std::optional<double> NumericBackend::regenerate(const std::vector<std::pair<int
     progress().energy.network(regeneration_bytes(transfers));
     progress().time.link_wait_s += cost.link_wait_s;
   }
-  if (trace().on()) {
+  if (trace().on() && !reading_out_) {  // the read-out's repairs are untimed: not drawn
     // Per-transfer times are not kept: every transfer is drawn over the whole regeneration.
     const double start_s = engine_.now() + trace_offset_s_;
     for (const RegenerationJob& job : transfers) {
