@@ -112,7 +112,8 @@ TrainingResult NumericBackend::run() {
   }
   trace_sync(sim::kJobTrack, "run");
   trace().close(engine_.now());
-  if (!reading_out_) repair_before_read_out();  // (the last evaluation did, when it ran)
+  // The last evaluation ran the repairs, when the run reached it.
+  if (!reading_out_) repair_before_read_out();
   trace_sync(sim::kJobTrack, "read-out");  // the untimed read-out's corrections, at the end
   injector_.finish();
   TrainingResult result;

@@ -418,9 +418,8 @@ TEST_CASE("the last accuracy is that of the returned weights, even struck at the
     const TrainingResult r = train(spec, injector);
     REQUIRE(r.faults.records.size() == 1);
     CHECK(r.metrics.get("silent_corruptions") == 0.0);
-    CHECK(r.metrics.get("final_test_accuracy") ==
-          accuracy(r.parameters, spec.mlp.hidden_activation, data().test.images,
-                   data().test.labels));
+    CHECK(r.metrics.get("final_test_accuracy") == accuracy(r.parameters, spec.mlp.hidden_activation,
+                                                           data().test.images, data().test.labels));
     CHECK(max_difference(r.parameters, train(spec, no_faults()).parameters) < 1e-9);
   }
 }
