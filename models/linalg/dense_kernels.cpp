@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <string_view>
 
 #include "models/linalg/kernel_table.hpp"
 #include "models/linalg/thread_team.hpp"
@@ -11,37 +12,41 @@
 namespace codesim::models {
 namespace {
 
-// Whether the CPU (and the operating system, which must save the wider registers) runs an
-// instruction set's kernels.
-bool cpu_runs(Arithmetic arithmetic) {
+// Whether the CPU (and the operating system, which must save the wider registers) has an
+// instruction set (a literal: __builtin_cpu_supports takes nothing else).
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-  const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  switch (arithmetic) {
-    case Arithmetic::portable:
-      return true;
-    case Arithmetic::avx2_fma:
-      return avx2_fma;
-    case Arithmetic::avx512:
-      return avx2_fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx512vl");
-  }
-  return false;
+#define CODESIM_CPU_HAS(feature) (__builtin_cpu_supports(feature) != 0)
 #else
-  return arithmetic == Arithmetic::portable;
+#define CODESIM_CPU_HAS(feature) false
 #endif
-}
 
-// The build of an arithmetic's kernels in this program, null when it has none.
-const detail::KernelTable* kernels_of(Arithmetic arithmetic) {
-  switch (arithmetic) {
-    case Arithmetic::portable:
-      return &detail::portable_kernels();
-    case Arithmetic::avx2_fma:
-      return detail::avx2_fma_kernels();
-    case Arithmetic::avx512:
-      return detail::avx512_kernels();
-  }
-  return nullptr;
+// One build of the kernels: its name, where this program holds it (null: not built) and what the
+// CPU must have to run it. Every reader of an arithmetic goes through this table.
+struct Build {
+  Arithmetic arithmetic;
+  std::string_view name;
+  const detail::KernelTable* (*kernels)();
+  bool (*cpu_runs)();
+};
+
+// Slowest first.
+const Build kBuilds[] = {
+    {Arithmetic::portable, "portable", [] { return &detail::portable_kernels(); },
+     [] { return true; }},
+    {Arithmetic::avx2_fma, "avx2_fma", &detail::avx2_fma_kernels,
+     [] { return CODESIM_CPU_HAS("avx2") && CODESIM_CPU_HAS("fma"); }},
+    {Arithmetic::avx512, "avx512", &detail::avx512_kernels,
+     [] {
+       return CODESIM_CPU_HAS("avx2") && CODESIM_CPU_HAS("fma") && CODESIM_CPU_HAS("avx512f") &&
+              CODESIM_CPU_HAS("avx512dq") && CODESIM_CPU_HAS("avx512vl");
+     }},
+};
+
+const Build& build_of(Arithmetic arithmetic) {
+  for (const Build& build : kBuilds)
+    if (build.arithmetic == arithmetic) return build;
+  CODESIM_CHECK(false, "every arithmetic has a build");
+  return kBuilds[0];
 }
 
 detail::MatrixArg arg(const ConstMatrixRef& m) {
@@ -102,46 +107,33 @@ void cut_product(ThreadTeam* team, const detail::KernelTable& table, detail::Mat
 
 }  // namespace
 
-std::string_view arithmetic_name(Arithmetic arithmetic) {
-  switch (arithmetic) {
-    case Arithmetic::portable:
-      return "portable";
-    case Arithmetic::avx2_fma:
-      return "avx2_fma";
-    case Arithmetic::avx512:
-      return "avx512";
-  }
-  return "portable";
-}
-
-// Every arithmetic, slowest first.
-constexpr Arithmetic kArithmetics[] = {Arithmetic::portable, Arithmetic::avx2_fma,
-                                       Arithmetic::avx512};
+std::string_view arithmetic_name(Arithmetic arithmetic) { return build_of(arithmetic).name; }
 
 std::optional<Arithmetic> parse_arithmetic(std::string_view name) {
-  for (const Arithmetic arithmetic : kArithmetics) {
-    if (name == arithmetic_name(arithmetic)) return arithmetic;
+  for (const Build& build : kBuilds) {
+    if (name == build.name) return build.arithmetic;
   }
   if (name == "auto") return fastest_arithmetic();
   return std::nullopt;
 }
 
 bool arithmetic_available(Arithmetic arithmetic) {
-  return kernels_of(arithmetic) != nullptr && cpu_runs(arithmetic);
+  const Build& build = build_of(arithmetic);
+  return build.kernels() != nullptr && build.cpu_runs();
 }
 
 Arithmetic fastest_arithmetic() { return available_arithmetics().back(); }
 
 std::vector<Arithmetic> available_arithmetics() {
   std::vector<Arithmetic> available;
-  for (const Arithmetic arithmetic : kArithmetics) {
-    if (arithmetic_available(arithmetic)) available.push_back(arithmetic);
+  for (const Build& build : kBuilds) {
+    if (arithmetic_available(build.arithmetic)) available.push_back(build.arithmetic);
   }
   return available;
 }
 
 DenseKernels::DenseKernels(Arithmetic arithmetic)
-    : arithmetic_(arithmetic), table_(kernels_of(arithmetic)) {
+    : arithmetic_(arithmetic), table_(build_of(arithmetic).kernels()) {
   CODESIM_CHECK(arithmetic_available(arithmetic), "the arithmetic runs on this machine");
 }
 

@@ -250,14 +250,10 @@ Matrix NumericBackend::coded_product(int l, const Matrix& x) {
 
 // Layer l's product with the weights decoded from its blocks (decode_weights()), on every rank.
 Matrix NumericBackend::decoded_product(int l, const Matrix& x) {
-  CodingScheme& scheme = *net_.schemes[static_cast<std::size_t>(l)];
   const WeightShape& shape = net_.shapes[static_cast<std::size_t>(l)];
-  std::vector<int> lent;
-  for (int p = 0; p < nodes_; ++p)
-    if (ranks_.distributed() && ranks_.lend_blocks_to_all(scheme, p)) lent.push_back(p);
-  Matrix product = detail::decoded_product(spec_.scheme, scheme, shape.rows, shape.cols, x);
-  for (int p : lent) NodeRanks::give_back(scheme, p);
-  return product;
+  return read_every_block(l, [&](CodingScheme& scheme) {
+    return detail::decoded_product(spec_.scheme, scheme, shape.rows, shape.cols, x);
+  });
 }
 
 // Accuracy on the evaluation samples of the weights decoded from the blocks as they stand (what
@@ -377,14 +373,20 @@ ProductDecode NumericBackend::decode_on_ranks(const CodingScheme& scheme, Direct
 }
 
 Matrix NumericBackend::layer_weights(int l) {
+  return read_every_block(l, [](CodingScheme& scheme) { return scheme.decode_weights(); });
+}
+
+// read(layer l's scheme) with every node's blocks here: distributed, the other ranks' blocks are
+// lent to every rank for it and given back after.
+Matrix NumericBackend::read_every_block(int l, const std::function<Matrix(CodingScheme&)>& read) {
   CodingScheme& scheme = *net_.schemes[static_cast<std::size_t>(l)];
-  if (!ranks_.distributed()) return scheme.decode_weights();
+  if (!ranks_.distributed()) return read(scheme);
   std::vector<int> lent;
   for (int p = 0; p < nodes_; ++p)
     if (ranks_.lend_blocks_to_all(scheme, p)) lent.push_back(p);
-  Matrix weights = scheme.decode_weights();
+  Matrix result = read(scheme);
   for (int p : lent) NodeRanks::give_back(scheme, p);
-  return weights;
+  return result;
 }
 
 }  // namespace codesim::models::detail

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -206,6 +207,7 @@ class NumericBackend final : public TrainingBackend {
                                 const PartialResultHook& faulty = {}) const;
   /// decode_weights() of layer l, on every rank (the other ranks' blocks lent for it).
   Matrix layer_weights(int l);
+  Matrix read_every_block(int l, const std::function<Matrix(CodingScheme&)>& read);
   void on_crash(int node);
   void on_repair(int node);
   void fill_metrics(const MlpParameters& final_parameters);
