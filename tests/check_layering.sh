@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The dependency rule, checked on every #include of the tree: app -> {models, analysis} -> sim;
 # models and analysis do not include each other; sim includes nothing of ours; inside app the
-# rooms point one way: cli -> exec -> config; inside models, training -> {nn -> data}, and
+# rooms point one way: cli -> advise -> exec -> config; inside models, training -> {nn -> data}, and
 # training's backends (numeric, stochastic) -> its protocol. Prints each offending line; exits 1 if any.
 set -u
 cd "$(dirname "$0")/.."
@@ -23,7 +23,8 @@ forbid models/data 'models/training/|models/nn/' "datasets know nothing of netwo
 forbid models/training/protocol 'models/training/(numeric|stochastic)/' "the protocol sits under its backends"
 forbid models/training/numeric 'models/training/stochastic/' "the backends do not include each other"
 forbid models/training/stochastic 'models/training/numeric/' "the backends do not include each other"
-forbid app/config 'app/exec/|app/cli/' "config is app's bottom room"
-forbid app/exec 'app/cli/' "exec sits under cli"
+forbid app/config 'app/exec/|app/advise/|app/cli/' "config is app's bottom room"
+forbid app/exec 'app/advise/|app/cli/' "exec sits under advise and cli"
+forbid app/advise 'app/cli/' "advise sits under cli"
 if [[ $status -eq 0 ]]; then echo "layering: every include points down"; fi
 exit $status

@@ -23,6 +23,7 @@
 #include <boost/program_options.hpp>
 
 #include "analysis/results_json.hpp"
+#include "app/cli/advise_command.hpp"
 #include "app/cli/codes_command.hpp"
 #include "app/cli/command_line.hpp"
 #include "app/cli/export_platform_command.hpp"
@@ -64,6 +65,7 @@ const char* const kUsage =
     "  codes ...          show what a coding-scheme configuration can tolerate\n"
     "  plot RESULTS.json  draw the figures of a results file (matplotlib)\n"
     "  theory ...         closed forms: rollback probability, checkpoint interval, tables\n"
+    "  advise SCENARIO    which strategy to run on the scenario's cluster, ranked by simulation\n"
     "\n"
     "options:\n"
     "  -h [ --help ]      show this help (codesim COMMAND --help for a command's options)\n"
@@ -458,8 +460,8 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   return kOk;
 }
 
-constexpr std::array<std::string_view, 6> kCommands = {"run",   "validate", "export-platform",
-                                                       "codes", "plot",     "theory"};
+constexpr std::array<std::string_view, 7> kCommands = {
+    "run", "validate", "export-platform", "codes", "plot", "theory", "advise"};
 
 }  // namespace
 
@@ -495,6 +497,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out_stream,
     if (command == "codes") return run_codes_command(rest, out, err);
     if (command == "plot") return run_plot_command(rest, out, err);
     if (command == "theory") return run_theory_command(rest, out, err);
+    if (command == "advise") return run_advise_command(rest, out, err);
     const std::vector<std::string> names(kCommands.begin(), kCommands.end());
     const std::string suggestion = closest_match(command, names);
     err << "error: unknown command \"" << printable(command) << "\""

@@ -44,8 +44,9 @@ const SchemeDescriptor& mds_descriptor() {
       .name = "mds",
       .doc = "a (P, k) real MDS code over k row blocks, and a column-split copy for W^T D",
       .fields = {node_count_field("nodes", "nodes P"),
-                 integer_field("k", "k", "blocks of the MDS code", 1, kMaxSchemeSplit,
-                               std::nullopt)},
+                 split_field(integer_field("k", "k", "blocks of the MDS code", 1, kMaxSchemeSplit,
+                                           std::nullopt),
+                             SplitOf::both)},
       .make = [](std::span<const int> v) -> SchemeSpec { return mds_spec(v[1], v[0]); },
       .values =
           [](const SchemeSpec& spec) {

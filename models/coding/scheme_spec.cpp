@@ -56,10 +56,16 @@ SchemeField choice_field(std::string_view key, std::string_view doc,
           .choices = std::move(choices)};
 }
 
+SchemeField split_field(SchemeField field, SplitOf splits) {
+  field.splits = splits;
+  return field;
+}
+
 std::vector<SchemeField> block_split_fields(std::initializer_list<SchemeField> more) {
   std::vector<SchemeField> fields = {
-      integer_field("m", "m", "row blocks of W", 1, kMaxSchemeSplit, 1),
-      integer_field("n", "n", "column blocks of W", 1, kMaxSchemeSplit, 1)};
+      split_field(integer_field("m", "m", "row blocks of W", 1, kMaxSchemeSplit, 1), SplitOf::rows),
+      split_field(integer_field("n", "n", "column blocks of W", 1, kMaxSchemeSplit, 1),
+                  SplitOf::cols)};
   fields.insert(fields.end(), more);
   return fields;
 }

@@ -76,6 +76,9 @@ using SchemeSpec = std::variant<UncodedSpec, ReplicationSpec, MdsSpec, GpdSpec, 
                                 AbftSpec, AbftCodenetSpec>;
 enum class SchemeKind { uncoded, replication, mds, gpd, codenet_grid, abft, abft_codenet };
 
+/// What a block-count field splits: W's rows (m), its columns (n), both (MDS's k), or nothing.
+enum class SplitOf { nothing, rows, cols, both };
+
 /// One setting of a scheme. Integer fields hold their value; choice fields hold the index of
 /// their choice.
 struct SchemeField {
@@ -90,6 +93,9 @@ struct SchemeField {
   /// In a scenario, the field defaults to and is bounded by the cluster's node count.
   bool cluster_nodes = false;
   std::vector<std::string_view> choices;  ///< non-empty: a named choice stored as its index
+  /// Which dimensions of every W the value must divide (block counts): what lets a search
+  /// (codesim advise) list only the values a network's layers admit.
+  SplitOf splits = SplitOf::nothing;
 };
 
 /// An integer field in [min, max]; `scenario_default` nullopt = required in a scenario.
@@ -100,6 +106,8 @@ SchemeField node_count_field(std::string_view key, std::string_view doc);
 /// A named choice, defaulting to its first entry.
 SchemeField choice_field(std::string_view key, std::string_view doc,
                          std::vector<std::string_view> choices);
+/// `field`, splitting `splits` of every W.
+SchemeField split_field(SchemeField field, SplitOf splits);
 
 /// The m and n fields of a block split (row and column blocks of W), then `more`.
 std::vector<SchemeField> block_split_fields(std::initializer_list<SchemeField> more = {});

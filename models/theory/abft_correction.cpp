@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <variant>
 
 #include "sim/check.hpp"
@@ -370,6 +373,25 @@ double AbftCorrection::given_strikes(int strikes) const {
   CODESIM_CHECK(strikes >= 0, "strikes >= 0");
   const auto j = std::min(static_cast<std::size_t>(strikes), given_strikes_.size() - 1);
   return given_strikes_[j];
+}
+
+const AbftCorrection& shared_abft_correction(AbftBlockShape shape, AbftStrikeModel model,
+                                             int max_strikes) {
+  using Key = std::tuple<int, int, std::int64_t, double, double, int>;
+  static std::mutex mutex;
+  // A std::map never moves its entries, so the references handed out stay valid.
+  static std::map<Key, AbftCorrection> tables;
+  const Key key{shape.rows,
+                shape.cols,
+                model.entries,
+                model.beyond_correction,
+                model.checksum_beyond_correction,
+                max_strikes};
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto found = tables.find(key);
+  if (found == tables.end())
+    found = tables.emplace(key, AbftCorrection(shape, model, max_strikes)).first;
+  return found->second;
 }
 
 }  // namespace codesim::models

@@ -105,4 +105,11 @@ class AbftCorrection {
   bool exact_ = true;
 };
 
+/// AbftCorrection(shape, model, max_strikes), computed once per process for each distinct
+/// argument and shared from then on (thread-safe): the tables of a large block cost up to a
+/// second, and a search (codesim advise) or a stochastic run of many replicas asks for the same
+/// ones again. The tables are a pure function of the arguments, so sharing changes no result.
+const AbftCorrection& shared_abft_correction(AbftBlockShape shape, AbftStrikeModel model,
+                                             int max_strikes);
+
 }  // namespace codesim::models

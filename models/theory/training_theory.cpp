@@ -468,8 +468,9 @@ TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& l
     const auto shape = locally_checked_block(spec, layer_sizes[static_cast<std::size_t>(l) + 1],
                                              layer_sizes[static_cast<std::size_t>(l)]);
     if (!shape) break;
-    local_.emplace_back(*shape, abft_strike_model(options.weight_fault_model, *shape),
-                        max_read_strikes(exposure, l));
+    local_.push_back(shared_abft_correction(*shape,
+                                            abft_strike_model(options.weight_fault_model, *shape),
+                                            max_read_strikes(exposure, l)));
   }
   if (options.count_shared_strikes && local_.empty())
     shared_ = count_shared_strikes(shared_strike_shape(s, layer_count, options));

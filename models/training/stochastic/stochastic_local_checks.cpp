@@ -23,7 +23,9 @@ LocalChecks::LocalChecks(const TrainingSpec& spec, const FaultConfig& faults, in
     CODESIM_CHECK(shape.has_value(), "a scheme that checks at its nodes has checked blocks");
     const AbftStrikeModel model = abft_strike_model(weights, *shape);
     const int columns = w.positions * spec.sgd.batch_size;  // of the layer's products
-    blocks_.push_back({AbftCorrection(*shape, model, kMaxStrikes),
+    blocks_.push_back({*shape,
+                       model,
+                       nullptr,
                        {abft_partial_correction(product, shape->rows, columns),
                         abft_partial_correction(product, shape->cols, columns)},
                        kCheckFlopsPerEntry * static_cast<double>(shape->stored_entries()),
@@ -39,7 +41,7 @@ LocalRead LocalChecks::read(int p, int layer, int dir, int strikes, bool product
                             double product_flops) {
   LocalRead out;
   if (strikes == 0 && !product_struck) return out;
-  const Layer& g = blocks_[static_cast<std::size_t>(layer)];
+  Layer& g = blocks_[static_cast<std::size_t>(layer)];
   sim::RandomStream& stream = streams_[static_cast<std::size_t>(p)];
   out.extra_flops = g.check_flops;
   if (strikes == 0) {
@@ -47,7 +49,7 @@ LocalRead LocalChecks::read(int p, int layer, int dir, int strikes, bool product
     out.withheld = !out.corrected;
     return out;
   }
-  if (!(stream.uniform01() < g.block.given_strikes(std::min(strikes, kMaxStrikes)))) {
+  if (!(stream.uniform01() < tables(g).given_strikes(std::min(strikes, kMaxStrikes)))) {
     out.withheld = true;
     out.block_beyond_repair = true;
     return out;
@@ -60,9 +62,15 @@ LocalRead LocalChecks::read(int p, int layer, int dir, int strikes, bool product
 }
 
 bool LocalChecks::verification_corrects(int p, int layer, int strikes) {
-  const Layer& g = blocks_[static_cast<std::size_t>(layer)];
+  Layer& g = blocks_[static_cast<std::size_t>(layer)];
   return streams_[static_cast<std::size_t>(p)].uniform01() <
-         g.block.at_verification(std::min(strikes, kMaxStrikes));
+         tables(g).at_verification(std::min(strikes, kMaxStrikes));
+}
+
+const AbftCorrection& LocalChecks::tables(Layer& layer) {
+  if (layer.block == nullptr)
+    layer.block = &shared_abft_correction(layer.shape, layer.model, kMaxStrikes);
+  return *layer.block;
 }
 
 }  // namespace codesim::models::detail

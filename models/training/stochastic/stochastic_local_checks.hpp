@@ -55,11 +55,17 @@ class LocalChecks {
 
  private:
   struct Layer {
-    AbftCorrection block;
+    AbftBlockShape shape;
+    AbftStrikeModel model;
+    /// shared_abft_correction's tables, fetched at the first struck read: a run without strikes
+    /// (advise's fault-free probes) never pays for them.
+    const AbftCorrection* block = nullptr;
     std::array<double, 2> partial_corrected;  // per direction: P(a product strike corrected)
     double check_flops = 0.0;                 // one check of the stored block
     bool single_entry_strikes = false;        // a weight strike changes one entry
   };
+  const AbftCorrection& tables(Layer& layer);
+
   std::vector<Layer> blocks_;
   std::vector<sim::RandomStream> streams_;  // per node
 };

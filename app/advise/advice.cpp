@@ -1,0 +1,306 @@
+// codesim advise (advice.hpp).
+#include "app/advise/advice.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <ostream>
+
+#include "app/config/scenario_error.hpp"
+#include "models/nn/layer_steps.hpp"
+
+namespace codesim::app {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+/// Stage 2 gives a configuration this many times the larger of the best pessimistic bound (stage
+/// 1's threshold) and its own optimistic bound of simulated time before it counts as not
+/// completing.
+constexpr double kTimeLimitFactor = 4.0;
+
+Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+std::string text_of(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+const TrainingWorkload& training_scenario(const Experiment& experiment) {
+  if (experiment.points.size() != 1) {
+    throw ScenarioError(experiment.file, "/sweep",
+                        "advise compares strategies for one configuration of the cluster "
+                        "(expected one sweep point)");
+  }
+  const Scenario& scenario = experiment.points.front().scenario;
+  const TrainingWorkload* training = training_of(scenario.workload);
+  if (training == nullptr) {
+    throw ScenarioError(experiment.file, "/workload/kind",
+                        "advise chooses a coding strategy for training (expected workload kind "
+                        "\"training\")");
+  }
+  return *training;
+}
+
+/// The resolved scenario in stochastic mode, checked as such: what the mode does not model is an
+/// error at its key.
+Json stochastic_document(const Experiment& experiment) {
+  Json document = experiment.points.front().scenario.resolved;
+  document["workload"]["mode"] = "stochastic";
+  make_experiment(document, experiment.file);
+  return document;
+}
+
+/// Stage 1's verdicts; returns the indices of the configurations that go on to stage 2.
+std::vector<std::size_t> prune(Advice& advice, const BoundedSpace& space,
+                               AdviseObjective objective) {
+  double best = kInfinity;
+  double best_time_s = kInfinity;
+  std::string best_label;
+  for (std::size_t i = 0; i < space.bounds.size(); ++i) {
+    const auto& bound = space.bounds[i];
+    if (!bound || bound->unsafe() || !bound->pessimistic) continue;
+    if (bound->pessimistic->of(objective) < best) {
+      best = bound->pessimistic->of(objective);
+      best_time_s = bound->pessimistic->time_s;
+      best_label = advice.configurations[i].label;
+    }
+  }
+  advice.best_pessimistic = best;
+  advice.best_pessimistic_label = best_label;
+  advice.best_pessimistic_time_s = best_time_s;
+  std::vector<std::size_t> survivors;
+  for (std::size_t i = 0; i < space.bounds.size(); ++i) {
+    AdvisedConfiguration& c = advice.configurations[i];
+    const auto& bound = space.bounds[i];
+    if (!bound) {
+      c.stage = AdviseStage::excluded;
+      c.reason = space.excluded[i];
+    } else if (c.configuration.baseline) {
+      survivors.push_back(i);
+    } else if (bound->unsafe()) {
+      c.reason = "corrupts silently: the closed forms give " +
+                 text_of(bound->silent_run_probability) +
+                 " probability of a silent corruption in the run";
+    } else if (bound->optimistic.of(objective) > best) {
+      c.reason = "optimistic bound above the best pessimistic bound";
+    } else {
+      survivors.push_back(i);
+    }
+  }
+  return survivors;
+}
+
+/// The columns of ADVICE.json's configuration table.
+const std::vector<std::string>& configuration_columns() {
+  static const std::vector<std::string> columns = {"label",
+                                                   "strategy",
+                                                   "checkpoint",
+                                                   "checkpoint_factor",
+                                                   "decentralized",
+                                                   "baseline",
+                                                   "nodes",
+                                                   "storage_fraction_per_node",
+                                                   "optimistic_time_s",
+                                                   "optimistic_energy_J",
+                                                   "estimate_time_s",
+                                                   "estimate_energy_J",
+                                                   "pessimistic_time_s",
+                                                   "pessimistic_energy_J",
+                                                   "rollback_probability",
+                                                   "silent_run_probability",
+                                                   "interval_iterations",
+                                                   "mtbf_s",
+                                                   "stage",
+                                                   "reason",
+                                                   "rank",
+                                                   "simulated"};
+  return columns;
+}
+
+Json simulated_json(const SimulatedCost& s) {
+  return {{"replicas", s.replicas},
+          {"mean", number(s.mean)},
+          {"ci95", number(s.ci95)},
+          {"difference_to_best", number(s.difference)},
+          {"difference_ci95", number(s.difference_ci95)},
+          {"silent_corruptions", s.silent_corruptions},
+          {"incomplete", s.incomplete}};
+}
+
+/// One row of the table, in configuration_columns' order.
+Json configuration_row(const AdvisedConfiguration& c) {
+  const Configuration& k = c.configuration;
+  Json row = {c.label,
+              strategy_json(k.scheme),
+              kCheckpointChoiceNames[static_cast<std::size_t>(k.checkpoint.kind)],
+              k.checkpoint.factor,
+              k.decentralized,
+              k.baseline};
+  if (c.bound) {
+    const ConfigurationBound& b = *c.bound;
+    const Json worst_time = b.pessimistic ? number(b.pessimistic->time_s) : Json(nullptr);
+    const Json worst_energy = b.pessimistic ? number(b.pessimistic->energy_J) : Json(nullptr);
+    for (Json value :
+         {Json(b.nodes), Json(b.storage_fraction_per_node), number(b.optimistic.time_s),
+          number(b.optimistic.energy_J), number(b.estimate.time_s), number(b.estimate.energy_J),
+          worst_time, worst_energy, number(b.rollback_probability),
+          number(b.silent_run_probability), Json(b.interval_iterations), number(b.mtbf_s)})
+      row.push_back(std::move(value));
+  } else {
+    for (int i = 0; i < 12; ++i) row.push_back(nullptr);
+  }
+  row.push_back(kAdviseStageNames[static_cast<std::size_t>(c.stage)]);
+  row.push_back(c.reason.empty() && c.bound && !c.bound->pessimistic ? c.bound->unbounded_reason
+                                                                     : c.reason);
+  row.push_back(c.rank);
+  row.push_back(c.simulated ? simulated_json(*c.simulated) : Json(nullptr));
+  return row;
+}
+
+/// A configuration as an object (the recommendation).
+Json configuration_json(const AdvisedConfiguration& c) {
+  const Json row = configuration_row(c);
+  Json j = Json::object();
+  for (std::size_t i = 0; i < row.size(); ++i) j[configuration_columns()[i]] = row[i];
+  return j;
+}
+
+}  // namespace
+
+Advice advise(const Experiment& experiment, const AdviseOptions& options) {
+  const TrainingWorkload& training = training_scenario(experiment);
+  const Json base = stochastic_document(experiment);
+  const Scenario& scenario = experiment.points.front().scenario;
+  Advice advice;
+  advice.scenario = scenario.resolved;
+  advice.seed = scenario.seed;
+  advice.objective = options.objective;
+  advice.budget_s = options.ranking.budget_s;
+  const std::vector<models::SchemeSpec> schemes =
+      enumerate_schemes(models::weight_shapes(training.spec), scenario.cluster.node_count());
+  const BoundedSpace space =
+      bound_space(scenario, schemes, checkpoint_choices(scenario.checkpoint));
+  for (std::size_t i = 0; i < space.configurations.size(); ++i) {
+    AdvisedConfiguration c;
+    c.configuration = space.configurations[i];
+    c.label =
+        configuration_label(c.configuration) + (c.configuration.baseline ? " (baseline)" : "");
+    c.bound = space.bounds[i];
+    advice.configurations.push_back(std::move(c));
+  }
+  std::vector<std::size_t> survivors = prune(advice, space, options.objective);
+  if (!options.prune) {  // every configuration that runs goes on, whatever its bounds said
+    survivors.clear();
+    for (std::size_t i = 0; i < space.configurations.size(); ++i) {
+      if (!space.bounds[i]) continue;
+      advice.configurations[i].reason.clear();
+      survivors.push_back(i);
+    }
+  }
+  std::vector<Json> documents;
+  std::vector<std::string> labels;
+  for (std::size_t i : survivors) {
+    const AdvisedConfiguration& c = advice.configurations[i];
+    Json document = configuration_document(base, c.configuration, *c.bound);
+    const double own_limit = document["workload"]["time_limit_s"].get<double>();
+    // A run past this many times both the best pessimistic bound and its own optimistic one
+    // could not have won; cutting it there bounds what a rollback storm costs to simulate.
+    const double limit = kTimeLimitFactor *
+                         std::max(advice.best_pessimistic_time_s, c.bound->optimistic.time_s) *
+                         training.spec.iterations;
+    document["workload"]["time_limit_s"] = std::min(own_limit, limit);
+    documents.push_back(std::move(document));
+    labels.push_back(c.label);
+  }
+  RankingOptions ranking_options = options.ranking;
+  ranking_options.objective = options.objective;
+  const Ranking ranking = rank_by_simulation(documents, labels, experiment.file, ranking_options);
+  for (std::size_t k = 0; k < survivors.size(); ++k) {
+    AdvisedConfiguration& c = advice.configurations[survivors[k]];
+    c.stage = AdviseStage::simulation;
+    c.simulated = ranking.costs[k];
+    c.reason = ranking.costs[k].stopped;
+  }
+  for (std::size_t r = 0; r < ranking.order.size(); ++r)
+    advice.configurations[survivors[ranking.order[r]]].rank = static_cast<int>(r + 1);
+  advice.recommended = survivors[ranking.order.front()];
+  advice.rounds = ranking.rounds;
+  advice.budget_used_s = ranking.budget_used_s;
+  advice.budget_exhausted = ranking.budget_exhausted;
+  return advice;
+}
+
+Json to_json(const Advice& advice) {
+  Json j = Json::object();
+  j["schema_version"] = 1;
+  j["kind"] = "advice";
+  j["codesim_version"] = codesim_version();
+  j["scenario"] = advice.scenario;
+  j["seed"] = advice.seed;
+  j["objective"] = kAdviseObjectiveNames[static_cast<std::size_t>(advice.objective)];
+  j["unit"] = advice.objective == AdviseObjective::time ? "s per useful iteration"
+                                                        : "J per useful iteration";
+  j["budget_s"] = advice.budget_s;
+  j["budget_used_s"] = advice.budget_used_s;
+  j["budget_exhausted"] = advice.budget_exhausted;
+  j["rounds"] = advice.rounds;
+  Json counts = {{"configurations", advice.configurations.size()}};
+  std::array<std::size_t, 3> stages{};
+  for (const AdvisedConfiguration& c : advice.configurations)
+    ++stages[static_cast<std::size_t>(c.stage)];
+  for (std::size_t s = 0; s < stages.size(); ++s)
+    counts[std::string(kAdviseStageNames[s])] = stages[s];
+  j["counts"] = counts;
+  const AdvisedConfiguration& best = advice.configurations[advice.recommended];
+  const AdvisedConfiguration& baseline = advice.configurations.front();
+  Json recommendation = configuration_json(best);
+  if (baseline.simulated) {
+    recommendation["versus_baseline"] = {{"difference", number(-baseline.simulated->difference)},
+                                         {"ci95", number(baseline.simulated->difference_ci95)}};
+  }
+  j["recommendation"] = recommendation;
+  j["best_pessimistic"] = {{"value", number(advice.best_pessimistic)},
+                           {"label", advice.best_pessimistic_label}};
+  Json rows = Json::array();
+  for (const AdvisedConfiguration& c : advice.configurations) rows.push_back(configuration_row(c));
+  j["configurations"] = {{"columns", configuration_columns()}, {"rows", std::move(rows)}};
+  return j;
+}
+
+void print_table(const Advice& advice, std::ostream& out, std::size_t rows) {
+  std::vector<const AdvisedConfiguration*> ranked;
+  for (const AdvisedConfiguration& c : advice.configurations)
+    if (c.rank > 0) ranked.push_back(&c);
+  std::sort(ranked.begin(), ranked.end(),
+            [](const auto* a, const auto* b) { return a->rank < b->rank; });
+  const char* unit = advice.objective == AdviseObjective::time ? "s/it" : "J/it";
+  char line[512];
+  std::snprintf(line, sizeof line, "%4s  %-70s %5s  %-22s %-22s %4s\n", "rank", "configuration",
+                "nodes", (std::string("cost (") + unit + ", 95%)").c_str(), "vs best (paired)",
+                "reps");
+  out << line;
+  for (const AdvisedConfiguration* c : ranked) {
+    if (static_cast<std::size_t>(c->rank) > rows && !c->configuration.baseline) continue;
+    const SimulatedCost& s = *c->simulated;
+    const bool complete = std::isfinite(s.mean);
+    std::snprintf(
+        line, sizeof line, "%4d  %-70s %5d  %-22s %-22s %4d\n", c->rank, c->label.c_str(),
+        c->bound ? c->bound->nodes : 0,
+        complete ? (text_of(s.mean) + " +- " + text_of(s.ci95)).c_str() : "did not complete",
+        complete ? (text_of(s.difference) + " +- " + text_of(s.difference_ci95)).c_str() : "-",
+        s.replicas);
+    out << line;
+  }
+  std::size_t counts[3] = {0, 0, 0};
+  for (const AdvisedConfiguration& c : advice.configurations)
+    ++counts[static_cast<std::size_t>(c.stage)];
+  out << advice.configurations.size() << " configurations: " << counts[0] << " excluded, "
+      << counts[1] << " stopped at their bounds, " << counts[2] << " simulated in " << advice.rounds
+      << " rounds (" << text_of(advice.budget_used_s) << " s of the " << text_of(advice.budget_s)
+      << " s budget" << (advice.budget_exhausted ? ", exhausted" : "") << ")\n";
+  out << "recommended: " << advice.configurations[advice.recommended].label << "\n";
+}
+
+}  // namespace codesim::app

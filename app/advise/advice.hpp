@@ -1,0 +1,73 @@
+// codesim advise: which strategy (coding scheme, checkpoint policy, decoding mode) to run on a
+// scenario's cluster, workload and faults. Stage 1 lists every configuration the scheme
+// descriptors allow and bounds each by the closed forms (strategy_bounds.hpp); stage 2 ranks
+// the ones that can still win by simulation (strategy_ranking.hpp). The scenario's own strategy
+// is the baseline and always reaches stage 2.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/advise/strategy_bounds.hpp"
+#include "app/advise/strategy_ranking.hpp"
+#include "app/exec/runner.hpp"
+
+namespace codesim::app {
+
+/// Where a configuration stopped.
+enum class AdviseStage { excluded, bound, simulation };
+inline constexpr std::array<std::string_view, 3> kAdviseStageNames = {"excluded", "bound",
+                                                                      "simulation"};
+
+struct AdvisedConfiguration {
+  Configuration configuration;
+  std::string label;
+  std::optional<ConfigurationBound> bound;  ///< nullopt when excluded
+  std::optional<SimulatedCost> simulated;   ///< stage 2 only
+  AdviseStage stage = AdviseStage::bound;
+  std::string reason;  ///< why it stopped where it did
+  int rank = 0;        ///< 1 = recommended; 0 = not ranked by simulation
+};
+
+struct AdviseOptions {
+  AdviseObjective objective = AdviseObjective::time;
+  RankingOptions ranking;  ///< its objective is set from `objective`
+  /// false: every configuration the stochastic mode runs goes to stage 2 (an exhaustive ranking,
+  /// against which the pruning is tested).
+  bool prune = true;
+};
+
+struct Advice {
+  Json scenario;  ///< the resolved scenario advised
+  std::uint64_t seed = 1;
+  AdviseObjective objective = AdviseObjective::time;
+  double budget_s = 0.0;
+  std::vector<AdvisedConfiguration> configurations;  ///< the baseline first
+  std::size_t recommended = 0;
+  /// Stage 1's pruning threshold: the least pessimistic bound of a safe configuration, and its
+  /// label (infinite and "" when none is bounded).
+  double best_pessimistic = 0.0;
+  std::string best_pessimistic_label;
+  double best_pessimistic_time_s = 0.0;  ///< its time, s per useful iteration
+  int rounds = 0;
+  double budget_used_s = 0.0;
+  bool budget_exhausted = false;
+};
+
+/// Advises on the one point of `experiment` (a training scenario without a sweep, else a
+/// ScenarioError at /sweep or /workload/kind; a setting the stochastic mode does not model is a
+/// ScenarioError at its key).
+Advice advise(const Experiment& experiment, const AdviseOptions& options);
+
+/// ADVICE.json: every configuration with its bound, its simulated cost and where it stopped.
+/// Infinite numbers are null. The same advice gives the same bytes.
+Json to_json(const Advice& advice);
+
+/// The ranked table: the `rows` best and the baseline.
+void print_table(const Advice& advice, std::ostream& out, std::size_t rows = 10);
+
+}  // namespace codesim::app

@@ -1,0 +1,141 @@
+// `codesim advise` (advise_command.hpp).
+#include "app/cli/advise_command.hpp"
+
+#include <cmath>
+#include <ostream>
+#include <variant>
+
+#include <boost/program_options.hpp>
+
+#include "analysis/results_json.hpp"
+#include "app/advise/advice.hpp"
+#include "app/cli/command_line.hpp"
+#include "app/config/scenario_error.hpp"
+#include "app/config/scenario_loader.hpp"
+#include "app/exec/output_check.hpp"
+
+namespace po = boost::program_options;
+
+namespace codesim::app {
+namespace {
+
+po::options_description advise_options() {
+  po::options_description visible("codesim advise SCENARIO [options]");
+  visible.add_options()(
+      "objective", po::value<std::string>()->value_name("KIND")->default_value("time"),
+      "what to minimize per useful iteration: time (simulated seconds) or energy (joules)")(
+      "budget-s", po::value<double>()->value_name("S")->default_value(60.0),
+      "simulated work stage 2 may spend, in seconds of one thread at 100 ns per simulated node "
+      "operation (counted, not timed: the same budget gives the same advice on any machine)")(
+      "output,o", po::value<std::string>()->value_name("FILE"),
+      "where to write ADVICE.json (default results/<name>.advice.json)")(
+      "jobs,j", po::value<int>()->value_name("N")->default_value(1),
+      "threads running replicas (the advice does not depend on it)")(
+      "set", po::value<std::vector<std::string>>()->value_name("PTR=VALUE"),
+      "override one scenario value, as codesim run --set (repeatable)")(
+      "exhaustive", po::bool_switch(),
+      "simulate every configuration, pruning none by its bounds (slow: for checking the pruning)")(
+      "quiet,q", po::bool_switch(), "print only errors")("help,h", po::bool_switch(),
+                                                         "show this help");
+  return visible;
+}
+
+const char* const kAdviseHelp =
+    "\nLists every configuration the coding schemes allow on the scenario's cluster and layers\n"
+    "(scheme and its fields, checkpoint policy none, young or daly times each search factor,\n"
+    "decentralized or centralized decoding), bounds each by the closed forms, prunes those whose\n"
+    "optimistic bound is above the best pessimistic bound, then ranks the rest in stochastic\n"
+    "mode on common random numbers, doubling their replicas until the paired 95% interval of\n"
+    "each one's difference to the best lies above zero or the budget runs out. The scenario's\n"
+    "own strategy is the baseline. Configurations the closed forms expect to corrupt silently\n"
+    "are ranked after every safe one.\n";
+
+/// The advise options, or an error line's text.
+std::variant<AdviseOptions, std::string> read_options(const po::variables_map& values) {
+  AdviseOptions options;
+  const std::string objective = values["objective"].as<std::string>();
+  if (objective == "time") {
+    options.objective = AdviseObjective::time;
+  } else if (objective == "energy") {
+    options.objective = AdviseObjective::energy;
+  } else {
+    return "--objective " + printable(objective) + " is not an objective (expected time or energy)";
+  }
+  options.ranking.budget_s = values["budget-s"].as<double>();
+  if (!(options.ranking.budget_s >= 0.0) || !std::isfinite(options.ranking.budget_s))
+    return "--budget-s must be a number >= 0";
+  options.prune = !values["exhaustive"].as<bool>();
+  options.ranking.jobs = values["jobs"].as<int>();
+  if (options.ranking.jobs < 1) return "--jobs must be >= 1";
+  return options;
+}
+
+}  // namespace
+
+int run_advise_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description visible = advise_options();
+  po::options_description all;
+  all.add(visible).add_options()("scenario", po::value<std::vector<std::string>>());
+  po::positional_options_description positional;
+  positional.add("scenario", -1);
+  po::variables_map values;
+  try {
+    parse_options(args, all, positional, values);
+  } catch (const po::error& e) {
+    err << "error: codesim advise: " << printable(e.what())
+        << " (expected the options of codesim advise --help)\n";
+    return kBadInput;
+  }
+  if (values["help"].as<bool>()) {
+    out << visible << kAdviseHelp;
+    return kOk;
+  }
+  const std::vector<std::string> scenarios = values.count("scenario")
+                                                 ? values["scenario"].as<std::vector<std::string>>()
+                                                 : std::vector<std::string>{};
+  if (scenarios.size() != 1) {
+    err << "error: codesim advise: "
+        << (scenarios.empty() ? std::string("no scenario file given")
+                              : std::to_string(scenarios.size()) + " scenario files given")
+        << " (expected exactly one SCENARIO)\n";
+    return kBadInput;
+  }
+  const auto options = read_options(values);
+  if (const std::string* problem = std::get_if<std::string>(&options)) {
+    err << "error: codesim advise: " << *problem << "\n";
+    return kBadInput;
+  }
+  const std::vector<std::string> sets = values.count("set")
+                                            ? values["set"].as<std::vector<std::string>>()
+                                            : std::vector<std::string>{};
+  try {
+    // The sweep is left out: advise varies the strategy itself (the sweep's other axes would be
+    // several clusters, which --map compares).
+    Json document = read_scenario_file(scenarios.front());
+    for (const std::string& assignment : sets) apply_set(document, assignment, scenarios.front());
+    const bool had_sweep = document.is_object() && document.contains("sweep");
+    if (had_sweep) document.erase("sweep");
+    const Experiment experiment = make_experiment(document, scenarios.front());
+    const std::string path =
+        values.count("output")
+            ? values["output"].as<std::string>()
+            : "results/" + experiment.points.front().scenario.name + ".advice.json";
+    check_output_file(experiment, path, "the advice file");
+    const Advice advice = advise(experiment, std::get<AdviseOptions>(options));
+    analysis::write_json_atomically(to_json(advice), path);
+    if (!values["quiet"].as<bool>()) {
+      if (had_sweep) out << "the scenario's sweep is left out: advise varies the strategy itself\n";
+      print_table(advice, out);
+      out << "advice: " << path << "\n";
+    }
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    err << "error: " << printable(scenarios.front()) << ": " << printable(e.what()) << "\n";
+    return kRuntimeFailure;
+  }
+  return kOk;
+}
+
+}  // namespace codesim::app

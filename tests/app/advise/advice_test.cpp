@@ -1,0 +1,140 @@
+// codesim advise: the staged search against an exhaustive ranking, what it recommends where the
+// answer is known, the same advice for any --jobs, and bad input at its pointer.
+#include "app/advise/advice.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "app/advise/strategy_space.hpp"
+#include "app/exec/runner.hpp"
+#include "support/cli_runner.hpp"
+#include "support/temp_directory.hpp"
+
+namespace codesim::app {
+namespace {
+
+/// A small training cluster in stochastic mode: 64-64-16 on slow nodes, so that splitting the
+/// work pays and the space holds every scheme.
+Json small_scenario(int nodes, double eps, double node_mtbf_s) {
+  Json d = Json::parse(R"({"name": "small", "seed": 3,
+    "cluster": {"nodes": 6, "speed_flops_per_s": 1e7},
+    "checkpoint": {"policy": "every_iterations", "every_iterations": 20, "write_s": 0.002,
+                   "restart_s": 0.002},
+    "workload": {"kind": "training", "mode": "stochastic", "layers": [64, 64, 16],
+                 "iterations": 200},
+    "strategy": {"scheme": "replication", "m": 1, "n": 1, "copies": 2},
+    "faults": {"targets": {"weights": {"probability_per_operation": 0}}}})");
+  d["cluster"]["nodes"] = nodes;
+  d["faults"]["targets"]["weights"]["probability_per_operation"] = eps;
+  if (node_mtbf_s > 0) d["cluster"]["crashes"] = {{"mtbf_s", node_mtbf_s}, {"repair_s", 0.01}};
+  return d;
+}
+
+Advice advise_on(const Json& document, bool prune) {
+  AdviseOptions options;
+  options.prune = prune;
+  return advise(make_experiment(document, "small.json"), options);
+}
+
+const AdvisedConfiguration& recommended(const Advice& advice) {
+  return advice.configurations[advice.recommended];
+}
+
+std::size_t count_stage(const Advice& advice, AdviseStage stage) {
+  return static_cast<std::size_t>(
+      std::count_if(advice.configurations.begin(), advice.configurations.end(),
+                    [&](const AdvisedConfiguration& c) { return c.stage == stage; }));
+}
+
+}  // namespace
+
+TEST_CASE("the schemes listed fit the cluster and divide every layer, and none is missed") {
+  const std::vector<models::WeightShape> shapes = {{8, 8}, {4, 8}};
+  const std::vector<models::SchemeSpec> specs = enumerate_schemes(shapes, 6);
+  std::vector<std::string> uncoded;
+  for (const models::SchemeSpec& spec : specs) {
+    CHECK(models::summarize_scheme(spec).nodes <= 6);
+    for (const models::WeightShape& w : shapes)
+      CHECK(models::validate_scheme(spec, w.rows, w.cols).empty());
+    if (models::scheme_name(spec) == "uncoded") uncoded.push_back(scheme_label(spec));
+  }
+  // m divides 8 and 4, n divides 8, m n <= 6.
+  CHECK(uncoded == std::vector<std::string>{"uncoded m=1 n=1", "uncoded m=1 n=2", "uncoded m=1 n=4",
+                                            "uncoded m=2 n=1", "uncoded m=2 n=2",
+                                            "uncoded m=4 n=1"});
+}
+
+TEST_CASE("the staged search recommends what an exhaustive ranking of the whole space does") {
+  struct Space {
+    const char* what;
+    int nodes;
+    double eps;
+    double mtbf_s;
+  };
+  for (const Space& space : {Space{"soft errors", 6, 0.003, 0.0}, Space{"crashes", 6, 0.0, 2.0},
+                             Space{"many soft errors", 6, 0.02, 0.0}}) {
+    CAPTURE(space.what);
+    const Json document = small_scenario(space.nodes, space.eps, space.mtbf_s);
+    const Advice staged = advise_on(document, true);
+    const Advice exhaustive = advise_on(document, false);
+    CHECK(count_stage(staged, AdviseStage::bound) > staged.configurations.size() / 2);
+    CHECK(count_stage(exhaustive, AdviseStage::simulation) == exhaustive.configurations.size());
+    CHECK(recommended(staged).label == recommended(exhaustive).label);
+  }
+}
+
+TEST_CASE("without faults or crashes the advice is an uncoded strategy without checkpoints") {
+  const Advice advice = advise_on(small_scenario(6, 0.0, 0.0), true);
+  CHECK(models::scheme_name(recommended(advice).configuration.scheme) == "uncoded");
+  CHECK(recommended(advice).configuration.checkpoint.kind == CheckpointChoiceKind::none);
+}
+
+TEST_CASE("with crashes only the advice checkpoints within one search step of Daly's interval") {
+  const Advice advice = advise_on(small_scenario(6, 0.0, 2.0), true);
+  const CheckpointChoice& chosen = recommended(advice).configuration.checkpoint;
+  CAPTURE(recommended(advice).label);
+  CHECK((chosen.kind == CheckpointChoiceKind::young || chosen.kind == CheckpointChoiceKind::daly));
+  CHECK(chosen.factor >= 0.5);
+  CHECK(chosen.factor <= 2.0);
+}
+
+TEST_CASE("the same scenario and seed give the same advice file for any number of jobs") {
+  test::TempDirectory dir("advise");
+  test::write_text(dir.path() / "small.json", small_scenario(6, 0.003, 0.0).dump());
+  const std::string scenario = (dir.path() / "small.json").string();
+  const auto one = test::cli({"advise", scenario, "-o", (dir.path() / "one.json").string(), "-q"});
+  const auto two = test::cli(
+      {"advise", scenario, "-o", (dir.path() / "two.json").string(), "-q", "--jobs", "2"});
+  REQUIRE(one.code == 0);
+  REQUIRE(two.code == 0);
+  CHECK(test::read_file(dir.path() / "one.json") == test::read_file(dir.path() / "two.json"));
+}
+
+TEST_CASE("advise rejects bad input at its pointer with exit code 2 and writes nothing") {
+  test::TempDirectory dir("advise-bad");
+  const auto rejected = [&](Json document, std::vector<std::string> options,
+                            const std::string& expected) {
+    test::write_text(dir.path() / "bad.json", document.dump());
+    std::vector<std::string> args = {"advise", (dir.path() / "bad.json").string(), "-o",
+                                     (dir.path() / "advice.json").string()};
+    args.insert(args.end(), options.begin(), options.end());
+    const test::CliResult result = test::cli(args);
+    CAPTURE(result.err);
+    CHECK(result.code == 2);
+    CHECK(result.err.find(expected) != std::string::npos);
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    CHECK(!std::filesystem::exists(dir.path() / "advice.json"));
+  };
+  Json job = Json::parse(R"({"cluster": {"nodes": 4}, "workload": {"kind": "iterative_job"}})");
+  rejected(job, {}, ": /workload/kind: advise chooses a coding strategy for training");
+  Json activation = small_scenario(6, 0.003, 0.0);
+  activation["faults"]["targets"]["activation"] = {{"probability_per_operation", 0.001}};
+  rejected(activation, {}, ": /faults/targets/activation");
+  rejected(small_scenario(6, 0.003, 0.0), {"--objective", "accuracy"},
+           "--objective accuracy is not an objective (expected time or energy)");
+  rejected(small_scenario(6, 0.003, 0.0), {"--budget-s", "-1"}, "--budget-s must be");
+}
+
+}  // namespace codesim::app
