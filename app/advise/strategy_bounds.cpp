@@ -220,12 +220,13 @@ SchemeRisk scheme_risk(const Scenario& scenario, const TrainingWorkload& trainin
   return risk;
 }
 
-/// Rollback odds of a first iteration, a steady one and a verification pass after tau.
-analysis::IntervalRisk interval_risk(const models::TrainingTheory& theory, const LevelOdds& odds,
-                                     int tau, double scale, double crash) {
+/// Rollback odds of a first iteration, a steady one and the verification pass (`verification`),
+/// scaled, plus the crash odds of an iteration.
+analysis::IntervalRisk interval_risk(const LevelOdds& odds, double verification, double scale,
+                                     double crash) {
   const auto cap = [](double p) { return std::min(1.0, p); };
   return {cap(scale * odds.first + crash), cap(scale * odds.steady + crash),
-          tau > 0 ? cap(scale * theory.verification_failure_probability(odds.eps, tau)) : 0.0};
+          cap(scale * verification)};
 }
 
 struct Costs {
@@ -319,9 +320,18 @@ ConfigurationBound bound_configuration(const Scenario& scenario, const Configura
   // No checkpoints: the whole run is one interval, with neither writes nor verification.
   const int span = tau > 0 ? tau : spec.iterations;
   const IterationCost checkpoint = tau > 0 ? probe.checkpoint : IterationCost{};
+  // The verification pass's odds after tau iterations (the costly part: once per level).
+  const auto verification = [&](const LevelOdds& odds) {
+    return theory != nullptr && tau > 0 ? theory->verification_failure_probability(odds.eps, tau)
+                                        : 0.0;
+  };
+  const double verification_nominal = verification(risk.nominal);
+  const double verification_most =
+      risk.most.eps == risk.nominal.eps ? verification_nominal : verification(risk.most);
   const auto risk_at = [&](const LevelOdds& odds, double scale, double crashes_p) {
     if (theory == nullptr) return analysis::IntervalRisk{crashes_p, crashes_p, 0.0};
-    return interval_risk(*theory, odds, tau, scale, crashes_p);
+    return interval_risk(odds, &odds == &risk.most ? verification_most : verification_nominal,
+                         scale, crashes_p);
   };
   // Optimistic: half the nominal odds, no straggler or crash (no odds under a rate trace).
   const bool rates_vary = !training_of(scenario.workload)->faults.rate_traces.empty();
