@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/advise/strategy_space.hpp"
+#include "app/config/scenario_loader.hpp"
 #include "app/exec/runner.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_directory.hpp"
@@ -135,6 +136,29 @@ TEST_CASE("advise rejects bad input at its pointer with exit code 2 and writes n
   rejected(small_scenario(6, 0.003, 0.0), {"--objective", "accuracy"},
            "--objective accuracy is not an objective (expected time or energy)");
   rejected(small_scenario(6, 0.003, 0.0), {"--budget-s", "-1"}, "--budget-s must be");
+}
+
+}  // namespace codesim::app
+
+namespace codesim::app {
+
+TEST_CASE("on T5's configuration at eps 3e-4 the advice ranks a CodeNet grid ahead of replication") {
+  Json document = read_scenario_file(std::string(CODESIM_SOURCE_DIR) +
+                                     "/scenarios/paper_time_vs_checkpoint.json");
+  document.erase("sweep");
+  const Advice advice = advise(make_experiment(document, "t5.json"), AdviseOptions{});
+  int codenet = 0;  // the best rank of a CodeNet grid
+  for (const AdvisedConfiguration& c : advice.configurations) {
+    if (models::scheme_name(c.configuration.scheme) == "codenet_grid" && c.rank > 0)
+      codenet = codenet == 0 ? c.rank : std::min(codenet, c.rank);
+  }
+  REQUIRE(codenet > 0);
+  for (const AdvisedConfiguration& c : advice.configurations) {
+    if (models::scheme_name(c.configuration.scheme) != "replication") continue;
+    CAPTURE(c.label);
+    // Replication is either pruned by its bounds or ranked behind the grid.
+    CHECK((c.rank == 0 || c.rank > codenet));
+  }
 }
 
 }  // namespace codesim::app
