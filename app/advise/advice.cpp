@@ -256,6 +256,12 @@ Json to_json(const Advice& advice) {
   const AdvisedConfiguration& best = advice.configurations[advice.recommended];
   const AdvisedConfiguration& baseline = advice.configurations.front();
   Json recommendation = configuration_json(best);
+  // What to put in the scenario to run it (its checkpoint with the MTBF young and daly need).
+  const Json document = configuration_document(advice.scenario, best.configuration, *best.bound);
+  recommendation["scenario_sections"] = {
+      {"strategy", document["strategy"]},
+      {"checkpoint", document["checkpoint"]},
+      {"workload", {{"decentralized", best.configuration.decentralized}}}};
   if (baseline.simulated) {
     recommendation["versus_baseline"] = {{"difference", number(-baseline.simulated->difference)},
                                          {"ci95", number(baseline.simulated->difference_ci95)}};

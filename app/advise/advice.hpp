@@ -63,7 +63,8 @@ struct Advice {
 /// ScenarioError at its key).
 Advice advise(const Experiment& experiment, const AdviseOptions& options);
 
-/// ADVICE.json: every configuration with its bound, its simulated cost and where it stopped.
+/// ADVICE.json: every configuration with its bound, its simulated cost and where it stopped, and
+/// the recommendation with the scenario sections that run it (strategy, checkpoint, decoding).
 /// Infinite numbers are null. The same advice gives the same bytes.
 Json to_json(const Advice& advice);
 

@@ -110,6 +110,14 @@ TEST_CASE("the same scenario and seed give the same advice file for any number o
       {"advise", scenario, "-o", (dir.path() / "two.json").string(), "-q", "--jobs", "2"});
   REQUIRE(one.code == 0);
   REQUIRE(two.code == 0);
+  // The recommendation says how to run it: its sections make a scenario that loads.
+  const Json sections =
+      Json::parse(test::read_file(dir.path() / "one.json"))["recommendation"]["scenario_sections"];
+  Json document = small_scenario(6, 0.003, 0.0);
+  document["strategy"] = sections["strategy"];
+  document["checkpoint"] = sections["checkpoint"];
+  document["workload"].update(sections["workload"]);
+  CHECK_NOTHROW(make_experiment(document, "recommended.json"));
   CHECK(test::read_file(dir.path() / "one.json") == test::read_file(dir.path() / "two.json"));
 }
 
@@ -142,7 +150,8 @@ TEST_CASE("advise rejects bad input at its pointer with exit code 2 and writes n
 
 namespace codesim::app {
 
-TEST_CASE("on T5's configuration at eps 3e-4 the advice ranks a CodeNet grid ahead of replication") {
+TEST_CASE(
+    "on T5's configuration at eps 3e-4 the advice ranks a CodeNet grid ahead of replication") {
   Json document = read_scenario_file(std::string(CODESIM_SOURCE_DIR) +
                                      "/scenarios/paper_time_vs_checkpoint.json");
   document.erase("sweep");
