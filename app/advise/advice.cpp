@@ -21,12 +21,6 @@ constexpr double kTimeLimitFactor = 4.0;
 
 Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 
-std::string text_of(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
-
 const TrainingWorkload& training_scenario(const Experiment& experiment) {
   if (experiment.points.size() != 1) {
     throw ScenarioError(experiment.file, "/sweep",
@@ -81,7 +75,7 @@ std::vector<std::size_t> prune(Advice& advice, const BoundedSpace& space,
       survivors.push_back(i);
     } else if (bound->unsafe()) {
       c.reason = "corrupts silently: the closed forms give " +
-                 text_of(bound->silent_run_probability) +
+                 number_text(bound->silent_run_probability) +
                  " probability of a silent corruption in the run";
     } else if (bound->optimistic.of(objective) > best) {
       c.reason = "optimistic bound above the best pessimistic bound";
@@ -294,8 +288,10 @@ void print_table(const Advice& advice, std::ostream& out, std::size_t rows) {
     std::snprintf(
         line, sizeof line, "%4d  %-70s %5d  %-22s %-22s %4d\n", c->rank, c->label.c_str(),
         c->bound ? c->bound->nodes : 0,
-        complete ? (text_of(s.mean) + " +- " + text_of(s.ci95)).c_str() : "did not complete",
-        complete ? (text_of(s.difference) + " +- " + text_of(s.difference_ci95)).c_str() : "-",
+        complete ? (number_text(s.mean) + " +- " + number_text(s.ci95)).c_str()
+                 : "did not complete",
+        complete ? (number_text(s.difference) + " +- " + number_text(s.difference_ci95)).c_str()
+                 : "-",
         s.replicas);
     out << line;
   }
@@ -304,8 +300,9 @@ void print_table(const Advice& advice, std::ostream& out, std::size_t rows) {
     ++counts[static_cast<std::size_t>(c.stage)];
   out << advice.configurations.size() << " configurations: " << counts[0] << " excluded, "
       << counts[1] << " stopped at their bounds, " << counts[2] << " simulated in " << advice.rounds
-      << " rounds (" << text_of(advice.budget_used_s) << " s of the " << text_of(advice.budget_s)
-      << " s budget" << (advice.budget_exhausted ? ", exhausted" : "") << ")\n";
+      << " rounds (" << number_text(advice.budget_used_s) << " s of the "
+      << number_text(advice.budget_s) << " s budget"
+      << (advice.budget_exhausted ? ", exhausted" : "") << ")\n";
   out << "recommended: " << advice.configurations[advice.recommended].label << "\n";
 }
 

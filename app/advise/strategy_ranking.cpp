@@ -80,12 +80,6 @@ Paired paired(const std::vector<Sample>& a, const std::vector<Sample>& b) {
   return result;
 }
 
-std::string number_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
-
 /// Best first: no silent corruption, then the lower mean, then the earlier configuration.
 std::vector<std::size_t> best_first(const std::vector<std::vector<Sample>>& samples,
                                     const std::vector<std::size_t>& candidates) {

@@ -50,12 +50,6 @@ bool fits(const models::SchemeSpec& spec, const std::vector<models::WeightShape>
   });
 }
 
-std::string factor_text(double factor) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", factor);
-  return text;
-}
-
 }  // namespace
 
 std::vector<models::SchemeSpec> enumerate_schemes(const std::vector<models::WeightShape>& shapes,
@@ -88,6 +82,12 @@ std::vector<models::SchemeSpec> enumerate_schemes(const std::vector<models::Weig
   return specs;
 }
 
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
 std::string scheme_label(const models::SchemeSpec& spec) {
   const models::SchemeDescriptor& descriptor = models::descriptor_of(spec);
   const std::vector<int> values = descriptor.values(spec);
@@ -108,7 +108,7 @@ std::string checkpoint_label(const CheckpointChoice& choice) {
   const std::string name(kCheckpointChoiceNames[static_cast<std::size_t>(choice.kind)]);
   const bool scaled =
       choice.kind == CheckpointChoiceKind::young || choice.kind == CheckpointChoiceKind::daly;
-  return scaled && choice.factor != 1.0 ? name + " x" + factor_text(choice.factor) : name;
+  return scaled && choice.factor != 1.0 ? name + " x" + number_text(choice.factor) : name;
 }
 
 std::string configuration_label(const Configuration& configuration) {

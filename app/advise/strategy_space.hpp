@@ -44,6 +44,8 @@ std::vector<models::SchemeSpec> enumerate_schemes(const std::vector<models::Weig
 /// "codenet_grid m=5 n=4 grid_rows=7 grid_cols=6": the scheme and its fields as a scenario names
 /// them.
 std::string scheme_label(const models::SchemeSpec& spec);
+/// `value` in 4 significant digits ("0.0003747", "1e+12"), for labels and messages.
+std::string number_text(double value);
 /// "daly x0.5", "young", "none", "scenario".
 std::string checkpoint_label(const CheckpointChoice& choice);
 /// scheme_label, checkpoint_label and the decoding mode, separated by " | ".
