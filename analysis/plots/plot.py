@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Every figure that fits a codesim results document (used by `codesim plot`): picks the
-figures by scenario.workload.kind, writes DIR/<results stem>.<figure>.png and prints each path."""
+figures by scenario.workload.kind, writes DIR/<results stem>.<figure>.png and prints each path.
+An ADVICE.json or MAP.json of codesim advise (top-level "kind" advice or advice_map) gets its
+Pareto figure (advice_figures.py) or its map (advice_map_figure.py) instead."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from pathlib import Path
 from typing import Callable
 
 import accuracy_vs_time
+import advice_figures
+import advice_map_figure
 import common
 import energy_vs_accuracy
 import loss_vs_iteration
@@ -105,20 +109,34 @@ def figures(results: common.Results) -> list[Figure]:
     return chosen
 
 
+def chosen_figures(file: Path) -> list[tuple[str, Callable[[Path], None]]]:
+    """(figure name, draw into an output path) for `file`, checked before anything is drawn. The
+    file is read once here to see its "kind": advice documents go to advice_figures with that
+    parsed document; anything else is a results document, loaded (read again) and checked by
+    common.load_results exactly as before."""
+    document = advice_figures.read_document(file)
+    if advice_figures.is_advice(document):
+        module = advice_figures if document["kind"] == "advice" else advice_map_figure
+        return module.figures(file, document)
+    results = common.load_results(file)
+    return [(name, lambda output, draw=draw: draw(results, output))
+            for name, draw in figures(results)]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("results", type=Path, help="codesim results JSON")
+    parser.add_argument("results", type=Path,
+                        help="codesim results JSON, or ADVICE.json / MAP.json of codesim advise")
     parser.add_argument("-o", "--output-dir", type=Path, default=Path("figures"),
                         help="directory for the PNG files (default: figures)")
     args = parser.parse_args(argv)
     try:
-        results = common.load_results(args.results)
-        chosen = figures(results)
+        chosen = chosen_figures(args.results)
         stem = args.results.name.removesuffix(".json")
         for name, draw in chosen:
             output = args.output_dir / f"{stem}.{name}.png"
             try:
-                draw(results, output)
+                draw(output)
             except OSError as exc:
                 common.report_write_error(output, exc)
                 return common.EXIT_ENVIRONMENT

@@ -1,4 +1,5 @@
-"""The steps beyond the papers' claims: ABFT, ENERGY, SCALE and CNN (scripts/reproduce --beyond)."""
+"""The steps beyond the papers' claims: ABFT, ENERGY, SCALE, CNN and ADVICE (scripts/reproduce
+--beyond)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ import energy_report
 import production_report
 import strategy_report
 
-from .context import CODESIM, ROOT, Reproduction, codesim_json, run
+from .context import CODESIM, ROOT, Reproduction, codesim_json, log, run
+
+# ADVICE's map: the soft-error probability of the weights against the node MTBF.
+ADVICE_AXES = ("/faults/targets/weights/probability_per_operation=1e-5..1e-3:6",
+               "/cluster/crashes/mtbf_s=10..10000:6")
 
 def abft(r: Reproduction) -> None:
     out = r.results / "abft_vs_coded.json"
@@ -70,3 +75,44 @@ def cnn(r: Reproduction) -> None:
                                       "(../figures/lenet_fashion.accuracy_vs_time.png)", "",
                                   "![lenet_mnist.accuracy_vs_time.png]"
                                   "(../figures/lenet_mnist.accuracy_vs_time.png)"])
+
+
+def advice(r: Reproduction) -> None:
+    """codesim advise --map on T5's configuration (the paper's 40-node cluster): the strategy
+    that wins each cell of soft-error probability x node MTBF, and the map of where each family
+    pays."""
+    out = r.results / "advice_map.json"
+    if r.reuse and out.exists():
+        log(f"reusing {out.relative_to(ROOT)}")
+    else:
+        run([str(CODESIM), "advise", "scenarios/paper_time_vs_checkpoint.json",
+             *[arg for axis in ADVICE_AXES for arg in ("--map", axis)],
+             "--jobs", r.jobs, "-q", "-o", str(out)])
+    run([str(CODESIM), "plot", str(out), "-o", str(r.figures)])
+    r.sections.append(advice_section(json.loads(out.read_text())))
+
+
+def advice_section(advice_map: dict) -> list[str]:
+    """The report's section: the winning family and configuration per cell, and the figure."""
+    columns = advice_map["cells"]["columns"]
+    rows = [dict(zip(columns, row)) for row in advice_map["cells"]["rows"]]
+    x_axis, y_axis = advice_map["axes"]
+    families: dict[str, int] = {}
+    for row in rows:
+        families[row["family"]] = families.get(row["family"], 0) + 1
+    lines = ["## ADVICE: where coding pays on the paper's cluster", "",
+             f"`codesim advise --map` on T5's configuration (40 nodes on a fat tree, a 40-40-40-10 "
+             f"MLP, 1000 iterations, a checkpoint 20 ms): each of the {len(rows)} cells advised "
+             f"on its own (budget {advice_map['budget_s']:g} s of simulated work per cell), "
+             f"`{x_axis['pointer']}` across and `{y_axis['pointer']}` down. "
+             "Cells won per family: "
+             + ", ".join(f"{name} {count}" for name, count in sorted(families.items())) + ".",
+             "", "| " + y_axis["pointer"].rsplit("/", 1)[-1] + " \\ eps | "
+             + " | ".join(f"{v:.3g}" for v in x_axis["values"]) + " |",
+             "|---" * (len(x_axis["values"]) + 1) + "|"]
+    for y in y_axis["values"]:
+        cells = [row for row in rows if row["values"][1] == y]
+        lines.append(f"| {y:.3g} | " + " | ".join(
+            f"{row['family']}: {row['scheme']}, {row['checkpoint']}" for row in cells) + " |")
+    lines += ["", "![advice_map.map.png](../figures/advice_map.map.png)"]
+    return lines

@@ -109,7 +109,8 @@ const std::vector<std::string>& configuration_columns() {
                                                    "stage",
                                                    "reason",
                                                    "rank",
-                                                   "simulated"};
+                                                   "simulated",
+                                                   "confirmed"};
   return columns;
 }
 
@@ -117,10 +118,24 @@ Json simulated_json(const SimulatedCost& s) {
   return {{"replicas", s.replicas},
           {"mean", number(s.mean)},
           {"ci95", number(s.ci95)},
+          {"time_s", number(s.both.time_s)},
+          {"energy_J", number(s.both.energy_J)},
           {"difference_to_best", number(s.difference)},
           {"difference_ci95", number(s.difference_ci95)},
           {"silent_corruptions", s.silent_corruptions},
           {"incomplete", s.incomplete}};
+}
+
+Json confirmed_json(const Confirmation& c) {
+  return {{"replicas", c.replicas},
+          {"accuracy", number(c.accuracy)},
+          {"accuracy_ci95", number(c.accuracy_ci95)},
+          {"silent_corruptions", c.silent_corruptions},
+          {"decode_failures", c.decode_failures},
+          {"rollbacks", c.rollbacks},
+          {"time_to_accuracy_s", number(c.time_to_accuracy_s)},
+          {"demoted", c.demoted},
+          {"verdict", c.verdict}};
 }
 
 /// One row of the table, in configuration_columns' order.
@@ -150,6 +165,7 @@ Json configuration_row(const AdvisedConfiguration& c) {
                                                                      : c.reason);
   row.push_back(c.rank);
   row.push_back(c.simulated ? simulated_json(*c.simulated) : Json(nullptr));
+  row.push_back(c.confirmed ? confirmed_json(*c.confirmed) : Json(nullptr));
   return row;
 }
 
@@ -161,10 +177,145 @@ Json configuration_json(const AdvisedConfiguration& c) {
   return j;
 }
 
+/// The ranked configurations, best first.
+std::vector<std::size_t> ranked_indices(const Advice& advice) {
+  std::vector<std::size_t> ranked;
+  for (std::size_t i = 0; i < advice.configurations.size(); ++i)
+    if (advice.configurations[i].rank > 0) ranked.push_back(i);
+  std::sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) {
+    return advice.configurations[a].rank < advice.configurations[b].rank;
+  });
+  return ranked;
+}
+
+/// Stage 3: trains the `options.confirm` best in numeric mode beside an error-free reference.
+/// The confirmed come first (by time to accuracy when that is the objective), then the others
+/// as stage 2 ranked them, and the demoted last.
+void confirm_leaders(Advice& advice, const ReferenceAccuracy& reference, const std::string& file,
+                     const AdviseOptions& options) {
+  const std::vector<std::size_t> ranked = ranked_indices(advice);
+  const std::size_t k =
+      std::min<std::size_t>(static_cast<std::size_t>(options.confirm), ranked.size());
+  std::vector<Json> documents;
+  for (std::size_t j = 0; j < k; ++j) {
+    const AdvisedConfiguration& c = advice.configurations[ranked[j]];
+    Json document = configuration_document(advice.scenario, c.configuration, *c.bound);
+    document["workload"]["mode"] = advice.scenario["workload"]["mode"];
+    documents.push_back(std::move(document));
+  }
+  ConfirmationRun run = confirm_by_training(documents, reference, file, options.ranking.jobs,
+                                            options.target_accuracy);
+  std::vector<std::size_t> kept, demoted;
+  for (std::size_t j = 0; j < k; ++j) {
+    AdvisedConfiguration& c = advice.configurations[ranked[j]];
+    c.confirmed = run.confirmations[j];
+    c.stage = AdviseStage::confirmation;
+    (c.confirmed->demoted ? demoted : kept).push_back(ranked[j]);
+  }
+  if (options.objective == AdviseObjective::time_to_accuracy) {
+    std::stable_sort(kept.begin(), kept.end(), [&](std::size_t a, std::size_t b) {
+      return advice.configurations[a].confirmed->time_to_accuracy_s <
+             advice.configurations[b].confirmed->time_to_accuracy_s;
+    });
+  }
+  std::vector<std::size_t> order = kept;
+  order.insert(order.end(), ranked.begin() + static_cast<std::ptrdiff_t>(k), ranked.end());
+  order.insert(order.end(), demoted.begin(), demoted.end());
+  for (std::size_t r = 0; r < order.size(); ++r)
+    advice.configurations[order[r]].rank = static_cast<int>(r + 1);
+  advice.recommended = order.front();
+  run.confirmations.clear();
+  advice.confirmation = std::move(run);
+}
+
+/// Stage 2 on `survivors`, the baseline first and then by their estimates (the budget may run
+/// out before the last are simulated: they stay at stage 1).
+void simulate_survivors(Advice& advice, std::vector<std::size_t> survivors, const Json& base,
+                        int iterations, const std::string& file, const AdviseOptions& options) {
+  std::stable_sort(survivors.begin(), survivors.end(), [&](std::size_t a, std::size_t b) {
+    const AdvisedConfiguration& x = advice.configurations[a];
+    const AdvisedConfiguration& y = advice.configurations[b];
+    if (x.configuration.baseline != y.configuration.baseline) return x.configuration.baseline;
+    return x.bound->estimate.of(options.objective) < y.bound->estimate.of(options.objective);
+  });
+  std::vector<Json> documents;
+  std::vector<std::string> labels;
+  for (std::size_t i : survivors) {
+    const AdvisedConfiguration& c = advice.configurations[i];
+    Json document = configuration_document(base, c.configuration, *c.bound);
+    const double own_limit = document["workload"]["time_limit_s"].get<double>();
+    // A run past this many times both the best pessimistic bound and its own optimistic one
+    // could not have won; cutting it there bounds what a rollback storm costs to simulate.
+    const double limit = kTimeLimitFactor *
+                         std::max(advice.best_pessimistic_time_s, c.bound->optimistic.time_s) *
+                         iterations;
+    document["workload"]["time_limit_s"] = std::min(own_limit, limit);
+    documents.push_back(std::move(document));
+    labels.push_back(c.label);
+  }
+  RankingOptions ranking_options = options.ranking;
+  ranking_options.objective = options.objective;
+  const Ranking ranking = rank_by_simulation(documents, labels, file, ranking_options);
+  for (std::size_t k = 0; k < survivors.size(); ++k) {
+    AdvisedConfiguration& c = advice.configurations[survivors[k]];
+    c.reason = ranking.costs[k].stopped;
+    if (ranking.costs[k].replicas == 0) continue;  // the budget ran out first
+    c.stage = AdviseStage::simulation;
+    c.simulated = ranking.costs[k];
+  }
+  for (std::size_t r = 0; r < ranking.order.size(); ++r)
+    advice.configurations[survivors[ranking.order[r]]].rank = static_cast<int>(r + 1);
+  advice.recommended = survivors[ranking.order.front()];
+  advice.simulated_best = advice.recommended;
+  advice.rounds = ranking.rounds;
+  advice.budget_used_s = ranking.budget_used_s;
+  advice.budget_exhausted = ranking.budget_exhausted;
+}
+
+/// Stage 3 trains in numeric mode, and time to accuracy needs accuracy: neither on a scenario
+/// whose mode is stochastic.
+void check_confirmable(const Experiment& experiment, const TrainingWorkload& training,
+                       const AdviseOptions& options) {
+  if (training.spec.mode != models::TrainingMode::stochastic) return;
+  if (options.objective == AdviseObjective::time_to_accuracy) {
+    throw ScenarioError(experiment.file, "/workload/mode",
+                        "the objective time_to_accuracy needs test accuracy, which the "
+                        "stochastic mode does not compute (expected mode \"numeric\")");
+  }
+  if (options.confirm > 0) {
+    throw ScenarioError(experiment.file, "/workload/mode",
+                        "--confirm trains in numeric mode: the scenario's mode is stochastic "
+                        "(expected mode \"numeric\")");
+  }
+}
+
+void print_confirmation(const Advice& advice, std::ostream& out) {
+  out << "numeric training (error-free reference accuracy "
+      << number_text(advice.confirmation->reference_accuracy) << ", target "
+      << number_text(advice.confirmation->target_accuracy) << "):\n";
+  for (std::size_t i : ranked_indices(advice)) {
+    const AdvisedConfiguration& c = advice.configurations[i];
+    if (!c.confirmed) continue;
+    const Confirmation& k = *c.confirmed;
+    out << "  " << c.rank << "  " << c.label << ": accuracy " << number_text(k.accuracy) << " +- "
+        << number_text(k.accuracy_ci95) << ", " << number_text(k.silent_corruptions)
+        << " silent corruptions, " << number_text(k.decode_failures) << " decode failures, "
+        << number_text(k.rollbacks) << " rollbacks, time to accuracy "
+        << number_text(k.time_to_accuracy_s) << " s: " << k.verdict << "\n";
+  }
+}
+
 }  // namespace
 
 Advice advise(const Experiment& experiment, const AdviseOptions& options) {
   const TrainingWorkload& training = training_scenario(experiment);
+  check_confirmable(experiment, training, options);
+  // Stage 3's reference first: its data must load before anything else runs.
+  const Json& resolved = experiment.points.front().scenario.resolved;
+  const ReferenceAccuracy reference =
+      options.confirm > 0
+          ? reference_accuracy(reference_document(resolved), experiment.file, options.ranking.jobs)
+          : ReferenceAccuracy{};
   const Json base = stochastic_document(experiment);
   const Scenario& scenario = experiment.points.front().scenario;
   Advice advice;
@@ -175,7 +326,7 @@ Advice advise(const Experiment& experiment, const AdviseOptions& options) {
   const std::vector<models::SchemeSpec> schemes =
       enumerate_schemes(models::weight_shapes(training.spec), scenario.cluster.node_count());
   const BoundedSpace space =
-      bound_space(scenario, schemes, checkpoint_choices(scenario.checkpoint));
+      bound_space(scenario, schemes, checkpoint_choices(scenario.checkpoint), options.probes.get());
   for (std::size_t i = 0; i < space.configurations.size(); ++i) {
     AdvisedConfiguration c;
     c.configuration = space.configurations[i];
@@ -193,37 +344,18 @@ Advice advise(const Experiment& experiment, const AdviseOptions& options) {
       survivors.push_back(i);
     }
   }
-  std::vector<Json> documents;
-  std::vector<std::string> labels;
-  for (std::size_t i : survivors) {
-    const AdvisedConfiguration& c = advice.configurations[i];
-    Json document = configuration_document(base, c.configuration, *c.bound);
-    const double own_limit = document["workload"]["time_limit_s"].get<double>();
-    // A run past this many times both the best pessimistic bound and its own optimistic one
-    // could not have won; cutting it there bounds what a rollback storm costs to simulate.
-    const double limit = kTimeLimitFactor *
-                         std::max(advice.best_pessimistic_time_s, c.bound->optimistic.time_s) *
-                         training.spec.iterations;
-    document["workload"]["time_limit_s"] = std::min(own_limit, limit);
-    documents.push_back(std::move(document));
-    labels.push_back(c.label);
-  }
-  RankingOptions ranking_options = options.ranking;
-  ranking_options.objective = options.objective;
-  const Ranking ranking = rank_by_simulation(documents, labels, experiment.file, ranking_options);
-  for (std::size_t k = 0; k < survivors.size(); ++k) {
-    AdvisedConfiguration& c = advice.configurations[survivors[k]];
-    c.stage = AdviseStage::simulation;
-    c.simulated = ranking.costs[k];
-    c.reason = ranking.costs[k].stopped;
-  }
-  for (std::size_t r = 0; r < ranking.order.size(); ++r)
-    advice.configurations[survivors[ranking.order[r]]].rank = static_cast<int>(r + 1);
-  advice.recommended = survivors[ranking.order.front()];
-  advice.rounds = ranking.rounds;
-  advice.budget_used_s = ranking.budget_used_s;
-  advice.budget_exhausted = ranking.budget_exhausted;
+  simulate_survivors(advice, std::move(survivors), base, training.spec.iterations, experiment.file,
+                     options);
+  if (options.confirm > 0) confirm_leaders(advice, reference, experiment.file, options);
   return advice;
+}
+
+VersusBaseline versus_baseline(const Advice& advice) {
+  const SimulatedCost& baseline = *advice.configurations.front().simulated;
+  if (advice.recommended == advice.simulated_best)
+    return {-baseline.difference, baseline.difference_ci95, true};
+  const SimulatedCost& best = *advice.configurations[advice.recommended].simulated;
+  return {best.mean - baseline.mean, std::numeric_limits<double>::quiet_NaN(), false};
 }
 
 Json to_json(const Advice& advice) {
@@ -234,21 +366,20 @@ Json to_json(const Advice& advice) {
   j["scenario"] = advice.scenario;
   j["seed"] = advice.seed;
   j["objective"] = kAdviseObjectiveNames[static_cast<std::size_t>(advice.objective)];
-  j["unit"] = advice.objective == AdviseObjective::time ? "s per useful iteration"
-                                                        : "J per useful iteration";
+  j["unit"] = advice.objective != AdviseObjective::energy ? "s per useful iteration"
+                                                          : "J per useful iteration";
   j["budget_s"] = advice.budget_s;
   j["budget_used_s"] = advice.budget_used_s;
   j["budget_exhausted"] = advice.budget_exhausted;
   j["rounds"] = advice.rounds;
   Json counts = {{"configurations", advice.configurations.size()}};
-  std::array<std::size_t, 3> stages{};
+  std::array<std::size_t, kAdviseStageNames.size()> stages{};
   for (const AdvisedConfiguration& c : advice.configurations)
     ++stages[static_cast<std::size_t>(c.stage)];
   for (std::size_t s = 0; s < stages.size(); ++s)
     counts[std::string(kAdviseStageNames[s])] = stages[s];
   j["counts"] = counts;
   const AdvisedConfiguration& best = advice.configurations[advice.recommended];
-  const AdvisedConfiguration& baseline = advice.configurations.front();
   Json recommendation = configuration_json(best);
   // What to put in the scenario to run it (its checkpoint with the MTBF young and daly need).
   const Json document = configuration_document(advice.scenario, best.configuration, *best.bound);
@@ -256,11 +387,18 @@ Json to_json(const Advice& advice) {
       {"strategy", document["strategy"]},
       {"checkpoint", document["checkpoint"]},
       {"workload", {{"decentralized", best.configuration.decentralized}}}};
-  if (baseline.simulated) {
-    recommendation["versus_baseline"] = {{"difference", number(-baseline.simulated->difference)},
-                                         {"ci95", number(baseline.simulated->difference_ci95)}};
-  }
+  const VersusBaseline versus = versus_baseline(advice);
+  recommendation["versus_baseline"] = {{"difference", number(versus.difference)},
+                                       {"ci95", number(versus.ci95)},
+                                       {"paired", versus.paired}};
   j["recommendation"] = recommendation;
+  if (advice.confirmation) {
+    j["confirmation"] = {{"reference_accuracy", number(advice.confirmation->reference_accuracy)},
+                         {"target_accuracy", number(advice.confirmation->target_accuracy)},
+                         {"accuracy_tolerance", kAccuracyTolerance}};
+  } else {
+    j["confirmation"] = nullptr;
+  }
   j["best_pessimistic"] = {{"value", number(advice.best_pessimistic)},
                            {"label", advice.best_pessimistic_label}};
   Json rows = Json::array();
@@ -275,7 +413,7 @@ void print_table(const Advice& advice, std::ostream& out, std::size_t rows) {
     if (c.rank > 0) ranked.push_back(&c);
   std::sort(ranked.begin(), ranked.end(),
             [](const auto* a, const auto* b) { return a->rank < b->rank; });
-  const char* unit = advice.objective == AdviseObjective::time ? "s/it" : "J/it";
+  const char* unit = advice.objective != AdviseObjective::energy ? "s/it" : "J/it";
   char line[512];
   std::snprintf(line, sizeof line, "%4s  %-70s %5s  %-22s %-22s %4s\n", "rank", "configuration",
                 "nodes", (std::string("cost (") + unit + ", 95%)").c_str(), "vs best (paired)",
@@ -295,14 +433,15 @@ void print_table(const Advice& advice, std::ostream& out, std::size_t rows) {
         s.replicas);
     out << line;
   }
-  std::size_t counts[3] = {0, 0, 0};
+  std::array<std::size_t, kAdviseStageNames.size()> counts{};
   for (const AdvisedConfiguration& c : advice.configurations)
     ++counts[static_cast<std::size_t>(c.stage)];
   out << advice.configurations.size() << " configurations: " << counts[0] << " excluded, "
-      << counts[1] << " stopped at their bounds, " << counts[2] << " simulated in " << advice.rounds
-      << " rounds (" << number_text(advice.budget_used_s) << " s of the "
+      << counts[1] << " stopped at their bounds, " << counts[2] + counts[3] << " simulated in "
+      << advice.rounds << " rounds (" << number_text(advice.budget_used_s) << " s of the "
       << number_text(advice.budget_s) << " s budget"
       << (advice.budget_exhausted ? ", exhausted" : "") << ")\n";
+  if (advice.confirmation) print_confirmation(advice, out);
   out << "recommended: " << advice.configurations[advice.recommended].label << "\n";
 }
 

@@ -8,26 +8,29 @@
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/advise/strategy_bounds.hpp"
+#include "app/advise/strategy_confirmation.hpp"
 #include "app/advise/strategy_ranking.hpp"
 #include "app/exec/runner.hpp"
 
 namespace codesim::app {
 
 /// Where a configuration stopped.
-enum class AdviseStage { excluded, bound, simulation };
-inline constexpr std::array<std::string_view, 3> kAdviseStageNames = {"excluded", "bound",
-                                                                      "simulation"};
+enum class AdviseStage { excluded, bound, simulation, confirmation };
+inline constexpr std::array<std::string_view, 4> kAdviseStageNames = {"excluded", "bound",
+                                                                      "simulation", "confirmation"};
 
 struct AdvisedConfiguration {
   Configuration configuration;
   std::string label;
   std::optional<ConfigurationBound> bound;  ///< nullopt when excluded
   std::optional<SimulatedCost> simulated;   ///< stage 2 only
+  std::optional<Confirmation> confirmed;    ///< stage 3 (--confirm) only
   AdviseStage stage = AdviseStage::bound;
   std::string reason;  ///< why it stopped where it did
   int rank = 0;        ///< 1 = recommended; 0 = not ranked by simulation
@@ -39,6 +42,13 @@ struct AdviseOptions {
   /// false: every configuration the stochastic mode runs goes to stage 2 (an exhaustive ranking,
   /// against which the pruning is tested).
   bool prune = true;
+  /// Stage 3: train this many of the best in numeric mode (0: none).
+  int confirm = 0;
+  /// Time to accuracy waits for this test accuracy (default: the lowest of the error-free
+  /// reference's replicas less kAccuracyTolerance).
+  std::optional<double> target_accuracy;
+  /// Probes kept between advise runs (a map's cells); null: each run probes afresh.
+  std::shared_ptr<ProbeCache> probes;
 };
 
 struct Advice {
@@ -48,6 +58,8 @@ struct Advice {
   double budget_s = 0.0;
   std::vector<AdvisedConfiguration> configurations;  ///< the baseline first
   std::size_t recommended = 0;
+  std::size_t simulated_best =
+      0;  ///< stage 2's best (the recommendation unless stage 3 demoted it)
   /// Stage 1's pruning threshold: the least pessimistic bound of a safe configuration, and its
   /// label (infinite and "" when none is bounded).
   double best_pessimistic = 0.0;
@@ -56,12 +68,23 @@ struct Advice {
   int rounds = 0;
   double budget_used_s = 0.0;
   bool budget_exhausted = false;
+  std::optional<ConfirmationRun> confirmation;  ///< stage 3's reference (its list is moved out)
 };
 
 /// Advises on the one point of `experiment` (a training scenario without a sweep, else a
 /// ScenarioError at /sweep or /workload/kind; a setting the stochastic mode does not model is a
-/// ScenarioError at its key).
+/// ScenarioError at its key; --confirm or time_to_accuracy on a stochastic-mode scenario, one
+/// at /workload/mode).
 Advice advise(const Experiment& experiment, const AdviseOptions& options);
+
+/// The recommendation's simulated cost less the baseline's (negative: it saves): paired over
+/// their common replicas when it is stage 2's best, else the difference of their means (no CI).
+struct VersusBaseline {
+  double difference = 0.0;
+  double ci95 = 0.0;  ///< NaN when not paired
+  bool paired = true;
+};
+VersusBaseline versus_baseline(const Advice& advice);
 
 /// ADVICE.json: every configuration with its bound, its simulated cost and where it stopped, and
 /// the recommendation with the scenario sections that run it (strategy, checkpoint, decoding).

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <variant>
 
@@ -81,6 +82,16 @@ std::variant<Probe, std::string> probe(const Scenario& scenario, models::Trainin
         kStragglerProbeIterations);
   }
   return result;
+}
+
+/// What a probe depends on beyond its scheme and decoding: the resolved scenario without what a
+/// fault-free probe does not see (its faults and crashes, its names).
+std::string probe_context(const Scenario& scenario) {
+  Json context = scenario.resolved;
+  for (const char* key : {"name", "description", "label", "replicas", "faults", "sweep"})
+    context.erase(key);
+  if (context.contains("cluster")) context["cluster"].erase("crashes");
+  return context.dump();
 }
 
 /// Crashes of the whole cluster: their rate, repair times, or why they cannot be bounded.
@@ -363,8 +374,35 @@ ConfigurationBound bound_configuration(const Scenario& scenario, const Configura
 
 }  // namespace
 
+class ProbeCache {
+ public:
+  using Entry = std::variant<Probe, std::string>;
+  /// The probe of (`context`, `key`), running `run` when no thread has yet.
+  template <typename Run>
+  Entry get(const std::string& context, const std::string& key, const Run& run) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      const auto outer = entries_.find(context);
+      if (outer != entries_.end()) {
+        const auto found = outer->second.find(key);
+        if (found != outer->second.end()) return found->second;
+      }
+    }
+    Entry entry = run();  // outside the lock: two threads may run the same pure probe
+    const std::lock_guard<std::mutex> lock(mutex_);
+    entries_[context].emplace(key, entry);
+    return entry;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::map<std::string, Entry>> entries_;
+};
+
+std::shared_ptr<ProbeCache> make_probe_cache() { return std::make_shared<ProbeCache>(); }
+
 BoundedSpace bound_space(const Scenario& scenario, const std::vector<models::SchemeSpec>& schemes,
-                         const std::vector<CheckpointChoice>& checkpoints) {
+                         const std::vector<CheckpointChoice>& checkpoints, ProbeCache* probes) {
   const TrainingWorkload& training = *training_of(scenario.workload);
   const CrashRisk crashes = crash_risk(scenario.cluster);
   const bool writes = sim::checkpoint_write_cost_s(scenario.checkpoint) > 0.0;
@@ -393,11 +431,14 @@ BoundedSpace bound_space(const Scenario& scenario, const std::vector<models::Sch
     space.bounds.push_back(std::move(bound));
     space.excluded.emplace_back();
   };
+  const std::string context = probes != nullptr ? probe_context(scenario) : std::string();
   const auto probe_of = [&](const models::SchemeSpec& scheme, bool decentralized) {
     models::TrainingSpec spec = training.spec;
     spec.scheme = scheme;
     spec.decentralized = decentralized;
-    return probe(scenario, spec);
+    if (probes == nullptr) return probe(scenario, spec);
+    return probes->get(context, scheme_label(scheme) + (decentralized ? " | d" : " | c"),
+                       [&] { return probe(scenario, spec); });
   };
   // The baseline first: the scenario's strategy as it stands.
   {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,16 +16,18 @@
 
 namespace codesim::app {
 
-/// What advise minimizes, per useful iteration.
-enum class AdviseObjective { time, energy };
-inline constexpr std::array<std::string_view, 2> kAdviseObjectiveNames = {"time", "energy"};
+/// What advise minimizes: time or energy per useful iteration, or the simulated time to reach
+/// a test accuracy (numeric training of the leaders, --confirm; stages 1 and 2 rank by time).
+enum class AdviseObjective { time, energy, time_to_accuracy };
+inline constexpr std::array<std::string_view, 3> kAdviseObjectiveNames = {"time", "energy",
+                                                                          "time_to_accuracy"};
 
 /// Seconds and joules per useful iteration.
 struct IterationCost {
   double time_s = 0.0;
   double energy_J = 0.0;
   double of(AdviseObjective objective) const {
-    return objective == AdviseObjective::time ? time_s : energy_J;
+    return objective == AdviseObjective::energy ? energy_J : time_s;
   }
 };
 
@@ -65,6 +68,11 @@ struct BoundedSpace {
   std::vector<std::string> excluded;                      ///< "" unless excluded
 };
 
+/// Probes already run, shared by advise runs on scenarios that differ only in what the fault-free
+/// probes do not see (faults, crashes: the cells of a map): safe to share between threads.
+class ProbeCache;
+std::shared_ptr<ProbeCache> make_probe_cache();
+
 /// The checkpoint policies advise tries: none, young, and daly times each factor of
 /// checkpoint.search_factors (the scenario's, or optimal_simulated's defaults).
 std::vector<CheckpointChoice> checkpoint_choices(const sim::CheckpointSpec& checkpoint);
@@ -72,9 +80,11 @@ std::vector<CheckpointChoice> checkpoint_choices(const sim::CheckpointSpec& chec
 /// Bounds every configuration of every scheme in `schemes` (each with every choice of
 /// `checkpoints` and both decoding modes) and the scenario's own (`baseline`, first). Young and
 /// daly are left out where nothing fails (their interval is infinite: none) or a write costs
-/// nothing (they need a write cost). Precondition: `scenario` is a training scenario.
+/// nothing (they need a write cost). `probes` (may be null) keeps the probes for later calls.
+/// Precondition: `scenario` is a training scenario.
 BoundedSpace bound_space(const Scenario& scenario, const std::vector<models::SchemeSpec>& schemes,
-                         const std::vector<CheckpointChoice>& checkpoints);
+                         const std::vector<CheckpointChoice>& checkpoints,
+                         ProbeCache* probes = nullptr);
 
 /// The scenario document of one configuration, run in stochastic mode: `document` (a resolved
 /// training scenario) with its strategy, checkpoint (young and daly with the bound's mtbf_s) and

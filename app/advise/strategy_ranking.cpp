@@ -14,10 +14,13 @@ namespace codesim::app {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+/// Configurations per sweep run: the first round stops between them when the budget runs out.
+constexpr std::size_t kChunkConfigurations = 64;
 
 /// One replica of one configuration.
 struct Sample {
   double value = 0.0;  ///< objective per useful iteration; infinite when it did not complete
+  IterationCost cost;  ///< both per useful iteration (infinite when it did not complete)
   double silent = 0.0;
   double operations = 0.0;
 };
@@ -116,42 +119,84 @@ double mean_operations(const std::vector<Sample>& samples) {
   return samples.empty() ? 0.0 : sum / double(samples.size());
 }
 
-/// The units that bring every active configuration to `target` replicas, and the budget they
-/// are expected to take (0 for configurations not run yet).
-PreparedRun next_round(const PreparedRun& prepared, const std::vector<std::size_t>& active,
-                       const std::vector<std::vector<Sample>>& samples, int target,
-                       double& expected_s) {
-  PreparedRun round{prepared.inputs, {}};
-  for (PointInputs& inputs : round.inputs) inputs.replicas.clear();
-  expected_s = 0.0;
-  for (std::size_t p : active) {
-    for (int r = static_cast<int>(samples[p].size()); r < target; ++r) {
-      round.inputs[p].replicas.push_back(static_cast<std::uint64_t>(r));
-      round.units.push_back({p, static_cast<std::uint64_t>(r)});
-      expected_s += mean_operations(samples[p]) * kSecondsPerNodeOperation;
-    }
-  }
-  return round;
-}
-
 /// Appends each active configuration's replicas of `results` to its samples; returns the budget
 /// they took.
-double collect(const Json& results, const std::vector<Json>& documents,
-               const std::vector<std::size_t>& active, AdviseObjective objective,
+double collect(const Json& results, const std::vector<Json>& documents, std::size_t first,
+               const std::vector<std::size_t>& points, AdviseObjective objective,
                std::vector<std::vector<Sample>>& samples) {
   double used_s = 0.0;
-  for (std::size_t p : active) {
+  for (std::size_t q : points) {
+    const std::size_t p = first + q;
     const double iterations = documents[p]["workload"]["iterations"].get<double>();
-    for (const Json& replica : results["points"][p]["replicas"]) {
+    for (const Json& replica : results["points"][q]["replicas"]) {
       const bool complete = replica.value("completed", 0.0) > 0.0;
-      const double total = objective == AdviseObjective::time
-                               ? replica.value("completion_time_s", 0.0)
-                               : replica.value("energy_J", 0.0);
+      const IterationCost cost =
+          complete ? IterationCost{replica.value("completion_time_s", 0.0) / iterations,
+                                   replica.value("energy_J", 0.0) / iterations}
+                   : IterationCost{kInfinity, kInfinity};
       const double operations = replica.value("node_operations", 0.0);
-      samples[p].push_back({complete ? total / iterations : kInfinity,
-                            replica.value("silent_corruptions", 0.0), operations});
+      samples[p].push_back(
+          {cost.of(objective), cost, replica.value("silent_corruptions", 0.0), operations});
       used_s += operations * kSecondsPerNodeOperation;
     }
+  }
+  return used_s;
+}
+
+/// Configurations run as sweeps of at most kChunkConfigurations points, in the order given.
+struct Chunk {
+  std::size_t first = 0;  ///< its first configuration
+  std::size_t size = 0;
+  Experiment experiment;
+  PreparedRun prepared;
+};
+
+std::vector<Chunk> make_chunks(const std::vector<Json>& documents,
+                               const std::vector<std::string>& labels, const std::string& file,
+                               int replicas) {
+  std::vector<Chunk> chunks;
+  const std::unique_ptr<UnitExecutor> executor = make_local_executor();
+  for (std::size_t first = 0; first < documents.size(); first += kChunkConfigurations) {
+    Chunk chunk;
+    chunk.first = first;
+    chunk.size = std::min(kChunkConfigurations, documents.size() - first);
+    const auto begin = static_cast<std::ptrdiff_t>(first);
+    const auto end = static_cast<std::ptrdiff_t>(first + chunk.size);
+    chunk.experiment =
+        make_experiment(sweep_document({documents.begin() + begin, documents.begin() + end},
+                                       {labels.begin() + begin, labels.begin() + end}, replicas),
+                        file);
+    chunk.prepared = prepare_run(chunk.experiment, *executor);
+    chunks.push_back(std::move(chunk));
+  }
+  return chunks;
+}
+
+/// Brings each of `members` to `target` replicas (chunk by chunk); returns the budget it took.
+double run_round(const std::vector<Chunk>& chunks, const std::vector<std::size_t>& members,
+                 const std::vector<Json>& documents, int target, const RankingOptions& options,
+                 std::vector<std::vector<Sample>>& samples) {
+  double used_s = 0.0;
+  for (const Chunk& chunk : chunks) {
+    PreparedRun round{chunk.prepared.inputs, {}};
+    for (PointInputs& inputs : round.inputs) inputs.replicas.clear();
+    std::vector<std::size_t> points;  // within the chunk
+    for (std::size_t p : members) {
+      if (p < chunk.first || p >= chunk.first + chunk.size) continue;
+      points.push_back(p - chunk.first);
+      for (int r = static_cast<int>(samples[p].size()); r < target; ++r) {
+        round.inputs[p - chunk.first].replicas.push_back(static_cast<std::uint64_t>(r));
+        round.units.push_back({p - chunk.first, static_cast<std::uint64_t>(r)});
+      }
+    }
+    if (round.units.empty()) continue;
+    RunOptions run;
+    run.jobs = options.jobs;
+    run.on_progress = options.on_progress;
+    const RunOutput output = run_prepared(chunk.experiment, round, run);
+    if (!output.results.value("complete", false))
+      throw std::runtime_error("the simulation was interrupted");
+    used_s += collect(output.results, documents, chunk.first, points, options.objective, samples);
   }
   return used_s;
 }
@@ -184,10 +229,16 @@ void summarize_costs(const std::vector<std::vector<Sample>>& samples, std::size_
   for (std::size_t p = 0; p < samples.size(); ++p) {
     SimulatedCost& cost = costs[p];
     std::vector<double> values;
-    for (const Sample& s : samples[p]) values.push_back(s.value);
+    IterationCost sum;
+    for (const Sample& s : samples[p]) {
+      values.push_back(s.value);
+      sum.time_s += s.cost.time_s;
+      sum.energy_J += s.cost.energy_J;
+    }
     const analysis::SummaryStatistics stats = analysis::summarize(values);
     cost.replicas = static_cast<int>(values.size());
     cost.mean = stats.mean;
+    cost.both = {sum.time_s / double(values.size()), sum.energy_J / double(values.size())};
     cost.ci95 = stats.ci95;
     cost.silent_corruptions = silent_of(samples[p]);
     cost.incomplete = static_cast<int>(
@@ -205,31 +256,26 @@ Ranking rank_by_simulation(const std::vector<Json>& documents,
                            const std::vector<std::string>& labels, const std::string& file,
                            const RankingOptions& options) {
   const std::size_t n = documents.size();
-  const Experiment experiment =
-      make_experiment(sweep_document(documents, labels, options.max_replicas), file);
-  const std::unique_ptr<UnitExecutor> executor = make_local_executor();
-  const PreparedRun prepared = prepare_run(experiment, *executor);
+  const std::vector<Chunk> chunks = make_chunks(documents, labels, file, options.max_replicas);
   std::vector<std::vector<Sample>> samples(n);
-  std::vector<std::size_t> active(n);
-  std::iota(active.begin(), active.end(), std::size_t{0});
   Ranking ranking;
   ranking.costs.resize(n);
-  int target = std::min(options.first_replicas, options.max_replicas);
-  while (true) {
-    double expected_s = 0.0;
-    const PreparedRun round = next_round(prepared, active, samples, target, expected_s);
-    // The first round always runs: nothing is known of a configuration's cost before it.
-    if (ranking.rounds > 0 && ranking.budget_used_s + expected_s > options.budget_s) {
+  const int first = std::min(options.first_replicas, options.max_replicas);
+  // The first round, chunk by chunk in the order given: the first chunk always runs (nothing is
+  // known of a configuration's cost before it); the others while the budget lasts.
+  std::vector<std::size_t> active;
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    if (c > 0 && ranking.budget_used_s >= options.budget_s) {
       ranking.budget_exhausted = true;
-      for (std::size_t p : active) ranking.costs[p].stopped = "the budget ran out";
       break;
     }
-    const RunOutput output =
-        run_prepared(experiment, round, {.jobs = options.jobs, .on_progress = options.on_progress});
-    if (!output.results.value("complete", false))
-      throw std::runtime_error("the simulation was interrupted");
-    ++ranking.rounds;
-    ranking.budget_used_s += collect(output.results, documents, active, options.objective, samples);
+    std::vector<std::size_t> members(chunks[c].size);
+    std::iota(members.begin(), members.end(), chunks[c].first);
+    ranking.budget_used_s += run_round(chunks, members, documents, first, options, samples);
+    active.insert(active.end(), members.begin(), members.end());
+  }
+  ranking.rounds = 1;
+  for (int target = first; active.size() > 1;) {
     const std::size_t best = best_first(samples, active).front();
     active = unsettled(active, samples, ranking.costs, best);
     if (active.size() <= 1) break;
@@ -239,10 +285,27 @@ Ranking rank_by_simulation(const std::vector<Json>& documents,
       break;
     }
     target = std::min(options.max_replicas, target * 2);
+    double expected_s = 0.0;
+    for (std::size_t p : active)
+      expected_s += (target - double(samples[p].size())) * mean_operations(samples[p]) *
+                    kSecondsPerNodeOperation;
+    if (ranking.budget_used_s + expected_s > options.budget_s) {
+      ranking.budget_exhausted = true;
+      for (std::size_t p : active) ranking.costs[p].stopped = "the budget ran out";
+      break;
+    }
+    ranking.budget_used_s += run_round(chunks, active, documents, target, options, samples);
+    ++ranking.rounds;
   }
-  std::vector<std::size_t> all(n);
-  std::iota(all.begin(), all.end(), std::size_t{0});
-  ranking.order = best_first(samples, all);
+  std::vector<std::size_t> simulated;
+  for (std::size_t p = 0; p < n; ++p) {
+    if (samples[p].empty()) {
+      ranking.costs[p].stopped = "the budget ran out before it was simulated";
+    } else {
+      simulated.push_back(p);
+    }
+  }
+  ranking.order = best_first(samples, simulated);
   summarize_costs(samples, ranking.order.front(), ranking.costs);
   return ranking;
 }

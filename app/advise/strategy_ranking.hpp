@@ -33,8 +33,9 @@ struct RankingOptions {
 /// One configuration's simulated cost per useful iteration (seconds or joules).
 struct SimulatedCost {
   int replicas = 0;
-  double mean = 0.0;  ///< infinite when a replica did not complete
-  double ci95 = 0.0;  ///< Student-t half-width over the replicas
+  double mean = 0.0;   ///< infinite when a replica did not complete
+  double ci95 = 0.0;   ///< Student-t half-width over the replicas
+  IterationCost both;  ///< mean time and energy per useful iteration (infinite as `mean`)
   /// Paired difference to the recommendation over their common replicas (0 for itself).
   double difference = 0.0;
   double difference_ci95 = 0.0;

@@ -1,6 +1,9 @@
 // `codesim advise` (advise_command.hpp).
 #include "app/cli/advise_command.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cmath>
 #include <ostream>
 #include <variant>
@@ -9,7 +12,9 @@
 
 #include "analysis/results_json.hpp"
 #include "app/advise/advice.hpp"
+#include "app/advise/advice_map.hpp"
 #include "app/cli/command_line.hpp"
+#include "app/cli/progress_bar.hpp"
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
 #include "app/exec/output_check.hpp"
@@ -19,13 +24,24 @@ namespace po = boost::program_options;
 namespace codesim::app {
 namespace {
 
+/// A map cell's budget when --budget-s is not given (simulated seconds of one thread).
+constexpr double kMapCellBudget_s = 10.0;
+
 po::options_description advise_options() {
   po::options_description visible("codesim advise SCENARIO [options]");
   visible.add_options()(
       "objective", po::value<std::string>()->value_name("KIND")->default_value("time"),
-      "what to minimize per useful iteration: time (simulated seconds) or energy (joules)")(
+      "what to minimize: time (simulated seconds) or energy (joules) per useful iteration, or "
+      "time_to_accuracy (simulated seconds until the test accuracy reaches the target; needs "
+      "--confirm)")(
+      "confirm", po::value<int>()->value_name("K")->default_value(0),
+      "train the K best in numeric mode beside an error-free reference: accuracy, silent "
+      "corruptions, decode failures; one that loses accuracy or corrupts silently is demoted")(
+      "target-accuracy", po::value<double>()->value_name("A"),
+      "the test accuracy (0..1) time_to_accuracy waits for (default: the lowest of the "
+      "error-free reference's replicas less 0.01)")(
       "budget-s", po::value<double>()->value_name("S")->default_value(60.0),
-      "simulated work stage 2 may spend, in seconds of one thread at 100 ns per simulated node "
+      "simulated work stage 2 may spend, in seconds of one thread at 33 ns per simulated node "
       "operation (counted, not timed: the same budget gives the same advice on any machine)")(
       "output,o", po::value<std::string>()->value_name("FILE"),
       "where to write ADVICE.json (default results/<name>.advice.json)")(
@@ -33,6 +49,10 @@ po::options_description advise_options() {
       "threads running replicas (the advice does not depend on it)")(
       "set", po::value<std::vector<std::string>>()->value_name("PTR=VALUE"),
       "override one scenario value, as codesim run --set (repeatable)")(
+      "map", po::value<std::vector<std::string>>()->value_name("PTR=LO..HI[:N]"),
+      "advise on every cell of a grid over one or two scenario numbers (N points, default 6, "
+      "geometric when LO > 0 and HI >= 10 LO) and write the winner per cell to MAP.json "
+      "(default results/<name>.advice_map.json); --budget-s is then per cell (default 10)")(
       "exhaustive", po::bool_switch(),
       "simulate every configuration, pruning none by its bounds (slow: for checking the pruning)")(
       "quiet,q", po::bool_switch(), "print only errors")("help,h", po::bool_switch(),
@@ -58,8 +78,21 @@ std::variant<AdviseOptions, std::string> read_options(const po::variables_map& v
     options.objective = AdviseObjective::time;
   } else if (objective == "energy") {
     options.objective = AdviseObjective::energy;
+  } else if (objective == "time_to_accuracy") {
+    options.objective = AdviseObjective::time_to_accuracy;
   } else {
-    return "--objective " + printable(objective) + " is not an objective (expected time or energy)";
+    return "--objective " + printable(objective) +
+           " is not an objective (expected time, energy or time_to_accuracy)";
+  }
+  options.confirm = values["confirm"].as<int>();
+  if (options.confirm < 0) return "--confirm must be >= 0";
+  if (options.objective == AdviseObjective::time_to_accuracy && options.confirm == 0)
+    return "--objective time_to_accuracy needs --confirm K (expected the numeric training that "
+           "measures accuracy)";
+  if (values.count("target-accuracy")) {
+    options.target_accuracy = values["target-accuracy"].as<double>();
+    if (!(*options.target_accuracy > 0.0 && *options.target_accuracy <= 1.0))
+      return "--target-accuracy must be in (0, 1]";
   }
   options.ranking.budget_s = values["budget-s"].as<double>();
   if (!(options.ranking.budget_s >= 0.0) || !std::isfinite(options.ranking.budget_s))
@@ -68,6 +101,58 @@ std::variant<AdviseOptions, std::string> read_options(const po::variables_map& v
   options.ranking.jobs = values["jobs"].as<int>();
   if (options.ranking.jobs < 1) return "--jobs must be >= 1";
   return options;
+}
+
+/// codesim advise --map: every cell's advice, on the threads and MPI ranks `run` uses, written
+/// by the root to MAP.json. Errors are thrown (every rank meets the same) or reported here.
+int run_map(const Json& document, const std::string& file, const po::variables_map& values,
+            AdviseOptions options, std::ostream& out, std::ostream& err) {
+  const std::vector<std::string> texts = values["map"].as<std::vector<std::string>>();
+  if (texts.size() > 2)
+    throw ScenarioError(
+        file, "",
+        "--map given " + std::to_string(texts.size()) + " times (expected one or two axes)");
+  const Experiment experiment = make_experiment(document, file);
+  const Json& resolved = experiment.points.front().scenario.resolved;
+  std::vector<MapAxis> axes;
+  for (const std::string& text : texts) {
+    axes.push_back(parse_map_axis(text, resolved, file));
+    if (axes.size() == 2 && axes[0].pointer == axes[1].pointer)
+      throw ScenarioError(file, axes[1].pointer, "--map names it twice (expected two parameters)");
+  }
+  if (values["budget-s"].defaulted()) options.ranking.budget_s = kMapCellBudget_s;
+  const std::string path =
+      values.count("output")
+          ? values["output"].as<std::string>()
+          : "results/" + experiment.points.front().scenario.name + ".advice_map.json";
+  const std::unique_ptr<UnitExecutor> executor = make_default_executor();
+  const bool quiet = values["quiet"].as<bool>();
+  AdviceMap map;
+  try {
+    std::exception_ptr failure;
+    try {
+      if (executor->is_root()) check_output_file(experiment, path, "the map file");
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    executor->agree(failure);
+    const std::atomic<std::uint64_t> no_iterations{0};
+    ProgressBar bar(err, !quiet && executor->is_root() && isatty(STDERR_FILENO) != 0, no_iterations,
+                    kProgressDelay_s);
+    map = advise_map(document, file, axes, options, *executor, options.ranking.jobs,
+                     [&bar](std::size_t done, std::size_t total) {
+                       bar.update({done, total, done, total});
+                     });
+    if (!executor->is_root()) return kOk;
+    analysis::write_json_atomically(to_json(map), path);
+  } catch (const RankFailure&) {
+    return kOk;  // the root reports what went wrong
+  }
+  if (!quiet) {
+    print_map(map, out);
+    out << "map: " << path << "\n";
+  }
+  return kOk;
 }
 
 }  // namespace
@@ -115,6 +200,9 @@ int run_advise_command(const std::vector<std::string>& args, std::ostream& out, 
     for (const std::string& assignment : sets) apply_set(document, assignment, scenarios.front());
     const bool had_sweep = document.is_object() && document.contains("sweep");
     if (had_sweep) document.erase("sweep");
+    if (values.count("map"))
+      return run_map(document, scenarios.front(), values, std::get<AdviseOptions>(options), out,
+                     err);
     const Experiment experiment = make_experiment(document, scenarios.front());
     const std::string path =
         values.count("output")

@@ -121,7 +121,8 @@ int run_timeline(const po::variables_map& values, std::ostream& out, std::ostrea
 
 int run_plot_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description visible(
-      "codesim plot RESULTS.json [options]\n       codesim plot --timeline TRACE.json [options]");
+      "codesim plot RESULTS.json|ADVICE.json|MAP.json [options]\n"
+      "       codesim plot --timeline TRACE.json [options]");
   visible.add_options()("output,o", po::value<std::string>()->value_name("DIR"),
                         "directory for the PNG figures (default figures/)")(
       "timeline", po::value<std::string>()->value_name("TRACE.json"),
@@ -147,9 +148,13 @@ int run_plot_command(const std::vector<std::string>& args, std::ostream& out, st
     out << visible
         << "\nDraws every figure that fits RESULTS.json (accuracy versus simulated time, loss "
            "versus iteration, time breakdown, metrics versus swept parameters) as "
-           "DIR/<results name>.<figure>.png, with matplotlib (python3-matplotlib). With "
-           "--timeline: nodes as rows, one colour per activity, markers for faults, crashes, "
-           "rollbacks and checkpoints.\n";
+           "DIR/<results name>.<figure>.png, with matplotlib (python3-matplotlib). Given the "
+           "ADVICE.json of codesim advise instead, draws its Pareto figure, time against energy "
+           "per useful iteration coloured by storage overhead with the recommendation starred "
+           "(DIR/<name>.pareto.png); given the MAP.json of codesim advise --map, the map of the "
+           "family that pays in each cell: coding, replication, checkpointing or ABFT "
+           "(DIR/<name>.map.png). With --timeline: nodes as rows, one colour per activity, "
+           "markers for faults, crashes, rollbacks and checkpoints.\n";
     return 0;
   }
   if (values.count("timeline")) return run_timeline(values, out, err);
@@ -165,7 +170,8 @@ int run_plot_command(const std::vector<std::string>& args, std::ostream& out, st
         << " (expected exactly one RESULTS.json)\n";
     return 2;
   }
-  if (!readable(results.front(), "a results JSON of codesim run", kMaxJsonFileBytes, err) ||
+  if (!readable(results.front(), "a results, advice or map JSON of codesim run or codesim advise",
+                kMaxJsonFileBytes, err) ||
       (values.count("output") && !usable_directory(values["output"].as<std::string>(), err)))
     return 2;
   std::vector<std::string> argv = {python_interpreter(),

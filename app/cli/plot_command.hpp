@@ -1,5 +1,6 @@
-// `codesim plot RESULTS.json [-o DIR]`: runs the matplotlib dispatcher of analysis/plots on a
-// results file and passes its output and exit code through.
+// `codesim plot FILE.json [-o DIR]`: runs the matplotlib dispatcher of analysis/plots on a
+// results file (or the ADVICE.json and MAP.json of codesim advise) and passes its output and
+// exit code through.
 #pragma once
 
 #include <ostream>

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <variant>
 
@@ -378,20 +379,27 @@ double AbftCorrection::given_strikes(int strikes) const {
 const AbftCorrection& shared_abft_correction(AbftBlockShape shape, AbftStrikeModel model,
                                              int max_strikes) {
   using Key = std::tuple<int, int, std::int64_t, double, double, int>;
+  /// One table, built once by the first thread that needs it (others wait for that one only).
+  struct Entry {
+    std::once_flag built;
+    std::optional<AbftCorrection> table;
+  };
   static std::mutex mutex;
   // A std::map never moves its entries, so the references handed out stay valid.
-  static std::map<Key, AbftCorrection> tables;
+  static std::map<Key, Entry> tables;
   const Key key{shape.rows,
                 shape.cols,
                 model.entries,
                 model.beyond_correction,
                 model.checksum_beyond_correction,
                 max_strikes};
-  const std::lock_guard<std::mutex> lock(mutex);
-  auto found = tables.find(key);
-  if (found == tables.end())
-    found = tables.emplace(key, AbftCorrection(shape, model, max_strikes)).first;
-  return found->second;
+  Entry* entry = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    entry = &tables[key];
+  }
+  std::call_once(entry->built, [&] { entry->table.emplace(shape, model, max_strikes); });
+  return *entry->table;
 }
 
 }  // namespace codesim::models

@@ -86,6 +86,27 @@ TEST_CASE("the staged search recommends what an exhaustive ranking of the whole 
   }
 }
 
+TEST_CASE("when the budget runs out in the first round the rest stay at their bounds, unranked") {
+  AdviseOptions options;
+  options.prune = false;  // every configuration is a survivor: far more than one chunk
+  options.ranking.budget_s = 0.0;
+  const Advice advice =
+      advise(make_experiment(small_scenario(6, 0.003, 0.0), "small.json"), options);
+  const std::size_t simulated = count_stage(advice, AdviseStage::simulation);
+  CHECK(simulated == 64);  // the first chunk always runs
+  CHECK(advice.budget_exhausted);
+  std::size_t waiting = 0;
+  for (const AdvisedConfiguration& c : advice.configurations) {
+    if (c.stage != AdviseStage::bound) continue;
+    CHECK(c.rank == 0);
+    CHECK(!c.simulated);
+    waiting += c.reason == "the budget ran out before it was simulated" ? 1 : 0;
+  }
+  CHECK(waiting + simulated == advice.configurations.size());
+  // The baseline runs first.
+  CHECK(advice.configurations.front().simulated);
+}
+
 TEST_CASE("without faults or crashes the advice is an uncoded strategy without checkpoints") {
   const Advice advice = advise_on(small_scenario(6, 0.0, 0.0), true);
   CHECK(models::scheme_name(recommended(advice).configuration.scheme) == "uncoded");
@@ -142,8 +163,14 @@ TEST_CASE("advise rejects bad input at its pointer with exit code 2 and writes n
   activation["faults"]["targets"]["activation"] = {{"probability_per_operation", 0.001}};
   rejected(activation, {}, ": /faults/targets/activation");
   rejected(small_scenario(6, 0.003, 0.0), {"--objective", "accuracy"},
-           "--objective accuracy is not an objective (expected time or energy)");
+           "--objective accuracy is not an objective (expected time, energy or time_to_accuracy)");
   rejected(small_scenario(6, 0.003, 0.0), {"--budget-s", "-1"}, "--budget-s must be");
+  // A cluster too small for the scenario's own scheme (replication's 2 copies on 1 node).
+  rejected(small_scenario(1, 0.003, 0.0), {}, ": /strategy: the scheme needs 2 nodes");
+  rejected(small_scenario(6, 0.003, 0.0), {"--objective", "time_to_accuracy"},
+           "--objective time_to_accuracy needs --confirm K");
+  rejected(small_scenario(6, 0.003, 0.0), {"--objective", "time_to_accuracy", "--confirm", "2"},
+           ": /workload/mode: the objective time_to_accuracy needs test accuracy");
 }
 
 }  // namespace codesim::app
