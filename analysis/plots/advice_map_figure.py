@@ -16,7 +16,7 @@ from advice_figures import Checker, Draw, shown
 MAP_COLUMNS = ("values", "label", "family", "scheme", "checkpoint")
 # One colour per family whatever families a map holds, light enough for black text on it.
 FAMILY_COLOURS = {"uncoded": "#cfcfcf", "checkpointing": "#9ecae1", "replication": "#fdae6b",
-                  "coding": "#a1d99b", "abft": "#bcbddc"}
+                  "coding": "#a1d99b", "abft": "#bcbddc", "coding_abft": "#80cdc1"}
 # Families codesim may add later get these, in the order the document lists them.
 EXTRA_COLOURS = ("#f7b6d2", "#dbdb8d", "#c49c94", "#9edae5", "#ff9896")
 SCHEME_SHORT = {"codenet_grid": "codenet", "abft_codenet": "abft-cn", "replication": "repl"}

@@ -15,7 +15,7 @@ from .context import CODESIM, ROOT, Reproduction, codesim_json, log, run
 
 # ADVICE's map: the soft-error probability of the weights against the node MTBF.
 ADVICE_AXES = ("/faults/targets/weights/probability_per_operation=1e-5..1e-3:6",
-               "/cluster/crashes/mtbf_s=10..10000:6")
+               "/cluster/crashes/mtbf_s=100..100000:6")
 
 def abft(r: Reproduction) -> None:
     out = r.results / "abft_vs_coded.json"
@@ -78,14 +78,14 @@ def cnn(r: Reproduction) -> None:
 
 
 def advice(r: Reproduction) -> None:
-    """codesim advise --map on T5's configuration (the paper's 40-node cluster): the strategy
-    that wins each cell of soft-error probability x node MTBF, and the map of where each family
-    pays."""
+    """codesim advise --map on the paper's configuration (its 784-10000-10000-10 network on 40
+    nodes): the strategy that wins each cell of soft-error probability x node MTBF, and the map
+    of where each family pays."""
     out = r.results / "advice_map.json"
     if r.reuse and out.exists():
         log(f"reusing {out.relative_to(ROOT)}")
     else:
-        run([str(CODESIM), "advise", "scenarios/paper_time_vs_checkpoint.json",
+        run([str(CODESIM), "advise", "scenarios/codenet_mnist_paper.json",
              *[arg for axis in ADVICE_AXES for arg in ("--map", axis)],
              "--jobs", r.jobs, "-q", "-o", str(out)])
     run([str(CODESIM), "plot", str(out), "-o", str(r.figures)])
@@ -101,8 +101,9 @@ def advice_section(advice_map: dict) -> list[str]:
     for row in rows:
         families[row["family"]] = families.get(row["family"], 0) + 1
     lines = ["## ADVICE: where coding pays on the paper's cluster", "",
-             f"`codesim advise --map` on T5's configuration (40 nodes on a fat tree, a 40-40-40-10 "
-             f"MLP, 1000 iterations, a checkpoint 20 ms): each of the {len(rows)} cells advised "
+             "`codesim advise --map` on the paper's configuration (`codenet_mnist_paper.json`: the "
+             "784-10000-10000-10 MLP, 8000 iterations, 40 nodes, stochastic mode): each of the "
+             f"{len(rows)} cells advised "
              f"on its own (budget {advice_map['budget_s']:g} s of simulated work per cell), "
              f"`{x_axis['pointer']}` across and `{y_axis['pointer']}` down. "
              "Cells won per family: "

@@ -358,17 +358,23 @@ VersusBaseline versus_baseline(const Advice& advice) {
   return {best.mean - baseline.mean, std::numeric_limits<double>::quiet_NaN(), false};
 }
 
-Json to_json(const Advice& advice) {
+Json advice_header(std::string_view kind, const Json& scenario, std::uint64_t seed,
+                   AdviseObjective objective, double budget_s) {
   Json j = Json::object();
   j["schema_version"] = 1;
-  j["kind"] = "advice";
+  j["kind"] = kind;
   j["codesim_version"] = codesim_version();
-  j["scenario"] = advice.scenario;
-  j["seed"] = advice.seed;
-  j["objective"] = kAdviseObjectiveNames[static_cast<std::size_t>(advice.objective)];
-  j["unit"] = advice.objective != AdviseObjective::energy ? "s per useful iteration"
-                                                          : "J per useful iteration";
-  j["budget_s"] = advice.budget_s;
+  j["scenario"] = scenario;
+  j["seed"] = seed;
+  j["objective"] = kAdviseObjectiveNames[static_cast<std::size_t>(objective)];
+  j["unit"] =
+      objective != AdviseObjective::energy ? "s per useful iteration" : "J per useful iteration";
+  j["budget_s"] = budget_s;
+  return j;
+}
+
+Json to_json(const Advice& advice) {
+  Json j = advice_header("advice", advice.scenario, advice.seed, advice.objective, advice.budget_s);
   j["budget_used_s"] = advice.budget_used_s;
   j["budget_exhausted"] = advice.budget_exhausted;
   j["rounds"] = advice.rounds;

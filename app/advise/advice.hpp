@@ -86,6 +86,11 @@ struct VersusBaseline {
 };
 VersusBaseline versus_baseline(const Advice& advice);
 
+/// The first keys of ADVICE.json and of a map's file: schema_version, kind, codesim_version,
+/// scenario, seed, objective, unit and budget_s.
+Json advice_header(std::string_view kind, const Json& scenario, std::uint64_t seed,
+                   AdviseObjective objective, double budget_s);
+
 /// ADVICE.json: every configuration with its bound, its simulated cost and where it stopped, and
 /// the recommendation with the scenario sections that run it (strategy, checkpoint, decoding).
 /// Infinite numbers are null. The same advice gives the same bytes.

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "app/config/scenario_error.hpp"
+#include "models/coding/coding_scheme.hpp"
 
 namespace codesim::app {
 namespace {
@@ -145,9 +146,18 @@ MapAxis parse_map_axis(const std::string& text, const Json& resolved, const std:
 }
 
 StrategyFamily strategy_family(const Configuration& configuration, const sim::CheckpointSpec& own) {
-  if (models::checks_at_nodes(configuration.scheme)) return StrategyFamily::abft;
-  const int copies = models::repetition_copies(configuration.scheme);
-  if (copies == 0) return StrategyFamily::coding;
+  // A code without a redundant symbol (a CodeNet grid of m x n nodes) protects nothing: it
+  // counts as the repetition scheme it then is.
+  const models::SchemeSummary summary = models::summarize_scheme(configuration.scheme);
+  const auto redundant = [](const models::DirectionCapability& d) {
+    return d.erasures_tolerated > 0 || d.detectable > 0;
+  };
+  const bool code = models::repetition_copies(configuration.scheme) == 0 &&
+                    (redundant(summary.forward) || redundant(summary.backward));
+  if (models::checks_at_nodes(configuration.scheme))
+    return code ? StrategyFamily::coding_abft : StrategyFamily::abft;
+  if (code) return StrategyFamily::coding;
+  const int copies = std::max(1, models::repetition_copies(configuration.scheme));
   if (copies > 1) return StrategyFamily::replication;
   const CheckpointChoiceKind kind = configuration.checkpoint.kind;
   const bool checkpoints = kind == CheckpointChoiceKind::scenario
@@ -212,16 +222,7 @@ AdviceMap advise_map(const Json& document, const std::string& file,
 }
 
 Json to_json(const AdviceMap& map) {
-  Json j = Json::object();
-  j["schema_version"] = 1;
-  j["kind"] = "advice_map";
-  j["codesim_version"] = codesim_version();
-  j["scenario"] = map.scenario;
-  j["seed"] = map.seed;
-  j["objective"] = kAdviseObjectiveNames[static_cast<std::size_t>(map.objective)];
-  j["unit"] = map.objective != AdviseObjective::energy ? "s per useful iteration"
-                                                       : "J per useful iteration";
-  j["budget_s"] = map.budget_s;
+  Json j = advice_header("advice_map", map.scenario, map.seed, map.objective, map.budget_s);
   Json axes = Json::array();
   for (const MapAxis& axis : map.axes) {
     axes.push_back({{"pointer", axis.pointer},

@@ -30,10 +30,12 @@ struct MapAxis {
 MapAxis parse_map_axis(const std::string& text, const Json& resolved, const std::string& file);
 
 /// The kind of strategy that wins a cell: no coding and no checkpoints, no coding with
-/// checkpoints, copies of the blocks, a code, or nodes that check their own blocks (ABFT).
-enum class StrategyFamily { uncoded, checkpointing, replication, coding, abft };
-inline constexpr std::array<std::string_view, 5> kStrategyFamilyNames = {
-    "uncoded", "checkpointing", "replication", "coding", "abft"};
+/// checkpoints, copies of the blocks, a code, nodes that check their own blocks (ABFT), or a code
+/// whose nodes also check their blocks (the ABFT-checked CodeNet grid). A code without redundant
+/// symbols (a grid of m x n nodes) counts as uncoded or ABFT.
+enum class StrategyFamily { uncoded, checkpointing, replication, coding, abft, coding_abft };
+inline constexpr std::array<std::string_view, 6> kStrategyFamilyNames = {
+    "uncoded", "checkpointing", "replication", "coding", "abft", "coding_abft"};
 
 /// `configuration`'s family; `own` is the scenario's checkpoint (what the baseline's "scenario"
 /// choice runs).

@@ -18,6 +18,7 @@
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
 #include "app/exec/output_check.hpp"
+#include "app/exec/unit_executor.hpp"
 
 namespace po = boost::program_options;
 
@@ -204,6 +205,8 @@ int run_advise_command(const std::vector<std::string>& args, std::ostream& out, 
       return run_map(document, scenarios.front(), values, std::get<AdviseOptions>(options), out,
                      err);
     const Experiment experiment = make_experiment(document, scenarios.front());
+    // Without --map the search runs in one process: the root's (MPI spreads a map's cells).
+    if (mpi_rank() != 0) return kOk;
     const std::string path =
         values.count("output")
             ? values["output"].as<std::string>()
@@ -217,10 +220,11 @@ int run_advise_command(const std::vector<std::string>& args, std::ostream& out, 
       out << "advice: " << path << "\n";
     }
   } catch (const ScenarioError& e) {
-    err << "error: " << e.what() << "\n";
+    if (mpi_rank() == 0) err << "error: " << e.what() << "\n";  // every rank meets it
     return kBadInput;
   } catch (const std::exception& e) {
-    err << "error: " << printable(scenarios.front()) << ": " << printable(e.what()) << "\n";
+    if (mpi_rank() == 0)
+      err << "error: " << printable(scenarios.front()) << ": " << printable(e.what()) << "\n";
     return kRuntimeFailure;
   }
   return kOk;

@@ -122,5 +122,25 @@ class AllStepsVerdict(unittest.TestCase):
         self.assertEqual(t8.trains_to_error_free(rows), {"codenet": True, "uncoded": False})
 
 
+class AdviceSection(unittest.TestCase):
+    def test_the_advice_section_tabulates_each_cells_family_and_counts_them(self):
+        import sys
+        sys.path.insert(0, str(ROOT / "analysis"))
+        from reproduction import beyond_claims
+        columns = ["values", "label", "family", "scheme", "checkpoint"]
+        rows = [[[eps, mtbf], "x", family, scheme, "none"]
+                for (eps, mtbf), family, scheme in (
+                    ((1e-5, 10.0), "replication", "replication"), ((1e-3, 10.0), "coding", "gpd"),
+                    ((1e-5, 1e4), "uncoded", "uncoded"), ((1e-3, 1e4), "coding", "codenet_grid"))]
+        document = {"budget_s": 10.0, "cells": {"columns": columns, "rows": rows},
+                    "axes": [{"pointer": "/faults/targets/weights/probability_per_operation",
+                              "values": [1e-5, 1e-3]},
+                             {"pointer": "/cluster/crashes/mtbf_s", "values": [10.0, 1e4]}]}
+        lines = beyond_claims.advice_section(document)
+        self.assertIn("coding 2, replication 1, uncoded 1", "\n".join(lines))
+        self.assertIn("| 10 | replication: replication, none | coding: gpd, none |", lines)
+        self.assertIn("| 1e+04 | uncoded: uncoded, none | coding: codenet_grid, none |", lines)
+
+
 if __name__ == "__main__":
     unittest.main()

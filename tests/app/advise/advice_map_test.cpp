@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "app/advise/advise_scenarios.hpp"
 #include "app/config/scenario_loader.hpp"
 #include "app/exec/runner.hpp"
 #include "support/cli_runner.hpp"
@@ -16,17 +17,7 @@
 namespace codesim::app {
 namespace {
 
-/// A small training cluster in stochastic mode (as advice_test.cpp's): 64-64-16 on 6 slow nodes.
-Json small_scenario() {
-  return Json::parse(R"({"name": "small", "seed": 3,
-    "cluster": {"nodes": 6, "speed_flops_per_s": 1e7},
-    "checkpoint": {"policy": "every_iterations", "every_iterations": 20, "write_s": 0.002,
-                   "restart_s": 0.002},
-    "workload": {"kind": "training", "mode": "stochastic", "layers": [64, 64, 16],
-                 "iterations": 200},
-    "strategy": {"scheme": "replication", "m": 1, "n": 1, "copies": 2},
-    "faults": {"targets": {"weights": {"probability_per_operation": 0.003}}}})");
-}
+Json small_scenario() { return test::small_advise_scenario(6, 0.003, 0.0); }
 
 const Json& resolved_small() {
   static const Json resolved =
@@ -101,6 +92,11 @@ TEST_CASE("a strategy's family comes from its descriptor and its checkpoints") {
   CHECK(family(R"({"scheme": "gpd", "m": 1, "n": 2, "nodes": 5})", K::none) ==
         StrategyFamily::coding);
   CHECK(family(R"({"scheme": "abft", "m": 1, "n": 2})", K::young) == StrategyFamily::abft);
+  CHECK(family(R"({"scheme": "abft_codenet", "m": 1, "n": 2, "grid_rows": 2, "grid_cols": 3})",
+               K::none) == StrategyFamily::coding_abft);
+  // A grid without a parity row or column adds no code to ABFT.
+  CHECK(family(R"({"scheme": "abft_codenet", "m": 1, "n": 2, "grid_rows": 1, "grid_cols": 2})",
+               K::none) == StrategyFamily::abft);
 }
 
 TEST_CASE("every cell of a map recommends what advise recommends on that cell alone") {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "app/advise/advise_scenarios.hpp"
 #include "app/advise/strategy_space.hpp"
 #include "app/config/scenario_loader.hpp"
 #include "app/exec/runner.hpp"
@@ -16,21 +17,8 @@
 namespace codesim::app {
 namespace {
 
-/// A small training cluster in stochastic mode: 64-64-16 on slow nodes, so that splitting the
-/// work pays and the space holds every scheme.
 Json small_scenario(int nodes, double eps, double node_mtbf_s) {
-  Json d = Json::parse(R"({"name": "small", "seed": 3,
-    "cluster": {"nodes": 6, "speed_flops_per_s": 1e7},
-    "checkpoint": {"policy": "every_iterations", "every_iterations": 20, "write_s": 0.002,
-                   "restart_s": 0.002},
-    "workload": {"kind": "training", "mode": "stochastic", "layers": [64, 64, 16],
-                 "iterations": 200},
-    "strategy": {"scheme": "replication", "m": 1, "n": 1, "copies": 2},
-    "faults": {"targets": {"weights": {"probability_per_operation": 0}}}})");
-  d["cluster"]["nodes"] = nodes;
-  d["faults"]["targets"]["weights"]["probability_per_operation"] = eps;
-  if (node_mtbf_s > 0) d["cluster"]["crashes"] = {{"mtbf_s", node_mtbf_s}, {"repair_s", 0.01}};
-  return d;
+  return test::small_advise_scenario(nodes, eps, node_mtbf_s);
 }
 
 Advice advise_on(const Json& document, bool prune) {
