@@ -139,10 +139,10 @@ int run_map(const Json& document, const std::string& file, const po::variables_m
     executor->agree(failure);
     const std::atomic<std::uint64_t> no_iterations{0};
     ProgressBar bar(err, !quiet && executor->is_root() && isatty(STDERR_FILENO) != 0, no_iterations,
-                    kProgressDelay_s);
+                    kProgressDelay_s, "cells");
     map = advise_map(document, file, axes, options, *executor, options.ranking.jobs,
                      [&bar](std::size_t done, std::size_t total) {
-                       bar.update({done, total, done, total});
+                       bar.update({done, total, 0, 0});
                      });
     if (!executor->is_root()) return kOk;
     analysis::write_json_atomically(to_json(map), path);

@@ -6,8 +6,9 @@
 namespace codesim::app {
 
 ProgressBar::ProgressBar(std::ostream& err, bool enabled,
-                         const std::atomic<std::uint64_t>& iterations, double delay_s)
-    : err_(err), enabled_(enabled), iterations_(iterations), delay_s_(delay_s) {
+                         const std::atomic<std::uint64_t>& iterations, double delay_s,
+                         std::string_view units)
+    : err_(err), enabled_(enabled), iterations_(iterations), delay_s_(delay_s), units_(units) {
   if (enabled_) ticker_ = std::thread([this] { tick(); });
 }
 
@@ -48,7 +49,7 @@ void ProgressBar::draw() {
   const int filled = static_cast<int>(fraction * width);
   err_ << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
        << std::string(static_cast<std::size_t>(width - filled), '.') << "] " << progress_.units_done
-       << "/" << progress_.units_total << " replicas";
+       << "/" << progress_.units_total << " " << units_;
   if (progress_.points_total > 1) {
     err_ << " (" << progress_.points_done << "/" << progress_.points_total << " points)";
   }

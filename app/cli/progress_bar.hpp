@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <ostream>
+#include <string_view>
 #include <thread>
 
 #include "app/exec/runner.hpp"
@@ -21,8 +22,9 @@ inline constexpr double kProgressDelay_s = 2.0;
 /// Disabled, it draws nothing and starts no thread. The last line is erased when it is destroyed.
 class ProgressBar {
  public:
+  /// `units` names what units_done counts ("replicas" for a run, "cells" for an advise map).
   ProgressBar(std::ostream& err, bool enabled, const std::atomic<std::uint64_t>& iterations,
-              double delay_s);
+              double delay_s, std::string_view units = "replicas");
   ~ProgressBar();
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
@@ -39,6 +41,7 @@ class ProgressBar {
   const bool enabled_;
   const std::atomic<std::uint64_t>& iterations_;
   const double delay_s_;
+  const std::string_view units_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool finished_ = false;

@@ -23,9 +23,10 @@ TEST_CASE("plot refuses a FIFO or a device as its results at once instead of blo
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   const CliResult blocked = cli({"plot", fifo.string()});
   CHECK(blocked.code == 2);
-  CHECK(blocked.err == "error: " + fifo.string() +
-                           ": /: is a FIFO, not a regular file (expected a results JSON of "
-                           "codesim run)\n");
+  CHECK(blocked.err ==
+        "error: " + fifo.string() +
+            ": /: is a FIFO, not a regular file (expected a results, advice or map JSON of "
+            "codesim run or codesim advise)\n");
   const CliResult zero = cli({"plot", "--timeline", "/dev/zero"});
   CHECK(zero.code == 2);
   CHECK(zero.err.find("/dev/zero: /: is a character device, not a regular file") !=
