@@ -123,8 +123,7 @@ MapAxis parse_map_axis(const std::string& text, const Json& resolved, const std:
   if (!value.is_number() && !value.is_null())
     throw ScenarioError(file, axis.pointer,
                         "--map: the scenario holds " + describe_json(value) +
-                            " there (expected "
-                            "a number to vary)");
+                            " there (expected a number to vary)");
   const int points = static_cast<int>(*count);
   if (points < 1 || *high < *low || (points == 1 && *high != *low))
     throw ScenarioError(file, axis.pointer,
@@ -140,7 +139,8 @@ MapAxis parse_map_axis(const std::string& text, const Json& resolved, const std:
         throw ScenarioError(file, axis.pointer,
                             "--map range " + in_quotes(range) + " gives fewer than " +
                                 std::to_string(points) +
-                                " distinct integers (expected N <= " + "the integers in LO..HI)");
+                                " distinct integers (expected N no more than the integers in "
+                                "LO..HI)");
   }
   return axis;
 }
