@@ -121,9 +121,9 @@ MapAxis parse_map_axis(const std::string& text, const Json& resolved, const std:
                         "the resolved scenario, as codesim validate --resolved prints it)");
   const Json& value = resolved.at(at);
   if (!value.is_number() && !value.is_null())
-    throw ScenarioError(file, axis.pointer,
-                        "--map: the scenario holds " + describe_json(value) +
-                            " there (expected a number to vary)");
+    throw ScenarioError(
+        file, axis.pointer,
+        "--map: the scenario holds " + describe_json(value) + " there (expected a number to vary)");
   const int points = static_cast<int>(*count);
   if (points < 1 || *high < *low || (points == 1 && *high != *low))
     throw ScenarioError(file, axis.pointer,
