@@ -17,11 +17,11 @@
 
 namespace codesim::analysis {
 
-namespace {
-
 nlohmann::ordered_json finite_or_null(double value) {
   return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
+
+namespace {
 
 std::runtime_error write_error(const std::filesystem::path& path, std::string_view what,
                                int error) {

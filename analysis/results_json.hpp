@@ -13,6 +13,9 @@
 
 namespace codesim::analysis {
 
+/// `value`, or null when it is infinite or NaN (JSON has no such numbers).
+nlohmann::ordered_json finite_or_null(double value);
+
 /// {"replica": r, then every metric of `metrics` in its order}.
 nlohmann::ordered_json replica_json(std::uint64_t replica, const sim::MetricSet& metrics);
 

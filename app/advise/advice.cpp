@@ -7,19 +7,20 @@
 #include <limits>
 #include <ostream>
 
+#include "analysis/results_json.hpp"
 #include "app/config/scenario_error.hpp"
 #include "models/nn/layer_steps.hpp"
 
 namespace codesim::app {
 namespace {
 
+using analysis::finite_or_null;
+
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 /// Stage 2 gives a configuration this many times the larger of the best pessimistic bound (stage
 /// 1's threshold) and its own optimistic bound of simulated time before it counts as not
 /// completing.
 constexpr double kTimeLimitFactor = 4.0;
-
-Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 
 const TrainingWorkload& training_scenario(const Experiment& experiment) {
   if (experiment.points.size() != 1) {
@@ -116,24 +117,24 @@ const std::vector<std::string>& configuration_columns() {
 
 Json simulated_json(const SimulatedCost& s) {
   return {{"replicas", s.replicas},
-          {"mean", number(s.mean)},
-          {"ci95", number(s.ci95)},
-          {"time_s", number(s.both.time_s)},
-          {"energy_J", number(s.both.energy_J)},
-          {"difference_to_best", number(s.difference)},
-          {"difference_ci95", number(s.difference_ci95)},
+          {"mean", finite_or_null(s.mean)},
+          {"ci95", finite_or_null(s.ci95)},
+          {"time_s", finite_or_null(s.both.time_s)},
+          {"energy_J", finite_or_null(s.both.energy_J)},
+          {"difference_to_best", finite_or_null(s.difference)},
+          {"difference_ci95", finite_or_null(s.difference_ci95)},
           {"silent_corruptions", s.silent_corruptions},
           {"incomplete", s.incomplete}};
 }
 
 Json confirmed_json(const Confirmation& c) {
   return {{"replicas", c.replicas},
-          {"accuracy", number(c.accuracy)},
-          {"accuracy_ci95", number(c.accuracy_ci95)},
+          {"accuracy", finite_or_null(c.accuracy)},
+          {"accuracy_ci95", finite_or_null(c.accuracy_ci95)},
           {"silent_corruptions", c.silent_corruptions},
           {"decode_failures", c.decode_failures},
           {"rollbacks", c.rollbacks},
-          {"time_to_accuracy_s", number(c.time_to_accuracy_s)},
+          {"time_to_accuracy_s", finite_or_null(c.time_to_accuracy_s)},
           {"demoted", c.demoted},
           {"verdict", c.verdict}};
 }
@@ -149,13 +150,15 @@ Json configuration_row(const AdvisedConfiguration& c) {
               k.baseline};
   if (c.bound) {
     const ConfigurationBound& b = *c.bound;
-    const Json worst_time = b.pessimistic ? number(b.pessimistic->time_s) : Json(nullptr);
-    const Json worst_energy = b.pessimistic ? number(b.pessimistic->energy_J) : Json(nullptr);
+    const Json worst_time = b.pessimistic ? finite_or_null(b.pessimistic->time_s) : Json(nullptr);
+    const Json worst_energy =
+        b.pessimistic ? finite_or_null(b.pessimistic->energy_J) : Json(nullptr);
     for (Json value :
-         {Json(b.nodes), Json(b.storage_fraction_per_node), number(b.optimistic.time_s),
-          number(b.optimistic.energy_J), number(b.estimate.time_s), number(b.estimate.energy_J),
-          worst_time, worst_energy, number(b.rollback_probability),
-          number(b.silent_run_probability), Json(b.interval_iterations), number(b.mtbf_s)})
+         {Json(b.nodes), Json(b.storage_fraction_per_node), finite_or_null(b.optimistic.time_s),
+          finite_or_null(b.optimistic.energy_J), finite_or_null(b.estimate.time_s),
+          finite_or_null(b.estimate.energy_J), worst_time, worst_energy,
+          finite_or_null(b.rollback_probability), finite_or_null(b.silent_run_probability),
+          Json(b.interval_iterations), finite_or_null(b.mtbf_s)})
       row.push_back(std::move(value));
   } else {
     for (int i = 0; i < 12; ++i) row.push_back(nullptr);
@@ -394,18 +397,19 @@ Json to_json(const Advice& advice) {
       {"checkpoint", document["checkpoint"]},
       {"workload", {{"decentralized", best.configuration.decentralized}}}};
   const VersusBaseline versus = versus_baseline(advice);
-  recommendation["versus_baseline"] = {{"difference", number(versus.difference)},
-                                       {"ci95", number(versus.ci95)},
+  recommendation["versus_baseline"] = {{"difference", finite_or_null(versus.difference)},
+                                       {"ci95", finite_or_null(versus.ci95)},
                                        {"paired", versus.paired}};
   j["recommendation"] = recommendation;
   if (advice.confirmation) {
-    j["confirmation"] = {{"reference_accuracy", number(advice.confirmation->reference_accuracy)},
-                         {"target_accuracy", number(advice.confirmation->target_accuracy)},
-                         {"accuracy_tolerance", kAccuracyTolerance}};
+    j["confirmation"] = {
+        {"reference_accuracy", finite_or_null(advice.confirmation->reference_accuracy)},
+        {"target_accuracy", finite_or_null(advice.confirmation->target_accuracy)},
+        {"accuracy_tolerance", kAccuracyTolerance}};
   } else {
     j["confirmation"] = nullptr;
   }
-  j["best_pessimistic"] = {{"value", number(advice.best_pessimistic)},
+  j["best_pessimistic"] = {{"value", finite_or_null(advice.best_pessimistic)},
                            {"label", advice.best_pessimistic_label}};
   Json rows = Json::array();
   for (const AdvisedConfiguration& c : advice.configurations) rows.push_back(configuration_row(c));

@@ -4,16 +4,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <ostream>
 
+#include "analysis/results_json.hpp"
 #include "app/config/scenario_error.hpp"
 #include "models/coding/coding_scheme.hpp"
 
 namespace codesim::app {
 namespace {
 
-Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+using analysis::finite_or_null;
 
 /// `text` as a finite number, or nullopt.
 std::optional<double> finite_number(const std::string& text) {
@@ -71,20 +71,19 @@ Json cell_row(const Advice& advice, const std::vector<double>& values,
   const ConfigurationBound& bound = *best.bound;
   std::size_t simulated = 0;
   for (const AdvisedConfiguration& c : advice.configurations) simulated += c.simulated ? 1 : 0;
-  const double inf = std::numeric_limits<double>::infinity();
-  SimulatedCost none;
-  none.mean = none.ci95 = inf;
-  const SimulatedCost& s = best.simulated ? *best.simulated : none;
-  const SimulatedCost& b = baseline.simulated ? *baseline.simulated : none;
+  // Both ran: the recommendation is ranked, and the baseline is always in the first group.
+  const SimulatedCost& s = *best.simulated;
+  const SimulatedCost& b = *baseline.simulated;
   const VersusBaseline versus = versus_baseline(advice);
   return Json::array(
       {values, best.label,
        kStrategyFamilyNames[static_cast<std::size_t>(strategy_family(best.configuration, own))],
        models::scheme_name(best.configuration.scheme),
        checkpoint_label(best.configuration.checkpoint), best.configuration.decentralized,
-       bound.nodes, bound.nodes * bound.storage_fraction_per_node, number(s.mean), number(s.ci95),
-       number(b.mean), number(versus.difference), number(versus.ci95), advice.configurations.size(),
-       simulated, advice.rounds, advice.budget_exhausted});
+       bound.nodes, bound.nodes * bound.storage_fraction_per_node, finite_or_null(s.mean),
+       finite_or_null(s.ci95), finite_or_null(b.mean), finite_or_null(versus.difference),
+       finite_or_null(versus.ci95), advice.configurations.size(), simulated, advice.rounds,
+       advice.budget_exhausted});
 }
 
 }  // namespace

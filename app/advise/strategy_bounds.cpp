@@ -14,6 +14,7 @@
 #include "models/faults/fault_targets.hpp"
 #include "models/theory/training_theory.hpp"
 #include "models/training/train.hpp"
+#include "sim/build_once_map.hpp"
 
 namespace codesim::app {
 namespace {
@@ -377,26 +378,22 @@ ConfigurationBound bound_configuration(const Scenario& scenario, const Configura
 class ProbeCache {
  public:
   using Entry = std::variant<Probe, std::string>;
-  /// The probe of (`context`, `key`), running `run` when no thread has yet.
+  /// The probe `key` (scheme and decoding) in `context` (probe_context), run by `run` once.
   template <typename Run>
-  Entry get(const std::string& context, const std::string& key, const Run& run) {
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      const auto outer = entries_.find(context);
-      if (outer != entries_.end()) {
-        const auto found = outer->second.find(key);
-        if (found != outer->second.end()) return found->second;
-      }
-    }
-    Entry entry = run();  // outside the lock: two threads may run the same pure probe
-    const std::lock_guard<std::mutex> lock(mutex_);
-    entries_[context].emplace(key, entry);
-    return entry;
+  const Entry& get(const std::string& context, const std::string& key, const Run& run) {
+    return probes_.get({context_id(context), key}, run);
   }
 
  private:
+  /// Contexts are whole scenario texts: each is kept once and the probes use its number.
+  std::size_t context_id(const std::string& context) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return contexts_.emplace(context, contexts_.size()).first->second;
+  }
+
   std::mutex mutex_;
-  std::map<std::string, std::map<std::string, Entry>> entries_;
+  std::map<std::string, std::size_t> contexts_;
+  sim::BuildOnceMap<std::pair<std::size_t, std::string>, Entry> probes_;
 };
 
 std::shared_ptr<ProbeCache> make_probe_cache() { return std::make_shared<ProbeCache>(); }

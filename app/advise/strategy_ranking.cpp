@@ -178,15 +178,16 @@ double run_round(const std::vector<Chunk>& chunks, const std::vector<std::size_t
                  std::vector<std::vector<Sample>>& samples) {
   double used_s = 0.0;
   for (const Chunk& chunk : chunks) {
+    std::vector<std::size_t> points;  // within the chunk
+    for (std::size_t p : members)
+      if (p >= chunk.first && p < chunk.first + chunk.size) points.push_back(p - chunk.first);
+    if (points.empty()) continue;
     PreparedRun round{chunk.prepared.inputs, {}};
     for (PointInputs& inputs : round.inputs) inputs.replicas.clear();
-    std::vector<std::size_t> points;  // within the chunk
-    for (std::size_t p : members) {
-      if (p < chunk.first || p >= chunk.first + chunk.size) continue;
-      points.push_back(p - chunk.first);
-      for (int r = static_cast<int>(samples[p].size()); r < target; ++r) {
-        round.inputs[p - chunk.first].replicas.push_back(static_cast<std::uint64_t>(r));
-        round.units.push_back({p - chunk.first, static_cast<std::uint64_t>(r)});
+    for (std::size_t q : points) {
+      for (auto r = samples[chunk.first + q].size(); r < static_cast<std::size_t>(target); ++r) {
+        round.inputs[q].replicas.push_back(r);
+        round.units.push_back({q, r});
       }
     }
     if (round.units.empty()) continue;

@@ -10,12 +10,15 @@
 #include <utility>
 #include <variant>
 
+#include "analysis/results_json.hpp"
 #include "app/cli/theory_tables.hpp"
 #include "app/config/text_format.hpp"
 #include "models/coding/conditioning.hpp"
 
 namespace codesim::app {
 namespace {
+
+using analysis::finite_or_null;
 
 using Json = nlohmann::ordered_json;
 
@@ -28,7 +31,6 @@ constexpr int kStragglerTrials = 20'000;
 constexpr std::uint64_t kStragglerSeed = 1;
 
 // A number that may be infinite: null in JSON.
-Json finite_or_null(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 
 Json direction_json(const models::TradeoffDirection& d) {
   return {{"participants", d.participants},

@@ -6,8 +6,12 @@
 #include <cmath>
 #include <set>
 
+#include "analysis/results_json.hpp"
+
 namespace codesim::app {
 namespace {
+
+using analysis::finite_or_null;
 
 using Json = nlohmann::ordered_json;
 
@@ -71,11 +75,10 @@ void add_checkpoint_model(const models::TrainingTheory& theory, const TheoryInpu
 }
 
 // Infinite and NaN values become JSON null.
-Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 
 Json optimal_json(const analysis::OptimalInterval& best) {
   return {{"tau", best.tau},
-          {"time_per_iteration_s", number(best.time_per_iteration_s)},
+          {"time_per_iteration_s", finite_or_null(best.time_per_iteration_s)},
           {"at_bound", best.at_bound}};
 }
 
@@ -124,13 +127,14 @@ Json intervals_json(const std::vector<TheoryInterval>& intervals) {
   for (const TheoryInterval& i : intervals) {
     json.push_back(
         {{"tau", i.tau},
-         {"executions_per_iteration", number(i.executions_per_iteration)},
-         {"time_per_iteration_s", number(i.time_per_iteration_s)},
+         {"executions_per_iteration", finite_or_null(i.executions_per_iteration)},
+         {"time_per_iteration_s", finite_or_null(i.time_per_iteration_s)},
          {"verification_failure", i.verification_failure},
-         {"protocol_executions_per_iteration", number(i.protocol_executions_per_iteration)},
-         {"protocol_time_per_iteration_s", number(i.protocol_time_per_iteration_s)}});
+         {"protocol_executions_per_iteration", finite_or_null(i.protocol_executions_per_iteration)},
+         {"protocol_time_per_iteration_s", finite_or_null(i.protocol_time_per_iteration_s)}});
     if (i.protocol_energy_per_iteration_J) {
-      json.back()["protocol_energy_per_iteration_J"] = number(*i.protocol_energy_per_iteration_J);
+      json.back()["protocol_energy_per_iteration_J"] =
+          finite_or_null(*i.protocol_energy_per_iteration_J);
     }
   }
   return json;
@@ -264,13 +268,14 @@ Json to_json(const TheoryReport& r) {
     json["energy"] = {{"iteration_J", r.energy->iteration_J},
                       {"checkpoint_J", r.energy->checkpoint_J},
                       {"rollback_J", r.energy->rollback_J},
-                      {"per_iteration_J_at_optimal", number(*r.energy_at_optimal_J)}};
+                      {"per_iteration_J_at_optimal", finite_or_null(*r.energy_at_optimal_J)}};
   }
   json["optimal_stationary"] = optimal_json(r.optimal_stationary);
-  json["classic"] = {{"mtbf_s", number(r.classic.mtbf_s)},
-                     {"young_iterations", number(r.classic.young_iterations)},
-                     {"daly_iterations", number(r.classic.daly_iterations)},
-                     {"daly_time_per_iteration_s", number(r.classic.daly_time_per_iteration_s)}};
+  json["classic"] = {
+      {"mtbf_s", finite_or_null(r.classic.mtbf_s)},
+      {"young_iterations", finite_or_null(r.classic.young_iterations)},
+      {"daly_iterations", finite_or_null(r.classic.daly_iterations)},
+      {"daly_time_per_iteration_s", finite_or_null(r.classic.daly_time_per_iteration_s)}};
   return json;
 }
 

@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <tuple>
 #include <variant>
 
+#include "sim/build_once_map.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models {
@@ -379,27 +378,14 @@ double AbftCorrection::given_strikes(int strikes) const {
 const AbftCorrection& shared_abft_correction(AbftBlockShape shape, AbftStrikeModel model,
                                              int max_strikes) {
   using Key = std::tuple<int, int, std::int64_t, double, double, int>;
-  /// One table, built once by the first thread that needs it (others wait for that one only).
-  struct Entry {
-    std::once_flag built;
-    std::optional<AbftCorrection> table;
-  };
-  static std::mutex mutex;
-  // A std::map never moves its entries, so the references handed out stay valid.
-  static std::map<Key, Entry> tables;
+  static sim::BuildOnceMap<Key, AbftCorrection> tables;
   const Key key{shape.rows,
                 shape.cols,
                 model.entries,
                 model.beyond_correction,
                 model.checksum_beyond_correction,
                 max_strikes};
-  Entry* entry = nullptr;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    entry = &tables[key];
-  }
-  std::call_once(entry->built, [&] { entry->table.emplace(shape, model, max_strikes); });
-  return *entry->table;
+  return tables.get(key, [&] { return AbftCorrection(shape, model, max_strikes); });
 }
 
 }  // namespace codesim::models
