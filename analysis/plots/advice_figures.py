@@ -34,24 +34,6 @@ Draw = Callable[[Path], None]
 # Reading and checking
 
 
-def read_document(file: str | Path) -> Any:
-    """The parsed JSON of `file`, read once (plot.py routes it on its "kind") and noted as an
-    input so that no figure replaces it; the one-line errors of common.load_results."""
-    path = Path(file)
-    common.note_input(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise common.InputError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise common.InputError(path, f"cannot read ({exc.__class__.__name__}: {exc})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise common.InputError(
-            path, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-
-
 def is_advice(document: Any) -> bool:
     """True for a document of codesim advise (top-level "kind" advice or advice_map)."""
     return isinstance(document, dict) and document.get("kind") in KINDS

@@ -260,9 +260,9 @@ def _refuse_inputs(output: Path) -> None:
                                      "naming another file)")
 
 
-def load_results(file: str | Path) -> Results:
-    """Reads and checks a results document. Raises InputError on a missing or unreadable file,
-    invalid JSON or a wrong structure (no points, a point without params/replicas/aggregate)."""
+def read_json_document(file: str | Path) -> Any:
+    """The parsed JSON of `file`, noted as an input (no figure may replace it). Raises InputError
+    on a missing or unreadable file or invalid JSON."""
     path = Path(file)
     note_input(path)
     try:
@@ -272,11 +272,21 @@ def load_results(file: str | Path) -> Results:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, f"cannot read ({exc.__class__.__name__}: {exc})") from None
     try:
-        document = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             path, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+
+
+def load_results(file: str | Path) -> Results:
+    """Reads and checks a results document. Raises InputError on a missing or unreadable file,
+    invalid JSON or a wrong structure (no points, a point without params/replicas/aggregate)."""
+    return results_from_document(Path(file), read_json_document(file))
+
+
+def results_from_document(path: Path, document: Any) -> Results:
+    """Checks the parsed results document of `path` (see load_results)."""
     if not isinstance(document, dict):
         raise InputError(path, "expected a results object at the top level")
     version = document.get("schema_version")

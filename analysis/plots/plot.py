@@ -111,14 +111,13 @@ def figures(results: common.Results) -> list[Figure]:
 
 def chosen_figures(file: Path) -> list[tuple[str, Callable[[Path], None]]]:
     """(figure name, draw into an output path) for `file`, checked before anything is drawn. The
-    file is read once here to see its "kind": advice documents go to advice_figures with that
-    parsed document; anything else is a results document, loaded (read again) and checked by
-    common.load_results exactly as before."""
-    document = advice_figures.read_document(file)
+    file is read once; its "kind" sends advice documents to advice_figures or advice_map_figure,
+    anything else is checked as a results document."""
+    document = common.read_json_document(file)
     if advice_figures.is_advice(document):
         module = advice_figures if document["kind"] == "advice" else advice_map_figure
         return module.figures(file, document)
-    results = common.load_results(file)
+    results = common.results_from_document(file, document)
     return [(name, lambda output, draw=draw: draw(results, output))
             for name, draw in figures(results)]
 
