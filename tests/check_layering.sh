@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The dependency rule, checked on every #include of the tree: app -> {models, analysis} -> sim;
-# models and analysis do not include each other; sim includes nothing of ours; inside app the
-# rooms point one way: cli -> advise -> exec -> config; inside models, training -> {nn -> data}, and
-# training's backends (numeric, stochastic) -> its protocol. Prints each offending line; exits 1 if any.
+# The dependency rule, checked on every #include of the tree: python -> app -> {models, analysis}
+# -> sim; models and analysis do not include each other; sim includes nothing of ours; inside app
+# the rooms point one way: cli -> advise -> exec -> config; inside models, training -> {nn ->
+# data}, and training's backends (numeric, stochastic) -> its protocol. Prints each offending
+# line; exits 1 if any.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -15,9 +16,10 @@ forbid() {  # folder, pattern of includes it must not have, why
     status=1
   fi
 }
-forbid sim 'models/|analysis/|app/' "sim is the bottom layer"
-forbid models 'analysis/|app/' "models sits beside analysis, under app"
-forbid analysis 'models/|app/' "analysis sits beside models, under app"
+forbid sim 'models/|analysis/|app/|python/' "sim is the bottom layer"
+forbid models 'analysis/|app/|python/' "models sits beside analysis, under app"
+forbid analysis 'models/|app/|python/' "analysis sits beside models, under app"
+forbid app 'python/' "the Python module sits on top of app, beside main()"
 forbid models/nn 'models/training/' "networks know nothing of how they are trained"
 forbid models/data 'models/training/|models/nn/' "datasets know nothing of networks or training"
 forbid models/training/protocol 'models/training/(numeric|stochastic)/' "the protocol sits under its backends"

@@ -8,7 +8,7 @@ import sys
 
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 80
-ROOMS = ("sim", "models", "app", "analysis")
+ROOMS = ("sim", "models", "app", "analysis", "python")
 
 
 def strip(text):

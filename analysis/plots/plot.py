@@ -128,9 +128,18 @@ def main(argv=None) -> int:
                         help="codesim results JSON, or ADVICE.json / MAP.json of codesim advise")
     parser.add_argument("-o", "--output-dir", type=Path, default=Path("figures"),
                         help="directory for the PNG files (default: figures)")
+    parser.add_argument("--only", metavar="FIGURE",
+                        help="draw only this figure (e.g. accuracy_vs_time, pareto)")
     args = parser.parse_args(argv)
     try:
         chosen = chosen_figures(args.results)
+        if args.only is not None:
+            names = [name for name, _ in chosen]
+            if args.only not in names:
+                print(f"error: {args.results}: no figure {args.only!r} fits this file (expected "
+                      f"one of: {', '.join(names)})", file=sys.stderr)
+                return common.EXIT_BAD_INPUT
+            chosen = [(name, draw) for name, draw in chosen if name == args.only]
         stem = args.results.name.removesuffix(".json")
         for name, draw in chosen:
             output = args.output_dir / f"{stem}.{name}.png"

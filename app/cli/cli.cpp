@@ -29,18 +29,16 @@
 #include "app/cli/export_platform_command.hpp"
 #include "app/cli/plot_command.hpp"
 #include "app/cli/progress_bar.hpp"
+#include "app/cli/run_checks.hpp"
 #include "app/cli/run_request.hpp"
 #include "app/cli/run_summary.hpp"
 #include "app/cli/theory_command.hpp"
 #include "app/cli/trace_options.hpp"
-#include "app/config/fault_log_json.hpp"
 #include "app/config/object_reader.hpp"
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
 #include "app/exec/decoding_guard.hpp"
 #include "app/exec/mpi_rank_channel.hpp"
-#include "app/exec/output_check.hpp"
-#include "app/exec/preflight.hpp"
 #include "app/exec/runner.hpp"
 #include "app/exec/unit_executor.hpp"
 #include "models/linalg/dense_kernels.hpp"
@@ -213,54 +211,12 @@ std::optional<int> load_for_run(const RunRequest& request, UnitExecutor& executo
   return std::nullopt;
 }
 
-/// Refuses a run that cannot fit in memory and warns about a long one; false after an error.
-bool preflight(const Experiment& experiment, const RunRequest& request, std::ostream& err) {
-  PreflightEstimate estimate;
+/// check_before_run with its failures reported; returns the exit code when the command ends here.
+std::optional<int> checked_before_run(const Experiment& experiment, const RunRequest& request,
+                                      const std::string& results_path, UnitExecutor& executor,
+                                      PreparedRun& prepared, std::ostream& err) {
   try {
-    estimate = estimate_run(experiment, request.jobs, request.distribute ? mpi_size() : 1);
-    if (request.memory_limit_bytes) {
-      check_memory(experiment, estimate, *request.memory_limit_bytes);
-    } else if (const auto available = available_memory_bytes()) {
-      // The ranks of a distributed run on this machine share its memory.
-      check_memory(experiment, estimate,
-                   *available / (request.distribute ? ranks_on_this_machine() : 1));
-    }
-    if (!request.force) {
-      check_expected_time(experiment);
-      check_failure_events(experiment);
-    }
-  } catch (const ScenarioError& e) {
-    err << "error: " << e.what() << "\n";
-    return false;
-  }
-  if (!request.quiet && estimate.flops > 0) {
-    const double threads = static_cast<double>(request.jobs) * request.threads * mpi_size();
-    const double wall_s = estimate.flops / (measured_flops_per_s() * threads);
-    if (wall_s > 60) {
-      err << "estimated wall time: " << describe_duration(wall_s) << " (" << estimate.flops
-          << " flops of node products on " << threads << " threads; memory about "
-          << estimate.memory_bytes / 1e9 << " GB)\n";
-    }
-  }
-  return true;
-}
-
-/// Every check a run makes before its units start: memory (preflight), the data and replay logs
-/// (loaded into `prepared`) and the outputs (the results at `results_path`, "" for none, and the
-/// fault logs). Returns the exit code when the command ends here.
-std::optional<int> check_before_run(const Experiment& experiment, const RunRequest& request,
-                                    const std::string& results_path, UnitExecutor& executor,
-                                    PreparedRun& prepared, std::ostream& err) {
-  if (!preflight(experiment, request, err)) return kBadInput;
-  try {
-    prepared = prepare_run(experiment, executor);
-    std::exception_ptr failure;
-    try {
-      if (executor.is_root()) check_outputs(experiment, prepared, results_path);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    executor.agree(failure);  // only the root writes; every rank stops when it cannot
+    prepared = check_before_run(experiment, request, results_path, executor, err);
   } catch (const RankFailure&) {
     return kOk;  // another rank's failure: the root reports it and exits with its code
   } catch (const ScenarioError& e) {
@@ -329,13 +285,7 @@ int write_outputs(const Experiment& experiment, const RunOutput& run, const std:
   }
   if (path == "-") out << analysis::json_text(run.results) << std::flush;
   std::vector<std::string> errors = run.errors;
-  for (const FaultLogOutput& log : run.fault_logs) {
-    try {
-      write_fault_log_file(log.log, log.path);
-    } catch (const std::exception& e) {
-      errors.push_back(std::string("error: ") + e.what() + " (the results are written)");
-    }
-  }
+  for (std::string& error : write_fault_logs(run)) errors.push_back(std::move(error));
   for (const std::string& warning : run.warnings) err << warning << "\n";
   for (const std::string& error : errors) err << error << "\n";
   if (!errors.empty()) return kRuntimeFailure;
@@ -388,7 +338,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
                                ? default_output_path(experiment.points.front().scenario.name)
                                : request->output;
   PreparedRun prepared;
-  if (const auto code = check_before_run(experiment, *request, path, *executor, prepared, err))
+  if (const auto code = checked_before_run(experiment, *request, path, *executor, prepared, err))
     return *code;
 
   // Ill-conditioned decoding systems: warned before the run, recorded in the results.
@@ -444,7 +394,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   }
   const std::unique_ptr<UnitExecutor> executor = make_local_executor();
   PreparedRun prepared;
-  if (const auto code = check_before_run(experiment, request, "", *executor, prepared, err))
+  if (const auto code = checked_before_run(experiment, request, "", *executor, prepared, err))
     return *code;
   for (const std::string& warning : guard_experiment(experiment).warnings) err << warning << "\n";
   const Scenario& scenario = experiment.points.front().scenario;

@@ -49,10 +49,11 @@ struct ReplicaOutput {
 
 // Polled before every simulated iteration: counts it for progress and says whether the run was
 // interrupted (an interrupted run abandons running replicas too).
-std::function<bool()> stop_poll(std::atomic<std::uint64_t>* iterations) {
-  return [iterations] {
+std::function<bool()> stop_poll(std::atomic<std::uint64_t>* iterations,
+                                const std::atomic<bool>& stop) {
+  return [iterations, &stop] {
     if (iterations != nullptr) iterations->fetch_add(1, std::memory_order_relaxed);
-    return stop_requested();
+    return stop.load(std::memory_order_relaxed);
   };
 }
 
@@ -88,9 +89,15 @@ void close_trace(analysis::ChromeTraceWriter* writer, ReplicaOutput& output) {
       " more dropped; the run went on): raise trace.max_events or narrow its window";
 }
 
+/// Where a replica reports its iterations and learns that its run must stop.
+struct ReplicaPolls {
+  std::atomic<std::uint64_t>* iterations = nullptr;  ///< counted when set
+  const std::atomic<bool>& stop;
+};
+
 ReplicaOutput run_training_replica(const Scenario& scenario, const TrainingWorkload& training,
                                    const PointInputs& inputs, std::size_t point,
-                                   std::uint64_t replica, std::atomic<std::uint64_t>* iterations) {
+                                   std::uint64_t replica, const ReplicaPolls& polls) {
   std::optional<models::FaultInjector> injector;
   try {
     if (inputs.replay) {
@@ -103,7 +110,8 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const TrainingWorkl
     }
     models::TrainingObserver observer;
     // Ranks in lockstep cannot stop at different iterations: a distributed run is not polled.
-    if (training.spec.ranks == nullptr) observer.should_stop = stop_poll(iterations);
+    if (training.spec.ranks == nullptr)
+      observer.should_stop = stop_poll(polls.iterations, polls.stop);
     const std::unique_ptr<analysis::ChromeTraceWriter> trace =
         trace_writer(scenario, training, point, replica);
     observer.trace = trace.get();
@@ -120,17 +128,17 @@ ReplicaOutput run_training_replica(const Scenario& scenario, const TrainingWorkl
 }
 
 ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::size_t point,
-                      std::uint64_t replica, std::atomic<std::uint64_t>* iterations = nullptr) {
+                      std::uint64_t replica, const ReplicaPolls& polls) {
   // Loops inside an event (flow simulations) poll for interrupts too, but not a distributed
   // replica's: its ranks must stop in lockstep.
   std::optional<sim::StopPolling> polling;
   if (const auto* training = std::get_if<TrainingWorkload>(&scenario.workload);
       training == nullptr || training->spec.ranks == nullptr) {
-    polling.emplace();
+    polling.emplace(polls.stop);
   }
   const auto run_job = [&](const sim::IterativeJobSpec& job) -> ReplicaOutput {
     return {sim::run_iterative_job(scenario.cluster, scenario.checkpoint, job, scenario.seed,
-                                   replica, stop_poll(nullptr)),
+                                   replica, stop_poll(nullptr, polls.stop)),
             std::nullopt, "", ""};
   };
   const auto run_training = [&](const TrainingWorkload& training) -> ReplicaOutput {
@@ -138,12 +146,12 @@ ReplicaOutput run_one(const Scenario& scenario, const PointInputs& inputs, std::
       case models::TrainingMode::stochastic:
         return {models::run_stochastic_training(scenario.cluster, scenario.checkpoint,
                                                 *inputs.training, training.faults, scenario.seed,
-                                                replica, stop_poll(iterations)),
+                                                replica, stop_poll(polls.iterations, polls.stop)),
                 std::nullopt, "", ""};
       case models::TrainingMode::numeric:
         break;
     }
-    return run_training_replica(scenario, training, inputs, point, replica, iterations);
+    return run_training_replica(scenario, training, inputs, point, replica, polls);
   };
   return std::visit(sim::Overloaded{run_job, run_training}, scenario.workload);
 }
@@ -247,14 +255,17 @@ std::vector<std::string> run_units(const Experiment& experiment, const PreparedR
   for (std::size_t p = 0; p < prepared.inputs.size(); ++p)
     replicas_left[p] = prepared.inputs[p].replicas.size();
   std::atomic<std::size_t> points_done{0};
+  const ReplicaPolls polls{options.simulated_iterations,
+                           options.stop != nullptr ? *options.stop : sim::process_stop_flag()};
   return executor.run(
       prepared.units.size(), options.jobs,
       [&](std::size_t i) {
+        if (polls.stop.load()) return std::string();  // stopped: the unit never runs
         const Unit& unit = prepared.units[i];
         try {
-          std::string output = encode_output(run_one(experiment.points[unit.point].scenario,
-                                                     prepared.inputs[unit.point], unit.point,
-                                                     unit.replica, options.simulated_iterations));
+          std::string output =
+              encode_output(run_one(experiment.points[unit.point].scenario,
+                                    prepared.inputs[unit.point], unit.point, unit.replica, polls));
           if (replicas_left[unit.point].fetch_sub(1) == 1) points_done.fetch_add(1);
           return output;
         } catch (const sim::RunStopped&) {
@@ -515,7 +526,7 @@ RunOutput run_experiment(const Experiment& experiment, const RunOptions& options
 sim::MetricSet run_replica(const Scenario& scenario, std::uint64_t replica) {
   DataCache cache;
   const PointInputs inputs = prepare_point(scenario, scenario.name, cache);
-  return run_one(scenario, inputs, 0, replica).metrics;
+  return run_one(scenario, inputs, 0, replica, {nullptr, sim::process_stop_flag()}).metrics;
 }
 
 Json run_scenario(const Scenario& scenario) {

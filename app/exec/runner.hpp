@@ -100,6 +100,9 @@ struct RunOptions {
   const DecodingGuard* decoding_guard = nullptr;
   /// Where work units run (e.g. every rank of an MPI job); null = threads of this process.
   UnitExecutor* executor = nullptr;
+  /// Set by the caller to stop this run: no more units start and running replicas are abandoned
+  /// (the results keep the finished ones). Null = the process-wide flag (request_stop, signals).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// A fault log a replica asked to be written (faults.log_file).

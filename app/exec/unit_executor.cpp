@@ -27,9 +27,6 @@ namespace codesim::app {
 
 namespace {
 
-std::atomic<bool> g_stop_requested{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "request_stop runs in signal handlers");
-
 class LocalExecutor : public UnitExecutor {
  public:
   std::vector<std::string> run(std::size_t count, int jobs,
@@ -289,11 +286,8 @@ class LockstepExecutor : public MpiExecutor {
 
 }  // namespace
 
-void request_stop() {
-  g_stop_requested.store(true);
-  sim::note_stop_request();  // for the loops inside a replica's events (sim::poll_stop)
-}
-bool stop_requested() { return g_stop_requested.load(); }
+void request_stop() { sim::note_stop_request(); }
+bool stop_requested() { return sim::process_stop_flag().load(); }
 
 std::unique_ptr<UnitExecutor> make_local_executor() { return std::make_unique<LocalExecutor>(); }
 

@@ -39,8 +39,9 @@ struct RankFailure {
   int exit_code = 1;  ///< the root's exit code
 };
 
-/// Asks every executor of this process to start no more units (async-signal-safe: a signal
-/// handler may call it); stop_requested() tells whether it was asked.
+/// Asks every executor of this process to start no more units and the replicas that poll the
+/// process-wide flag (sim::process_stop_flag) to stop (async-signal-safe: a signal handler may
+/// call it); stop_requested() tells whether it was asked.
 void request_stop();
 bool stop_requested();
 
