@@ -1,6 +1,7 @@
 // The experiment runner: common random numbers across sweep points and replica numbering.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -8,6 +9,7 @@
 #include "app/config/scenario_error.hpp"
 #include "app/exec/preflight.hpp"
 #include "app/exec/runner.hpp"
+#include "app/exec/unit_executor.hpp"
 
 using codesim::app::Json;
 
@@ -52,6 +54,25 @@ TEST_CASE("points differing in a parameter that matters share their random draws
     const double two = results["points"][1]["replicas"][r]["time_compute_s"];
     CHECK(two == doctest::Approx(2 * one).epsilon(1e-12));
   }
+}
+
+TEST_CASE("a run's own stop flag stops it alone and keeps the replicas that finished") {
+  const auto experiment = codesim::app::make_experiment(
+      job_with_sweep(Json::parse(R"({"grid": {"/cluster/nodes": [5, 6]}})")), "t.json");
+  const Json whole = codesim::app::run_experiment(experiment).results;
+  std::atomic<bool> stop{false};
+  codesim::app::RunOptions options;
+  options.stop = &stop;
+  options.on_progress = [&stop](const codesim::app::RunProgress& progress) {
+    if (progress.units_done == 2) stop = true;
+  };
+  const Json stopped = codesim::app::run_experiment(experiment, options).results;
+  CHECK_FALSE(stopped["complete"].get<bool>());
+  CHECK(stopped["points"][0]["replicas"] == Json::array({whole["points"][0]["replicas"][0],
+                                                         whole["points"][0]["replicas"][1]}));
+  CHECK(stopped["points"][1]["replicas"].empty());
+  CHECK_FALSE(codesim::app::stop_requested());  // the process-wide request is untouched
+  CHECK(codesim::app::run_experiment(experiment).results == whole);
 }
 
 TEST_CASE("an invalid value in one sweep point names the point") {
