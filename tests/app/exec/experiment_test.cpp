@@ -68,8 +68,8 @@ TEST_CASE("a run's own stop flag stops it alone and keeps the replicas that fini
   };
   const Json stopped = codesim::app::run_experiment(experiment, options).results;
   CHECK_FALSE(stopped["complete"].get<bool>());
-  CHECK(stopped["points"][0]["replicas"] == Json::array({whole["points"][0]["replicas"][0],
-                                                         whole["points"][0]["replicas"][1]}));
+  CHECK(stopped["points"][0]["replicas"] ==
+        Json::array({whole["points"][0]["replicas"][0], whole["points"][0]["replicas"][1]}));
   CHECK(stopped["points"][1]["replicas"].empty());
   CHECK_FALSE(codesim::app::stop_requested());  // the process-wide request is untouched
   CHECK(codesim::app::run_experiment(experiment).results == whole);
