@@ -71,14 +71,15 @@ def test_bad_options_of_the_other_commands_raise_option_errors(cli):
     assert isinstance(caught.value, codesim.Error)
 
 
-def test_a_run_that_cannot_write_its_fault_log_raises_error_with_the_results(tmp_path):
+def test_a_fault_log_that_cannot_be_written_is_refused_before_the_run(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("")
     scenario = codesim.Scenario.load("scenarios/quickstart.json")
-    scenario.set("/workload/iterations", 20).set("/sweep", None).set("/replicas", 1)
-    scenario.set("/faults/log_file", str(blocked / "log.json"))
-    with pytest.raises(codesim.Error):
+    scenario.set("/workload/iterations", 20).set("/replicas", 1)
+    scenario.set("/faults/log_file", str(blocked / "log{point}.json"))
+    with pytest.raises(codesim.ScenarioError) as caught:
         codesim.run(scenario)
+    assert caught.value.pointer == "/faults/log_file" and "not a directory" in str(caught.value)
 
 
 def test_resolved_of_a_bad_scenario_raises_rather_than_returning_half_a_document():
