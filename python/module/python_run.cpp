@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include "analysis/results_json.hpp"
 #include "app/cli/run_checks.hpp"
@@ -98,13 +99,14 @@ ProgressState progress_state(const RunMonitor& monitor) {
           monitor.iterations.load(std::memory_order_relaxed)};
 }
 
-/// The worker thread, joined (the GIL released) whatever ends the wait.
+/// The worker thread, joined (the GIL released) whatever ends the wait. It runs on its own copy
+/// of the arguments: the Python object holding them may change while the GIL is released.
 class Worker {
  public:
-  Worker(const RunArguments& arguments, RunMonitor& monitor)
-      : monitor_(monitor), thread_([this, &arguments] {
+  Worker(RunArguments arguments, RunMonitor& monitor)
+      : monitor_(monitor), arguments_(std::move(arguments)), thread_([this] {
           try {
-            outcome_ = execute(arguments, monitor_);
+            outcome_ = execute(arguments_, monitor_);
           } catch (...) {
             failure_ = std::current_exception();
           }
@@ -131,6 +133,7 @@ class Worker {
 
  private:
   RunMonitor& monitor_;
+  const RunArguments arguments_;
   RunOutcome outcome_;
   std::exception_ptr failure_;
   std::thread thread_;
