@@ -79,8 +79,9 @@ def plot(results: Results | str | os.PathLike[str], kind: str | None = None,
         if kind is not None:
             command += ["--only", kind]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
+    message = done.stderr.strip().removeprefix("error: ")
     if done.returncode == 2:
-        raise OptionError(done.stderr.strip())
+        raise OptionError(message)
     if done.returncode != 0:
-        raise _codesim.Error(done.stderr.strip() or f"plot.py exited with {done.returncode}")
+        raise _codesim.Error(message or f"plot.py exited with {done.returncode}")
     return [Path(line) for line in done.stdout.splitlines() if line]

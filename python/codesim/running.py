@@ -33,6 +33,14 @@ class Interrupted(KeyboardInterrupt):
         self.results = results
 
 
+def _count(name: str, value: Any) -> int:
+    """A thread count given to run(): an int (its range is checked with the command line's)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int (a thread count in [1, 1024]), not "
+                        f"{type(value).__name__}")
+    return value
+
+
 class RunWarning(UserWarning):
     """A warning of a run (ill-conditioned decoding systems, a trace cut at its cap)."""
 
@@ -57,7 +65,11 @@ def run(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str], *, jobs
         chosen.set("/replicas", replicas)
     arguments = _codesim.RunArguments()
     arguments.text, arguments.file = chosen._text, chosen.file
-    arguments.arithmetic, arguments.jobs, arguments.threads = arithmetic, jobs, threads
+    if not isinstance(arithmetic, str):
+        raise TypeError(f"arithmetic must be a str (auto, portable, avx2_fma or avx512), not "
+                        f"{type(arithmetic).__name__}")
+    arguments.arithmetic = arithmetic
+    arguments.jobs, arguments.threads = _count("jobs", jobs), _count("threads", threads)
     arguments.force = force
     arguments.memory_limit_gb = 0.0 if memory_limit_gb is None else float(memory_limit_gb)
     if memory_limit_gb is not None and not memory_limit_gb > 0:

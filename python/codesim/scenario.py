@@ -27,6 +27,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
 def _first_problem(value: Any, pointer: str) -> tuple[str, str] | None:
     """(pointer, what is wrong) of the first value JSON cannot hold, None when all can."""
     value = _plain(value)
@@ -48,7 +52,7 @@ def _first_problem(value: Any, pointer: str) -> tuple[str, str] | None:
         return None
     if value is None or isinstance(value, (bool, int, float, str)):
         return None
-    return pointer, (f"a {type(value).__name__} is not a JSON value (expected a dict, list, "
+    return pointer, (f"{_a(type(value).__name__)} is not a JSON value (expected a dict, list, "
                      "string, number, bool or None)")
 
 
@@ -72,7 +76,7 @@ class Scenario:
     def __init__(self, document: Mapping[str, Any], *, file: str = DICT_FILE):
         if not isinstance(document, Mapping):
             _codesim.raise_scenario_error(
-                file, "", f"a {type(document).__name__} is not a scenario (expected a dict: "
+                file, "", f"{_a(type(document).__name__)} is not a scenario (expected a dict: "
                 "the scenario's JSON object)")
         self.file = str(file)
         self._text = json_text(dict(document), self.file)

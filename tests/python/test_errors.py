@@ -86,3 +86,18 @@ def test_resolved_of_a_bad_scenario_raises_rather_than_returning_half_a_document
     with pytest.raises(codesim.ScenarioError):
         codesim.Scenario.load(SCENARIO).set("/cluster/nodes", 0).resolved()
     assert json.loads(json.dumps(codesim.Scenario.load(SCENARIO).resolved()))
+
+
+@pytest.mark.parametrize("options", [{"jobs": "2"}, {"threads": True}, {"arithmetic": 5}])
+def test_an_option_of_the_wrong_type_is_a_type_error_naming_it(options):
+    (name,) = options
+    with pytest.raises(TypeError, match=f"^{name} must be"):
+        codesim.run(SCENARIO, **options)
+
+
+def test_a_figure_that_cannot_be_written_is_an_error_without_the_prefix(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    with pytest.raises(codesim.Error) as caught:
+        codesim.plot(codesim.run(SCENARIO, replicas=1), output_dir=blocked)
+    assert not str(caught.value).startswith("error:") and "cannot write" in str(caught.value)
