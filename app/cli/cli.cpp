@@ -392,11 +392,17 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     err << "error: " << e.what() << "\n";
     return kBadInput;
   }
-  const std::unique_ptr<UnitExecutor> executor = make_local_executor();
-  PreparedRun prepared;
-  if (const auto code = checked_before_run(experiment, request, "", *executor, prepared, err))
-    return *code;
-  for (const std::string& warning : guard_experiment(experiment).warnings) err << warning << "\n";
+  std::vector<std::string> warnings;
+  try {
+    warnings = validate_experiment(experiment, request);
+  } catch (const ScenarioError& e) {
+    err << "error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    err << "error: " << printable(file) << ": " << printable(e.what()) << "\n";
+    return kRuntimeFailure;
+  }
+  for (const std::string& warning : warnings) err << warning << "\n";
   const Scenario& scenario = experiment.points.front().scenario;
   if (line->values["resolved"].as<bool>()) {
     out << analysis::json_text(experiment.scenario);

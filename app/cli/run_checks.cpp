@@ -2,10 +2,13 @@
 // Python module alike.
 #include "app/cli/run_checks.hpp"
 
+#include <memory>
 #include <ostream>
+#include <sstream>
 
 #include "app/config/fault_log_json.hpp"
 #include "app/config/scenario_error.hpp"
+#include "app/exec/decoding_guard.hpp"
 #include "app/exec/mpi_rank_channel.hpp"
 #include "app/exec/output_check.hpp"
 #include "app/exec/preflight.hpp"
@@ -55,6 +58,14 @@ PreparedRun check_before_run(const Experiment& experiment, const RunRequest& req
   }
   executor.agree(failure);  // only the root writes; every rank stops when it cannot
   return prepared;
+}
+
+std::vector<std::string> validate_experiment(const Experiment& experiment,
+                                             const RunRequest& request) {
+  const std::unique_ptr<UnitExecutor> executor = make_local_executor();
+  std::ostringstream notes;  // a validation estimates no wall time
+  check_before_run(experiment, request, "", *executor, notes);
+  return guard_experiment(experiment).warnings;
 }
 
 std::vector<std::string> write_fault_logs(const RunOutput& run) {

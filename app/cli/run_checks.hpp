@@ -1,6 +1,6 @@
-// What `codesim run` does around the units of a run, shared with the Python module so that both
-// refuse the same inputs and write the same fault logs: the checks before the units start (memory,
-// data, replay logs, outputs) and the fault logs after.
+// What `codesim run` and `codesim validate` do around the units of a run, shared with the Python
+// module so that both refuse the same inputs and write the same fault logs: the checks before the
+// units start (memory, data, replay logs, outputs) and the fault logs after.
 #pragma once
 
 #include <iosfwd>
@@ -21,6 +21,11 @@ namespace codesim::app {
 PreparedRun check_before_run(const Experiment& experiment, const RunRequest& request,
                              const std::string& results_path, UnitExecutor& executor,
                              std::ostream& notes);
+
+/// Every check `codesim validate` makes: check_before_run for one thread of this process and no
+/// results file; returns the warnings of the decoding guard (ill-conditioned decoding systems).
+std::vector<std::string> validate_experiment(const Experiment& experiment,
+                                             const RunRequest& request);
 
 /// Writes the fault logs the replicas of `run` asked for; returns one "error: " line per log
 /// that could not be written (the results stand without it).

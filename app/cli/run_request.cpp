@@ -16,16 +16,17 @@ namespace po = boost::program_options;
 
 namespace {
 
-/// --jobs N or --threads N as a thread count in [1, 1024]; nullopt after reporting an error.
+/// --jobs N or --threads N as a thread count in [1, kMaxThreadCount]; nullopt after reporting an
+/// error.
 std::optional<int> parse_thread_count(const std::string& flag, const std::string& text,
                                       std::ostream& err) {
   const bool valid =
       !text.empty() && text.size() <= 4 &&
       std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
   const int count = valid ? std::stoi(text) : 0;
-  if (count < 1 || count > 1024) {
+  if (count < 1 || count > kMaxThreadCount) {
     err << "error: codesim run: " << flag << " " << text << " is not a thread count (expected an "
-        << "integer in [1, 1024])\n";
+        << "integer in [1, " << kMaxThreadCount << "])\n";
     return std::nullopt;
   }
   return count;

@@ -14,6 +14,9 @@
 
 namespace codesim::app {
 
+/// The most threads --jobs or --threads may ask for.
+inline constexpr int kMaxThreadCount = 1024;
+
 /// What `codesim run` was asked to do, from its command line.
 struct RunRequest {
   std::string file;

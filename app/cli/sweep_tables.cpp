@@ -30,8 +30,6 @@ constexpr int kConditioningMaxSplit = 5;
 constexpr int kStragglerTrials = 20'000;
 constexpr std::uint64_t kStragglerSeed = 1;
 
-// A number that may be infinite: null in JSON.
-
 Json direction_json(const models::TradeoffDirection& d) {
   return {{"participants", d.participants},
           {"threshold_nodes", d.threshold_nodes},

@@ -74,8 +74,6 @@ void add_checkpoint_model(const models::TrainingTheory& theory, const TheoryInpu
   report.classic = analysis::classic_intervals(p, costs);
 }
 
-// Infinite and NaN values become JSON null.
-
 Json optimal_json(const analysis::OptimalInterval& best) {
   return {{"tau", best.tau},
           {"time_per_iteration_s", finite_or_null(best.time_per_iteration_s)},

@@ -8,7 +8,6 @@
 #include "app/cli/run_checks.hpp"
 #include "app/config/json_input.hpp"
 #include "app/config/scenario_loader.hpp"
-#include "app/exec/decoding_guard.hpp"
 #include "python/module/python_run.hpp"
 
 namespace codesim::python {
@@ -29,11 +28,7 @@ std::vector<std::string> validate(const std::string& text, const std::string& fi
   arguments.file = file;
   arguments.arithmetic = arithmetic;
   const app::RunRequest request = run_request(arguments);
-  const app::Experiment experiment = load_for_run(arguments, request);
-  const std::unique_ptr<app::UnitExecutor> executor = app::make_local_executor();
-  std::ostringstream notes;
-  app::check_before_run(experiment, request, "", *executor, notes);
-  return app::guard_experiment(experiment).warnings;
+  return app::validate_experiment(load_for_run(arguments, request), request);
 }
 
 std::string resolved(const std::string& text, const std::string& file) {

@@ -158,10 +158,11 @@ app::RunRequest run_request(const RunArguments& arguments) {
   request.arithmetic = *arithmetic;
   for (const auto& [name, count] :
        {std::pair{"jobs", arguments.jobs}, {"threads", arguments.threads}}) {
-    if (count < 1 || count > 1024) {
+    if (count < 1 || count > app::kMaxThreadCount) {
       throw app::ScenarioError(arguments.file, "",
                                std::string(name) + "=" + std::to_string(count) +
-                                   " is not a thread count (expected an integer in [1, 1024])");
+                                   " is not a thread count (expected an integer in [1, " +
+                                   std::to_string(app::kMaxThreadCount) + "])");
     }
   }
   request.jobs = arguments.jobs;
