@@ -400,43 +400,9 @@ void read_trace(ObjectReader& r, TrainingWorkload& training) {
 
 namespace {
 
-/// The resolved value at `path` (keys and array indices as strings), or null when missing.
-const Json* find_path(const Json& root, std::initializer_list<std::string> path) {
-  const Json* at = &root;
-  for (const std::string& key : path) {
-    if (!at->is_object() || !at->contains(key)) return nullptr;
-    at = &(*at)[key];
-  }
-  return at;
-}
-
-/// The pointer of the last of the resolved `overrides` that lists `node` and sets `path` (later
-/// overrides win), e.g. "/cluster/overrides/2"; "" when none does.
-std::string override_setting(const Json& resolved, const std::string& section, int node,
-                             std::initializer_list<std::string> path) {
-  const Json* overrides = find_path(resolved, {section, "overrides"});
-  if (overrides == nullptr) return "";
-  for (std::size_t i = overrides->size(); i-- > 0;) {
-    const Json& o = (*overrides)[i];
-    const Json* nodes = find_path(o, {"nodes"});
-    const bool lists =
-        nodes != nullptr && std::find(nodes->begin(), nodes->end(), node) != nodes->end();
-    if (lists && find_path(o, path) != nullptr)
-      return "/" + section + "/overrides/" + std::to_string(i);
-  }
-  return "";
-}
-
-/// The key that asks for `unmodelled`: for fault targets, the override that sets it for the first
-/// node asking for it, else the section's key; else the workload's key.
-std::string pointer_of(const models::UnmodelledSetting& unmodelled, const Json& resolved) {
-  const std::string& setting = unmodelled.setting;
-  if (unmodelled.node >= 0) {  // a fault target
-    const std::string at =
-        override_setting(resolved, "faults", unmodelled.node, {"targets", setting});
-    return (at.empty() ? "/faults" : at) + "/targets/" + setting;
-  }
-  return "/workload/" + setting;
+/// The workload key that asks for `unmodelled`.
+std::string pointer_of(const models::UnmodelledSetting& unmodelled) {
+  return "/workload/" + unmodelled.setting;
 }
 
 }  // namespace
@@ -472,10 +438,9 @@ void check_training_mode(const Scenario& scenario, const std::string& file) {
   const std::optional<models::UnmodelledSetting> unmodelled =
       models::unmodelled_setting(scenario.cluster, training.spec, training.faults);
   const auto fail_unmodelled = [&] {
-    fail(pointer_of(*unmodelled, scenario.resolved), unmodelled->message, unmodelled->expected);
+    fail(pointer_of(*unmodelled), unmodelled->message, unmodelled->expected);
   };
-  // In the order of the scenario's sections: cluster and faults, then the workload's keys.
-  if (unmodelled && unmodelled->node >= 0) fail_unmodelled();
+  // In the order of the scenario's sections: faults, then the workload's keys.
   if (!training.replay_file.empty()) {
     fail("/faults/replay", "stochastic mode cannot replay a fault log", "no replay");
   }

@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "models/theory/strike_reach.hpp"
+
 namespace codesim::models {
 namespace {
 
@@ -31,26 +33,23 @@ struct Source {
 
 class SourceBuilder {
  public:
-  SourceBuilder(const SharedStrikeShape& shape, Phase after) : shape_(shape), after_(after) {}
+  SourceBuilder(const SharedStrikeShape& shape, Phase after)
+      : shape_(shape), rounds_{shape.layers, shape.first_layer_backward}, after_(after) {}
 
   std::vector<Source> build() const {
     std::vector<Source> sources;
-    for (int p = 0; p < static_cast<int>(shape_.nodes.size()); ++p) {
-      for (int l = 0; l < shape_.layers; ++l) add_layer(p, l, sources);
-    }
+    for (int p = 0; p < static_cast<int>(shape_.nodes.size()); ++p) add_node(p, sources);
     return sources;
   }
 
  private:
-  bool backward_round(int l) const { return l >= 1 || shape_.first_layer_backward; }
   const NodeRole& role(int p) const { return shape_.nodes[static_cast<std::size_t>(p)]; }
 
   // This iteration's product of node p in layer l and direction d, if p computes one.
-  void transient(int p, int l, int d, std::vector<DecodeKey>& reaches) const {
-    if (d == kForward && role(p).forward_symbol >= 0) reaches.push_back({Phase::same, l, d});
-    if (d == kBackward && role(p).backward_symbol >= 0 && backward_round(l)) {
-      reaches.push_back({Phase::same, l, d});
-    }
+  void transient(int p, const ProductRead& read, std::vector<DecodeKey>& reaches) const {
+    const int d = read.direction == Direction::forward ? kForward : kBackward;
+    const int symbol = d == kForward ? role(p).forward_symbol : role(p).backward_symbol;
+    if (symbol >= 0) reaches.push_back({Phase::same, read.layer, d});
   }
 
   // The first reads of node p's blocks of layer l after its (wrong) update.
@@ -58,41 +57,25 @@ class SourceBuilder {
     const NodeRole& r = role(p);
     const bool forward = r.forward_symbol >= 0;
     const bool backward = r.backward_symbol >= 0 &&
-                          (after_ == Phase::verification || backward_round(l)) &&
+                          (after_ == Phase::verification || rounds_.backward_round(l)) &&
                           (r.blocks >= 2 || !forward);
     if (forward) reaches.push_back({after_, l, kForward});
     if (backward) reaches.push_back({after_, l, kBackward});
   }
 
-  // The four sources of node p in layer l (training_theory.hpp, "other fault targets"); the
-  // same rules as update_borne and read_borne in training_theory.cpp, which count them.
-  void add_layer(int p, int l, std::vector<Source>& sources) const {
-    const bool next_layer = l + 1 < shape_.layers;
-    Source x{p, FaultTarget::activation, {}};  // x_l, from forward l - 1
-    if (l >= 1) {
-      transient(p, l, kForward, x.reaches);
-      persistent(p, l, x.reaches);
-      sources.push_back(std::move(x));
-    }
-    Source delta{p, FaultTarget::activation, {}};  // delta_l
-    transient(p, l, kBackward, delta.reaches);
-    persistent(p, l, delta.reaches);
-    sources.push_back(std::move(delta));
-    Source z{p, FaultTarget::decode, {}};  // z_l: x_{l+1} and delta_l
-    if (next_layer) transient(p, l + 1, kForward, z.reaches);
-    transient(p, l, kBackward, z.reaches);
-    persistent(p, l, z.reaches);
-    if (next_layer) persistent(p, l + 1, z.reaches);
-    sources.push_back(std::move(z));
-    if (next_layer) {
-      Source c{p, FaultTarget::decode, {}};  // W_{l+1}^T delta_{l+1}: delta_l
-      transient(p, l, kBackward, c.reaches);
-      persistent(p, l, c.reaches);
-      sources.push_back(std::move(c));
+  // Node p's strikes of one iteration, each with the reads strike_reach.hpp gives it.
+  void add_node(int p, std::vector<Source>& sources) const {
+    for (const VectorStrike& strike : iteration_strikes(rounds_)) {
+      Source source{p, target_of(strike.vector), {}};
+      const StrikeReach reach = strike_reach(strike, rounds_);
+      for (const ProductRead& read : reach.products) transient(p, read, source.reaches);
+      for (int l : reach.updates) persistent(p, l, source.reaches);
+      sources.push_back(std::move(source));
     }
   }
 
   const SharedStrikeShape& shape_;
+  NetworkRounds rounds_;
   Phase after_;
 };
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include "models/theory/strike_reach.hpp"
 #include "sim/check.hpp"
 
 namespace codesim::models {
@@ -205,6 +206,19 @@ SchemeStructure read_structure(const SchemeSpec& spec, const SchemeSummary& summ
 // exposure[d][l][p]: what node p's block sees at layer l's decode in direction d.
 using Exposures = std::vector<std::vector<ReadExposure>>;
 
+// A node's strike of one iteration and where it goes (strike_reach.hpp).
+struct ReachedStrike {
+  VectorStrike strike;
+  StrikeReach reach;
+};
+
+std::vector<ReachedStrike> reached_strikes(const NetworkRounds& rounds) {
+  std::vector<ReachedStrike> out;
+  for (const VectorStrike& s : iteration_strikes(rounds))
+    out.push_back({s, strike_reach(s, rounds)});
+  return out;
+}
+
 // Where a layer sits in the MLP, and which reads of node p's partials exist there.
 struct NodeLayer {
   int layer = 0;
@@ -215,53 +229,56 @@ struct NodeLayer {
   /// The scheme corrects no erroneous symbol: a strike rolls back (or corrupts silently) at its
   /// first read, so it is counted there only, not again at later reads or after the update.
   bool first_reach_only = false;
+  const std::vector<ReachedStrike>* strikes = nullptr;  ///< a node's, in one iteration
 
-  bool has_previous() const { return layer >= 1; }           // x_l comes from layer l - 1
-  bool has_next() const { return layer + 1 <= layers - 1; }  // delta_l from backward l + 1
   bool backward_round(int l) const { return l >= 1 || first_layer_backward; }
-  bool forward_read() const { return reads_forward; }
-  bool backward_read() const { return reads_backward && backward_round(layer); }
-  bool next_forward_read() const { return reads_forward && has_next(); }
-  bool previous_backward_read() const { return reads_backward && backward_round(layer - 1); }
-  // Whether a strike that also reaches a read should be counted after the update too.
-  bool persists(bool read_first) const { return !(first_reach_only && read_first); }
 };
 
 std::size_t at(FaultTarget target) { return static_cast<std::size_t>(target); }
 
-// The reach rules below (update_borne, read_borne) are also SourceBuilder's in
-// shared_strikes.cpp, which lists them per strike: a change to one is a change to both.
-//
-// Strikes of the other targets that make node p's update of this layer wrong (header, "other
-// fault targets"): its copies of x_l and delta_l, and the decodes they come from.
+// Whether node n reads its partial of `read` (it feeds a symbol and the round runs).
+bool reads(const NodeLayer& n, const ProductRead& read) {
+  return read.direction == Direction::forward ? n.reads_forward
+                                              : n.reads_backward && n.backward_round(read.layer);
+}
+
+// Whether a strike counts at its read number `position` (its products in order, then
+// products.size() for the reads after the update): with first_reach_only at its first read by
+// the node only.
+bool counted_at(const NodeLayer& n, const StrikeReach& reach, std::size_t position) {
+  if (!n.first_reach_only) return true;
+  for (std::size_t i = 0; i < position && i < reach.products.size(); ++i) {
+    if (reads(n, reach.products[i])) return false;
+  }
+  return true;
+}
+
+// Strikes of the other targets that make node p's update of this layer wrong (strike_reach.hpp:
+// its copies of x_l and delta_l, and the decodes they come from), and the update strike of its
+// first block.
 TargetCounts update_borne(const NodeLayer& n, bool front_block) {
   TargetCounts counts{};
-  int& activation = counts[at(FaultTarget::activation)];
-  int& decode = counts[at(FaultTarget::decode)];
-  if (n.has_previous() && n.persists(n.forward_read())) ++activation;    // x_l
-  if (n.persists(n.backward_read())) ++activation;                       // delta_l
-  if (n.persists(n.next_forward_read() || n.backward_read())) ++decode;  // z_l, via delta_l
-  if (n.has_previous() && n.persists(n.forward_read() || n.previous_backward_read())) {
-    ++decode;  // z_{l-1}, via x_l
+  for (const ReachedStrike& s : *n.strikes) {
+    const auto& updates = s.reach.updates;
+    if (std::find(updates.begin(), updates.end(), n.layer) == updates.end()) continue;
+    if (counted_at(n, s.reach, s.reach.products.size())) ++counts[at(target_of(s.strike.vector))];
   }
-  if (n.has_next() && n.persists(n.backward_read())) ++decode;  // W_{l+1}^T delta_{l+1}
   counts[at(FaultTarget::update)] = front_block ? 1 : 0;
   return counts;
 }
 
 // Strikes of the other targets that make node p's partial at this layer's read in direction d
-// wrong without touching its block (transient).
+// wrong without touching its block (transient), and the product strike.
 TargetCounts read_borne(const NodeLayer& n, int d) {
   TargetCounts counts{};
   counts[at(FaultTarget::product)] = 1;
-  if (d == kForward) {
-    counts[at(FaultTarget::activation)] = n.has_previous() ? 1 : 0;  // x_l
-    counts[at(FaultTarget::decode)] = n.has_previous() ? 1 : 0;      // z_{l-1}
-  } else {
-    counts[at(FaultTarget::activation)] = 1;  // delta_l
-    // z_l (first read at forward l + 1 when that exists), and W_{l+1}^T delta_{l+1}.
-    counts[at(FaultTarget::decode)] =
-        (n.persists(n.next_forward_read()) ? 1 : 0) + (n.has_next() ? 1 : 0);
+  const ProductRead read{n.layer, kDirections[d]};
+  for (const ReachedStrike& s : *n.strikes) {
+    const auto& products = s.reach.products;
+    const auto found = std::find(products.begin(), products.end(), read);
+    if (found == products.end()) continue;
+    if (counted_at(n, s.reach, static_cast<std::size_t>(found - products.begin())))
+      ++counts[at(target_of(s.strike.vector))];
   }
   return counts;
 }
@@ -375,17 +392,16 @@ SharedStrikeShape shared_strike_shape(const SchemeStructure& s, int layers,
 }
 
 // Opportunities per iteration of each target: products as the weight strikes before them; per
-// node 2L - 1 activations (L - 1 forward, the loss, L - 1 backward) and decodes, L updates.
-TargetCounts count_target_opportunities(const std::vector<LayerOpportunities>& layers, int nodes) {
+// node its vector strikes (strike_reach.hpp: 2L - 1 activations and decodes) and L updates.
+TargetCounts count_target_opportunities(const std::vector<LayerOpportunities>& layers, int nodes,
+                                        const std::vector<ReachedStrike>& strikes) {
   TargetCounts counts{};
-  const int layer_count = static_cast<int>(layers.size());
   for (const LayerOpportunities& layer : layers) {
     counts[at(FaultTarget::weights)] += layer.total();
     counts[at(FaultTarget::product)] += layer.forward + layer.backward;
   }
-  counts[at(FaultTarget::activation)] = nodes * (2 * layer_count - 1);
-  counts[at(FaultTarget::decode)] = nodes * (2 * layer_count - 1);
-  counts[at(FaultTarget::update)] = nodes * layer_count;
+  for (const ReachedStrike& s : strikes) counts[at(target_of(s.strike.vector))] += nodes;
+  counts[at(FaultTarget::update)] = nodes * static_cast<int>(layers.size());
   return counts;
 }
 
@@ -455,15 +471,18 @@ TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& l
     exposure[d].assign(static_cast<std::size_t>(layer_count),
                        std::vector<ReadExposure>(static_cast<std::size_t>(s.nodes)));
   }
+  const std::vector<ReachedStrike> strikes =
+      reached_strikes({layer_count, options.first_layer_backward});
   for (int l = 0; l < layer_count; ++l) {
     NodeLayer layer;
+    layer.strikes = &strikes;
     layer.layer = l;
     layer.layers = layer_count;
     layer.first_layer_backward = options.first_layer_backward;
     layer.first_reach_only = s.correctable[kForward] == 0 && s.correctable[kBackward] == 0;
     opportunities_.push_back(layer_exposure(s, layer, exposure, latent_blocks_));
   }
-  target_opportunities_ = count_target_opportunities(opportunities_, s.nodes);
+  target_opportunities_ = count_target_opportunities(opportunities_, s.nodes, strikes);
   for (int l = 0; l < layer_count; ++l) {
     const auto shape = locally_checked_block(spec, layer_sizes[static_cast<std::size_t>(l) + 1],
                                              layer_sizes[static_cast<std::size_t>(l)]);

@@ -50,6 +50,9 @@ StochasticBackend::StochasticBackend(const sim::ClusterSpec& cluster,
   strikes_ = StrikeStreams(strikes, faults, nodes_, seed, replica);
   init_rounds(strikes);
   init_update(strikes);
+  std::vector<int> columns;
+  for (int l = 0; l < layout_.layers; ++l) columns.push_back(layout_.columns(l));
+  vectors_ = VectorStrikes(strikes, layout_.shapes, columns, nodes_, spec.decentralized);
   local_ = LocalChecks(spec, faults, nodes_, seed, replica);
   double values = 0.0;
   for (const LayerShape& g : layout_.shapes) values += g.stored_values_per_node;
@@ -87,7 +90,11 @@ void StochasticBackend::init_structure() {
   }
   layout_.first_block.push_back(layout_.per_layer);
   state_.wrong.assign(static_cast<std::size_t>(layout_.per_layer * layout_.layers), 0);
+  state_.hidden.assign(state_.wrong.size(), 0);
+  state_.by_update.assign(state_.wrong.size(), 0);
   checkpoint_.wrong = state_.wrong;
+  checkpoint_.hidden = state_.hidden;
+  checkpoint_.by_update = state_.by_update;
 }
 
 // Node speeds, straggler laws and the decoder.
@@ -260,10 +267,38 @@ void StochasticBackend::run_update() {
     for (int p = 0; p < nodes_; ++p)
       progress().energy.busy(p, update_.flops / cluster_.speeds[static_cast<std::size_t>(p)]);
   }
-  for (int p = 0; p < nodes_; ++p) strikes_.update(p, update_.strikes, now_s_, state_.wrong);
+  for (int p = 0; p < nodes_; ++p) update_faults(p);
   progress().time.charge_ahead(now_s_, {{TimeKind::compute, end_s - now_s_}});
   now_s_ = end_s;
   check_time();
+}
+
+// Node p's update: its increments from wrong copies (strike_reach.hpp) and struck ones, then the
+// weight strikes after it. An increment from wrong copies is an outer product, which a node that
+// checks its block keeps its checksums consistent with (hidden); a struck increment is not.
+void StochasticBackend::update_faults(int p) {
+  if (vectors_.active()) {
+    const auto index = static_cast<std::size_t>(p);
+    for (int l = 0; l < layout_.layers; ++l) {
+      const int base = l * layout_.per_layer;
+      if (vectors_.update_wrong(p, l)) {
+        for (int b = layout_.first_block[index]; b < layout_.first_block[index + 1]; ++b) {
+          const auto block = static_cast<std::size_t>(base + b);
+          if (local_.active()) {
+            state_.hidden[block] = 1;
+          } else {
+            ++state_.wrong[block];
+          }
+        }
+      }
+      if (vectors_.strike_update(p, l, strikes_, now_s_)) {
+        const auto block = static_cast<std::size_t>(base + layout_.first_block[index]);
+        ++state_.wrong[block];
+        state_.by_update[block] = 1;
+      }
+    }
+  }
+  strikes_.update(p, update_.strikes, now_s_, state_.wrong);
 }
 
 // As the numeric mode's checkpoint, it keeps which nodes missed updates: a rollback to it
@@ -277,6 +312,8 @@ void StochasticBackend::restore_checkpoint(RollbackTarget target) {
   if (target == RollbackTarget::previous_checkpoint) checkpoint_ = previous_;
   if (target == RollbackTarget::initial_state) {
     std::fill(checkpoint_.wrong.begin(), checkpoint_.wrong.end(), 0);
+    std::fill(checkpoint_.hidden.begin(), checkpoint_.hidden.end(), 0);
+    std::fill(checkpoint_.by_update.begin(), checkpoint_.by_update.end(), 0);
     std::fill(checkpoint_.stale.begin(), checkpoint_.stale.end(), 0);
   }
   // The nodes that had missed updates at the checkpoint hold its outdated blocks: stale again.

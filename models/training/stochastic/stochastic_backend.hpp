@@ -26,6 +26,7 @@
 #include "models/training/stochastic/stochastic_round.hpp"
 #include "models/training/stochastic/stochastic_validation.hpp"
 #include "models/training/stochastic/strike_streams.hpp"
+#include "models/training/stochastic/vector_strikes.hpp"
 #include "sim/node.hpp"
 #include "sim/topology.hpp"
 
@@ -72,10 +73,14 @@ struct UpdatePlan {
 };
 
 /// What a checkpoint holds: per block, the strikes not yet repaired (a node that checks its block:
-/// since the block's last read; other schemes read only whether it is 0), and per scheme node
-/// whether it missed an update while down.
+/// since the block's last read; other schemes read only whether it is 0), per block whether a
+/// node that checks its block holds it wrong in a way its checksums follow (an update from a wrong
+/// copy: only a decode across nodes sees it), and per scheme node whether it missed an update
+/// while down.
 struct BlockState {
   std::vector<int> wrong;
+  std::vector<char> hidden;
+  std::vector<char> by_update;  ///< checked blocks: an update strike is among `wrong`
   std::vector<char> stale;
 };
 
@@ -120,11 +125,16 @@ class StochasticBackend final : public TrainingBackend {
   bool decodable() override;
   void wait_for_repair() override;
   std::vector<int> needed_nodes_gone() override;
-  void begin_iteration(int) override {}
+  void begin_iteration(int) override {
+    if (vectors_.active()) vectors_.begin_iteration();
+  }
   void start_round(int layer, Direction dir) override;
   DecodeStatus round_status() override;
   std::optional<double> regenerate_blamed(int layer, Direction dir) override;
-  void apply_round(int, Direction) override {}
+  void apply_round(int layer, Direction dir) override {
+    if (vectors_.active())
+      silent_corruptions_ += vectors_.after_round(layer, dir, strikes_, cluster_.down, now_s_);
+  }
   void start_update() override;
   void iteration_done() override {}
   double evaluate() override { return 0.0; }  // no evaluation
@@ -155,6 +165,7 @@ class StochasticBackend final : public TrainingBackend {
     if (!(now_s_ <= spec_.time_limit_s)) throw OutOfTime{};
   }
   void run_update();
+  void update_faults(int p);
   sim::MetricSet metrics() const;
 
   // --- rounds (stochastic_rounds.cpp) -------------------------------------------------------
@@ -169,6 +180,13 @@ class StochasticBackend final : public TrainingBackend {
   /// Strikes each participant that finished its task (weights, then its product) and marks the
   /// symbols of the struck ones wrong for the round's decode (nodes without checks).
   void strike_finished(const Round& r, const RoundTiming& t);
+  /// Participant i of `r` delivers a partial its own check cannot see is wrong: its input copy
+  /// is wrong, or its block is (hidden).
+  bool reads_unchecked_error(const Round& r, std::size_t i) const;
+  /// Marks the symbols of delivered partials that are wrong past their nodes' checks.
+  void mark_unchecked_errors(const Round& r, const RoundTiming& t);
+  /// The members of the corrected codewords' erroneous symbols, into scratch_.regenerated.
+  void add_corrected_members(const Round& r);
   void run_checked_round(const Round& r);
   void finish_round(const Round& r, const RoundTiming& t, double end_s, const Outcome& outcome);
   void charge_round_tasks(const Round& r, const RoundTiming& t, double end_s, bool clean,
@@ -212,7 +230,8 @@ class StochasticBackend final : public TrainingBackend {
   std::vector<std::array<RoundCodewords, 2>> codewords_;  // per layer, for iteration_decodable
   UpdatePlan update_;
   StrikeStreams strikes_;
-  LocalChecks local_;  // active for schemes whose nodes check their own blocks
+  VectorStrikes vectors_;  // activation, decode and update strikes
+  LocalChecks local_;      // active for schemes whose nodes check their own blocks
   BlockState state_;
   BlockState checkpoint_;  // at the last checkpoint
   BlockState previous_;    // at the checkpoint before it

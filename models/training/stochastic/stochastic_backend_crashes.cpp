@@ -196,7 +196,11 @@ void StochasticBackend::run_crashing_round(const Round& r) {
                                      protocol_.wait(), t, local_.active() ? &check : nullptr,
                                      crashes);
   scratch_.errors.next_mark();
-  if (!local_.active()) strike_finished(r, t);
+  if (local_.active()) {
+    mark_unchecked_errors(r, t);
+  } else {
+    strike_finished(r, t);
+  }
   const Outcome outcome = scratch_.errors.decode(r, t, spec_.decode.error_model);
   charge_crashing_round(r, t, outcome.status == Status::clean);
   finish_round(r, t, t.end_s, outcome);
@@ -266,7 +270,7 @@ void StochasticBackend::run_crashing_update() {
     if (!running[index]) continue;
     running[index] = 0;
     progress().energy.busy(task.node, duration_s[index]);
-    strikes_.update(task.node, update_.strikes, now_s_, state_.wrong);
+    update_faults(task.node);
     end_s = task.end_s;
     --pending;
   }

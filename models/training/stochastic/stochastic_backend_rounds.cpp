@@ -13,11 +13,15 @@ namespace codesim::models::detail {
 // nullopt when a block has too few sources.
 std::optional<sim::CommunicationCost> StochasticBackend::regenerate(const Round& r) {
   scratch_.regenerated.clear();
+  add_corrected_members(r);
+  return regenerate_nodes(r.layer);
+}
+
+void StochasticBackend::add_corrected_members(const Round& r) {
   for (int s : scratch_.errors.erroneous()) {
     if (!scratch_.errors.corrected(r.codewords.codeword_of(s))) continue;
     for (int p : r.shape->members[static_cast<std::size_t>(s)]) scratch_.regenerated.push_back(p);
   }
-  return regenerate_nodes(r.layer);
 }
 
 // Regenerates the blocks of `scratch_.regenerated` (every layer's regeneration of that set is
@@ -78,8 +82,11 @@ std::optional<sim::CommunicationCost> StochasticBackend::regenerate_nodes(int la
     // With crashes, sources can hold blocks that are wrong unread (strikes that regenerations
     // spread): the rebuilt block is wrong then, as numerically.
     const int wrong = timeline_.active() ? wrong_sources(layer, entry.sources[j]) : 0;
-    for (int b = layout_.first_block[index]; b < layout_.first_block[index + 1]; ++b)
+    for (int b = layout_.first_block[index]; b < layout_.first_block[index + 1]; ++b) {
       state_.wrong[static_cast<std::size_t>(base + b)] = wrong;
+      state_.hidden[static_cast<std::size_t>(base + b)] = 0;
+      state_.by_update[static_cast<std::size_t>(base + b)] = 0;
+    }
   }
   progress().counts.regenerations += entry.nodes.size();
   progress().energy.network(entry.bytes[static_cast<std::size_t>(layer)]);
@@ -99,20 +106,37 @@ void StochasticBackend::strike_finished(const Round& r, const RoundTiming& t) {
     const int p = r.participants[i];
     strike_weights(p, r, i);
     const bool product = strike_product(p, r, i);
-    if (product || state_.wrong[static_cast<std::size_t>(r.block[i])] != 0)
+    if (product || state_.wrong[static_cast<std::size_t>(r.block[i])] != 0 ||
+        reads_unchecked_error(r, i))
       scratch_.errors.mark_symbols(r, i, t);
   }
+}
+
+bool StochasticBackend::reads_unchecked_error(const Round& r, std::size_t i) const {
+  if (!vectors_.active()) return false;
+  const Direction dir = r.dir == kForward ? Direction::forward : Direction::backward;
+  return vectors_.product_wrong(r.participants[i], r.layer, dir) ||
+         state_.hidden[static_cast<std::size_t>(r.block[i])] != 0;
+}
+
+// (mark_symbols skips the symbols of withheld partials: they are absent.)
+void StochasticBackend::mark_unchecked_errors(const Round& r, const RoundTiming& t) {
+  for (std::size_t i = 0; vectors_.active() && i < r.participants.size(); ++i)
+    if (t.done[i] && reads_unchecked_error(r, i)) scratch_.errors.mark_symbols(r, i, t);
 }
 
 CheckedProduct StochasticBackend::check_participant(const Round& r, std::size_t i) {
   const int p = r.participants[i];
   strike_weights(p, r, i);
   const bool product = strike_product(p, r, i);
-  int& strikes = state_.wrong[static_cast<std::size_t>(r.block[i])];
-  const LocalRead read = local_.read(p, r.layer, r.dir, strikes, product, r.flops);
+  const auto block = static_cast<std::size_t>(r.block[i]);
+  int& strikes = state_.wrong[block];
+  const LocalRead read =
+      local_.read(p, r.layer, r.dir, strikes, product, r.flops, state_.by_update[block] != 0);
   if (read.corrected) {
     ++progress().counts.corrected;
     strikes = 0;
+    state_.by_update[block] = 0;
   }
   if (read.block_beyond_repair) scratch_.withheld_blocks.push_back(p);
   CheckedProduct out;
@@ -173,6 +197,7 @@ std::optional<double> StochasticBackend::regenerate_blamed(int layer, Direction 
   std::optional<sim::CommunicationCost> cost;
   if (local_.active()) {
     scratch_.regenerated = std::move(scratch_.withheld_blocks);
+    add_corrected_members(round(layer, dir));
     cost = regenerate_nodes(layer);
   } else {
     cost = regenerate(round(layer, dir));
@@ -201,6 +226,7 @@ void StochasticBackend::run_checked_round(const Round& r) {
                                     scratch_.timing,
                                     [this, &r](std::size_t i) { return check_participant(r, i); });
   scratch_.errors.next_mark();
+  mark_unchecked_errors(r, scratch_.timing);
   const Outcome outcome = scratch_.errors.decode(r, scratch_.timing, spec_.decode.error_model);
   charge_round_tasks(r, scratch_.timing, scratch_.timing.end_s, outcome.status == Status::clean,
                      &scratch_.check_s);
@@ -255,6 +281,7 @@ void StochasticBackend::finish_round(const Round& r, const RoundTiming& t, doubl
 // Nodes that check their blocks have repaired them; the withheld ones are in
 // scratch_.regenerated. Otherwise the members of the corrected codewords' erroneous symbols.
 std::optional<double> StochasticBackend::verification_regenerate(int layer, Direction dir, double) {
+  if (local_.active()) add_corrected_members(round(layer, dir));
   const std::optional<sim::CommunicationCost> regeneration =
       local_.active() ? regenerate_nodes(layer) : regenerate(round(layer, dir));
   if (!regeneration) return std::nullopt;
@@ -282,10 +309,13 @@ VerificationDecode StochasticBackend::verification_decode(int layer, Direction d
   }
   for (std::size_t i = 0; local_.active() && i < n; ++i) {
     if (timeline_.active() && !node_usable(r.participants[i])) continue;
-    int& strikes = state_.wrong[static_cast<std::size_t>(r.block[i])];
+    const auto block = static_cast<std::size_t>(r.block[i]);
+    int& strikes = state_.wrong[block];
     if (strikes == 0) continue;
-    if (local_.verification_corrects(r.participants[i], r.layer, strikes)) {
+    if (local_.verification_corrects(r.participants[i], r.layer, strikes,
+                                     state_.by_update[block] != 0)) {
       strikes = 0;
+      state_.by_update[block] = 0;
       locally_corrected = true;
       continue;
     }
@@ -298,8 +328,9 @@ VerificationDecode StochasticBackend::verification_decode(int layer, Direction d
     if (v.present[static_cast<std::size_t>(s)]) v.tally.add(s);
   v.decodable = v.tally.decodable();
   scratch_.errors.next_mark();
-  for (std::size_t i = 0; !local_.active() && i < n; ++i) {
-    if (state_.wrong[static_cast<std::size_t>(r.block[i])] != 0)
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto block = static_cast<std::size_t>(r.block[i]);
+    if (local_.active() ? state_.hidden[block] != 0 : state_.wrong[block] != 0)
       scratch_.errors.mark_symbols(r, i, v);
   }
   Outcome outcome = scratch_.errors.decode(r, v, spec_.decode.error_model);

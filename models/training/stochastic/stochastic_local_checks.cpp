@@ -18,6 +18,7 @@ LocalChecks::LocalChecks(const TrainingSpec& spec, const FaultConfig& faults, in
   if (!checks_at_nodes(spec.scheme)) return;
   const ValueModelSpec& weights = faults[FaultTarget::weights].model;
   const ValueModelSpec& product = faults[FaultTarget::product].model;
+  const ValueModelSpec& update = faults[FaultTarget::update].model;
   for (const WeightShape& w : weight_shapes(spec)) {
     const std::optional<AbftBlockShape> shape = locally_checked_block(spec.scheme, w.rows, w.cols);
     CODESIM_CHECK(shape.has_value(), "a scheme that checks at its nodes has checked blocks");
@@ -25,6 +26,8 @@ LocalChecks::LocalChecks(const TrainingSpec& spec, const FaultConfig& faults, in
     const int columns = w.positions * spec.sgd.batch_size;  // of the layer's products
     blocks_.push_back({*shape,
                        model,
+                       nullptr,
+                       abft_strike_model(update, *shape),
                        nullptr,
                        {abft_partial_correction(product, shape->rows, columns),
                         abft_partial_correction(product, shape->cols, columns)},
@@ -38,7 +41,7 @@ LocalChecks::LocalChecks(const TrainingSpec& spec, const FaultConfig& faults, in
 }
 
 LocalRead LocalChecks::read(int p, int layer, int dir, int strikes, bool product_struck,
-                            double product_flops) {
+                            double product_flops, bool by_update) {
   LocalRead out;
   if (strikes == 0 && !product_struck) return out;
   Layer& g = blocks_[static_cast<std::size_t>(layer)];
@@ -49,7 +52,7 @@ LocalRead LocalChecks::read(int p, int layer, int dir, int strikes, bool product
     out.withheld = !out.corrected;
     return out;
   }
-  if (!(stream.uniform01() < tables(g).given_strikes(std::min(strikes, kMaxStrikes)))) {
+  if (!(stream.uniform01() < tables(g, by_update).given_strikes(std::min(strikes, kMaxStrikes)))) {
     out.withheld = true;
     out.block_beyond_repair = true;
     return out;
@@ -57,20 +60,23 @@ LocalRead LocalChecks::read(int p, int layer, int dir, int strikes, bool product
   out.corrected = true;
   // One changed entry makes one wrong value per column, which the partial's check corrects; more
   // (or a product strike besides) make the node compute the product again from the repaired block.
-  if (product_struck || strikes > 1 || !g.single_entry_strikes) out.extra_flops += product_flops;
+  const bool single = by_update ? g.update_model.entries == 1 : g.single_entry_strikes;
+  if (product_struck || strikes > 1 || !single) out.extra_flops += product_flops;
   return out;
 }
 
-bool LocalChecks::verification_corrects(int p, int layer, int strikes) {
+bool LocalChecks::verification_corrects(int p, int layer, int strikes, bool by_update) {
   Layer& g = blocks_[static_cast<std::size_t>(layer)];
   return streams_[static_cast<std::size_t>(p)].uniform01() <
-         tables(g).at_verification(std::min(strikes, kMaxStrikes));
+         tables(g, by_update).at_verification(std::min(strikes, kMaxStrikes));
 }
 
-const AbftCorrection& LocalChecks::tables(Layer& layer) {
-  if (layer.block == nullptr)
-    layer.block = &shared_abft_correction(layer.shape, layer.model, kMaxStrikes);
-  return *layer.block;
+const AbftCorrection& LocalChecks::tables(Layer& layer, bool by_update) {
+  const AbftCorrection*& table = by_update ? layer.update_block : layer.block;
+  if (table == nullptr)
+    table = &shared_abft_correction(layer.shape, by_update ? layer.update_model : layer.model,
+                                    kMaxStrikes);
+  return *table;
 }
 
 }  // namespace codesim::models::detail

@@ -48,10 +48,13 @@ class LocalChecks {
   /// A training read of `layer` in direction `dir` (0 forward, 1 backward) by node p: its block
   /// struck `strikes` times since its last read, its partial struck or not; `product_flops` is
   /// the product's.
-  LocalRead read(int p, int layer, int dir, int strikes, bool product_struck, double product_flops);
+  /// `by_update`: an update strike is among them, whose value model (the update target's)
+  /// decides the correction for them all.
+  LocalRead read(int p, int layer, int dir, int strikes, bool product_struck, double product_flops,
+                 bool by_update = false);
   /// A read of the verification pass of a block struck `strikes` >= 1 times: true when the node
   /// corrects it, false when it withholds its partial.
-  bool verification_corrects(int p, int layer, int strikes);
+  bool verification_corrects(int p, int layer, int strikes, bool by_update = false);
 
  private:
   struct Layer {
@@ -60,11 +63,13 @@ class LocalChecks {
     /// shared_abft_correction's tables, fetched at the first struck read: a run without strikes
     /// (advise's fault-free probes) never pays for them.
     const AbftCorrection* block = nullptr;
+    AbftStrikeModel update_model;  // an update strike's, on the stored block
+    const AbftCorrection* update_block = nullptr;
     std::array<double, 2> partial_corrected;  // per direction: P(a product strike corrected)
     double check_flops = 0.0;                 // one check of the stored block
     bool single_entry_strikes = false;        // a weight strike changes one entry
   };
-  const AbftCorrection& tables(Layer& layer);
+  const AbftCorrection& tables(Layer& layer, bool by_update);
 
   std::vector<Layer> blocks_;
   std::vector<sim::RandomStream> streams_;  // per node

@@ -17,17 +17,14 @@ namespace codesim::models {
 
 /// A setting run_stochastic_training does not model, asked for by a scenario.
 struct UnmodelledSetting {
-  /// A fault target's name ("activation", "decode", "update"), "audit", "record_loss" or
-  /// "eval_cost_s".
+  /// "audit", "record_loss" or "eval_cost_s".
   std::string setting;
-  int node = -1;         ///< fault targets: the first node that asks for it; else -1
   std::string message;   ///< e.g. "the audit needs the arithmetic"
   std::string expected;  ///< the value that would do, e.g. "false"
 };
 
-/// The first setting stochastic mode does not model, in this order: the activation, decode and
-/// update fault targets (the loss is an activation target), audit, record_loss, eval_cost_s > 0;
-/// nullopt when there is none. Precondition:
+/// The first setting stochastic mode does not model, in this order: audit, record_loss,
+/// eval_cost_s > 0; nullopt when there is none (every fault target is modelled). Precondition:
 /// `faults` is valid for the cluster (validate_fault_config).
 std::optional<UnmodelledSetting> unmodelled_setting(const sim::ClusterSpec& cluster,
                                                     const TrainingSpec& spec,

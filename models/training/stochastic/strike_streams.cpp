@@ -11,15 +11,16 @@ double strike_hazard(double p) { return p >= 1.0 ? kInf : -std::log1p(-p); }
 StrikeStreams::StrikeStreams(const StrikeRates& rates, const FaultConfig& faults, int nodes,
                              std::uint64_t seed, std::uint64_t replica)
     : rate_traces_(faults.rate_traces) {
-  open(rates, FaultTarget::weights, nodes, seed, replica, weight_budget_, weight_streams_);
-  open(rates, FaultTarget::product, nodes, seed, replica, product_budget_, product_streams_);
+  for (int k = 0; k < kFaultTargetCount; ++k)
+    open(rates, static_cast<FaultTarget>(k), nodes, seed, replica);
 }
 
 // One stream per node with `target` enabled and its first Exp(1) budget (infinite when
 // disabled).
 void StrikeStreams::open(const StrikeRates& rates, FaultTarget target, int nodes,
-                         std::uint64_t seed, std::uint64_t replica, std::vector<double>& budget,
-                         std::vector<std::optional<sim::RandomStream>>& streams) {
+                         std::uint64_t seed, std::uint64_t replica) {
+  std::vector<double>& budget = targets_[static_cast<std::size_t>(target)].budget;
+  auto& streams = targets_[static_cast<std::size_t>(target)].streams;
   budget.assign(static_cast<std::size_t>(nodes), kInf);
   streams.resize(static_cast<std::size_t>(nodes));
   const std::string component = "stochastic_strike." + std::string(to_string(target));
@@ -34,17 +35,18 @@ void StrikeStreams::open(const StrikeRates& rates, FaultTarget target, int nodes
 void StrikeStreams::update(int p, const UpdateOpportunities& u, double now_s,
                            std::vector<int>& wrong) {
   const auto index = static_cast<std::size_t>(p);
-  double budget = weight_budget_[index];
+  Streams& weights = targets_[static_cast<std::size_t>(FaultTarget::weights)];
+  double budget = weights.budget[index];
   const double factor = rate_factor(p, now_s);
   for (int j = u.begin[index]; j < u.begin[index + 1]; ++j) {
     budget -= scaled(u.hazard[static_cast<std::size_t>(j)], factor);
     if (budget < 0.0) {
-      budget = weight_streams_[index]->exponential(1.0);
+      budget = weights.streams[index]->exponential(1.0);
       wrong[static_cast<std::size_t>(u.block[static_cast<std::size_t>(j)])]++;
       ++count_;
     }
   }
-  weight_budget_[index] = budget;
+  weights.budget[index] = budget;
 }
 
 }  // namespace codesim::models::detail

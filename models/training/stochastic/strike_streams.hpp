@@ -3,6 +3,7 @@
 // per strike, not per opportunity), at the fault injector's rates.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -47,7 +48,7 @@ struct UpdateOpportunities {
   std::vector<double> hazard;
 };
 
-/// The weights and product strike streams of nodes 0 .. nodes - 1, keyed (seed, replica,
+/// The strike streams of nodes 0 .. nodes - 1, one per target, keyed (seed, replica,
 /// "stochastic_strike.<target>", node), and the strikes they made.
 class StrikeStreams {
  public:
@@ -55,13 +56,15 @@ class StrikeStreams {
   StrikeStreams(const StrikeRates& rates, const FaultConfig& faults, int nodes, std::uint64_t seed,
                 std::uint64_t replica);
 
-  /// A (weights) opportunity of `hazard` at node p at `now_s`; true when it struck (counted).
-  bool weights(int p, double hazard, double now_s) {
-    return spend(weight_budget_, weight_streams_, p, scaled(hazard, rate_factor(p, now_s)));
+  /// A `target` opportunity of `hazard` at node p at `now_s`; true when it struck (counted).
+  bool strike(FaultTarget target, int p, double hazard, double now_s) {
+    return spend(target, p, scaled(hazard, rate_factor(p, now_s)));
   }
-  /// A (product) opportunity, likewise.
+  bool weights(int p, double hazard, double now_s) {
+    return strike(FaultTarget::weights, p, hazard, now_s);
+  }
   bool product(int p, double hazard, double now_s) {
-    return spend(product_budget_, product_streams_, p, scaled(hazard, rate_factor(p, now_s)));
+    return strike(FaultTarget::product, p, hazard, now_s);
   }
   /// Node p's (weights, update) opportunities of `u` at `now_s`, one after another: each strike
   /// adds one to its block's count in `wrong`.
@@ -79,23 +82,23 @@ class StrikeStreams {
   static double scaled(double hazard, double factor) {
     return factor == 0.0 ? 0.0 : hazard * factor;
   }
-  bool spend(std::vector<double>& budget, std::vector<std::optional<sim::RandomStream>>& streams,
-             int p, double hazard) {
-    double& left = budget[static_cast<std::size_t>(p)];
+  bool spend(FaultTarget target, int p, double hazard) {
+    Streams& t = targets_[static_cast<std::size_t>(target)];
+    double& left = t.budget[static_cast<std::size_t>(p)];
     left -= hazard;
     if (left >= 0.0) return false;
-    left = streams[static_cast<std::size_t>(p)]->exponential(1.0);
+    left = t.streams[static_cast<std::size_t>(p)]->exponential(1.0);
     ++count_;
     return true;
   }
   void open(const StrikeRates& rates, FaultTarget target, int nodes, std::uint64_t seed,
-            std::uint64_t replica, std::vector<double>& budget,
-            std::vector<std::optional<sim::RandomStream>>& streams);
+            std::uint64_t replica);
 
-  std::vector<double> weight_budget_;  // per node: hazard left before the next strike
-  std::vector<double> product_budget_;
-  std::vector<std::optional<sim::RandomStream>> weight_streams_;
-  std::vector<std::optional<sim::RandomStream>> product_streams_;
+  struct Streams {
+    std::vector<double> budget;  // per node: hazard left before the next strike
+    std::vector<std::optional<sim::RandomStream>> streams;
+  };
+  std::array<Streams, kFaultTargetCount> targets_;
   // Per node, the multiplier of its strike hazards over time (empty: none; FaultConfig).
   std::vector<sim::StepTrace> rate_traces_;
   std::uint64_t count_ = 0;

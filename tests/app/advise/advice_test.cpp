@@ -147,9 +147,9 @@ TEST_CASE("advise rejects bad input at its pointer with exit code 2 and writes n
   };
   Json job = Json::parse(R"({"cluster": {"nodes": 4}, "workload": {"kind": "iterative_job"}})");
   rejected(job, {}, ": /workload/kind: advise chooses a coding strategy for training");
-  Json activation = small_scenario(6, 0.003, 0.0);
-  activation["faults"]["targets"]["activation"] = {{"probability_per_operation", 0.001}};
-  rejected(activation, {}, ": /faults/targets/activation");
+  Json audited = small_scenario(6, 0.003, 0.0);
+  audited["workload"]["audit"] = true;
+  rejected(audited, {}, ": /workload/audit");
   rejected(small_scenario(6, 0.003, 0.0), {"--objective", "accuracy"},
            "--objective accuracy is not an objective (expected time, energy or time_to_accuracy)");
   rejected(small_scenario(6, 0.003, 0.0), {"--budget-s", "-1"}, "--budget-s must be");

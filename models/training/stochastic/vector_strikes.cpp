@@ -1,0 +1,102 @@
+// The stochastic mode's vector and update strikes: their opportunities as the numeric mode
+// offers them (numeric_rounds.cpp), followed by strike_reach.hpp.
+#include "models/training/stochastic/vector_strikes.hpp"
+
+#include <algorithm>
+
+namespace codesim::models::detail {
+namespace {
+
+// The flops the numeric mode gives an opportunity on `strike`'s copy: a decode's, 2 S^2 partial
+// rows x columns for S symbols; an activation's, one per entry of the decoded product it follows.
+double opportunity_flops(const VectorStrike& strike, const LayerShape& shape, Direction after,
+                         int columns) {
+  const RoundShape& round = shape.dir[after == Direction::forward ? 0 : 1];
+  if (target_of(strike.vector) == FaultTarget::decode) {
+    const double symbols = static_cast<double>(round.members.size());
+    return 2.0 * symbols * symbols * round.partial_rows * columns;
+  }
+  const int rows = after == Direction::forward ? shape.rows : shape.cols;
+  return static_cast<double>(rows) * columns;
+}
+
+}  // namespace
+
+VectorStrikes::VectorStrikes(const StrikeRates& rates, const std::vector<LayerShape>& shapes,
+                             const std::vector<int>& columns, int nodes, bool decentralized)
+    : rounds_{static_cast<int>(shapes.size()), false},
+      nodes_(nodes),
+      decentralized_(decentralized) {
+  for (int p = 0; p < nodes; ++p) {
+    for (FaultTarget t : {FaultTarget::activation, FaultTarget::decode, FaultTarget::update})
+      active_ = active_ || rates.enabled(p, t);
+  }
+  if (!active_) return;
+  after_.resize(shapes.size() * 2);
+  for (int l = 0; l < rounds_.layers; ++l) {
+    const auto layer = static_cast<std::size_t>(l);
+    for (Direction dir : {Direction::forward, Direction::backward}) {
+      AfterRound& a = after_[layer * 2 + (dir == Direction::forward ? 0 : 1)];
+      a.strikes = strikes_after_round({l, dir}, rounds_);
+      for (const VectorStrike& s : a.strikes) {
+        a.reaches.push_back(strike_reach(s, rounds_));
+        const double flops = opportunity_flops(s, shapes[layer], dir, columns[layer]);
+        std::vector<double> hazard;
+        for (int p = 0; p < nodes; ++p)
+          hazard.push_back(strike_hazard(rates.probability(p, target_of(s.vector), flops)));
+        a.hazard.push_back(std::move(hazard));
+      }
+    }
+    std::vector<double> hazard;
+    for (int p = 0; p < nodes; ++p) {
+      hazard.push_back(strike_hazard(rates.probability(
+          p, FaultTarget::update, shapes[layer].update_flops_per_column * columns[layer])));
+    }
+    update_hazard_.push_back(std::move(hazard));
+  }
+  product_wrong_.assign(static_cast<std::size_t>(nodes) * shapes.size() * 2, 0);
+  update_wrong_.assign(static_cast<std::size_t>(nodes) * shapes.size(), 0);
+}
+
+void VectorStrikes::begin_iteration() {
+  std::fill(product_wrong_.begin(), product_wrong_.end(), 0);
+  std::fill(update_wrong_.begin(), update_wrong_.end(), 0);
+}
+
+void VectorStrikes::reach(int p, const StrikeReach& reach) {
+  for (const ProductRead& read : reach.products)
+    product_wrong_[index(p, read.layer) * 2 + (read.direction == Direction::forward ? 0 : 1)] = 1;
+  for (int l : reach.updates) update_wrong_[index(p, l)] = 1;
+}
+
+// In the numeric mode's order: per strike (the decode's, then the activation's), the nodes up in
+// turn; centralized, the decode strikes node 0's copy, which every node then holds.
+int VectorStrikes::after_round(int layer, Direction dir, StrikeStreams& streams,
+                               const std::vector<char>& down, double now_s) {
+  int consistent = 0;
+  const AfterRound& a =
+      after_[static_cast<std::size_t>(layer) * 2 + (dir == Direction::forward ? 0 : 1)];
+  for (std::size_t k = 0; k < a.strikes.size(); ++k) {
+    const FaultTarget target = target_of(a.strikes[k].vector);
+    if (!decentralized_ && target == FaultTarget::decode) {
+      // Every node computes from the same wrong vector: its products form a codeword of it, and
+      // its updates keep the blocks a codeword, so no decode, vote or checksum can see it.
+      if (!down[0] && streams.strike(target, 0, a.hazard[k][0], now_s)) ++consistent;
+      continue;
+    }
+    for (int p = 0; p < nodes_; ++p) {
+      if (down[static_cast<std::size_t>(p)]) continue;
+      if (streams.strike(target, p, a.hazard[k][static_cast<std::size_t>(p)], now_s))
+        reach(p, a.reaches[k]);
+    }
+  }
+  return consistent;
+}
+
+bool VectorStrikes::strike_update(int p, int layer, StrikeStreams& streams, double now_s) const {
+  return streams.strike(
+      FaultTarget::update, p,
+      update_hazard_[static_cast<std::size_t>(layer)][static_cast<std::size_t>(p)], now_s);
+}
+
+}  // namespace codesim::models::detail
