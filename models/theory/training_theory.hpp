@@ -54,7 +54,9 @@
 // p = 1 - prod_j (1 - failure_j) is exact under these assumptions.
 //
 // The other fault targets (TargetProbabilities; the decentralized protocol, where every node
-// decodes and keeps its own copies of the vectors, numeric_rounds.cpp) reach node p's symbol as:
+// decodes and keeps its own copies of the vectors, numeric_rounds.cpp) reach node p's symbol as
+// strike_reach.hpp describes once (this theory, shared_strikes.hpp and the stochastic mode read
+// it there); in short:
 //  - product of (l, d): p's partial at that decode only (transient);
 //  - activation: the copy of x_{l+1} (forward l) makes p's forward product of l + 1 wrong and its
 //    update of layer l + 1; the copy of delta_l (the loss at l = L - 1, backward l + 1 below)
