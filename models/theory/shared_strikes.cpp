@@ -34,7 +34,10 @@ struct Source {
 class SourceBuilder {
  public:
   SourceBuilder(const SharedStrikeShape& shape, Phase after)
-      : shape_(shape), rounds_{shape.layers, shape.first_layer_backward}, after_(after) {}
+      : shape_(shape),
+        rounds_{shape.layers, shape.first_layer_backward},
+        strikes_(iteration_strikes(rounds_)),
+        after_(after) {}
 
   std::vector<Source> build() const {
     std::vector<Source> sources;
@@ -65,17 +68,17 @@ class SourceBuilder {
 
   // Node p's strikes of one iteration, each with the reads strike_reach.hpp gives it.
   void add_node(int p, std::vector<Source>& sources) const {
-    for (const VectorStrike& strike : iteration_strikes(rounds_)) {
-      Source source{p, target_of(strike.vector), {}};
-      const StrikeReach reach = strike_reach(strike, rounds_);
-      for (const ProductRead& read : reach.products) transient(p, read, source.reaches);
-      for (int l : reach.updates) persistent(p, l, source.reaches);
+    for (const ReachedStrike& s : strikes_) {
+      Source source{p, s.target(), {}};
+      for (const ProductRead& read : s.reach.products) transient(p, read, source.reaches);
+      for (int l : s.reach.updates) persistent(p, l, source.reaches);
       sources.push_back(std::move(source));
     }
   }
 
   const SharedStrikeShape& shape_;
   NetworkRounds rounds_;
+  std::vector<ReachedStrike> strikes_;  // a node's, in one iteration
   Phase after_;
 };
 

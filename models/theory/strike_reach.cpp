@@ -50,21 +50,26 @@ StrikeReach strike_reach(const VectorStrike& strike, const NetworkRounds& rounds
   return reach;
 }
 
-std::vector<VectorStrike> strikes_after_round(const ProductRead& round,
-                                              const NetworkRounds& rounds) {
+std::vector<ReachedStrike> strikes_after_round(const ProductRead& round,
+                                               const NetworkRounds& rounds) {
   const int l = round.layer;
+  std::vector<VectorStrike> made;
   if (round.direction == Direction::forward) {
-    if (l + 1 < rounds.layers) return {{NodeVector::z, l}, {NodeVector::input, l + 1}};
-    return {{NodeVector::z, l}, {NodeVector::delta, l}};
+    made = {{NodeVector::z, l},
+            l + 1 < rounds.layers ? VectorStrike{NodeVector::input, l + 1}
+                                  : VectorStrike{NodeVector::delta, l}};
+  } else if (l >= 1) {  // c_0 feeds nothing
+    made = {{NodeVector::c, l}, {NodeVector::delta, l - 1}};
   }
-  if (l == 0) return {};  // c_0 feeds nothing
-  return {{NodeVector::c, l}, {NodeVector::delta, l - 1}};
+  std::vector<ReachedStrike> out;
+  for (const VectorStrike& s : made) out.push_back({s, strike_reach(s, rounds)});
+  return out;
 }
 
-std::vector<VectorStrike> iteration_strikes(const NetworkRounds& rounds) {
-  std::vector<VectorStrike> strikes;
+std::vector<ReachedStrike> iteration_strikes(const NetworkRounds& rounds) {
+  std::vector<ReachedStrike> strikes;
   const auto add = [&](const ProductRead& round) {
-    for (const VectorStrike& s : strikes_after_round(round, rounds)) strikes.push_back(s);
+    for (const ReachedStrike& s : strikes_after_round(round, rounds)) strikes.push_back(s);
   };
   for (int l = 0; l < rounds.layers; ++l) add({l, Direction::forward});
   for (int l = rounds.layers - 1; l >= 1; --l) add({l, Direction::backward});

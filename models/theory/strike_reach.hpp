@@ -80,14 +80,22 @@ struct NetworkRounds {
   bool backward_round(int layer) const { return layer >= 1 || first_layer_backward; }
 };
 
+/// A strike and where it goes.
+struct ReachedStrike {
+  VectorStrike strike;
+  StrikeReach reach;
+  FaultTarget target() const { return target_of(strike.vector); }
+};
+
 /// Where `strike` goes. Precondition: it is one of iteration_strikes(rounds).
 StrikeReach strike_reach(const VectorStrike& strike, const NetworkRounds& rounds);
 
-/// A node's vector strikes of one iteration, in protocol order (header); each reaches something.
-std::vector<VectorStrike> iteration_strikes(const NetworkRounds& rounds);
+/// A node's vector strikes of one iteration, in protocol order (header), with their reach.
+std::vector<ReachedStrike> iteration_strikes(const NetworkRounds& rounds);
 
-/// The strikes whose copies are made after the round of (layer, direction), in order.
-std::vector<VectorStrike> strikes_after_round(const ProductRead& round,
-                                              const NetworkRounds& rounds);
+/// The strikes whose copies are made after the round of (layer, direction), in order, with their
+/// reach.
+std::vector<ReachedStrike> strikes_after_round(const ProductRead& round,
+                                               const NetworkRounds& rounds);
 
 }  // namespace codesim::models

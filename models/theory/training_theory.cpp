@@ -206,32 +206,18 @@ SchemeStructure read_structure(const SchemeSpec& spec, const SchemeSummary& summ
 // exposure[d][l][p]: what node p's block sees at layer l's decode in direction d.
 using Exposures = std::vector<std::vector<ReadExposure>>;
 
-// A node's strike of one iteration and where it goes (strike_reach.hpp).
-struct ReachedStrike {
-  VectorStrike strike;
-  StrikeReach reach;
-};
-
-std::vector<ReachedStrike> reached_strikes(const NetworkRounds& rounds) {
-  std::vector<ReachedStrike> out;
-  for (const VectorStrike& s : iteration_strikes(rounds))
-    out.push_back({s, strike_reach(s, rounds)});
-  return out;
-}
-
 // Where a layer sits in the MLP, and which reads of node p's partials exist there.
 struct NodeLayer {
   int layer = 0;
-  int layers = 1;
-  bool first_layer_backward = false;  ///< layer 0 has a backward round too
-  bool reads_forward = false;         ///< p's forward partial feeds a symbol (every layer alike)
+  NetworkRounds rounds;
+  bool reads_forward = false;  ///< p's forward partial feeds a symbol (every layer alike)
   bool reads_backward = false;
   /// The scheme corrects no erroneous symbol: a strike rolls back (or corrupts silently) at its
   /// first read, so it is counted there only, not again at later reads or after the update.
   bool first_reach_only = false;
   const std::vector<ReachedStrike>* strikes = nullptr;  ///< a node's, in one iteration
 
-  bool backward_round(int l) const { return l >= 1 || first_layer_backward; }
+  bool backward_round(int l) const { return rounds.backward_round(l); }
 };
 
 std::size_t at(FaultTarget target) { return static_cast<std::size_t>(target); }
@@ -261,7 +247,7 @@ TargetCounts update_borne(const NodeLayer& n, bool front_block) {
   for (const ReachedStrike& s : *n.strikes) {
     const auto& updates = s.reach.updates;
     if (std::find(updates.begin(), updates.end(), n.layer) == updates.end()) continue;
-    if (counted_at(n, s.reach, s.reach.products.size())) ++counts[at(target_of(s.strike.vector))];
+    if (counted_at(n, s.reach, s.reach.products.size())) ++counts[at(s.target())];
   }
   counts[at(FaultTarget::update)] = front_block ? 1 : 0;
   return counts;
@@ -278,7 +264,7 @@ TargetCounts read_borne(const NodeLayer& n, int d) {
     const auto found = std::find(products.begin(), products.end(), read);
     if (found == products.end()) continue;
     if (counted_at(n, s.reach, static_cast<std::size_t>(found - products.begin())))
-      ++counts[at(target_of(s.strike.vector))];
+      ++counts[at(s.target())];
   }
   return counts;
 }
@@ -400,7 +386,7 @@ TargetCounts count_target_opportunities(const std::vector<LayerOpportunities>& l
     counts[at(FaultTarget::weights)] += layer.total();
     counts[at(FaultTarget::product)] += layer.forward + layer.backward;
   }
-  for (const ReachedStrike& s : strikes) counts[at(target_of(s.strike.vector))] += nodes;
+  for (const ReachedStrike& s : strikes) counts[at(s.target())] += nodes;
   counts[at(FaultTarget::update)] = nodes * static_cast<int>(layers.size());
   return counts;
 }
@@ -471,14 +457,13 @@ TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& l
     exposure[d].assign(static_cast<std::size_t>(layer_count),
                        std::vector<ReadExposure>(static_cast<std::size_t>(s.nodes)));
   }
-  const std::vector<ReachedStrike> strikes =
-      reached_strikes({layer_count, options.first_layer_backward});
+  const NetworkRounds rounds{layer_count, options.first_layer_backward};
+  const std::vector<ReachedStrike> strikes = iteration_strikes(rounds);
   for (int l = 0; l < layer_count; ++l) {
     NodeLayer layer;
     layer.strikes = &strikes;
     layer.layer = l;
-    layer.layers = layer_count;
-    layer.first_layer_backward = options.first_layer_backward;
+    layer.rounds = rounds;
     layer.first_reach_only = s.correctable[kForward] == 0 && s.correctable[kBackward] == 0;
     opportunities_.push_back(layer_exposure(s, layer, exposure, latent_blocks_));
   }

@@ -244,7 +244,6 @@ class NumericBackend final : public TrainingBackend {
                      double symbol_bytes);
   void trace_round(int present, double communication_s, double decode_s);
   void offer_decode_faults(NodeCopies& value, const char* operation, int layer, double flops);
-  double decode_fault_flops(int layer, Direction dir) const;
   void apply_forward(int l);
   void apply_backward(int l);
   double update_flops() const;

@@ -291,19 +291,14 @@ void NumericBackend::offer_decode_faults(NodeCopies& value, const char* operatio
   }
 }
 
-double NumericBackend::decode_fault_flops(int layer, Direction dir) const {
-  const RoundShape& g = round_shape(layer, dir);
-  const double symbols = static_cast<double>(g.members.size());
-  return 2.0 * symbols * symbols * g.partial_rows * columns(layer);
-}
-
 void NumericBackend::apply_forward(int l) {
   const auto index = static_cast<std::size_t>(l);
   Matrix z = std::move(round_.decode.product);
   z.colwise() += net_.biases[index];
   NodeCopies& zc = values_.z[index];
   zc.reset(std::move(z));
-  offer_decode_faults(zc, "forward", l, decode_fault_flops(l, Direction::forward));
+  offer_decode_faults(zc, "forward", l,
+                      decode_fault_flops(round_shape(l, Direction::forward), columns(l)));
   const double elementwise = static_cast<double>(zc.shared.size());
   if (l + 1 < net_.count) {
     NodeCopies& x = values_.x[index + 1];
@@ -329,7 +324,8 @@ void NumericBackend::apply_backward(int l) {
   // c = W_l^T delta_l; values_.delta{l-1} = c o f'(values_.z{l-1}) for an MLP (layer_steps.hpp).
   NodeCopies c;
   c.reset(std::move(round_.decode.product));
-  offer_decode_faults(c, "backward", l, decode_fault_flops(l, Direction::backward));
+  offer_decode_faults(c, "backward", l,
+                      decode_fault_flops(round_shape(l, Direction::backward), columns(l)));
   const NodeCopies& z = values_.z[static_cast<std::size_t>(l) - 1];
   NodeCopies& d = values_.delta[static_cast<std::size_t>(l) - 1];
   d.reset(net_.steps->previous_delta(l, c.shared, z.shared));

@@ -266,6 +266,10 @@ double decode_flops(int present_symbols, int partial_rows, int batch, bool clean
          (clean ? 1.0 : kUncleanDecodeFactor);
 }
 
+double decode_fault_flops(const RoundShape& shape, int columns) {
+  return decode_flops(static_cast<int>(shape.members.size()), shape.partial_rows, columns, true);
+}
+
 namespace {
 
 // The sources' blocks sent to `node`, which then combines them (2 |sources| flops per value).

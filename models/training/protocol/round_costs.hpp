@@ -95,6 +95,9 @@ sim::CommunicationCost round_communication_cost(const sim::Topology& topology,
 /// Flops of a decode of `present_symbols` symbols of `partial_rows` x `batch` entries:
 /// 2 a^2 L, times kUncleanDecodeFactor when it was not clean.
 double decode_flops(int present_symbols, int partial_rows, int batch, bool clean);
+/// The flops a decode-target fault opportunity of a round of `shape` is given (both modes): a
+/// clean decode of every symbol on `columns` product columns.
+double decode_fault_flops(const RoundShape& shape, int columns);
 
 /// Seconds for `node` to regenerate `stored_values` values from `sources`: their blocks arrive
 /// (one after another under the analytic model; at once, sharing links, under the flow model),

@@ -301,6 +301,13 @@ void StochasticBackend::update_faults(int p) {
   strikes_.update(p, update_.strikes, now_s_, state_.wrong);
 }
 
+void BlockState::reset() {
+  std::fill(wrong.begin(), wrong.end(), 0);
+  std::fill(hidden.begin(), hidden.end(), 0);
+  std::fill(by_update.begin(), by_update.end(), 0);
+  std::fill(stale.begin(), stale.end(), 0);
+}
+
 // As the numeric mode's checkpoint, it keeps which nodes missed updates: a rollback to it
 // regenerates their outdated blocks again before they are used.
 void StochasticBackend::save_checkpoint() {
@@ -310,12 +317,7 @@ void StochasticBackend::save_checkpoint() {
 
 void StochasticBackend::restore_checkpoint(RollbackTarget target) {
   if (target == RollbackTarget::previous_checkpoint) checkpoint_ = previous_;
-  if (target == RollbackTarget::initial_state) {
-    std::fill(checkpoint_.wrong.begin(), checkpoint_.wrong.end(), 0);
-    std::fill(checkpoint_.hidden.begin(), checkpoint_.hidden.end(), 0);
-    std::fill(checkpoint_.by_update.begin(), checkpoint_.by_update.end(), 0);
-    std::fill(checkpoint_.stale.begin(), checkpoint_.stale.end(), 0);
-  }
+  if (target == RollbackTarget::initial_state) checkpoint_.reset();
   // The nodes that had missed updates at the checkpoint hold its outdated blocks: stale again.
   state_ = checkpoint_;
 }

@@ -82,6 +82,20 @@ struct BlockState {
   std::vector<char> hidden;
   std::vector<char> by_update;  ///< checked blocks: an update strike is among `wrong`
   std::vector<char> stale;
+
+  /// A node's own check put block b right (a hidden fault stays: the checksums follow it).
+  void corrected_at_node(std::size_t b) {
+    wrong[b] = 0;
+    by_update[b] = 0;
+  }
+  /// Block b rebuilt from other nodes, wrong by `strikes` when its sources were.
+  void rebuilt(std::size_t b, int strikes) {
+    wrong[b] = strikes;
+    hidden[b] = 0;
+    by_update[b] = 0;
+  }
+  /// The initial state: every block right and current.
+  void reset();
 };
 
 /// Costs that last many rounds, cached by what they depend on.

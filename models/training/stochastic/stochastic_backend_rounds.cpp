@@ -82,11 +82,8 @@ std::optional<sim::CommunicationCost> StochasticBackend::regenerate_nodes(int la
     // With crashes, sources can hold blocks that are wrong unread (strikes that regenerations
     // spread): the rebuilt block is wrong then, as numerically.
     const int wrong = timeline_.active() ? wrong_sources(layer, entry.sources[j]) : 0;
-    for (int b = layout_.first_block[index]; b < layout_.first_block[index + 1]; ++b) {
-      state_.wrong[static_cast<std::size_t>(base + b)] = wrong;
-      state_.hidden[static_cast<std::size_t>(base + b)] = 0;
-      state_.by_update[static_cast<std::size_t>(base + b)] = 0;
-    }
+    for (int b = layout_.first_block[index]; b < layout_.first_block[index + 1]; ++b)
+      state_.rebuilt(static_cast<std::size_t>(base + b), wrong);
   }
   progress().counts.regenerations += entry.nodes.size();
   progress().energy.network(entry.bytes[static_cast<std::size_t>(layer)]);
@@ -121,7 +118,8 @@ bool StochasticBackend::reads_unchecked_error(const Round& r, std::size_t i) con
 
 // (mark_symbols skips the symbols of withheld partials: they are absent.)
 void StochasticBackend::mark_unchecked_errors(const Round& r, const RoundTiming& t) {
-  for (std::size_t i = 0; vectors_.active() && i < r.participants.size(); ++i)
+  if (!vectors_.active()) return;
+  for (std::size_t i = 0; i < r.participants.size(); ++i)
     if (t.done[i] && reads_unchecked_error(r, i)) scratch_.errors.mark_symbols(r, i, t);
 }
 
@@ -130,13 +128,11 @@ CheckedProduct StochasticBackend::check_participant(const Round& r, std::size_t 
   strike_weights(p, r, i);
   const bool product = strike_product(p, r, i);
   const auto block = static_cast<std::size_t>(r.block[i]);
-  int& strikes = state_.wrong[block];
-  const LocalRead read =
-      local_.read(p, r.layer, r.dir, strikes, product, r.flops, state_.by_update[block] != 0);
+  const LocalRead read = local_.read(p, r.layer, r.dir, state_.wrong[block], product, r.flops,
+                                     state_.by_update[block] != 0);
   if (read.corrected) {
     ++progress().counts.corrected;
-    strikes = 0;
-    state_.by_update[block] = 0;
+    state_.corrected_at_node(block);
   }
   if (read.block_beyond_repair) scratch_.withheld_blocks.push_back(p);
   CheckedProduct out;
@@ -310,12 +306,11 @@ VerificationDecode StochasticBackend::verification_decode(int layer, Direction d
   for (std::size_t i = 0; local_.active() && i < n; ++i) {
     if (timeline_.active() && !node_usable(r.participants[i])) continue;
     const auto block = static_cast<std::size_t>(r.block[i]);
-    int& strikes = state_.wrong[block];
+    const int strikes = state_.wrong[block];
     if (strikes == 0) continue;
     if (local_.verification_corrects(r.participants[i], r.layer, strikes,
                                      state_.by_update[block] != 0)) {
-      strikes = 0;
-      state_.by_update[block] = 0;
+      state_.corrected_at_node(block);
       locally_corrected = true;
       continue;
     }

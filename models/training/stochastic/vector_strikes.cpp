@@ -7,15 +7,12 @@
 namespace codesim::models::detail {
 namespace {
 
-// The flops the numeric mode gives an opportunity on `strike`'s copy: a decode's, 2 S^2 partial
-// rows x columns for S symbols; an activation's, one per entry of the decoded product it follows.
-double opportunity_flops(const VectorStrike& strike, const LayerShape& shape, Direction after,
+// The flops the numeric mode gives an opportunity on `strike`'s copy: a decode's
+// (decode_fault_flops), or an activation's, one per entry of the decoded product it follows.
+double opportunity_flops(const ReachedStrike& strike, const LayerShape& shape, Direction after,
                          int columns) {
-  const RoundShape& round = shape.dir[after == Direction::forward ? 0 : 1];
-  if (target_of(strike.vector) == FaultTarget::decode) {
-    const double symbols = static_cast<double>(round.members.size());
-    return 2.0 * symbols * symbols * round.partial_rows * columns;
-  }
+  if (strike.target() == FaultTarget::decode)
+    return decode_fault_flops(shape.dir[after == Direction::forward ? 0 : 1], columns);
   const int rows = after == Direction::forward ? shape.rows : shape.cols;
   return static_cast<double>(rows) * columns;
 }
@@ -38,12 +35,11 @@ VectorStrikes::VectorStrikes(const StrikeRates& rates, const std::vector<LayerSh
     for (Direction dir : {Direction::forward, Direction::backward}) {
       AfterRound& a = after_[layer * 2 + (dir == Direction::forward ? 0 : 1)];
       a.strikes = strikes_after_round({l, dir}, rounds_);
-      for (const VectorStrike& s : a.strikes) {
-        a.reaches.push_back(strike_reach(s, rounds_));
+      for (const ReachedStrike& s : a.strikes) {
         const double flops = opportunity_flops(s, shapes[layer], dir, columns[layer]);
         std::vector<double> hazard;
         for (int p = 0; p < nodes; ++p)
-          hazard.push_back(strike_hazard(rates.probability(p, target_of(s.vector), flops)));
+          hazard.push_back(strike_hazard(rates.probability(p, s.target(), flops)));
         a.hazard.push_back(std::move(hazard));
       }
     }
@@ -77,7 +73,7 @@ int VectorStrikes::after_round(int layer, Direction dir, StrikeStreams& streams,
   const AfterRound& a =
       after_[static_cast<std::size_t>(layer) * 2 + (dir == Direction::forward ? 0 : 1)];
   for (std::size_t k = 0; k < a.strikes.size(); ++k) {
-    const FaultTarget target = target_of(a.strikes[k].vector);
+    const FaultTarget target = a.strikes[k].target();
     if (!decentralized_ && target == FaultTarget::decode) {
       // Every node computes from the same wrong vector: its products form a codeword of it, and
       // its updates keep the blocks a codeword, so no decode, vote or checksum can see it.
@@ -87,7 +83,7 @@ int VectorStrikes::after_round(int layer, Direction dir, StrikeStreams& streams,
     for (int p = 0; p < nodes_; ++p) {
       if (down[static_cast<std::size_t>(p)]) continue;
       if (streams.strike(target, p, a.hazard[k][static_cast<std::size_t>(p)], now_s))
-        reach(p, a.reaches[k]);
+        reach(p, a.strikes[k].reach);
     }
   }
   return consistent;

@@ -43,8 +43,7 @@ class VectorStrikes {
 
  private:
   struct AfterRound {
-    std::vector<VectorStrike> strikes;
-    std::vector<StrikeReach> reaches;
+    std::vector<ReachedStrike> strikes;
     std::vector<std::vector<double>> hazard;  // per strike, per node
   };
   std::size_t index(int p, int layer) const {
