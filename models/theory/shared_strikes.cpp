@@ -71,7 +71,7 @@ class SourceBuilder {
     for (const ReachedStrike& s : strikes_) {
       Source source{p, s.target(), {}};
       for (const ProductRead& read : s.reach.products) transient(p, read, source.reaches);
-      for (int l : s.reach.updates) persistent(p, l, source.reaches);
+      for (const ProductRead& update : s.reach.updates) persistent(p, update.layer, source.reaches);
       sources.push_back(std::move(source));
     }
   }

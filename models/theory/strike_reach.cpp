@@ -29,22 +29,22 @@ StrikeReach strike_reach(const VectorStrike& strike, const NetworkRounds& rounds
     case NodeVector::z:  // x_{l+1} and delta_l
       if (has_next) reach.products.push_back({l + 1, Direction::forward});
       via_delta(l);
-      reach.updates.push_back(l);
-      if (has_next) reach.updates.push_back(l + 1);
+      reach.updates.push_back({l, Direction::backward});
+      if (has_next) reach.updates.push_back({l + 1, Direction::forward});
       break;
     case NodeVector::input:
       CODESIM_CHECK(l >= 1, "x_0 is the batch, which no strike reaches");
       reach.products.push_back({l, Direction::forward});
-      reach.updates.push_back(l);
+      reach.updates.push_back({l, Direction::forward});
       break;
     case NodeVector::delta:
       via_delta(l);
-      reach.updates.push_back(l);
+      reach.updates.push_back({l, Direction::backward});
       break;
     case NodeVector::c:  // delta_{l-1}
       CODESIM_CHECK(l >= 1, "c_0 feeds nothing");
       via_delta(l - 1);
-      reach.updates.push_back(l - 1);
+      reach.updates.push_back({l - 1, Direction::backward});
       break;
   }
   return reach;

@@ -18,9 +18,10 @@
 // A wrong copy makes wrong the node's products that read it in this iteration (transient: only
 // the partial, not the block) and its update of every layer whose update reads it (persistent:
 // every stored block of the node in that layer is wrong from the update on, like a weight strike
-// after it). A strike is taken to reach every such read: a sparse strike that misses the slice a
-// node reads, or a perturbed z entry whose ReLU output does not change, is neglected (exact when
-// the value model changes every entry and the hidden units are smooth, as in T8).
+// after it). The closed forms take a strike to reach every such read; the stochastic mode draws
+// which rows a strike changes and reaches only the reads of those rows (a node's product and
+// update read the rows of x_l and delta_l its slice of W_l multiplies). Neither sees a perturbed z
+// entry whose ReLU output does not change (exact when the hidden units are smooth, as in T8).
 //
 // What each check sees of such a strike: a decode sees the wrong partial as an erroneous symbol
 // (corrected, detected or, without redundancy, silent) and the wrong blocks at their next reads;
@@ -68,8 +69,10 @@ struct StrikeReach {
   /// This iteration's products that read the copy, in protocol order (for the nodes that take
   /// part in them).
   std::vector<ProductRead> products;
-  /// The layers whose update at the node reads the copy, ascending.
-  std::vector<int> updates;
+  /// The updates at the node that read the copy, ascending in layer: an update of layer l reads
+  /// it as x_l (direction forward: the rows the forward product of l reads) or as delta_l
+  /// (backward).
+  std::vector<ProductRead> updates;
 };
 
 /// A network of `layers` weighted layers whose backward rounds run for layers >= 1 (and 0 too

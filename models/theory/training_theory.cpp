@@ -246,7 +246,9 @@ TargetCounts update_borne(const NodeLayer& n, bool front_block) {
   TargetCounts counts{};
   for (const ReachedStrike& s : *n.strikes) {
     const auto& updates = s.reach.updates;
-    if (std::find(updates.begin(), updates.end(), n.layer) == updates.end()) continue;
+    if (std::none_of(updates.begin(), updates.end(),
+                     [&](const ProductRead& u) { return u.layer == n.layer; }))
+      continue;
     if (counted_at(n, s.reach, s.reach.products.size())) ++counts[at(s.target())];
   }
   counts[at(FaultTarget::update)] = front_block ? 1 : 0;

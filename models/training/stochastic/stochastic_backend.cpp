@@ -52,7 +52,8 @@ StochasticBackend::StochasticBackend(const sim::ClusterSpec& cluster,
   init_update(strikes);
   std::vector<int> columns;
   for (int l = 0; l < layout_.layers; ++l) columns.push_back(layout_.columns(l));
-  vectors_ = VectorStrikes(strikes, layout_.shapes, columns, nodes_, spec.decentralized);
+  vectors_ = VectorStrikes(strikes, faults, layout_.shapes, columns, input_rows(), nodes_,
+                           spec.decentralized, seed, replica);
   local_ = LocalChecks(spec, faults, nodes_, seed, replica);
   double values = 0.0;
   for (const LayerShape& g : layout_.shapes) values += g.stored_values_per_node;
@@ -95,6 +96,34 @@ void StochasticBackend::init_structure() {
   checkpoint_.wrong = state_.wrong;
   checkpoint_.hidden = state_.hidden;
   checkpoint_.by_update = state_.by_update;
+}
+
+// The rows of each layer's input vectors that each node reads: its slice where its encoding of
+// the input is one (uncoded, replication, abft, the CodeNet grid's nodes that take part in the
+// direction), scaled from the small structure to the layer; else every row. A network's steps
+// between products reshape the vectors: every row.
+InputRows StochasticBackend::input_rows() const {
+  if (spec_.network) return {};
+  const auto [small_rows, small_cols] = block_grid(spec_.scheme);
+  InputRows rows(layout_.shapes.size());
+  for (std::size_t l = 0; l < layout_.shapes.size(); ++l) {
+    for (Direction dir : {Direction::forward, Direction::backward}) {
+      const bool forward = dir == Direction::forward;
+      const std::int64_t length = forward ? layout_.shapes[l].cols : layout_.shapes[l].rows;
+      const std::int64_t small = forward ? small_cols : small_rows;
+      const std::vector<int>& takes_part = layout_.structure->participants(dir);
+      std::vector<RowRange>& ranges = rows[l][forward ? 0 : 1];
+      for (int p = 0; p < nodes_; ++p) {
+        std::optional<RowSlice> slice;
+        if (std::find(takes_part.begin(), takes_part.end(), p) != takes_part.end())
+          slice = layout_.structure->input_slice(p, dir);
+        ranges.push_back(
+            slice ? RowRange{slice->first * length / small, slice->count * length / small}
+                  : RowRange{0, length});
+      }
+    }
+  }
+  return rows;
 }
 
 // Node speeds, straggler laws and the decoder.

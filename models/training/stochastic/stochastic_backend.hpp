@@ -174,6 +174,7 @@ class StochasticBackend final : public TrainingBackend {
   void init_nodes(const sim::ClusterSpec& cluster, std::uint64_t seed, std::uint64_t replica);
   void init_rounds(const StrikeRates& strikes);
   void init_update(const StrikeRates& strikes);
+  InputRows input_rows() const;
   void build_round(int l, int d, const StrikeRates& strikes);
   void check_time() const {
     if (!(now_s_ <= spec_.time_limit_s)) throw OutOfTime{};

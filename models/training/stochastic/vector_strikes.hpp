@@ -4,24 +4,46 @@
 // updates read a wrong copy.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
-#include "models/nn/layer_steps.hpp"
+#include "models/faults/fault_targets.hpp"
 #include "models/theory/strike_reach.hpp"
 #include "models/training/protocol/round_costs.hpp"
 #include "models/training/stochastic/strike_streams.hpp"
+#include "sim/random_stream.hpp"
 
 namespace codesim::models::detail {
+
+/// The rows of its input vector that a node's product of one layer and direction reads (its
+/// update of the layer reads the same rows of x_l, forward, and of delta_l, backward).
+struct RowRange {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+};
+
+/// Per layer, per direction (0 forward, 1 backward), per node. Empty: every node reads every row
+/// (a network's layers, whose vectors the steps between products reshape).
+using InputRows = std::vector<std::array<std::vector<RowRange>, 2>>;
 
 /// Per run: the hazards of every node's vector and update strikes, and per iteration the wrong
 /// copies they left.
 class VectorStrikes {
  public:
+  /// A strike changing this many entries or more is taken to change every row: it misses a slice
+  /// of a fraction f of the rows with probability below (1 - f)^1024.
+  static constexpr std::int64_t kEveryRow = 1024;
+
   VectorStrikes() = default;
   /// `shapes` and `columns` per weighted layer (the product columns: positions x batch);
-  /// centralized (`decentralized` false), a decode strike at node 0 reaches every node alike.
-  VectorStrikes(const StrikeRates& rates, const std::vector<LayerShape>& shapes,
-                const std::vector<int>& columns, int nodes, bool decentralized);
+  /// `faults` gives the targets' value models (the entries a strike changes); centralized
+  /// (`decentralized` false), a decode strike at node 0 reaches every node alike. A strike's
+  /// rows are drawn from the stream (seed, replica, "stochastic_strike_rows", node).
+  VectorStrikes(const StrikeRates& rates, const FaultConfig& faults,
+                const std::vector<LayerShape>& shapes, const std::vector<int>& columns,
+                InputRows input_rows, int nodes, bool decentralized, std::uint64_t seed,
+                std::uint64_t replica);
 
   /// False when no node's activation, decode or update target can strike.
   bool active() const { return active_; }
@@ -45,12 +67,17 @@ class VectorStrikes {
   struct AfterRound {
     std::vector<ReachedStrike> strikes;
     std::vector<std::vector<double>> hazard;  // per strike, per node
+    std::vector<std::int64_t> entries;        // per strike: the entries it changes
+    std::int64_t rows = 0;                    // of the vectors made after the round
+    std::int64_t size = 0;                    // their entries: rows x columns
   };
   std::size_t index(int p, int layer) const {
     return static_cast<std::size_t>(p) * static_cast<std::size_t>(rounds_.layers) +
            static_cast<std::size_t>(layer);
   }
-  void reach(int p, const StrikeReach& reach);
+  /// Node p's strike k of `a`: its rows drawn, then the reads of them marked.
+  void reach(int p, const AfterRound& a, std::size_t k);
+  bool reads_struck_row(int p, const ProductRead& read) const;
 
   NetworkRounds rounds_;
   int nodes_ = 0;
@@ -60,6 +87,12 @@ class VectorStrikes {
   std::vector<std::vector<double>> update_hazard_;  // per layer, per node
   std::vector<char> product_wrong_;                 // (p * layers + l) * 2 + dir
   std::vector<char> update_wrong_;                  // p * layers + l
+  InputRows input_rows_;
+  std::vector<sim::RandomStream> row_streams_;  // per node
+  // The strike being followed: its entries, their rows (sorted), or every row.
+  std::vector<std::int64_t> struck_entries_;
+  std::vector<std::int64_t> struck_rows_;
+  bool every_row_ = false;
 };
 
 }  // namespace codesim::models::detail
