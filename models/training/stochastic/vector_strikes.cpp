@@ -68,8 +68,10 @@ VectorStrikes::VectorStrikes(const StrikeRates& rates, const FaultConfig& faults
 }
 
 void VectorStrikes::begin_iteration() {
+  if (!marked_) return;  // most iterations strike no copy
   std::fill(product_wrong_.begin(), product_wrong_.end(), 0);
   std::fill(update_wrong_.begin(), update_wrong_.end(), 0);
+  marked_ = false;
 }
 
 // The strike changes `entries` entries of its vector, chosen uniformly without replacement as the
@@ -92,6 +94,7 @@ void VectorStrikes::reach(int p, const AfterRound& a, std::size_t k) {
     for (std::int64_t e : struck_entries_) struck_rows_.push_back(e % a.rows);
     std::sort(struck_rows_.begin(), struck_rows_.end());
   }
+  marked_ = true;
   const StrikeReach& reach = a.strikes[k].reach;
   for (const ProductRead& read : reach.products) {
     if (reads_struck_row(p, read))

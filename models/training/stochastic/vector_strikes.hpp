@@ -87,6 +87,7 @@ class VectorStrikes {
   std::vector<std::vector<double>> update_hazard_;  // per layer, per node
   std::vector<char> product_wrong_;                 // (p * layers + l) * 2 + dir
   std::vector<char> update_wrong_;                  // p * layers + l
+  bool marked_ = false;                             // a copy is wrong this iteration
   InputRows input_rows_;
   std::vector<sim::RandomStream> row_streams_;  // per node
   // The strike being followed: its entries, their rows (sorted), or every row.
