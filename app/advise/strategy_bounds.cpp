@@ -149,26 +149,18 @@ StrikeOdds strike_odds(const models::FaultConfig& faults, int cluster_nodes, int
   return odds;
 }
 
-bool strikes_beyond_weights(const TargetProbabilities& eps) {
-  for (std::size_t t = 0; t < eps.size(); ++t)
-    if (t != static_cast<std::size_t>(FaultTarget::weights) && eps[t] > 0.0) return true;
-  return false;
+bool decode_strikes(const StrikeOdds& odds) {
+  return odds.most[static_cast<std::size_t>(FaultTarget::decode)] > 0.0;
 }
 
 /// A steady and a first iteration's rollback odds and a steady one's corrected decodes at one
 /// level of strike odds.
 struct LevelOdds {
-  TargetProbabilities eps{};  ///< as the closed forms take them (weights only for abft)
+  TargetProbabilities eps{};
   double first = 0.0;
   double steady = 0.0;
   double corrected = 0.0;  ///< decodes corrected, and blocks corrected at their nodes
 };
-
-/// The closed forms' eps for a scheme whose nodes check their blocks: weight strikes only.
-TargetProbabilities theory_eps(bool local_checks, const TargetProbabilities& eps) {
-  return local_checks ? models::weights_only(eps[static_cast<std::size_t>(FaultTarget::weights)])
-                      : eps;
-}
 
 /// What the closed forms say of one scheme: rollback odds at the three levels, or nothing.
 struct SchemeRisk {
@@ -177,13 +169,12 @@ struct SchemeRisk {
   LevelOdds nominal, most;
   double decodes_per_iteration = 1.0;  ///< of a steady iteration
   double silent = 0.0;                 ///< a steady iteration's silent corruption, nominal odds
-  bool local_checks = false;           ///< abft: the theory takes weight strikes only
   std::string unbounded;               ///< why the worst case cannot be bounded ("" = it can)
   bool strikes = false;                ///< some target can strike
 };
 
 SchemeRisk scheme_risk(const Scenario& scenario, const TrainingWorkload& training,
-                       const models::SchemeSpec& scheme) {
+                       const models::SchemeSpec& scheme, bool decentralized) {
   SchemeRisk risk;
   const models::TrainingSpec& spec = training.spec;
   const models::SchemeSummary summary = models::summarize_scheme(scheme);
@@ -194,7 +185,6 @@ SchemeRisk scheme_risk(const Scenario& scenario, const TrainingWorkload& trainin
   risk.odds = strike_odds(training.faults, scenario.cluster.node_count(), summary.nodes,
                           layer_flops * summary.storage_fraction_per_node, layer_flops);
   for (double eps : risk.odds.most) risk.strikes = risk.strikes || eps > 0.0;
-  risk.local_checks = models::checks_at_nodes(scheme);
   if (spec.network) {
     risk.unbounded = "the closed forms describe MLPs, not workload.network";
   } else if (std::string problem = models::validate_training_theory(scheme, spec.mlp.layer_sizes);
@@ -204,23 +194,24 @@ SchemeRisk scheme_risk(const Scenario& scenario, const TrainingWorkload& trainin
     models::TrainingTheoryOptions options;
     options.error_model = spec.decode.error_model;
     options.weight_fault_model = training.faults[FaultTarget::weights].model;
+    options.product_fault_model = training.faults[FaultTarget::product].model;
+    options.update_fault_model = training.faults[FaultTarget::update].model;
+    options.product_columns = spec.sgd.batch_size;
+    options.decentralized = decentralized;
     risk.theory.emplace(scheme, spec.mlp.layer_sizes, options);
   }
   if (risk.unbounded.empty() && !training.faults.rate_traces.empty())
     risk.unbounded = "faults.rate_trace multiplies the rates over time";
   if (risk.unbounded.empty() && spec.wait_for != models::WaitRule::all)
     risk.unbounded = "wait_for leaves out symbols the closed forms count";
-  if (risk.unbounded.empty() && risk.local_checks && strikes_beyond_weights(risk.odds.most))
-    risk.unbounded = "the closed forms of nodes that check their blocks take weight strikes only";
   if (risk.theory) {
     const auto level = [&](const TargetProbabilities& odds) {
       LevelOdds l;
-      l.eps = theory_eps(risk.local_checks, odds);
+      l.eps = odds;
       l.first = risk.theory->first_rollback_probability(l.eps);
       l.steady = risk.theory->rollback_probability(l.eps);
       l.corrected = risk.theory->expected_corrected_decodes(l.eps) +
-                    risk.theory->expected_local_corrections(
-                        l.eps[static_cast<std::size_t>(FaultTarget::weights)]);
+                    risk.theory->expected_local_corrections(l.eps);
       return l;
     };
     risk.decodes_per_iteration =
@@ -440,16 +431,23 @@ BoundedSpace bound_space(const Scenario& scenario, const std::vector<models::Sch
   // The baseline first: the scenario's strategy as it stands.
   {
     const models::SchemeSpec& own = training.spec.scheme;
-    const SchemeRisk risk = scheme_risk(scenario, training, own);
+    const SchemeRisk risk = scheme_risk(scenario, training, own, training.spec.decentralized);
     add({own, {CheckpointChoiceKind::scenario, 1.0}, training.spec.decentralized, true},
         probe_of(own, training.spec.decentralized), risk);
   }
   for (models::SchemeSpec scheme : schemes) {
     models::set_generator_seed(scheme, scenario.seed);
-    const SchemeRisk risk = scheme_risk(scenario, training, scheme);
+    const SchemeRisk decentralized_risk = scheme_risk(scenario, training, scheme, true);
+    // Centralized decoding differs only where decode strikes occur.
+    const std::optional<SchemeRisk> centralized_risk =
+        decode_strikes(decentralized_risk.odds)
+            ? std::optional<SchemeRisk>(scheme_risk(scenario, training, scheme, false))
+            : std::nullopt;
     // Young and Daly need a write cost and something that fails.
-    const bool fails = crashes.rate_per_s > 0.0 || risk.strikes;
+    const bool fails = crashes.rate_per_s > 0.0 || decentralized_risk.strikes;
     for (bool decentralized : {true, false}) {
+      const SchemeRisk& risk =
+          decentralized || !centralized_risk ? decentralized_risk : *centralized_risk;
       const std::variant<Probe, std::string> probed = probe_of(scheme, decentralized);
       taus.clear();
       for (const CheckpointChoice& choice : checkpoints) {

@@ -41,7 +41,7 @@ const std::vector<std::string> kModelOptions = {
     "weight-fault", "fault-entries",  "fault-density",
     "iteration-J",  "checkpoint-J",   "rollback-J",
     "product-eps",  "activation-eps", "decode-eps",
-    "update-eps"};
+    "update-eps",   "centralized"};
 // The strike probabilities of the fault targets other than weights, by option.
 constexpr std::array<std::pair<const char*, models::FaultTarget>, 4> kTargetEpsOptions = {{
     {"product-eps", models::FaultTarget::product},
@@ -97,9 +97,13 @@ po::options_description theory_options() {
       "adversarial (default: t = floor((S-K)/2)) or random (t = S-K-1)")(
       "first-layer-backward", po::bool_switch(),
       "model a backward round in layer 0 too (the CodeNet experiment code; train_coded skips "
-      "it)")("weight-fault", po::value<std::string>()->value_name("MODEL"),
-             "abft: what a weight strike does, bitflip, sparse_additive, random_value, gaussian or "
-             "stuck_at_zero, with their defaults (default sparse_additive)")(
+      "it)")("centralized", po::bool_switch(),
+             "node 0 decodes and sends its vectors to every node: its decode strikes reach "
+             "every node alike and are silent (default: every node decodes)")(
+      "weight-fault", po::value<std::string>()->value_name("MODEL"),
+      "abft: what a weight, product or update strike does, bitflip, sparse_additive, "
+      "random_value, gaussian or stuck_at_zero, with their defaults (default "
+      "sparse_additive; a struck partial is judged as one column)")(
       "fault-entries", po::value<long long>()->value_name("N"),
       "abft: entries of the checksummed block one strike changes (default: by density)")(
       "fault-density", po::value<double>()->value_name("D"),
@@ -249,10 +253,12 @@ std::optional<Problem> read_fault_model(const po::variables_map& values, TheoryI
   if (std::string problem = models::validate_value_model(spec); !problem.empty()) {
     return Problem{expecting("weight fault model: " + problem, "a valid value model")};
   }
+  in.options.product_fault_model = spec;
+  in.options.update_fault_model = spec;
   return std::nullopt;
 }
 
-// --product-eps, --activation-eps, --decode-eps, --update-eps: probabilities; not with abft.
+// --product-eps, --activation-eps, --decode-eps, --update-eps: probabilities.
 std::optional<Problem> read_target_eps(const po::variables_map& values, TheoryInputs& in) {
   for (const auto& [name, target] : kTargetEpsOptions) {
     if (!values.count(name)) continue;
@@ -264,11 +270,6 @@ std::optional<Problem> read_target_eps(const po::variables_map& values, TheoryIn
       return Problem{message.str()};
     }
     in.other_eps[static_cast<std::size_t>(target)] = eps;
-  }
-  if (in.other_targets_strike() && std::holds_alternative<models::AbftSpec>(in.spec)) {
-    return Problem{
-        "--product-eps, --activation-eps, --decode-eps and --update-eps are not modelled for "
-        "nodes that check their own blocks (expected 0 with --scheme abft)"};
   }
   return std::nullopt;
 }
@@ -317,6 +318,7 @@ std::optional<Problem> read_model_inputs(const po::variables_map& values, Theory
     in.options.error_model = *parsed;
   }
   in.options.first_layer_backward = values["first-layer-backward"].as<bool>();
+  in.options.decentralized = !values["centralized"].as<bool>();
   const std::string problem = models::validate_training_theory(in.spec, in.layers);
   if (!problem.empty()) {
     return Problem{expecting(problem, "a scheme whose m, n or k divide every layer's W")};
@@ -358,8 +360,9 @@ std::optional<Problem> check_table_options(const po::variables_map& values,
   for (const std::string& name : scheme_option_names()) rejected.push_back(name);
   for (const auto& name : rejected) {
     if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
-    const bool given =
-        name == "first-layer-backward" ? values[name].as<bool>() : values.count(name) > 0;
+    const bool given = name == "first-layer-backward" || name == "centralized"
+                           ? values[name].as<bool>()
+                           : values.count(name) > 0;
     if (given) {
       return Problem{"--" + name + " does not apply to --table " + table + " (expected " +
                      allowed_text(allowed) + ")"};

@@ -189,6 +189,7 @@ TheoryReport theory_report(const TheoryInputs& in) {
   }
   report.error_model = in.options.error_model;
   report.first_layer_backward = in.options.first_layer_backward;
+  report.decentralized = in.options.decentralized;
   report.opportunities_per_iteration = theory.opportunities_per_iteration();
   report.opportunities = theory.opportunities();
   report.latent_blocks = theory.latent_blocks();
@@ -201,8 +202,15 @@ TheoryReport theory_report(const TheoryInputs& in) {
   const bool detects_nothing =
       theory.summary().forward.detectable == 0 && theory.summary().backward.detectable == 0;
   const bool checks_at_nodes = !theory.local_corrections().empty();
-  report.silent_expected_per_iteration =
-      detects_nothing && !checks_at_nodes ? theory.expected_strikes(eps) : 0.0;
+  // With nothing detected, every strike no node's check sees is silent: all of them without
+  // checks, those on copies of vectors (activation, decode) with them.
+  models::TargetProbabilities unseen = eps;
+  if (checks_at_nodes) {
+    for (models::FaultTarget seen :
+         {models::FaultTarget::weights, models::FaultTarget::product, models::FaultTarget::update})
+      unseen[static_cast<std::size_t>(seen)] = 0.0;
+  }
+  report.silent_expected_per_iteration = detects_nothing ? theory.expected_strikes(unseen) : 0.0;
   if (checks_at_nodes) {
     TheoryLocalCorrection local;
     local.value_model = std::string(models::to_string(in.options.weight_fault_model.kind));
@@ -211,7 +219,7 @@ TheoryReport theory_report(const TheoryInputs& in) {
       local.per_strike.push_back(layer.per_strike());
       local.exact.push_back(layer.exact());
     }
-    local.expected_per_iteration = theory.expected_local_corrections(in.eps);
+    local.expected_per_iteration = theory.expected_local_corrections(eps);
     report.local_correction = std::move(local);
   }
   report.costs = in.costs;
@@ -239,6 +247,7 @@ Json to_json(const TheoryReport& r) {
   }
   json["error_model"] = std::string(sim::name_of(r.error_model, models::kErrorModelNames));
   json["first_layer_backward"] = r.first_layer_backward;
+  if (!r.decentralized) json["decoding"] = "centralized";
   json["opportunities"] = opportunities_json(r);
   json["latent_blocks"] = r.latent_blocks;
   json["decodes"] = decodes_json(r.decodes);

@@ -91,6 +91,7 @@ struct TheoryReport {
   std::optional<models::TargetCounts> opportunities_by_target;
   models::ErrorModel error_model = models::ErrorModel::adversarial;
   bool first_layer_backward = false;
+  bool decentralized = true;  ///< false: node 0 decodes (--centralized)
   int opportunities_per_iteration = 0;
   std::vector<models::LayerOpportunities> opportunities;  ///< per weight layer
   int latent_blocks = 0;

@@ -43,7 +43,7 @@ void print_scheme(const TheoryReport& r, std::ostream& out) {
       << " per opportunity (weights, before each forward and backward product and after each "
          "update)\n";
   if (r.eps_by_target) {
-    out << "every target (decentralized protocol):";
+    out << "every target (" << (r.decentralized ? "decentralized" : "centralized") << " protocol):";
     for (std::size_t k = 0; k < r.eps_by_target->size(); ++k) {
       out << " " << models::kFaultTargetNames[k] << " " << text((*r.eps_by_target)[k]) << " x "
           << (*r.opportunities_by_target)[k];

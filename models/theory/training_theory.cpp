@@ -393,22 +393,36 @@ TargetCounts count_target_opportunities(const std::vector<LayerOpportunities>& l
   return counts;
 }
 
+// The nodes' own checks of one layer (abft): Q_j of weight and of update strikes, and the chance
+// a struck partial of a clean block is corrected, forward and backward.
+struct LayerChecks {
+  const AbftCorrection* block = nullptr;
+  const AbftCorrection* update = nullptr;
+  std::array<double, 2> partial_corrected{1.0, 1.0};
+};
+
+// Q_0..Q_J of `table`; the verification pass checks its products before repairing (V_j).
+std::vector<double> corrected_given_strikes(const AbftCorrection& table, bool verification) {
+  std::vector<double> q;
+  for (int j = 0; j <= table.max_strikes(); ++j)
+    q.push_back(verification ? table.at_verification(j) : table.given_strikes(j));
+  return q;
+}
+
 // Sums member exposures into symbols, grouped into codewords; with local correction (`local`
-// not null) keeps each member block's exposure and the nodes' Q_j.
+// not null) keeps each member block's exposure and the nodes' odds.
 DecodeExposure make_decode(const SchemeStructure& s, const Exposures (&exposure)[2], int l, int d,
-                           SymbolExposure ReadExposure::*kind, const AbftCorrection* local) {
+                           SymbolExposure ReadExposure::*kind, const LayerChecks* local) {
   DecodeExposure decode;
   decode.layer = l;
   decode.direction = kDirections[d];
   decode.correctable = s.correctable[d];
   decode.detects = s.detects[d];
   if (local != nullptr) {
-    // The verification pass checks its products before repairing (AbftCorrection::V_j).
     const bool verification = kind == &ReadExposure::verification;
-    for (int j = 0; j <= local->max_strikes(); ++j) {
-      decode.corrected_given_strikes.push_back(verification ? local->at_verification(j)
-                                                            : local->given_strikes(j));
-    }
+    decode.local.block_corrected = corrected_given_strikes(*local->block, verification);
+    decode.local.update_corrected = corrected_given_strikes(*local->update, verification);
+    decode.local.partial_corrected = local->partial_corrected[static_cast<std::size_t>(d)];
     decode.erasures_tolerated = s.erasures_tolerated[d];
   }
   for (const auto& codeword : s.codewords[d]) {
@@ -420,7 +434,8 @@ DecodeExposure make_decode(const SchemeStructure& s, const Exposures (&exposure)
             exposure[d][static_cast<std::size_t>(l)][static_cast<std::size_t>(p)].*kind;
         sum += member;
         if (local != nullptr) {
-          sum.blocks.push_back({member.strikes, member.strikes_per_iteration});
+          sum.blocks.push_back({member.strikes, member.strikes_per_iteration, member.other,
+                                member.other_per_iteration});
         }
       }
       decode.codewords.back().push_back(sum);
@@ -429,17 +444,30 @@ DecodeExposure make_decode(const SchemeStructure& s, const Exposures (&exposure)
   return decode;
 }
 
-// The most strikes one read of layer l's blocks can see in one iteration (at least 1).
+// The most strikes on its block (weights and updates) one read of layer l's blocks can see in
+// one iteration (at least 1).
 int max_read_strikes(const Exposures (&exposure)[2], int l) {
   int most = 1;
+  const auto update = static_cast<std::size_t>(FaultTarget::update);
   for (int d : {kForward, kBackward}) {
     for (const ReadExposure& read : exposure[d][static_cast<std::size_t>(l)]) {
       for (const SymbolExposure* e : {&read.steady, &read.first, &read.verification}) {
-        most = std::max(most, e->strikes + e->strikes_per_iteration);
+        most = std::max(most, e->strikes + e->strikes_per_iteration + e->other[update] +
+                                  e->other_per_iteration[update]);
       }
     }
   }
   return most;
+}
+
+// The strikes of an iteration that reach the nodes' own copies: centralized, node 0's decode
+// strikes reach every node alike and are silent instead (counted apart).
+std::vector<ReachedStrike> node_strikes(const NetworkRounds& rounds, bool decentralized) {
+  std::vector<ReachedStrike> strikes = iteration_strikes(rounds);
+  if (!decentralized)
+    std::erase_if(strikes,
+                  [](const ReachedStrike& s) { return s.target() == FaultTarget::decode; });
+  return strikes;
 }
 
 }  // namespace
@@ -460,7 +488,8 @@ TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& l
                        std::vector<ReadExposure>(static_cast<std::size_t>(s.nodes)));
   }
   const NetworkRounds rounds{layer_count, options.first_layer_backward};
-  const std::vector<ReachedStrike> strikes = iteration_strikes(rounds);
+  const std::vector<ReachedStrike> strikes = node_strikes(rounds, options.decentralized);
+  central_decode_strikes_ = static_cast<int>(iteration_strikes(rounds).size() - strikes.size());
   for (int l = 0; l < layer_count; ++l) {
     NodeLayer layer;
     layer.strikes = &strikes;
@@ -470,18 +499,29 @@ TrainingTheory::TrainingTheory(const SchemeSpec& spec, const std::vector<int>& l
     opportunities_.push_back(layer_exposure(s, layer, exposure, latent_blocks_));
   }
   target_opportunities_ = count_target_opportunities(opportunities_, s.nodes, strikes);
+  target_opportunities_[at(FaultTarget::decode)] += central_decode_strikes_;
+  std::vector<LayerChecks> checks;
   for (int l = 0; l < layer_count; ++l) {
     const auto shape = locally_checked_block(spec, layer_sizes[static_cast<std::size_t>(l) + 1],
                                              layer_sizes[static_cast<std::size_t>(l)]);
     if (!shape) break;
-    local_.push_back(shared_abft_correction(*shape,
-                                            abft_strike_model(options.weight_fault_model, *shape),
-                                            max_read_strikes(exposure, l)));
+    const int most = max_read_strikes(exposure, l);
+    local_.push_back(shared_abft_correction(
+        *shape, abft_strike_model(options.weight_fault_model, *shape), most));
+    local_update_.push_back(shared_abft_correction(
+        *shape, abft_strike_model(options.update_fault_model, *shape), most));
+    // Forward partials hold the block's rows, backward ones its columns.
+    partial_corrected_.push_back(
+        {abft_partial_correction(options.product_fault_model, shape->rows, options.product_columns),
+         abft_partial_correction(options.product_fault_model, shape->cols,
+                                 options.product_columns)});
   }
+  for (std::size_t l = 0; l < local_.size(); ++l)
+    checks.push_back({&local_[l], &local_update_[l], partial_corrected_[l]});
   if (options.count_shared_strikes && local_.empty())
     shared_ = count_shared_strikes(shared_strike_shape(s, layer_count, options));
-  const auto local = [this](int l) {
-    return local_.empty() ? nullptr : &local_[static_cast<std::size_t>(l)];
+  const auto local = [&checks](int l) {
+    return checks.empty() ? nullptr : &checks[static_cast<std::size_t>(l)];
   };
   const int lowest_backward = options.first_layer_backward ? 0 : 1;
   for (int l = 0; l < layer_count; ++l) {
@@ -504,53 +544,6 @@ int TrainingTheory::opportunities_per_iteration() const {
   int total = 0;
   for (const LayerOpportunities& layer : opportunities_) total += layer.total();
   return total;
-}
-
-namespace {
-
-// 1 - (1 - p) e^gain = p - (1 - p) (e^gain - 1), in [0, 1]: a failure probability with shared
-// pairs counted once; exactly p at gain 0, without the cancellation of 1 - (1 - p).
-double with_gain(double failure, double log_gain) {
-  return std::clamp(failure - (1.0 - failure) * std::expm1(log_gain), 0.0, 1.0);
-}
-
-}  // namespace
-
-// An iteration's pairs fail its decodes and the next iteration's reads; the last iteration's
-// fail the verification pass instead (shared_strikes.hpp).
-double TrainingTheory::rollback_probability(const TargetProbabilities& eps) const {
-  return with_gain(sequence_probabilities(steady_, eps).failure,
-                   SharedStrikes::log_gain(shared_.next, eps));
-}
-
-double TrainingTheory::first_rollback_probability(const TargetProbabilities& eps) const {
-  return with_gain(sequence_probabilities(first_, eps).failure,
-                   SharedStrikes::log_gain(shared_.next, eps));
-}
-
-double TrainingTheory::verification_failure_probability(const TargetProbabilities& eps,
-                                                        int tau) const {
-  return with_gain(sequence_probabilities(verification_, eps, tau).failure,
-                   SharedStrikes::log_gain(shared_.verification, eps) -
-                       SharedStrikes::log_gain(shared_.next, eps));
-}
-
-double TrainingTheory::expected_corrected_decodes(const TargetProbabilities& eps) const {
-  return sequence_probabilities(steady_, eps).expected_corrected;
-}
-
-double TrainingTheory::silent_corruption_probability(const TargetProbabilities& eps) const {
-  return sequence_probabilities(steady_, eps).silent;
-}
-
-double TrainingTheory::expected_local_corrections(double eps) const {
-  return sequence_probabilities(steady_, weights_only(eps)).expected_local_corrections;
-}
-
-double TrainingTheory::expected_strikes(const TargetProbabilities& eps) const {
-  double strikes = 0.0;
-  for (std::size_t k = 0; k < eps.size(); ++k) strikes += target_opportunities_[k] * eps[k];
-  return strikes;
 }
 
 }  // namespace codesim::models

@@ -73,8 +73,18 @@
 // each in its iteration, and the next reads of both blocks): shared_strikes.hpp counts such a
 // pair once, to first order in its probability; with t >= 2 the decodes are taken as
 // independent. Hidden strikes (a perturbed z_l entry whose ReLU output does not change) are
-// neglected: an upper bound. Centralized decoding and local correction (abft) are counted for
-// weight strikes only.
+// neglected: an upper bound.
+// Centralized decoding (TrainingTheoryOptions::decentralized false): node 0's decode strikes, one
+// per decoded vector, give every node the same wrong vector; nothing sees them, so each is a
+// silent corruption, and no node's own copy is struck by the decode target.
+// Local correction (abft, abft_codenet) under the other targets: an update strike is a wrong
+// block like a weight strike (the update target's value model decides Q_j when it struck alone);
+// a product strike on a clean block is corrected at the node with abft_partial_correction's
+// probability, else withheld; a strike on a copy of a vector passes the checksums and makes the
+// symbol erroneous: silent for abft's grid, which has no redundancy, a bad symbol for
+// abft_codenet's. A codeword with both decodes when erasures + 2 errors stay within its
+// redundancy (exact for MDS codes, an approximation for the grid); pairs of strikes that fail
+// two decodes are not counted once there (an upper bound).
 //
 // Versus counting a backward round in every layer, as the CodeNet experiment code runs it (this
 // project's every-layer count, derived in docs/reproduction.md, not a number quoted from the
@@ -112,6 +122,15 @@ struct TrainingTheoryOptions {
   /// own block (abft) corrects it. The CodeNet experiment's sparse additive noise at density
   /// 0.005 by default; the other schemes' numbers do not depend on it.
   ValueModelSpec weight_fault_model = value_model_defaults(ValueModelKind::sparse_additive);
+  /// What a product strike and an update strike do, and the columns of a layer's products
+  /// (batch size times positions): decide how often such a node corrects those too.
+  ValueModelSpec product_fault_model = value_model_defaults(ValueModelKind::sparse_additive);
+  ValueModelSpec update_fault_model = value_model_defaults(ValueModelKind::sparse_additive);
+  int product_columns = 1;
+  /// Every node decodes (true) or node 0 decodes and sends its copies (false): a decode strike
+  /// there gives every node the same wrong vector, which nothing sees (strike_reach.hpp), so it
+  /// is a silent corruption rather than a bad symbol.
+  bool decentralized = true;
   /// Count a pair of strikes that fails several decodes once (shared_strikes.hpp); false takes
   /// the decodes as independent (an upper bound).
   bool count_shared_strikes = true;
@@ -126,10 +145,13 @@ struct LayerOpportunities {
 };
 
 /// Strikes that can reach one block at one read: `strikes`, plus `strikes_per_iteration` for
-/// every iteration since the last clean state (latent blocks, verification pass only).
+/// every iteration since the last clean state (latent blocks, verification pass only); the other
+/// targets' strikes alike (the node's partial and its block, as SymbolExposure counts them).
 struct BlockExposure {
   int strikes = 0;
   int strikes_per_iteration = 0;
+  TargetCounts other{};
+  TargetCounts other_per_iteration{};
 };
 
 /// Strikes that can reach one symbol at one decode (the sum over its member blocks).
@@ -144,6 +166,16 @@ struct SymbolExposure {
   std::vector<BlockExposure> blocks;
 };
 
+/// What a node that checks its own block (abft) does at one read. Q_j is the probability that a
+/// block read after j strikes is corrected at its node rather than withheld (index j, Q_0 = 1;
+/// beyond the end, the last entry).
+struct LocalCheckOdds {
+  std::vector<double> block_corrected;   ///< Q_j of weight strikes (and mixed ones)
+  std::vector<double> update_corrected;  ///< Q_j when every strike is an update strike
+  /// A struck partial of a clean block corrected at its node (else withheld).
+  double partial_corrected = 1.0;
+};
+
 /// One decode of one layer: its codewords (replication and uncoded: one per block row forward or
 /// block column backward; the other schemes: one), each a list of symbol exposures.
 struct DecodeExposure {
@@ -152,14 +184,13 @@ struct DecodeExposure {
   std::vector<std::vector<SymbolExposure>> codewords;
   int correctable = 0;  ///< erroneous symbols each codeword corrects, t
   bool detects = true;  ///< false: nothing is detected (uncoded)
-  /// Local correction at the nodes (abft): Q_j, the probability that a member block read after
-  /// j strikes is corrected at its node rather than withheld (index j, Q_0 = 1; beyond the end,
-  /// the last entry). Empty: the nodes check nothing and strikes make symbols erroneous.
-  std::vector<double> corrected_given_strikes;
+  /// Local correction at the nodes (abft); empty block_corrected: the nodes check nothing and
+  /// strikes make symbols erroneous.
+  LocalCheckOdds local;
   /// With local correction: withheld symbols (erasures) each codeword tolerates.
   int erasures_tolerated = 0;
   int symbol_count() const;
-  bool corrects_locally() const { return !corrected_given_strikes.empty(); }
+  bool corrects_locally() const { return !local.block_corrected.empty(); }
 };
 
 /// Probabilities of one decode.
@@ -170,7 +201,8 @@ struct DecodeProbabilities {
   double corrected = 0.0;
   /// At least one erroneous symbol that nothing detects (decodes with detects == false).
   double silent = 0.0;
-  /// Expected member blocks corrected at their nodes (local correction only).
+  /// Expected member blocks (and struck partials) corrected at their nodes (local correction
+  /// only).
   double local_corrections = 0.0;
 };
 
@@ -231,7 +263,6 @@ class TrainingTheory {
   const std::vector<DecodeExposure>& verification_decodes() const { return verification_; }
 
   // Each probability takes the strike probability of every target; a double is weights only.
-  // Precondition for targets other than weights: no local correction (abft).
 
   /// Rollback probability of a steady iteration, p.
   double rollback_probability(const TargetProbabilities& eps) const;
@@ -256,8 +287,11 @@ class TrainingTheory {
   double silent_corruption_probability(double eps) const {
     return silent_corruption_probability(weights_only(eps));
   }
-  /// Expected blocks corrected at their nodes in a steady iteration (abft; else 0).
-  double expected_local_corrections(double eps) const;
+  /// Expected blocks and partials corrected at their nodes in a steady iteration (abft; else 0).
+  double expected_local_corrections(const TargetProbabilities& eps) const;
+  double expected_local_corrections(double eps) const {
+    return expected_local_corrections(weights_only(eps));
+  }
   /// Pairs of strikes that fail several decodes (t = 1; zero otherwise).
   const SharedStrikes& shared_strikes() const { return shared_; }
   /// Opportunities per iteration of each target (weights: opportunities_per_iteration()).
@@ -276,10 +310,13 @@ class TrainingTheory {
   int latent_blocks_ = 0;
   TargetCounts target_opportunities_{};
   SharedStrikes shared_;
-  std::vector<AbftCorrection> local_;
+  std::vector<AbftCorrection> local_;                     ///< per layer: weight strikes' Q_j
+  std::vector<AbftCorrection> local_update_;              ///< per layer: update strikes' Q_j
+  std::vector<std::array<double, 2>> partial_corrected_;  ///< per layer, forward and backward
   std::vector<DecodeExposure> steady_;
   std::vector<DecodeExposure> first_;
   std::vector<DecodeExposure> verification_;
+  int central_decode_strikes_ = 0;  ///< centralized: node 0's decode strikes per iteration
 };
 
 }  // namespace codesim::models

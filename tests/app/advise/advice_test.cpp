@@ -166,6 +166,37 @@ TEST_CASE("advise rejects bad input at its pointer with exit code 2 and writes n
 namespace codesim::app {
 
 TEST_CASE(
+    "under activation strikes the advice sees abft pass them silently and ranks no abft "
+    "ahead of a safe configuration") {
+  // An abft checksum checks a product against its block, not the activation computed from it:
+  // a struck copy of an activation reaches the products and the updates unseen.
+  Json document = small_scenario(8, 0.0, 0.0);
+  document["faults"]["targets"]["activation"] = {{"probability_per_operation", 3e-3}};
+  const Advice advice = advise_on(document, true);
+  int abft = 0;
+  int worst_safe = 0;  // the last rank of a configuration not expected to corrupt silently
+  for (const AdvisedConfiguration& c : advice.configurations) {
+    if (!c.bound) continue;
+    if (models::scheme_name(c.configuration.scheme) == "abft") {
+      ++abft;
+      CAPTURE(c.label);
+      CHECK(c.bound->unsafe());
+    } else if (c.rank > 0 && !c.bound->unsafe()) {
+      worst_safe = std::max(worst_safe, c.rank);
+    }
+  }
+  CHECK(abft > 0);
+  REQUIRE(worst_safe > 0);
+  for (const AdvisedConfiguration& c : advice.configurations) {
+    if (models::scheme_name(c.configuration.scheme) == "abft" && c.rank > 0) {
+      CAPTURE(c.label);
+      CHECK(c.rank > worst_safe);
+    }
+  }
+  CHECK(models::scheme_name(recommended(advice).configuration.scheme) != "abft");
+}
+
+TEST_CASE(
     "on T5's configuration at eps 3e-4 the advice ranks a CodeNet grid ahead of replication") {
   Json document = read_scenario_file(std::string(CODESIM_SOURCE_DIR) +
                                      "/scenarios/paper_time_vs_checkpoint.json");

@@ -172,6 +172,41 @@ TEST_CASE("theory counts every target's strikes when their probabilities are giv
         std::string::npos);
 }
 
+TEST_CASE(
+    "theory counts abft's strikes on copies of vectors as silent, its checksums passing them") {
+  // A strike on a node's copy of an activation makes its product and its update wrong in ways
+  // the checksums follow; abft's grid has no redundancy, so nothing rolls back: 5 activation
+  // copies per node and iteration, 20 nodes, each strike silent.
+  const nlohmann::json activation =
+      theory_json(with(kAbft, {"--eps", "0", "--activation-eps", "1e-4"}));
+  CHECK(activation["rollback_probability"]["per_iteration"].get<double>() == 0.0);
+  CHECK(activation["silent_corruption"]["probability_per_iteration"].get<double>() ==
+        doctest::Approx(1.0 - std::pow(1.0 - 1e-4, 100)).epsilon(1e-9));
+  CHECK(activation["silent_corruption"]["expected_per_iteration"].get<double>() ==
+        doctest::Approx(100 * 1e-4));
+  // Products and updates are checked at the node: they roll back (or are corrected), never
+  // silent.
+  const nlohmann::json checked =
+      theory_json(with(kAbft, {"--eps", "0", "--product-eps", "1e-4", "--update-eps", "1e-4"}));
+  CHECK(checked["silent_corruption"]["probability_per_iteration"].get<double>() == 0.0);
+  CHECK(checked["rollback_probability"]["per_iteration"].get<double>() > 0.0);
+}
+
+TEST_CASE("theory counts centralized decode strikes as silent, decentralized ones as bad symbols") {
+  // Node 0's 5 decodes per iteration reach every node alike: a codeword of the wrong vector.
+  const std::vector<std::string> decode = {"--eps", "0", "--decode-eps", "1e-4"};
+  const nlohmann::json central = theory_json(with(with(kCodenet, decode), {"--centralized"}));
+  CHECK(central["decoding"] == "centralized");
+  CHECK(central["opportunities_by_target"]["decode"].get<int>() == 5);
+  CHECK(central["rollback_probability"]["per_iteration"].get<double>() == 0.0);
+  CHECK(central["silent_corruption"]["probability_per_iteration"].get<double>() ==
+        doctest::Approx(1.0 - std::pow(1.0 - 1e-4, 5)).epsilon(1e-9));
+  const nlohmann::json spread = theory_json(with(kCodenet, decode));
+  CHECK_FALSE(spread.contains("decoding"));
+  CHECK(spread["silent_corruption"]["probability_per_iteration"].get<double>() == 0.0);
+  CHECK(spread["expected_corrected_decodes_per_iteration"].get<double>() > 0.0);
+}
+
 TEST_CASE("theory --table thresholds prints T1 in text and JSON") {
   const CliResult o = theory({"--table", "thresholds"});
   CHECK(o.code == 0);
@@ -246,8 +281,8 @@ TEST_CASE("theory rejects bad options with exit code 2 and one error line") {
       with(kAbft, {"--fault-entries", "2", "--fault-density", "0.1"}),
       with(kCodenet, {"--decode-eps", "1.5"}),
       with(kCodenet, {"--product-eps", "-0.1"}),
-      with(kAbft, {"--activation-eps", "1e-4"}),
       {"--table", "thresholds", "--update-eps", "1e-4"},
+      {"--table", "thresholds", "--centralized"},
   };
   for (const auto& args : bad) {
     std::string joined;
