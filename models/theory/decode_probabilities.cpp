@@ -101,29 +101,42 @@ BlockOdds weight_strikes_checked(const std::vector<double>& corrected, int n, do
   return odds;
 }
 
+// Binomial(n, eps) probabilities of 0 .. K - 1 strikes, and of K or more as the last entry.
+std::vector<double> capped_pmf(int n, double eps, int cap) {
+  std::vector<double> pmf(static_cast<std::size_t>(cap) + 1, 0.0);
+  double below = 0.0;
+  for (int j = 0; j < cap && j <= n; ++j) {
+    pmf[static_cast<std::size_t>(j)] = strike_pmf(n, j, eps);
+    below += pmf[static_cast<std::size_t>(j)];
+  }
+  if (n >= cap) pmf.back() = std::max(0.0, 1.0 - below);
+  return pmf;
+}
+
 BlockOdds block_checked(const LocalCheckOdds& local, const BlockExposure& block,
                         const TargetProbabilities& eps, int iterations) {
   const int n = block.strikes + iterations * block.strikes_per_iteration;
   const int u = block.other[kUpdate] + iterations * block.other_per_iteration[kUpdate];
+  if (u == 0 || eps[kUpdate] == 0.0)
+    return weight_strikes_checked(local.block_corrected, n, eps[kWeights], 1.0);
+  // Q_j is constant from the end of its table on: strikes are counted up to that cap (the last
+  // entry of each pmf holds the cap and beyond), O(cap^2) however many strikes the latent blocks
+  // of a long interval meet. Update strikes alone take their own table, mixed ones the weights'.
+  const int cap =
+      static_cast<int>(std::max(local.block_corrected.size(), local.update_corrected.size()));
+  const std::vector<double> by_update = capped_pmf(u, eps[kUpdate], cap);
+  const std::vector<double> by_weights = capped_pmf(n, eps[kWeights], cap);
   BlockOdds odds;
-  for (int i = 0; i <= u; ++i) {
-    const double pu = strike_pmf(u, i, eps[kUpdate]);
-    if (pu == 0.0) continue;
-    if (i == 0) {
-      const BlockOdds w = weight_strikes_checked(local.block_corrected, n, eps[kWeights], pu);
-      odds.withheld += w.withheld;
-      odds.corrected += w.corrected;
-      continue;
-    }
-    // i update strikes: alone, their own table; with weight strikes, the weights' table at the
-    // total count.
-    const double none = std::exp(log_clean(n, eps[kWeights]));
-    odds.withheld += pu * none * (1.0 - q_at(local.update_corrected, i));
-    odds.corrected += pu * none * q_at(local.update_corrected, i);
-    for (int j = 1; j <= n; ++j) {
-      const double p = pu * strike_pmf(n, j, eps[kWeights]);
-      odds.withheld += p * (1.0 - q_at(local.block_corrected, i + j));
-      odds.corrected += p * q_at(local.block_corrected, i + j);
+  for (int i = 0; i <= cap; ++i) {
+    for (int j = 0; j <= cap; ++j) {
+      if (i == 0 && j == 0) continue;
+      const double p =
+          by_update[static_cast<std::size_t>(i)] * by_weights[static_cast<std::size_t>(j)];
+      if (p == 0.0) continue;
+      const double q =
+          j == 0 ? q_at(local.update_corrected, i) : q_at(local.block_corrected, i + j);
+      odds.withheld += p * (1.0 - q);
+      odds.corrected += p * q;
     }
   }
   return odds;

@@ -165,7 +165,8 @@ sim::MetricSet run_coded_training(const sim::ClusterSpec& cluster,
 ///    usable nodes waits for a repair (restart time); a stale node that is back has its blocks
 ///    regenerated before the iteration (regeneration time and bytes), as train_coded's.
 ///  - Checkpoints: the verification pass (forward and backward of every layer, no strikes) before
-///    each write; at the end an untimed verification pass, as train_coded's read-out.
+///    each write; after the last iteration an untimed verification pass, as train_coded's
+///    read-out, which rolls back when it detects what it cannot correct.
 ///
 /// Metrics: completed, completion_time_s, iterations, iterations_executed, faults_injected
 /// (strikes), decodes, corrected, regenerations, detected, rollbacks, checkpoints,

@@ -112,8 +112,7 @@ TrainingResult NumericBackend::run() {
   }
   trace_sync(sim::kJobTrack, "run");
   trace().close(engine_.now());
-  // The last evaluation ran the repairs, when the run reached it.
-  if (!reading_out_) repair_before_read_out();
+  // A completed run passed its read-out (read_out_passes); one that stopped ran it above.
   trace_sync(sim::kJobTrack, "read-out");  // the untimed read-out's corrections, at the end
   injector_.finish();
   TrainingResult result;
@@ -126,8 +125,9 @@ TrainingResult NumericBackend::run() {
 
 // The model is read out after untimed repairs: stale blocks (of nodes that missed updates) are
 // regenerated and a verification pass corrects a corruption struck at the last update that no
-// decode has seen yet.
-void NumericBackend::repair_before_read_out() {
+// decode has seen yet. False: the pass detected what it cannot correct (the protocol then rolls
+// back and repeats the read-out after the iterations again).
+bool NumericBackend::repair_before_read_out() {
   reading_out_ = true;
   std::vector<std::pair<int, int>> stale_blocks;
   std::vector<int> stale_nodes;
@@ -137,8 +137,12 @@ void NumericBackend::repair_before_read_out() {
     for (int l = 0; l < net_.count; ++l) stale_blocks.emplace_back(l, p);
   }
   if (regenerate(stale_blocks, stale_nodes)) std::fill(stale_.begin(), stale_.end(), false);
-  protocol_.verify();
+  const bool passed = protocol_.verify().passed;
+  reading_out_ = passed;
+  return passed;
 }
+
+bool NumericBackend::read_out_passes() { return reading_out_ || repair_before_read_out(); }
 
 std::vector<int> NumericBackend::live_nodes() const {
   std::vector<int> live;

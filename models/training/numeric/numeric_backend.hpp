@@ -145,6 +145,7 @@ class NumericBackend final : public TrainingBackend {
   void start_update() override;
   void iteration_done() override;
   double evaluate() override;
+  bool read_out_passes() override;
   VerificationDecode verification_decode(int layer, Direction dir) override;
   std::optional<double> verification_regenerate(int layer, Direction dir,
                                                 double elapsed_s) override;
@@ -173,7 +174,7 @@ class NumericBackend final : public TrainingBackend {
   // --- set-up, evaluation, fault offers and read-out (numeric_backend.cpp) ------------------
   void init_layers();
   void init_evaluation(const Dataset& test);
-  void repair_before_read_out();
+  bool repair_before_read_out();
   bool up(int node) const { return cluster_.node(node).is_up(); }
   /// Columns of layer l's products: the batch times its positions per sample (conv: H_out W_out).
   int columns(int l) const {

@@ -439,7 +439,7 @@ void NumericBackend::iteration_done() {
 // the run returns: after the read-out's repairs, which no later step undoes (they only fix what a
 // decode would have, and nothing after the last evaluation writes a block).
 double NumericBackend::evaluate() {
-  if (progress().all_done()) repair_before_read_out();
+  // The protocol ran the read-out's repairs before the last evaluation (read_out_passes).
   const double accuracy = evaluate_accuracy();
   const double mean_loss = eval_.loss_count > 0 ? eval_.loss_sum / eval_.loss_count : 0.0;
   metrics_.append_row("accuracy_vs_time",

@@ -177,8 +177,14 @@ void ProtocolRun::update_finished() {
   end_iteration();
 }
 
-// Evaluates every eval_every useful iterations and after the last.
+// Evaluates every eval_every useful iterations and after the last, once the read-out's check
+// passed (as the CodeNet authors' code, which rolls back there too).
 void ProtocolRun::end_iteration() {
+  if (progress_.all_done() && !backend_.read_out_passes()) {
+    sync_trace("read-out");
+    rollback();
+    return;
+  }
   double eval_s = 0.0;
   if (progress_.all_done() || (spec_.eval_every > 0 && progress_.done() % spec_.eval_every == 0)) {
     eval_s = backend_.evaluate();

@@ -84,6 +84,10 @@ class TrainingBackend {
   virtual void iteration_done() = 0;
   /// Evaluates the model now; the simulated seconds that costs.
   virtual double evaluate() = 0;
+  /// After the last iteration, before the final evaluation: the untimed read-out's repairs and
+  /// verification pass (ProtocolRun::verify). False: the pass detected an error it cannot
+  /// correct, and the run rolls back rather than report a corrupted model.
+  virtual bool read_out_passes() = 0;
 
   // --- checkpoints and rollbacks -----------------------------------------------------------
   /// One all-ones decode of the verification pass through (layer, dir).

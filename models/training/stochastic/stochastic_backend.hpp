@@ -152,6 +152,7 @@ class StochasticBackend final : public TrainingBackend {
   void start_update() override;
   void iteration_done() override {}
   double evaluate() override { return 0.0; }  // no evaluation
+  bool read_out_passes() override;
   VerificationDecode verification_decode(int layer, Direction dir) override;
   std::optional<double> verification_regenerate(int layer, Direction dir, double) override;
   void save_checkpoint() override;
@@ -258,6 +259,7 @@ class StochasticBackend final : public TrainingBackend {
   std::uint64_t node_operations_ = 0;
   double now_s_ = 0.0;
   bool stopped_ = false;                   // the run ended before the time limit
+  bool read_out_ = false;                  // the read-out's verification passed (read_out_passes)
   std::optional<ProtocolStep> next_step_;  // the trampoline's next step
   ProtocolRun protocol_;
 };

@@ -93,6 +93,13 @@ class ScriptedBackend final : public TrainingBackend {
   }
   void iteration_done() override {}
   double evaluate() override { return 0.0; }
+  int read_out_failures = 0;  // read-out checks that fail before one passes
+  bool read_out_passes() override {
+    log.push_back("read-out");
+    if (read_out_failures == 0) return true;
+    --read_out_failures;
+    return false;
+  }
   VerificationDecode verification_decode(int, Direction) override {
     return {DecodeStatus::clean, 0.125};
   }
@@ -143,6 +150,7 @@ TEST_CASE(
   expected.insert(expected.end(), kIteration.begin(), kIteration.end());
   expected.push_back("iteration 1");
   expected.insert(expected.end(), kIteration.begin(), kIteration.end());
+  expected.push_back("read-out");
   expected.push_back("stop");
   CHECK(f.backend.log == expected);
   CHECK(f.progress().completed());
@@ -161,7 +169,7 @@ TEST_CASE(
   f.backend.statuses = {DecodeStatus::clean, DecodeStatus::corrected};
   f.backend.run();
   const std::vector<std::string> expected = {"iteration 0", "forward 0", "forward 1", "regenerate",
-                                             "backward 1",  "update",    "stop"};
+                                             "backward 1",  "update",    "read-out",  "stop"};
   CHECK(f.backend.log == expected);
   CHECK(f.progress().counts.corrected == 1);
   CHECK(f.progress().time.committed.communication_s == doctest::Approx(1.5 + 2.0));
@@ -176,7 +184,7 @@ TEST_CASE(
   f.backend.run();
   const std::vector<std::string> expected = {"iteration 0", "forward 0", "forward 1", "restore",
                                              "iteration 0", "forward 0", "forward 1", "backward 1",
-                                             "update",      "stop"};
+                                             "update",      "read-out",  "stop"};
   CHECK(f.backend.log == expected);
   CHECK(f.progress().counts.detected == 1);
   CHECK(f.progress().counts.rollbacks == 1);
@@ -195,12 +203,37 @@ TEST_CASE("a due checkpoint is verified and written before the next iteration") 
   expected.push_back("checkpoint");
   expected.push_back("iteration 1");
   expected.insert(expected.end(), kIteration.begin(), kIteration.end());
+  expected.push_back("read-out");
   expected.push_back("stop");
   CHECK(f.backend.log == expected);
   CHECK(f.progress().counts.checkpoints == 1);
   // The verification pass decodes both directions of both layers (0.125 s each), then the write.
   CHECK(f.progress().counts.decodes == 2 * 3 + 4);
   CHECK(f.progress().time.committed.checkpoint_s == doctest::Approx(4 * 0.125 + 3.0));
+}
+
+TEST_CASE(
+    "a read-out check that fails rolls back to the last checkpoint and runs the iterations "
+    "after it again, so that no corrupted model is reported") {
+  Fixture f(2, 1);
+  f.backend.read_out_failures = 1;
+  f.backend.run();
+  std::vector<std::string> expected = {"iteration 0"};
+  expected.insert(expected.end(), kIteration.begin(), kIteration.end());
+  expected.push_back("checkpoint");
+  expected.push_back("iteration 1");
+  expected.insert(expected.end(), kIteration.begin(), kIteration.end());
+  expected.push_back("read-out");
+  expected.push_back("restore");
+  expected.push_back("iteration 1");
+  expected.insert(expected.end(), kIteration.begin(), kIteration.end());
+  expected.push_back("read-out");
+  expected.push_back("stop");
+  CHECK(f.backend.log == expected);
+  CHECK(f.progress().completed());
+  CHECK(f.progress().done() == 2);
+  CHECK(f.progress().counts.rollbacks == 1);
+  CHECK(f.progress().time.restart_s == doctest::Approx(7.0));
 }
 
 TEST_CASE(
