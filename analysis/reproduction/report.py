@@ -7,7 +7,14 @@ import datetime
 from pathlib import Path
 
 from .context import Reproduction
-from .references import KIND_NAMES, REFERENCES
+from .references import CHECK_NAMES, REFERENCES, SOURCE_NAMES
+
+
+def table_row(c: dict) -> str:
+    """A claim's row: step, claim, its source's kind, its check's kind and the verdict."""
+    source, check, _ = REFERENCES[c["step"]]
+    return (f"| {c['step']} | {c['claim']} | {SOURCE_NAMES[source]} | {CHECK_NAMES[check]} | "
+            f"{c['verdict']} |")
 
 
 def write_report(r: Reproduction, seconds: float) -> None:
@@ -20,14 +27,14 @@ def write_report(r: Reproduction, seconds: float) -> None:
              f"{'; results already in results/ were reused' if r.reuse else ''}). Each claim of the two papers "
              "(Generalized PolyDot codes; CodeNet), its figure, what was measured, and "
              "whether it reproduced. Figures are in figures/, raw results in results/.", "",
-             "| step | claim | checked against | verdict |", "|---|---|---|---|"]
+             "| step | claim | source | checked against | verdict |", "|---|---|---|---|---|"]
     for c in r.claims:
-        kind = REFERENCES[c["step"]][0]
-        lines.append(f"| {c['step']} | {c['claim']} | {KIND_NAMES[kind]} | {c['verdict']} |")
+        lines.append(table_row(c))
     for c in r.claims:
         lines += ["", f"## {c['step']}: {c['verdict']}", "", c["claim"], "",
-                  f"Checked against ({KIND_NAMES[REFERENCES[c['step']][0]]}): "
-                  f"{REFERENCES[c['step']][1]}.", "", f"Measured: {c['measured']}"]
+                  f"Source ({SOURCE_NAMES[REFERENCES[c['step']][0]]}) and check "
+                  f"({CHECK_NAMES[REFERENCES[c['step']][1]]}): "
+                  f"{REFERENCES[c['step']][2]}.", "", f"Measured: {c['measured']}"]
         if c["note"]:
             lines += ["", c["note"]]
         for f in c["figures"]:
@@ -54,10 +61,9 @@ def verdict_block(r: Reproduction, seconds: float, when: datetime.date) -> list[
     lines = [f"The report of {when.isoformat()} (`scripts/reproduce"
              f"{' --full' if r.full else ''}`, {r.jobs} jobs, steps {steps}: "
              f"{seconds / 60:.1f} minutes once built):", "",
-             "| step | claim | checked against | verdict |", "|---|---|---|---|"]
+             "| step | claim | source | checked against | verdict |", "|---|---|---|---|---|"]
     for c in r.claims:
-        kind = REFERENCES[c["step"]][0]
-        lines.append(f"| {c['step']} | {c['claim']} | {KIND_NAMES[kind]} | {c['verdict']} |")
+        lines.append(table_row(c))
     return lines
 
 

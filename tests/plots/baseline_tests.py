@@ -9,6 +9,7 @@ import sys
 import tempfile
 import unittest
 from pathlib import Path
+from types import SimpleNamespace
 
 from plot_test_support import PNG_SIGNATURE, ROOT, aggregate, load, png_size, run
 
@@ -23,9 +24,11 @@ def point(label: str, strategy: dict, eps: float, replicas: list[dict]) -> dict:
             "replicas": replicas, "aggregate": aggregate(replicas)}
 
 
-def trained(accuracy: float, seconds: float) -> list[dict]:
-    return [{"replica": r, "final_test_accuracy": accuracy, "completion_time_s": seconds + r / 100,
-             "rollbacks": 0.0, "corrected": 1.0} for r in range(2)]
+def trained(accuracy: float, seconds: float | list[float]) -> list[dict]:
+    """Replicas at `accuracy`: two at `seconds` + 0.00 and + 0.01 s, or one per listed time."""
+    times = seconds if isinstance(seconds, list) else [seconds + r / 100 for r in range(2)]
+    return [{"replica": r, "final_test_accuracy": accuracy, "completion_time_s": t,
+             "rollbacks": 0.0, "corrected": 1.0} for r, t in enumerate(times)]
 
 
 def mnist_results(strategies: list[tuple[str, dict, float, float, float]]) -> dict:
@@ -66,39 +69,72 @@ class T6Verdict(unittest.TestCase):
         verdict, sentence = mnist_claims.t6_verdict(rows)
         self.assertEqual(verdict, "reproduced")
         # The error-free reference is faster here but faces no errors: not compared.
-        self.assertIn("beats all 4 other strategies", sentence)
+        self.assertIn("against the 4 other strategies facing errors", sentence)
+        self.assertIn("rep3 wins (+0.500 +- 0.000 s and +0.00 +- 0.00 accuracy points against "
+                      "CodeNet (2 paired replicas))", sentence)
+        self.assertIn("mds wins", sentence)  # less accurate, by every pair
 
-    def test_a_win_by_a_margin_inside_the_intervals_says_so_with_the_paired_replicas(self):
-        # Two replicas 0.01 s apart: 95% half-width t(1) 0.01 / 2 = 0.0635 s; the gap is 0.03 s.
-        rows = rows_of(self.BASE + [("rep3", REPLICATION3, 3e-4, 0.90, 1.53)])
+    def test_means_apart_but_paired_intervals_that_include_zero_are_inconclusive(self):
+        # CodeNet 1.5, 1.6, 1.4 s; three copies 1.55, 1.5, 1.5 s: faster in 1 of 3 pairs, the
+        # mean 0.017 s slower, paired 95% half-width t(2) 0.104 / sqrt(3) = 0.26 s.
+        base = [row if row[0] != "codenet" else ("codenet", CODENET, 3e-4, 0.90, [1.5, 1.6, 1.4])
+                for row in self.BASE]
+        base = [(label, strategy, eps, accuracy, [t, t, t] if not isinstance(t, list) else t)
+                for label, strategy, eps, accuracy, t in base]
+        rows = rows_of(base + [("rep3", REPLICATION3, 3e-4, 0.90, [1.55, 1.5, 1.5])])
         verdict, sentence = mnist_claims.t6_verdict(rows)
-        self.assertEqual(verdict, "reproduced (by a margin inside the 95% intervals over rep3)")
-        self.assertIn("its margin over rep3 is 0.030 s, inside the 95% intervals (+-0.064 s, "
-                      "+-0.064 s); CodeNet faster in 2 of 2 paired replicas", sentence)
-        self.assertIsNone(mnist_claims.close_call(rows["codenet"], rows["uncoded"]))
+        self.assertEqual(verdict,
+                         "inconclusive (the paired intervals include no difference against rep3)")
+        self.assertIn("rep3 inconclusive (+0.017 +- 0.259 s", sentence)
 
     def test_a_baseline_as_accurate_and_faster_makes_it_partly_reproduced_and_is_named(self):
         rows = rows_of(self.BASE + [("rep3", REPLICATION3, 3e-4, 0.90, 1.1),
                                     ("mds", MDS, 3e-4, 0.90, 9.0)])
         verdict, sentence = mnist_claims.t6_verdict(rows)
-        self.assertEqual(verdict, "partly reproduced (CodeNet does not win against rep3)")
-        self.assertIn("does not win against rep3 (90.00% at 1.10 s)", sentence)
-        self.assertNotIn("mds", sentence)
+        self.assertEqual(verdict, "partly reproduced (CodeNet loses to rep3)")
+        self.assertIn("rep3 loses (-0.400 +- 0.000 s", sentence)
+        self.assertIn("mds wins", sentence)
 
     def test_losing_to_the_papers_replication_is_not_reproduced(self):
         base = [row if row[0] != "replication 2x" else ("replication 2x", REPLICATION2, 3e-4,
                                                          0.90, 1.0) for row in self.BASE]
         verdict, _ = mnist_claims.t6_verdict(rows_of(base))
-        self.assertEqual(verdict, "NOT reproduced (CodeNet does not win against replication 2x)")
+        self.assertEqual(verdict, "NOT reproduced (CodeNet loses to replication 2x)")
 
-    def test_a_more_accurate_slower_strategy_is_not_beaten_only_if_it_is_also_as_fast(self):
-        codenet = {"final_test_accuracy": 0.9, "completion_time_s": 1.5}
-        self.assertTrue(mnist_claims.beats(codenet, {"final_test_accuracy": 0.95,
-                                                     "completion_time_s": 1.6}))
-        self.assertFalse(mnist_claims.beats(codenet, {"final_test_accuracy": 0.95,
-                                                      "completion_time_s": 1.5}))
-        self.assertTrue(mnist_claims.beats(codenet, {"final_test_accuracy": 0.85,
-                                                     "completion_time_s": 0.1}))
+    def test_a_more_accurate_strategy_wins_only_if_also_faster_by_its_paired_interval(self):
+        codenet = {"accuracies": [0.90, 0.91, 0.89], "times": [1.5, 1.6, 1.4]}
+
+        def outcome(accuracies: list[float], times: list[float]) -> str:
+            return mnist_claims.paired_comparison(
+                codenet, {"accuracies": accuracies, "times": times})[0]
+
+        self.assertEqual(outcome([0.95, 0.96, 0.94], [1.6, 1.7, 1.5]), "wins")  # slower
+        self.assertEqual(outcome([0.95, 0.96, 0.94], [1.4, 1.5, 1.3]), "loses")  # faster
+        self.assertEqual(outcome([0.85, 0.86, 0.84], [0.1, 0.2, 0.0]), "wins")  # less accurate
+        self.assertEqual(outcome([0.95, 0.96, 0.94], [1.5, 1.5, 1.5]), "inconclusive")
+        # One pair gives no interval: never a verdict either way.
+        self.assertEqual(mnist_claims.paired_comparison(
+            {"accuracies": [0.9], "times": [1.5]},
+            {"accuracies": [0.9], "times": [1.0]})[0], "inconclusive")
+
+
+class T7Verdict(unittest.TestCase):
+    def claimed(self, uncoded: float) -> dict:
+        claims = []
+        r = SimpleNamespace(paper=False, results=Path(tempfile.gettempdir()),
+                            claim=lambda *args: claims.append(args))
+        rows = rows_of([("error-free", UNCODED, 0.0, 0.90, 1.0),
+                        ("uncoded", UNCODED, 3e-4, uncoded, 1.2)])
+        mnist_claims.t7(r, rows)
+        step, claim, _, measured, verdict, _ = claims[0]
+        return {"step": step, "claim": claim, "measured": measured, "verdict": verdict}
+
+    def test_without_the_papers_network_the_verdict_is_inconclusive_and_says_why(self):
+        c = self.claimed(0.70)
+        self.assertIn("784-10000-10000-10", c["claim"])
+        self.assertEqual(c["verdict"], "inconclusive (the paper's network is run by --paper; "
+                                       "the small one degrades, not collapses)")
+        self.assertIn("uncoded ends at 70.00%", c["measured"])
 
 
 class GpdCost(unittest.TestCase):

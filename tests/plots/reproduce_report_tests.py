@@ -27,11 +27,16 @@ class ReproduceReport(unittest.TestCase):
         reproduce = load_reproduce()
         claims = [f"T{i}" for i in range(1, 9)]
         self.assertEqual(sorted(reproduce.REFERENCES), claims)
-        for step, (kind, what) in reproduce.REFERENCES.items():
-            self.assertIn(kind, reproduce.KIND_NAMES, step)
+        for step, (source, check, what) in reproduce.REFERENCES.items():
+            self.assertIn(source, reproduce.SOURCE_NAMES, step)
+            self.assertIn(check, reproduce.CHECK_NAMES, step)
             self.assertTrue(what, step)
-            if kind == "paper":
+            if source == "paper":
                 self.assertIn("\"", what, f"{step} quotes the paper")
+        # The closed forms are the project's, not a paper's: T4, T5 and T8 say so.
+        for step in ("T4", "T5", "T8"):
+            self.assertEqual(reproduce.REFERENCES[step][1], "derivation", step)
+        self.assertEqual(reproduce.REFERENCES["T6"][1], "runs")
 
     def test_the_report_lists_each_claims_reference(self):
         reproduce = load_reproduce()
@@ -44,9 +49,10 @@ class ReproduceReport(unittest.TestCase):
                                               "note": ""}])
             reproduce.report.write_report(report, 1.0)
             text = (Path(directory) / "REPORT.md").read_text()
-        self.assertIn("| T6 | best trade-off | a paper's statement | v |", text)
-        self.assertIn("Checked against (a paper's statement): CodeNet abstract: \"Our "
-                      "experiments show", text)
+        self.assertIn("| T6 | best trade-off | a paper's statement, quoted | the simulated runs, "
+                      "paired | v |", text)
+        self.assertIn("Source (a paper's statement, quoted) and check (the simulated runs, "
+                      "paired): CodeNet abstract: \"Our experiments show", text)
 
 
 class ReadmeVerdicts(unittest.TestCase):
@@ -56,7 +62,8 @@ class ReadmeVerdicts(unittest.TestCase):
         run = SimpleNamespace(full=False, jobs="2", claims=[
             {"step": "T8", "claim": "all steps", "verdict": "reproduced"}])
         block = report.verdict_block(run, 192.0, __import__("datetime").date(2026, 12, 4))
-        self.assertIn("| T8 | all steps | a paper's statement | reproduced |", block)
+        self.assertIn("| T8 | all steps | a paper's statement, quoted | the project's derivation "
+                      "| reproduced |", block)
         self.assertIn("2026-12-04", block[0])
         with tempfile.TemporaryDirectory() as directory:
             readme = Path(directory) / "README.md"
