@@ -9,7 +9,7 @@ import common
 import paper_figures
 
 from .context import EPS, ROOT, Reproduction, codesim_json, figure, logspace
-from .rollback_lines import closed_form_line, points_inside
+from .rollback_lines import closed_form_line, points_inside, predicted, slope_interval
 
 # The two strategies of the T4 and T5 scenarios, as `codesim theory` options.
 PAPER_SCHEMES = {
@@ -26,7 +26,28 @@ BASELINE_SCHEMES = {
 }
 SCHEMES = {**PAPER_SCHEMES, **BASELINE_SCHEMES}
 LAYERS = "40,40,40,10"  # the T4 / T5 scenarios' network
-T5_SCENARIOS = ("paper_time_vs_checkpoint", "baselines_time_vs_checkpoint")
+# The slope the paper states for each T4 strategy's rollback rate against eps.
+EXPECTED_SLOPES = {"codenet 7x6 (5,4)": 2.0, "replication 2x(5x4)": 1.0}
+
+
+def pooled_slope(rows: list[dict], line: dict, stated: float) -> tuple[str, bool]:
+    """The slope pooled over every point by likelihood (rollback_lines.slope_interval) in words,
+    and whether its 95% interval holds the closed form's slope over the same points (the line's
+    q at each point's eps, with its attempts: the law is quadratic only asymptotically) and
+    excludes the other law's (1 for a stated 2, 2 for a stated 1)."""
+    fit = slope_interval(rows)
+    if fit is None:
+        return "too few rollbacks for a pooled slope", False
+    model = slope_interval([{**r, "rollbacks": predicted(line, r["eps"]) * r["attempts"]}
+                            for r in rows])
+    other = 1.0 if stated == 2.0 else 2.0
+    holds = model is not None and fit["lo"] <= model["slope"] <= fit["hi"]
+    excludes = not fit["lo"] <= other <= fit["hi"]
+    return (f"pooled slope {fit['slope']:.2f} [{fit['lo']:.2f}, {fit['hi']:.2f}] over "
+            f"{fit['points']} points and {fit['rollbacks']:.0f} rollbacks against the closed "
+            f"form's {model['slope'] if model else float('nan'):.2f} over the same points "
+            f"({'held' if holds else 'NOT held'}; slope {other:g} "
+            f"{'excluded' if excludes else 'NOT excluded'})"), holds and excludes
 
 
 def t5_energy_costs(replicas: list[dict], restart_s: float) -> list[str]:
@@ -78,8 +99,10 @@ def t4(r: Reproduction) -> None:
             line = next(s for s in theory["schemes"] if s["label"] == label)
             inside, _ = points_inside(rows, line)
             ok = ok and inside >= len(rows) - 1
+            fitted, slope_ok = pooled_slope(rows, line, EXPECTED_SLOPES[label])
+            ok = ok and slope_ok
             notes.append(f"{mode} {label}: {inside}/{len(rows)} points' 95% CIs contain the "
-                         f"closed form")
+                         f"closed form; {fitted}")
     slopes = ", ".join(f"{s['label']} {s['slope']:.2f}" for s in theory["schemes"])
     note = ("The closed form assumes every strike is seen by the next decode that reads "
             "the block. The numeric run uses tiny 40 x 40 layers, where a sparse strike can "

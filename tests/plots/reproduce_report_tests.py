@@ -3,8 +3,10 @@ against (a paper, the project's derivation or an independent check), run by run_
 
 from __future__ import annotations
 
+import importlib
 import importlib.machinery
 import importlib.util
+import math
 import tempfile
 import unittest
 from pathlib import Path
@@ -53,6 +55,38 @@ class ReproduceReport(unittest.TestCase):
                       "paired | v |", text)
         self.assertIn("Source (a paper's statement, quoted) and check (the simulated runs, "
                       "paired): CodeNet abstract: \"Our experiments show", text)
+
+
+class PooledSlope(unittest.TestCase):
+    @staticmethod
+    def counts(rate: float, slope: float, attempts: int) -> list[dict]:
+        """Rollbacks at their expected counts for q = 1 - exp(-rate eps^slope)."""
+        rows = []
+        for eps in (1e-4, 3e-4, 1e-3, 3e-3):
+            q = -math.expm1(-rate * eps ** slope)
+            rows.append({"eps": eps, "rollbacks": round(q * attempts), "attempts": attempts})
+        return rows
+
+    def test_the_pooled_slope_recovers_a_linear_and_a_quadratic_rate(self):
+        load_reproduce()  # puts analysis/ on the path
+        from reproduction.rollback_lines import slope_interval
+        linear = slope_interval(self.counts(300.0, 1.0, 20000))
+        self.assertAlmostEqual(linear["slope"], 1.0, delta=0.021)
+        self.assertTrue(linear["lo"] <= 1.0 <= linear["hi"] < 2.0)
+        quadratic = slope_interval(self.counts(3e5, 2.0, 20000))
+        self.assertAlmostEqual(quadratic["slope"], 2.0, delta=0.021)
+        self.assertTrue(1.0 < quadratic["lo"] <= 2.0 <= quadratic["hi"])
+
+    def test_fewer_rollbacks_give_a_wider_interval_that_still_holds_the_slope(self):
+        load_reproduce()  # puts analysis/ on the path
+        from reproduction.rollback_lines import slope_interval
+        many = slope_interval(self.counts(3e5, 2.0, 20000))
+        few = slope_interval(self.counts(3e5, 2.0, 200))
+        self.assertTrue(few["lo"] <= 2.0 <= few["hi"])
+        self.assertGreater(few["hi"] - few["lo"], 5 * (many["hi"] - many["lo"]))
+        # Fewer than two points that roll back: no slope.
+        self.assertIsNone(slope_interval([{"eps": 1e-4, "rollbacks": 0, "attempts": 500},
+                                          {"eps": 1e-3, "rollbacks": 3, "attempts": 500}]))
 
 
 class ReadmeVerdicts(unittest.TestCase):

@@ -23,7 +23,8 @@ import common  # noqa: E402
 from energy_plot_tests import EnergyMath, EnergyReport, EnergyScripts  # noqa: E402, F401
 from production_report_tests import ProductionReport  # noqa: E402, F401
 from cnn_report_tests import CnnReport  # noqa: E402, F401
-from reproduce_report_tests import AllStepsVerdict, ReadmeVerdicts, ReproduceReport  # noqa: E402, F401,E501
+from reproduce_report_tests import (AllStepsVerdict, PooledSlope, ReadmeVerdicts,  # noqa: E402, F401
+                                    ReproduceReport)
 from baseline_tests import BaselineFigures, GpdCost, T6Verdict, T7Verdict  # noqa: E402, F401
 from sweep_figure_tests import SweepChecks, SweepFigures  # noqa: E402, F401
 from advice_plot_tests import AdviceChecks, AdviceFigures  # noqa: E402, F401
