@@ -26,6 +26,7 @@ BASELINE_SCHEMES = {
 }
 SCHEMES = {**PAPER_SCHEMES, **BASELINE_SCHEMES}
 LAYERS = "40,40,40,10"  # the T4 / T5 scenarios' network
+T5_SCENARIOS = ("paper_time_vs_checkpoint", "baselines_time_vs_checkpoint")
 # The slope the paper states for each T4 strategy's rollback rate against eps.
 EXPECTED_SLOPES = {"codenet 7x6 (5,4)": 2.0, "replication 2x(5x4)": 1.0}
 
