@@ -84,8 +84,9 @@ def t6_verdict(rows: dict[str, dict]) -> tuple[str, str]:
     sentence = (f"{codenet} ({100 * c['final_test_accuracy']:.2f}% at "
                 f"{c['completion_time_s']:.2f} s) against the {len(others)} other strategies "
                 "facing errors (time and accuracy, other minus CodeNet, paired 95%): "
-                + "; ".join(f"{label} {outcome} ({words})"
-                            for label, (outcome, words) in outcomes.items()))
+                + "; ".join(f"{label}: CodeNet "
+                            f"{'cannot be told apart' if outcome == 'inconclusive' else outcome} "
+                            f"({words})" for label, (outcome, words) in outcomes.items()))
     lost = [label for label, (outcome, _) in outcomes.items() if outcome == "loses"]
     unclear = [label for label, (outcome, _) in outcomes.items() if outcome == "inconclusive"]
     if any(paper_baseline(rows[label]) for label in lost):

@@ -6,7 +6,8 @@ SOURCE_NAMES = {"paper": "a paper's statement, quoted", "paraphrase": "a paper's
 # project's own closed forms and tables (no outside number available), or the simulated runs
 # themselves (an error-free reference, or paired runs of the strategies compared).
 CHECK_NAMES = {"derivation": "the project's derivation", "formula": "an outside formula",
-               "program": "an outside program", "runs": "the simulated runs, paired"}
+               "program": "an outside program", "runs": "the simulated runs, paired",
+               "reference": "the error-free run"}
 
 # Per step: (source kind, check kind, what). A gap that depends on a cost the project chose says
 # so here.
@@ -43,6 +44,6 @@ REFERENCES = {
            "rollback rates are judged against the project's closed forms counting every "
            "target (models/theory/training_theory.hpp; docs/reproduction.md, T8), the accuracy "
            "against the error-free run"),
-    "T7": ("paraphrase", "runs", "the CodeNet paper's MNIST experiments (uncoded training degrades severely at "
+    "T7": ("paraphrase", "reference", "the CodeNet paper's MNIST experiments (uncoded training degrades severely at "
            "eps = 3e-4; paraphrased in docs/reproduction.md, T7: its abstract states only T6)"),
 }

@@ -70,9 +70,9 @@ class T6Verdict(unittest.TestCase):
         self.assertEqual(verdict, "reproduced")
         # The error-free reference is faster here but faces no errors: not compared.
         self.assertIn("against the 4 other strategies facing errors", sentence)
-        self.assertIn("rep3 wins (+0.500 +- 0.000 s and +0.00 +- 0.00 accuracy points against "
+        self.assertIn("rep3: CodeNet wins (+0.500 +- 0.000 s and +0.00 +- 0.00 accuracy points against "
                       "CodeNet (2 paired replicas))", sentence)
-        self.assertIn("mds wins", sentence)  # less accurate, by every pair
+        self.assertIn("mds: CodeNet wins", sentence)  # less accurate, by every pair
 
     def test_means_apart_but_paired_intervals_that_include_zero_are_inconclusive(self):
         # CodeNet 1.5, 1.6, 1.4 s; three copies 1.55, 1.5, 1.5 s: faster in 1 of 3 pairs, the
@@ -85,15 +85,15 @@ class T6Verdict(unittest.TestCase):
         verdict, sentence = mnist_claims.t6_verdict(rows)
         self.assertEqual(verdict,
                          "inconclusive (the paired intervals include no difference against rep3)")
-        self.assertIn("rep3 inconclusive (+0.017 +- 0.259 s", sentence)
+        self.assertIn("rep3: CodeNet cannot be told apart (+0.017 +- 0.259 s", sentence)
 
     def test_a_baseline_as_accurate_and_faster_makes_it_partly_reproduced_and_is_named(self):
         rows = rows_of(self.BASE + [("rep3", REPLICATION3, 3e-4, 0.90, 1.1),
                                     ("mds", MDS, 3e-4, 0.90, 9.0)])
         verdict, sentence = mnist_claims.t6_verdict(rows)
         self.assertEqual(verdict, "partly reproduced (CodeNet loses to rep3)")
-        self.assertIn("rep3 loses (-0.400 +- 0.000 s", sentence)
-        self.assertIn("mds wins", sentence)
+        self.assertIn("rep3: CodeNet loses (-0.400 +- 0.000 s", sentence)
+        self.assertIn("mds: CodeNet wins", sentence)
 
     def test_losing_to_the_papers_replication_is_not_reproduced(self):
         base = [row if row[0] != "replication 2x" else ("replication 2x", REPLICATION2, 3e-4,
