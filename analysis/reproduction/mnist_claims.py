@@ -181,7 +181,7 @@ def t7(r: Reproduction, quickstart_rows: dict[str, dict]) -> None:
     paper = uncoded_drop(final_rows(paper_file)) if r.paper else None
     if paper is not None:
         curve = uncoded_accuracy_curve(paper_file)
-        measured = (f"784-10000-10000-10 (the paper's network, first 3000 of its 8000 "
+        measured = (f"784-10000-10000-10 (the paper's network, first 3000 of the scenario's 8000 "
                     f"iterations): uncoded ends at {100 * paper[0]:.2f}% against the "
                     f"error-free {100 * paper[1]:.2f}% (uncoded accuracy every 500 "
                     f"iterations: {curve}); " + measured)
