@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <deque>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,6 +140,17 @@ struct Fixture {
 
 const std::vector<std::string> kIteration = {"forward 0", "forward 1", "backward 1", "update"};
 
+// The log of a course of steps, each "iteration N" followed by that iteration's rounds.
+std::vector<std::string> course(std::initializer_list<std::string> steps) {
+  std::vector<std::string> log;
+  for (const std::string& step : steps) {
+    log.push_back(step);
+    if (step.rfind("iteration ", 0) == 0)
+      log.insert(log.end(), kIteration.begin(), kIteration.end());
+  }
+  return log;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -146,13 +158,7 @@ TEST_CASE(
     "update") {
   Fixture f(2);
   f.backend.run();
-  std::vector<std::string> expected = {"iteration 0"};
-  expected.insert(expected.end(), kIteration.begin(), kIteration.end());
-  expected.push_back("iteration 1");
-  expected.insert(expected.end(), kIteration.begin(), kIteration.end());
-  expected.push_back("read-out");
-  expected.push_back("stop");
-  CHECK(f.backend.log == expected);
+  CHECK(f.backend.log == course({"iteration 0", "iteration 1", "read-out", "stop"}));
   CHECK(f.progress().completed());
   CHECK(f.progress().done() == 2);
   CHECK(f.progress().counts.decodes == 6);
@@ -198,14 +204,7 @@ TEST_CASE(
 TEST_CASE("a due checkpoint is verified and written before the next iteration") {
   Fixture f(2, 1);
   f.backend.run();
-  std::vector<std::string> expected = {"iteration 0"};
-  expected.insert(expected.end(), kIteration.begin(), kIteration.end());
-  expected.push_back("checkpoint");
-  expected.push_back("iteration 1");
-  expected.insert(expected.end(), kIteration.begin(), kIteration.end());
-  expected.push_back("read-out");
-  expected.push_back("stop");
-  CHECK(f.backend.log == expected);
+  CHECK(f.backend.log == course({"iteration 0", "checkpoint", "iteration 1", "read-out", "stop"}));
   CHECK(f.progress().counts.checkpoints == 1);
   // The verification pass decodes both directions of both layers (0.125 s each), then the write.
   CHECK(f.progress().counts.decodes == 2 * 3 + 4);
@@ -218,18 +217,8 @@ TEST_CASE(
   Fixture f(2, 1);
   f.backend.read_out_failures = 1;
   f.backend.run();
-  std::vector<std::string> expected = {"iteration 0"};
-  expected.insert(expected.end(), kIteration.begin(), kIteration.end());
-  expected.push_back("checkpoint");
-  expected.push_back("iteration 1");
-  expected.insert(expected.end(), kIteration.begin(), kIteration.end());
-  expected.push_back("read-out");
-  expected.push_back("restore");
-  expected.push_back("iteration 1");
-  expected.insert(expected.end(), kIteration.begin(), kIteration.end());
-  expected.push_back("read-out");
-  expected.push_back("stop");
-  CHECK(f.backend.log == expected);
+  CHECK(f.backend.log == course({"iteration 0", "checkpoint", "iteration 1", "read-out", "restore",
+                                 "iteration 1", "read-out", "stop"}));
   CHECK(f.progress().completed());
   CHECK(f.progress().done() == 2);
   CHECK(f.progress().counts.rollbacks == 1);
