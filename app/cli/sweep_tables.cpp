@@ -94,6 +94,69 @@ std::string condition_text(double value) {
   return std::isfinite(value) ? significant(value, 3) : std::string("inf");
 }
 
+// One direction of a compared scheme under `law`: its structure's wait (exact when any K nodes
+// decode) and the K-th fastest of its nodes at its worst-case threshold.
+StructureWaitRow structure_wait(const models::SchemeSpec& spec, models::Direction dir,
+                                const sim::StragglerSpec& law) {
+  StructureWaitRow row;
+  row.structure = models::round_structure(spec, dir);
+  const models::RoundStructure& s = row.structure;
+  if (s.any_k_nodes) {
+    row.exact = analysis::expected_order_statistic(law, s.threshold_symbols, s.participants);
+  }
+  row.monte_carlo =
+      models::monte_carlo_structure_wait(spec, dir, law, kStragglerTrials, kStragglerSeed);
+  row.kth_fastest = analysis::expected_order_statistic(law, s.threshold_nodes, s.nodes);
+  return row;
+}
+
+Json wait_json(const StructureWaitRow& row) {
+  const models::RoundStructure& s = row.structure;
+  return {{"participants", s.participants},
+          {"symbols", s.symbols},
+          {"codewords", s.codewords},
+          {"threshold_nodes", s.threshold_nodes},
+          {"threshold_symbols", s.threshold_symbols},
+          {"any_k_nodes", s.any_k_nodes},
+          {"expected", row.exact ? finite_or_null(*row.exact) : Json(nullptr)},
+          {"monte_carlo", row.monte_carlo.mean_task_times},
+          {"standard_error", row.monte_carlo.standard_error_task_times},
+          {"kth_fastest", finite_or_null(row.kth_fastest)}};
+}
+
+Json schemes_json(const std::vector<SchemeWaits>& schemes) {
+  Json out = Json::array();
+  for (const SchemeWaits& w : schemes) {
+    out.push_back({{"scheme", w.scheme},
+                   {"configuration", w.configuration},
+                   {"nodes", w.forward.structure.nodes},
+                   {"forward", wait_json(w.forward)},
+                   {"backward", wait_json(w.backward)}});
+  }
+  return out;
+}
+
+// "2.0203 (exact)" or "2.8941 +- 0.0086".
+std::string wait_text(const StructureWaitRow& row) {
+  if (row.exact) return significant(*row.exact, 5) + " (exact)";
+  return significant(row.monte_carlo.mean_task_times, 5) + " +- " +
+         significant(row.monte_carlo.standard_error_task_times, 2);
+}
+
+void print_scheme_waits(const std::vector<SchemeWaits>& schemes, std::ostream& out) {
+  if (schemes.empty()) return;
+  out << "  what each scheme's round waits for (wait_for k), 2 x 2 split, 1/4 of W per node:\n"
+      << "  scheme        configuration          P  dir   K  structure wait        K-th fastest\n";
+  for (const SchemeWaits& w : schemes) {
+    for (const auto& [dir, row] : {std::pair{"ff", &w.forward}, std::pair{"bp", &w.backward}}) {
+      out << "  " << std::left << std::setw(14) << w.scheme << std::setw(20) << w.configuration
+          << std::right << std::setw(4) << row->structure.nodes << std::setw(5) << dir
+          << std::setw(4) << row->structure.threshold_nodes << "  " << std::left << std::setw(22)
+          << wait_text(*row) << std::right << significant(row->kth_fastest, 5) << "\n";
+    }
+  }
+}
+
 }  // namespace
 
 TradeoffTable tradeoff_table() {
@@ -109,6 +172,31 @@ ConditioningTable conditioning_table() {
   return table;
 }
 
+std::vector<ComparedScheme> straggler_compared_schemes(int nodes) {
+  constexpr int kM = 2;
+  constexpr int kN = 2;
+  constexpr int kBlocks = kM * kN;
+  std::vector<ComparedScheme> out;
+  const auto add = [&out](std::string configuration, const models::SchemeSpec& spec) {
+    if (!models::validate_scheme(spec).empty()) return;
+    out.push_back({std::string(models::scheme_name(spec)), std::move(configuration), spec});
+  };
+  const std::string on = "P = " + std::to_string(nodes);
+  add(on, models::gpd_spec(kM, kN, nodes));
+  add("k = " + std::to_string(2 * kBlocks) + ", " + on, models::mds_spec(2 * kBlocks, nodes));
+  if (nodes % kBlocks == 0 && nodes / kBlocks >= 2) {
+    add(std::to_string(nodes / kBlocks) + " copies",
+        models::replication_spec(kM, kN, nodes / kBlocks));
+  }
+  if (nodes >= kBlocks) {
+    const int t = (nodes - kBlocks) / (2 * (kM + kN));
+    add("grid " + std::to_string(kM + 2 * t) + " x " + std::to_string(kN + 2 * t) +
+            " (t = " + std::to_string(t) + ")",
+        models::codenet_grid_spec(kM, kN, kM + 2 * t, kN + 2 * t));
+  }
+  return out;
+}
+
 StragglerTable straggler_table(int nodes) {
   StragglerTable table;
   table.nodes = nodes;
@@ -120,13 +208,19 @@ StragglerTable straggler_table(int nodes) {
       {sim::ParetoStraggler{1.0, 3.0}, "the pareto law's default shape (sim/straggler_model.hpp)"},
       {sim::BimodalStraggler{0.1, 5.0}, "chosen here: one node in ten 5x slower"},
       {sim::LognormalStraggler{0.0, 0.5}, "chosen here"}};
+  const std::vector<ComparedScheme> compared = straggler_compared_schemes(nodes);
   for (const auto& [law, source] : laws) {
-    StragglerLawRows rows{law, source, {}, {}};
+    StragglerLawRows rows{law, source, {}, {}, {}};
     for (int k = 1; k <= nodes; ++k) {
       rows.exact.push_back(analysis::exact_order_statistic(law, k, nodes));
     }
     rows.monte_carlo =
         analysis::monte_carlo_order_statistics(law, nodes, kStragglerTrials, kStragglerSeed);
+    for (const ComparedScheme& c : compared) {
+      rows.schemes.push_back({c.scheme, c.configuration,
+                              structure_wait(c.spec, models::Direction::forward, law),
+                              structure_wait(c.spec, models::Direction::backward, law)});
+    }
     table.laws.push_back(std::move(rows));
   }
   return table;
@@ -204,13 +298,24 @@ Json to_json(const StragglerTable& table) {
     laws.push_back({{"law", std::string(sim::law_name(law.law))},
                     {"parameters", law_parameters(law.law)},
                     {"source", law.source},
-                    {"rows", rows}});
+                    {"rows", rows},
+                    {"schemes", schemes_json(law.schemes)}});
   }
   return {{"table", "stragglers"},
           {"nodes", table.nodes},
           {"trials", table.trials},
           {"seed", table.seed},
           {"unit", "a node's nominal time (flops / speed)"},
+          {"schemes_compared",
+           "the 2 x 2 split, every node storing 1/4 of W: GPD on P, MDS with k = 8 on P, P / 4 "
+           "copies (4 divides P, P >= 8) and the CodeNet grid (2 + 2t) x (2 + 2t), the largest t "
+           "with 4 + 8t <= P"},
+          {"scheme_wait",
+           "expected: the first time the finished nodes, in order of finishing, decode every "
+           "codeword (wait_for k, the stochastic mode's resolver): exact (E[X_(K:participants)]) "
+           "where any K nodes decode, else null; monte_carlo +- standard_error over `trials` "
+           "rounds; kth_fastest: E[X_(K:nodes)] at the worst-case K (threshold_nodes), what only "
+           "a code that any K nodes decode waits for"},
           {"laws", laws}};
 }
 
@@ -274,6 +379,7 @@ void print_text(const StragglerTable& table, std::ostream& out) {
           << std::setw(12) << significant(law.monte_carlo[i].mean, 6) << " +- "
           << significant(law.monte_carlo[i].standard_error, 2) << "\n";
     }
+    print_scheme_waits(law.schemes, out);
   }
 }
 

@@ -63,6 +63,53 @@ TEST_CASE("theory --table stragglers gives the K-th fastest for K = 1..P with a 
   CHECK(text.out.find("shifted_exponential(shift 1, rate 0.5)") != std::string::npos);
 }
 
+TEST_CASE("theory --table stragglers gives each compared scheme's structural wait beside its K") {
+  const auto j = theory_json({"--table", "stragglers"});
+  CHECK(j["nodes"] == 12);
+  const auto& schemes = j["laws"][0]["schemes"];  // 1 + Exp(0.5)
+  REQUIRE(schemes.size() == 4);
+  double harmonic_12 = 0.0;
+  for (int i = 1; i <= 12; ++i) harmonic_12 += 1.0 / i;
+  for (const auto& s : schemes) {
+    CAPTURE(s["scheme"].get<std::string>());
+    CHECK(s["nodes"] == 12);
+    const auto& ff = s["forward"];
+    if (s["scheme"] == "gpd" || s["scheme"] == "mds") {
+      // Any K nodes decode: the wait is the K-th fastest, exact.
+      CHECK(ff["any_k_nodes"] == true);
+      CHECK(ff["expected"].get<double>() == doctest::Approx(ff["kth_fastest"].get<double>()));
+    } else {
+      CHECK(ff["any_k_nodes"] == false);
+      CHECK(ff["expected"].is_null());
+    }
+  }
+  const auto& replication = schemes[2];
+  CHECK(replication["scheme"] == "replication");
+  CHECK(replication["configuration"] == "3 copies");
+  CHECK(replication["forward"]["threshold_nodes"] == 10);
+  // E[X_(10:12)] = 1 + 2 (H_12 - H_2) = 4.21, against a structural wait of 2.89.
+  CHECK(replication["forward"]["kth_fastest"].get<double>() ==
+        doctest::Approx(1.0 + 2.0 * (harmonic_12 - 1.5)));
+  CHECK(replication["forward"]["monte_carlo"].get<double>() ==
+        doctest::Approx(2.8945).epsilon(0.02));
+  const auto& grid = schemes[3];
+  CHECK(grid["configuration"] == "grid 4 x 4 (t = 1)");
+  CHECK(grid["forward"]["participants"] == 8);
+  CHECK(grid["forward"]["monte_carlo"].get<double>() == doctest::Approx(3.1071).epsilon(0.02));
+  const CliResult text = theory({"--table", "stragglers"});
+  CHECK(text.out.find("structure wait") != std::string::npos);
+  CHECK(text.out.find("grid 4 x 4 (t = 1)") != std::string::npos);
+}
+
+TEST_CASE("the straggler table compares only the schemes that fit its nodes") {
+  // 6 nodes: GPD (K 5 and 6) and the uncoded 2 x 2 grid (t = 0); no MDS k = 8, no copies.
+  const auto j = theory_json({"--table", "stragglers", "--nodes", "6"});
+  std::vector<std::string> names;
+  for (const auto& s : j["laws"][0]["schemes"]) names.push_back(s["scheme"].get<std::string>());
+  CHECK(names == std::vector<std::string>{"gpd", "codenet_grid"});
+  CHECK(j["laws"][0]["schemes"][1]["nodes"] == 4);
+}
+
 TEST_CASE("the sweep tables refuse options they do not take") {
   for (const auto& args :
        std::vector<std::vector<std::string>>{{"--table", "tradeoff", "--m", "2"},
