@@ -129,9 +129,10 @@ def draw_conditioning(table: dict[str, Any], output: Path) -> None:
 def draw_stragglers(stragglers: dict[str, Any], tradeoff: dict[str, Any] | None,
                     output: Path) -> None:
     """Expected time of the K-th fastest of P nodes against K, exact lines and Monte Carlo points
-    (2 standard errors), with each scheme's forward K at the split whose P = 3mn is this P."""
+    (2 standard errors), with each scheme's forward K at the split whose P = 3mn is this P and,
+    as large hollow markers, what each compared scheme's round waits for by its structure."""
     plt = common.pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(11, 5))
     p = stragglers["nodes"]
     for i, law in enumerate(stragglers["laws"]):
         ks = [r["k"] for r in law["rows"]]
@@ -150,10 +151,19 @@ def draw_stragglers(stragglers: dict[str, Any], tradeoff: dict[str, Any] | None,
             ax.axvline(k, color=color, ls=":", lw=1)
             ax.annotate(f"{name} K = {k}", (k, ax.get_ylim()[1]), rotation=90, fontsize=7,
                         va="top", ha="right", color=color)
+    # Each compared scheme's round wait by its structure (first law), at its worst-case K: on
+    # the curve only for codes that any K nodes decode.
+    first = stragglers["laws"][0] if stragglers["laws"] else {}
+    for s in first.get("schemes", []):
+        w = s["forward"]
+        marker, color, name = SCHEME_STYLE.get(s["scheme"], ("x", "k", s["scheme"]))
+        ax.plot([w["threshold_nodes"]], [w["monte_carlo"]], marker, color=color, ms=9, mfc="none",
+                label=f"{name}: its round's wait by structure ({first['law']})")
     ax.set_xlabel(f"K: results waited for, of P = {p} nodes")
     ax.set_ylabel("expected time of the K-th fastest (nominal task times)")
     ax.set_title(f"stragglers: exact order statistics (lines), Monte Carlo "
                  f"({stragglers['trials']} trials, points +- 2 SE)", fontsize=9)
     ax.set_yscale("log")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the markers
+    fig.tight_layout()
     common.save_figure(fig, output)
