@@ -79,8 +79,7 @@ struct BlockOdds {
   double corrected = 0.0;
 };
 
-BlockOdds weight_strikes_checked(const std::vector<double>& corrected, int n, double eps,
-                                 double scale) {
+BlockOdds weight_strikes_checked(const std::vector<double>& corrected, int n, double eps) {
   // When n (which grows with the checkpoint interval for latent blocks) is far beyond the
   // tabulated J, the strikes from J on are one term, P(at least J) = 1 - P(fewer): O(J).
   BlockOdds odds;
@@ -89,14 +88,14 @@ BlockOdds weight_strikes_checked(const std::vector<double>& corrected, int n, do
   double below_last = std::exp(log_clean(n, eps));  // P(fewer than j strikes), from j = 1
   for (int j = 1; j <= std::min(n, last - 1); ++j) {
     const double p = strike_pmf(n, j, eps);
-    odds.withheld += scale * p * (1.0 - q_at(corrected, j));
-    odds.corrected += scale * p * q_at(corrected, j);
+    odds.withheld += p * (1.0 - q_at(corrected, j));
+    odds.corrected += p * q_at(corrected, j);
     below_last += p;
   }
   if (last <= n) {
     const double at_least_last = std::max(0.0, 1.0 - below_last);
-    odds.withheld += scale * at_least_last * (1.0 - corrected.back());
-    odds.corrected += scale * at_least_last * corrected.back();
+    odds.withheld += at_least_last * (1.0 - corrected.back());
+    odds.corrected += at_least_last * corrected.back();
   }
   return odds;
 }
@@ -118,7 +117,7 @@ BlockOdds block_checked(const LocalCheckOdds& local, const BlockExposure& block,
   const int n = block.strikes + iterations * block.strikes_per_iteration;
   const int u = block.other[kUpdate] + iterations * block.other_per_iteration[kUpdate];
   if (u == 0 || eps[kUpdate] == 0.0)
-    return weight_strikes_checked(local.block_corrected, n, eps[kWeights], 1.0);
+    return weight_strikes_checked(local.block_corrected, n, eps[kWeights]);
   // Q_j is constant from the end of its table on: strikes are counted up to that cap (the last
   // entry of each pmf holds the cap and beyond), O(cap^2) however many strikes the latent blocks
   // of a long interval meet. Update strikes alone take their own table, mixed ones the weights'.
