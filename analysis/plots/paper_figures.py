@@ -143,7 +143,11 @@ def draw_tolerance(table: dict[str, Any], output: Path) -> None:
     left.legend(fontsize=8)
     ratio = table["ratio"]
     right.plot([r["blocks"] for r in ratio], [r["ratio_at_3mn"] for r in ratio], "o-",
-               label="corrected, GPD / replication at P = 3mn")
+               label="corrected, GPD forward / replication at P = 3mn")
+    # Older tables lack the backward column; training needs both products.
+    if all("training_ratio_at_3mn" in r for r in ratio):
+        right.plot([r["blocks"] for r in ratio], [r["training_ratio_at_3mn"] for r in ratio],
+                   "^-", label="over both products (a training round) at P = 3mn")
     right.plot([r["blocks"] for r in ratio], [r["detection_ratio_at_2mn"] for r in ratio], "s--",
                label="GPD corrected / replication detected at P = 2mn")
     right.set_xlabel("blocks mn (square splits)")

@@ -149,6 +149,33 @@ def conditioning(r: Reproduction) -> tuple[str, bool, list[str]]:
     return note, not unsound, ["t2_conditioning_vs_nodes.png"]
 
 
+def gpd_accuracy_at(r: Reproduction, nodes: list[int]) -> dict[int, tuple[bool, str]]:
+    """For each P = 3mn of a square split: whether real float64 GPD decodes (both products, the
+    paper's construction) stay within the target accuracy there, and a phrase saying so with the
+    worst condition numbers. Beyond the sweep's largest P the limit measured below it applies
+    (condition numbers only grow with P: T2)."""
+    table = codesim_json(["theory", "--table", "conditioning", "--json"])
+    measured = {p["nodes"]: p for p in table["points"] if p["scheme"] == "gpd"}
+    limit = next(a for a in table["accurate_up_to"] if a["scheme"] == "gpd")
+    largest = max(measured)
+
+    def cond(d: dict) -> str:
+        return "singular" if d["worst_condition"] is None else f"{d['worst_condition']:.1e}"
+    out = {}
+    for p in nodes:
+        if p in measured:
+            f, b = measured[p]["forward"], measured[p]["backward"]
+            ok = f["accurate"] and b["accurate"]
+            out[p] = (ok, f"{'accurate' if ok else 'NOT accurate'} in float64, condition "
+                          f"{cond(f)} / {cond(b)}")
+        elif p > largest and limit["first_inaccurate_nodes"] is not None:
+            out[p] = (False, f"NOT accurate: beyond P = {limit['first_inaccurate_nodes']}, "
+                             f"the first P where decodes failed")
+        else:
+            out[p] = (p <= limit["nodes"], "accuracy not measured at this P")
+    return out
+
+
 def tolerance_grid(r: Reproduction) -> tuple[str, bool, list[str]]:
     table = codesim_json(["theory", "--table", "tolerance_grid", "--json"])
     path = _save(r, "t3_tolerance_grid.json", table)

@@ -46,7 +46,9 @@ Json ratio_rows_json(const std::vector<models::RatioRow>& rows) {
                     {"detection_ratio_at_2mn", row.detection_ratio_at_2mn},
                     {"gpd_at_3mn", row.gpd_at_3mn},
                     {"replication_at_3mn", row.replication_at_3mn},
-                    {"ratio_at_3mn", row.ratio_at_3mn}});
+                    {"ratio_at_3mn", row.ratio_at_3mn},
+                    {"gpd_backward_at_3mn", row.gpd_backward_at_3mn},
+                    {"training_ratio_at_3mn", row.training_ratio_at_3mn}});
   }
   return json;
 }
@@ -73,7 +75,8 @@ void print_ratio_rows(const std::vector<models::RatioRow>& rows, std::ostream& o
         << std::setw(9) << row.gpd_at_2mn << std::setw(16) << row.replication_detectable_at_2mn
         << std::setw(18) << ratio_text(row.detection_ratio_at_2mn) << std::setw(9) << row.gpd_at_3mn
         << std::setw(9) << row.replication_at_3mn << std::setw(11) << ratio_text(row.ratio_at_3mn)
-        << "\n";
+        << std::setw(12) << row.gpd_backward_at_3mn << std::setw(20)
+        << ratio_text(row.training_ratio_at_3mn) << "\n";
   }
 }
 
@@ -156,9 +159,10 @@ void print_text(const ToleranceReport& report, std::ostream& out) {
   out << "     P  gpd_ff  gpd_bp  gpd_ff_random  gpd_bp_random  codenet(nodes)  mds  "
          "replication(copies: correct/detect)\n";
   print_tolerance_rows(report.rows, out);
-  out << "GPD (forward, adversarial) versus replication at P = 2mn and 3mn (square splits):\n";
+  out << "GPD (adversarial) versus replication at P = 2mn and 3mn (square splits); training "
+         "needs both products, so its ratio takes the smaller of forward and backward:\n";
   out << "   m   n   mn  gpd@2mn  rep_detect@2mn  detect_ratio@2mn  gpd@3mn  rep@3mn  "
-         "ratio@3mn\n";
+         "ratio@3mn  gpd_bp@3mn  training_ratio@3mn\n";
   print_ratio_rows(report.ratio, out);
 }
 

@@ -109,6 +109,10 @@ std::vector<RatioRow> gpd_replication_ratio_table(int max_s, bool mirrored) {
     row.gpd_at_3mn = gpd3.forward.correctable_adversarial;
     row.replication_at_3mn = rep3.forward.correctable_adversarial;
     row.ratio_at_3mn = static_cast<double>(row.gpd_at_3mn) / row.replication_at_3mn;
+    row.gpd_backward_at_3mn = gpd3.backward.correctable_adversarial;
+    row.training_ratio_at_3mn =
+        static_cast<double>(std::min(row.gpd_at_3mn, row.gpd_backward_at_3mn)) /
+        row.replication_at_3mn;
     rows.push_back(row);
   }
   return rows;

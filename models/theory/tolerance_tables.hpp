@@ -53,8 +53,12 @@ struct RatioRow {
   int replication_detectable_at_2mn = 0;  ///< 2 copies correct nothing and detect 1
   double detection_ratio_at_2mn = 0.0;    ///< (P - K_ff) / 1: GPD detects P - K_ff errors
   int gpd_at_3mn = 0;                     ///< GPD forward, adversarial, P = 3mn
+  int gpd_backward_at_3mn = 0;            ///< GPD backward (threshold 2mn - n), P = 3mn
   int replication_at_3mn = 0;             ///< 3 copies correct 1 by majority
   double ratio_at_3mn = 0.0;              ///< gpd_at_3mn / replication_at_3mn
+  /// Training runs both products, so what it tolerates per round is the smaller of the two:
+  /// min(gpd_at_3mn, gpd_backward_at_3mn) / replication_at_3mn.
+  double training_ratio_at_3mn = 0.0;
 };
 
 /// Square splits m = n = s for s in 1..max_s: the ratio grows like mn (unbounded gain).

@@ -490,7 +490,8 @@ class PaperFigures(unittest.TestCase):
             {"nodes": p, "gpd_forward": p // 3, "gpd_backward": p // 4, "codenet": 1,
              "mds": None if p < 8 else 1, "replication_correctable": 0,
              "replication_detectable": 1} for p in range(5, 12)],
-            "ratio": [{"blocks": b, "ratio_at_3mn": b, "detection_ratio_at_2mn": b / 2}
+            "ratio": [{"blocks": b, "ratio_at_3mn": b, "detection_ratio_at_2mn": b / 2,
+                       "training_ratio_at_3mn": b / 2}
                       for b in (1, 4, 9)]}
         t4_theory = {"schemes": [{"label": "a", "eps": [1e-4, 1e-3, 1e-2],
                                   "q": [1e-3, 1e-2, 1e-1], "slope": 1.0}]}

@@ -165,6 +165,14 @@ class SweepChecks(unittest.TestCase):
         self.assertFalse(ok)
         self.assertIn("mds P = 27 forward", note)
 
+    def test_each_t3_point_says_whether_the_papers_construction_decodes_accurately_there(self):
+        with mock.patch.object(code_sweeps, "codesim_json", return_value=conditioning_table()):
+            accuracy = code_sweeps.gpd_accuracy_at(SimpleNamespace(), [3, 12, 27, 48])
+        self.assertEqual([accuracy[p][0] for p in (3, 12, 27, 48)], [True, True, False, False])
+        self.assertIn("accurate in float64, condition 1.0e+05 / 1.0e+05", accuracy[12][1])
+        self.assertIn("NOT accurate in float64, condition singular", accuracy[27][1])
+        self.assertIn("NOT accurate: beyond P = 27", accuracy[48][1])
+
     def test_a_monte_carlo_far_from_the_order_statistic_fails(self):
         note, ok, _ = self.check("stragglers", straggler_table())
         self.assertTrue(ok, note)

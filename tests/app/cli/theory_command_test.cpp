@@ -226,7 +226,8 @@ TEST_CASE("theory --table tolerance prints T3 and the ratio in text and JSON") {
   const CliResult o = theory({"--table", "tolerance", "--m", "5", "--n", "4"});
   CHECK(o.code == 0);
   CHECK(o.out.find("errors tolerated per decode vs nodes P (T3): m 5, n 4") == 0);
-  CHECK(o.out.find("GPD (forward, adversarial) versus replication") != std::string::npos);
+  CHECK(o.out.find("GPD (adversarial) versus replication") != std::string::npos);
+  CHECK(o.out.find("training_ratio@3mn") != std::string::npos);
   const auto j =
       theory_json({"--table", "tolerance", "--m", "5", "--n", "4", "--orientation", "mirrored"});
   CHECK(j["orientation"] == "mirrored");
@@ -238,6 +239,11 @@ TEST_CASE("theory --table tolerance prints T3 and the ratio in text and JSON") {
   CHECK((*row38)["codenet"] == 1);
   CHECK(rows.back()["nodes"] == 80);
   CHECK(j["ratio"].size() == 8);
+  // At 4 x 4 on P = 48, mirrored: the forward product binds (K_ff = 2mn - m = 28 corrects 10,
+  // K_bp = mn + m - 1 = 19 corrects 14); training takes the smaller either way.
+  CHECK(j["ratio"][3]["gpd_at_3mn"] == 10);
+  CHECK(j["ratio"][3]["gpd_backward_at_3mn"] == 14);
+  CHECK(j["ratio"][3]["training_ratio_at_3mn"] == 10.0);
 }
 
 TEST_CASE("theory --table tolerance at the largest split lists every node count up to 4mn") {

@@ -1,5 +1,6 @@
 // T1 and T3 tables: GPD thresholds per orientation, tolerance versus nodes, the unbounded ratio.
 #include <doctest/doctest.h>
+#include <algorithm>
 
 #include "models/theory/tolerance_tables.hpp"
 
@@ -66,6 +67,10 @@ TEST_CASE("the GPD / replication ratio grows with mn") {
     CHECK(row.detection_ratio_at_2mn == doctest::Approx(mn - row.n + 1));
     CHECK(row.replication_at_3mn == 1);
     CHECK(row.ratio_at_3mn == doctest::Approx((2 * mn - row.n + 1) / 2));
+    // Backward threshold 2mn - n: floor((mn + n) / 2) at P = 3mn, and training takes the smaller.
+    CHECK(row.gpd_backward_at_3mn == (mn + row.n) / 2);
+    CHECK(row.training_ratio_at_3mn ==
+          doctest::Approx(std::min((2 * mn - row.n + 1) / 2, (mn + row.n) / 2)));
   }
   CHECK(rows.back().ratio_at_3mn > 50.0);
 }
