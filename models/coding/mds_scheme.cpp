@@ -164,10 +164,16 @@ bool MdsScheme::regenerate(int node, std::span<const int> healthy) {
   return true;
 }
 
+// Every healthy node, not k of them: a real MDS code's k-subsets can be ill-conditioned (the
+// (40, 10) code's reach condition numbers near 1e4), and a block rebuilt from exactly k of them
+// carries that round-off into every later decode, where it can exceed the decoding tolerance
+// and fail the verification pass without any fault. The minimum-norm combination over all
+// healthy rows (combination_coefficients) is as well conditioned as the whole code; each source
+// sends its blocks, and the time model charges every transfer.
 std::vector<int> MdsScheme::regeneration_sources(int node, std::span<const int> exclude) const {
-  const std::vector<int> candidates = detail::remaining_others(node, exclude, nodes_);
+  std::vector<int> candidates = detail::remaining_others(node, exclude, nodes_);
   if (static_cast<int>(candidates.size()) < k_) return {};
-  return detail::spread_selection(candidates, k_);
+  return candidates;
 }
 
 }  // namespace codesim::models

@@ -196,7 +196,7 @@ TEST_CASE("theory tables print from the typed rows") {
   CHECK(text.find("\n    12       -       -              -              -               -    "
                   "-  2: 0/1\n") != std::string::npos);
   CHECK(text.find("\n   2   2    4        1               0               2.5        0        0"
-                  "          0\n") != std::string::npos);
+                  "          0           0                   0\n") != std::string::npos);
   const auto json = codesim::app::to_json(tolerance);
   CHECK(json["orientation"] == "mirrored");
   CHECK(json["rows"][0]["gpd_backward"].is_null());

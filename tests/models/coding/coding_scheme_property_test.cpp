@@ -450,8 +450,12 @@ TEST_CASE("regeneration restores every corrupted block to round-off") {
       for (std::size_t b = 0; b < blocks.size(); ++b) {
         CHECK(relative_error(blocks[b], originals[b]) < 1e-12);
       }
-      // One source fewer cannot determine the block through the same code.
-      std::vector<int> fewer(sources.begin(), sources.end() - 1);
+      // One source fewer than the code needs cannot determine the block (MDS reads every
+      // healthy node; k of them determine it).
+      std::size_t needed = sources.size();
+      if (const auto* mds = std::get_if<MdsSpec>(&config.spec))
+        needed = static_cast<std::size_t>(mds->k);
+      std::vector<int> fewer(sources.begin(), sources.begin() + static_cast<long>(needed) - 1);
       if (!std::holds_alternative<CodenetGridSpec>(config.spec))
         CHECK_FALSE(scheme->regenerate(node, fewer));
     }

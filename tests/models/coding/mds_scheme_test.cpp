@@ -47,7 +47,8 @@ TEST_CASE("MDS forward reads only the row-split copy and backward only the colum
   CHECK(relative_error(backward.product, weights.transpose() * delta) < 1e-10);
 }
 
-TEST_CASE("an MDS node regenerates both of its blocks from k others") {
+TEST_CASE(
+    "an MDS node regenerates both of its blocks from every healthy other, k of which suffice") {
   MdsScheme scheme(3, 6, 6, 6);
   const Matrix weights = random_matrix(6, 6, 5);
   scheme.encode(weights);
@@ -55,11 +56,12 @@ TEST_CASE("an MDS node regenerates both of its blocks from k others") {
   for (BlockRef block : scheme.stored_blocks(4)) block.setZero();
   const std::vector<int> exclude = {4};
   const auto sources = scheme.regeneration_sources(4, exclude);
-  CHECK(sources.size() == 3);
+  CHECK(sources == std::vector<int>{0, 1, 2, 3, 5});
   REQUIRE(scheme.regenerate(4, sources));
   CHECK(relative_error(scheme.stored_blocks(4)[0], originals[0]) < 1e-13);
   CHECK(relative_error(scheme.stored_blocks(4)[1], originals[1]) < 1e-13);
   CHECK_FALSE(scheme.regenerate(4, std::vector<int>{0, 1}));
+  CHECK(scheme.regeneration_sources(4, std::vector<int>{0, 1, 2}).empty());  // 2 < k left
 }
 
 TEST_CASE("an MDS code with P = k has no redundancy") {
