@@ -198,6 +198,7 @@ SchemeRisk scheme_risk(const Scenario& scenario, const TrainingWorkload& trainin
     options.update_fault_model = training.faults[FaultTarget::update].model;
     options.product_columns = spec.sgd.batch_size;
     options.decentralized = decentralized;
+    options.first_layer_backward = spec.first_layer_backward;
     risk.theory.emplace(scheme, spec.mlp.layer_sizes, options);
   }
   if (risk.unbounded.empty() && !training.faults.rate_traces.empty())

@@ -271,6 +271,7 @@ void read_training_workload(ObjectReader& r, TrainingWorkload& training) {
   spec.decentralized = r.boolean("decentralized", spec.decentralized);
   spec.verify_before_checkpoint =
       r.boolean("verify_before_checkpoint", spec.verify_before_checkpoint);
+  spec.first_layer_backward = r.boolean("first_layer_backward", spec.first_layer_backward);
   spec.audit = r.boolean("audit", spec.audit);
   spec.audit_tolerance = r.number("audit_tolerance", spec.audit_tolerance, above(0.0));
   spec.record_loss = r.boolean("record_loss", spec.record_loss);
@@ -369,6 +370,35 @@ std::string unknown_placeholder(const std::string& pattern) {
   return "";
 }
 
+// faults.off_before_first_checkpoint: the schemes whose runs take no soft error before their
+// first checkpoint (the CodeNet authors' code exempts replication); whether `scheme` is one.
+bool read_off_before_first_checkpoint(ObjectReader& r, std::string_view scheme) {
+  const Json* raw = r.raw("off_before_first_checkpoint");
+  const std::string expected = "expected a list of scheme names out of " +
+                               models::scheme_names_list() + ", e.g. [\"replication\"]";
+  Json resolved = Json::array();
+  bool listed = false;
+  if (raw != nullptr) {
+    if (!raw->is_array())
+      r.fail("off_before_first_checkpoint",
+             "wrong type: got " + describe_json(*raw) + " (" + expected + ")");
+    for (std::size_t i = 0; i < raw->size(); ++i) {
+      const Json& name = (*raw)[i];
+      const std::string at = r.pointer_of("off_before_first_checkpoint") + "/" + std::to_string(i);
+      if (!name.is_string() || models::find_scheme(name.get<std::string>()) == nullptr)
+        throw ScenarioError(r.file(), at,
+                            "not a scheme: " + describe_json(name) + " (" + expected + ")");
+      if (std::find(resolved.begin(), resolved.end(), name) != resolved.end())
+        throw ScenarioError(r.file(), at,
+                            "repeats " + name.dump() + " (" + expected + ", each once)");
+      resolved.push_back(name);
+      listed = listed || name.get<std::string>() == scheme;
+    }
+  }
+  r.record("off_before_first_checkpoint", std::move(resolved));
+  return listed;
+}
+
 void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training) {
   models::FaultConfig config = models::default_fault_config();
   models::ValueModelSpec section_model = config[models::FaultTarget::weights].model;
@@ -377,6 +407,8 @@ void read_faults(ObjectReader& r, int cluster_nodes, TrainingWorkload& training)
   r.object("targets", [&](ObjectReader& t) { read_fault_targets(t, config, section_model); });
   read_fault_overrides(r, cluster_nodes, config);
   config.rate_traces = read_step_trace(r, "rate_trace", cluster_nodes, StepTraceKind::rate);
+  config.off_before_first_checkpoint =
+      read_off_before_first_checkpoint(r, models::scheme_name(training.spec.scheme));
   training.replay_file = r.string("replay", "");
   training.fault_log_file = r.string("log_file", "");
   check_log_file_pattern(r, "log_file", training.fault_log_file);

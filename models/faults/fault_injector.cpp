@@ -39,6 +39,7 @@ FaultInjector::FaultInjector(const FaultConfig& config, int node_count, std::uin
       replica_(replica),
       strike_streams_(static_cast<std::size_t>(node_count) * kFaultTargetCount),
       value_streams_(static_cast<std::size_t>(node_count) * kFaultTargetCount),
+      quiet_(config.off_before_first_checkpoint),
       digest_computed_(digest == SequenceDigest::computed) {
   log_.seed = seed;
   log_.replica = replica;
@@ -131,7 +132,7 @@ bool FaultInjector::offer(const FaultOpportunity& opportunity) {
       // Exactly one draw per offer, struck or not, so later draws do not depend on earlier rates.
       const double u =
           stream(strike_streams_, "fault_strike", opportunity.node, opportunity.target).uniform01();
-      struck = u < p;
+      struck = !quiet_ && u < p;
     }
   }
   if (struck) pending_ = opportunity;

@@ -67,6 +67,11 @@ class FaultInjector {
   const FaultRecord* inject(const FaultOpportunity& opportunity, Eigen::Ref<Eigen::MatrixXd> data);
   const FaultRecord* inject(const FaultOpportunity& opportunity, Eigen::Ref<Eigen::MatrixXf> data);
 
+  /// The run's first checkpoint is written: with config.off_before_first_checkpoint, offers
+  /// strike from here on (before, each still draws its uniform, so that the strikes after it are
+  /// those of a run without the setting). Replay follows the log whatever the setting.
+  void checkpoint_written() { quiet_ = false; }
+
   /// Ends the run. Replay: throws FaultLogError when records were not reached or when the log's
   /// opportunity count or final digest differ from the run's. Sampling: nothing to check.
   void finish() const;
@@ -99,6 +104,7 @@ class FaultInjector {
   std::uint64_t replica_ = 0;
   std::vector<std::optional<sim::RandomStream>> strike_streams_;  ///< node * targets + target
   std::vector<std::optional<sim::RandomStream>> value_streams_;
+  bool quiet_ = false;  ///< before the first checkpoint, with off_before_first_checkpoint
   // Replay.
   std::optional<FaultLog> replay_;
   std::size_t next_record_ = 0;

@@ -53,6 +53,10 @@ struct FaultConfig {
   /// turns mercurial). At multiplier m an opportunity struck with probability p at rate 1 is
   /// struck with 1 - (1 - p)^m (sim::scaled_probability); a disabled rate stays disabled.
   std::vector<sim::StepTrace> rate_traces;
+  /// No soft error strikes until the run's first checkpoint is written (every rate 0 until then),
+  /// as the CodeNet authors' experiment code runs replication: the scenario's
+  /// faults.off_before_first_checkpoint lists the schemes it applies to.
+  bool off_before_first_checkpoint = false;
 
   FaultTargetSpec& operator[](FaultTarget t) { return targets[static_cast<std::size_t>(t)]; }
   const FaultTargetSpec& operator[](FaultTarget t) const {

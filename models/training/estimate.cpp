@@ -20,7 +20,8 @@ void make_stochastic(TrainingEstimate& estimate, const TrainingSpec& spec,
   estimate.stored_bytes = estimate.batch_bytes = estimate.working_bytes = 0;
   const double nodes = summarize_scheme(spec.scheme).nodes;
   const double layers = static_cast<double>(weight_shapes(spec).size());
-  double per_iteration = nodes * (2 * layers - 1 + 1);
+  // Rounds: L forward, L - 1 backward (L with first_layer_backward), and the update.
+  double per_iteration = nodes * (2 * layers - (spec.first_layer_backward ? 0 : 1) + 1);
   if (checkpoint.policy == sim::CheckpointKind::every_iterations) {
     per_iteration += nodes * 2 * layers / checkpoint.every_iterations;
   }
@@ -83,6 +84,7 @@ double training_rollback_probability(const TrainingSpec& spec, const FaultConfig
   }
   TrainingTheoryOptions options;
   options.error_model = spec.decode.error_model;
+  options.first_layer_backward = spec.first_layer_backward;
   return TrainingTheory(spec.scheme, spec.mlp.layer_sizes, options).rollback_probability(eps);
 }
 

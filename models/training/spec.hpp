@@ -67,6 +67,11 @@ struct TrainingSpec : ModelSpec {
   /// Run the all-ones verification pass (forward and backward of every layer, no faults) before
   /// each checkpoint write: corrected -> regenerate then write, detected -> roll back instead.
   bool verify_before_checkpoint = true;
+  /// Also run layer 0's backward product W_0^T delta_0 each iteration, decoded and discarded (no
+  /// layer feeds on it), as the CodeNet authors' experiment code does: its reads and products
+  /// are strike opportunities and its decode can roll back (30 more opportunities per iteration
+  /// for CodeNet 7x6 on 40-40-40-10). false: train_coded's protocol, which needs no c_0.
+  bool first_layer_backward = false;
   bool record_loss = false;  ///< add the loss_vs_iteration series (one row per executed iteration)
   DecodeOptions decode;
   double time_limit_s = 1e12;  ///< simulated time after which the run gives up (completed = 0)

@@ -242,6 +242,11 @@ class BaselineFigures(unittest.TestCase):
                      str(out / "cost.png"))
         self.assertEqual(result.returncode, 0, result.stderr)
 
+    def test_t5_counts_rollbacks_that_no_detected_decode_explains(self):
+        replicas = [{"rollbacks": 3.0, "detected": 3.0}, {"rollbacks": 2.0, "detected": 0.0},
+                    {"rollbacks": 0.0, "detected": 1.0}]
+        self.assertEqual(checkpoint_claims.unexplained_rollbacks(replicas), 2.0)
+
     def test_t5_draws_the_monte_carlo_points_of_several_results_files(self):
         tau = "/checkpoint/every_iterations"
         docs = []

@@ -112,6 +112,7 @@ detail::CheckpointContents NumericBackend::checkpoint_contents() {
 }
 
 void NumericBackend::save_checkpoint() {
+  injector_.checkpoint_written();
   checkpoints_.write(checkpoint_contents());
   trace().instant(sim::kJobTrack, "checkpoint", engine_.now(), {{"iteration", progress().done()}});
   if (observer_.on_checkpoint) observer_.on_checkpoint(progress().done(), decoded_parameters());

@@ -321,6 +321,9 @@ void NumericBackend::apply_forward(int l) {
 }
 
 void NumericBackend::apply_backward(int l) {
+  // c_0 = W_0^T delta_0 (first_layer_backward) feeds nothing: decoded, then dropped, so no
+  // strike on a copy of it can matter (strike_reach.hpp) and none is offered.
+  if (l == 0) return;
   // c = W_l^T delta_l; values_.delta{l-1} = c o f'(values_.z{l-1}) for an MLP (layer_steps.hpp).
   NodeCopies c;
   c.reset(std::move(round_.decode.product));

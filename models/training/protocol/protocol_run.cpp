@@ -151,15 +151,17 @@ void ProtocolRun::round_decoded() {
   }
 }
 
-// After the round of layer l in dir: forward 0 .. L-1, backward L-1 .. 1, then the update.
+// After the round of layer l in dir: forward 0 .. L-1, backward L-1 .. 1 (.. 0 with
+// first_layer_backward), then the update.
 void ProtocolRun::next_round() {
   const int l = round_layer_;
   const Direction dir = round_dir_;
+  const int lowest_backward = spec_.first_layer_backward ? 0 : 1;
   if (dir == Direction::forward && l + 1 < layers_) {
     start_round(l + 1, Direction::forward);
-  } else if (dir == Direction::forward && l >= 1) {
+  } else if (dir == Direction::forward && l >= lowest_backward) {
     start_round(l, Direction::backward);
-  } else if (dir == Direction::backward && l >= 2) {
+  } else if (dir == Direction::backward && l > lowest_backward) {
     start_round(l - 1, Direction::backward);
   } else {
     phase_ = RunPhase::update;

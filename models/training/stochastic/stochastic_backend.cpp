@@ -53,7 +53,7 @@ StochasticBackend::StochasticBackend(const sim::ClusterSpec& cluster,
   std::vector<int> columns;
   for (int l = 0; l < layout_.layers; ++l) columns.push_back(layout_.columns(l));
   vectors_ = VectorStrikes(strikes, faults, layout_.shapes, columns, input_rows(), nodes_,
-                           spec.decentralized, seed, replica);
+                           spec.decentralized, spec.first_layer_backward, seed, replica);
   local_ = LocalChecks(spec, faults, nodes_, seed, replica);
   double values = 0.0;
   for (const LayerShape& g : layout_.shapes) values += g.stored_values_per_node;
@@ -348,6 +348,7 @@ void BlockState::reset() {
 // As the numeric mode's checkpoint, it keeps which nodes missed updates: a rollback to it
 // regenerates their outdated blocks again before they are used.
 void StochasticBackend::save_checkpoint() {
+  strikes_.checkpoint_written();
   previous_ = std::move(checkpoint_);
   checkpoint_ = state_;
 }

@@ -10,7 +10,7 @@ double strike_hazard(double p) { return p >= 1.0 ? kInf : -std::log1p(-p); }
 
 StrikeStreams::StrikeStreams(const StrikeRates& rates, const FaultConfig& faults, int nodes,
                              std::uint64_t seed, std::uint64_t replica)
-    : rate_traces_(faults.rate_traces) {
+    : rate_traces_(faults.rate_traces), quiet_(faults.off_before_first_checkpoint) {
   for (int k = 0; k < kFaultTargetCount; ++k)
     open(rates, static_cast<FaultTarget>(k), nodes, seed, replica);
 }

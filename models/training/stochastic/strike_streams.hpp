@@ -71,11 +71,15 @@ class StrikeStreams {
   void update(int p, const UpdateOpportunities& u, double now_s, std::vector<int>& wrong);
   /// Strikes so far.
   std::uint64_t count() const { return count_; }
+  /// The run's first checkpoint is written: with faults.off_before_first_checkpoint, strikes
+  /// start here (before, every hazard is 0).
+  void checkpoint_written() { quiet_ = false; }
 
  private:
   // Node p's strike hazards are multiplied by this at now_s: at multiplier m, an opportunity of
   // probability p spends m (-log(1 - p)), the hazard of 1 - (1 - p)^m.
   double rate_factor(int p, double now_s) const {
+    if (quiet_) return 0.0;
     return rate_traces_.empty() ? 1.0 : rate_traces_[static_cast<std::size_t>(p)].value_at(now_s);
   }
   // The hazard times `factor`; 0 at factor 0 even for a certain strike (an infinite hazard).
@@ -101,6 +105,7 @@ class StrikeStreams {
   std::array<Streams, kFaultTargetCount> targets_;
   // Per node, the multiplier of its strike hazards over time (empty: none; FaultConfig).
   std::vector<sim::StepTrace> rate_traces_;
+  bool quiet_ = false;  ///< before the first checkpoint, with off_before_first_checkpoint
   std::uint64_t count_ = 0;
 };
 

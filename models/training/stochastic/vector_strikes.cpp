@@ -23,8 +23,8 @@ double opportunity_flops(const ReachedStrike& strike, const LayerShape& shape, D
 VectorStrikes::VectorStrikes(const StrikeRates& rates, const FaultConfig& faults,
                              const std::vector<LayerShape>& shapes, const std::vector<int>& columns,
                              InputRows input_rows, int nodes, bool decentralized,
-                             std::uint64_t seed, std::uint64_t replica)
-    : rounds_{static_cast<int>(shapes.size()), false},
+                             bool first_layer_backward, std::uint64_t seed, std::uint64_t replica)
+    : rounds_{static_cast<int>(shapes.size()), first_layer_backward},
       nodes_(nodes),
       decentralized_(decentralized),
       input_rows_(std::move(input_rows)) {

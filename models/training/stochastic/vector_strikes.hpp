@@ -38,12 +38,13 @@ class VectorStrikes {
   VectorStrikes() = default;
   /// `shapes` and `columns` per weighted layer (the product columns: positions x batch);
   /// `faults` gives the targets' value models (the entries a strike changes); centralized
-  /// (`decentralized` false), a decode strike at node 0 reaches every node alike. A strike's
+  /// (`decentralized` false), a decode strike at node 0 reaches every node alike; with
+  /// `first_layer_backward` delta_0 is also read by layer 0's backward product. A strike's
   /// rows are drawn from the stream (seed, replica, "stochastic_strike_rows", node).
   VectorStrikes(const StrikeRates& rates, const FaultConfig& faults,
                 const std::vector<LayerShape>& shapes, const std::vector<int>& columns,
-                InputRows input_rows, int nodes, bool decentralized, std::uint64_t seed,
-                std::uint64_t replica);
+                InputRows input_rows, int nodes, bool decentralized, bool first_layer_backward,
+                std::uint64_t seed, std::uint64_t replica);
 
   /// False when no node's activation, decode or update target can strike.
   bool active() const { return active_; }

@@ -138,6 +138,29 @@ TEST_CASE("a target's value model and a per-node override are read") {
   CHECK(faults.overrides[0].rate.probability_per_operation == 0.5);
 }
 
+TEST_CASE("faults.off_before_first_checkpoint applies to the schemes it lists, and only to them") {
+  const auto flag = [](const Json& document) {
+    const Scenario s = load_scenario(document, "t.json");
+    return std::get<codesim::app::TrainingWorkload>(s.workload).faults.off_before_first_checkpoint;
+  };
+  CHECK_FALSE(flag(training_scenario()));
+  CHECK(flag(with(R"(/faults/off_before_first_checkpoint=["replication"])")));
+  CHECK_FALSE(flag(with(R"(/faults/off_before_first_checkpoint=["codenet_grid", "mds"])")));
+  const Scenario s =
+      load_scenario(with(R"(/faults/off_before_first_checkpoint=["replication"])"), "t.json");
+  CHECK(s.resolved["faults"]["off_before_first_checkpoint"] == Json::parse(R"(["replication"])"));
+  CHECK(error_of(with("/faults/off_before_first_checkpoint=\"replication\"")) ==
+        "t.json: /faults/off_before_first_checkpoint: wrong type: got string \"replication\" "
+        "(expected a list "
+        "of scheme names out of uncoded, replication, mds, gpd, codenet_grid, abft or "
+        "abft_codenet, e.g. [\"replication\"])");
+  CHECK(
+      pointer_of_error(with(R"(/faults/off_before_first_checkpoint=["replication", "copies"])")) ==
+      "/faults/off_before_first_checkpoint/1");
+  CHECK(error_of(with(R"(/faults/off_before_first_checkpoint=["mds", "mds"])"))
+            .find("repeats \"mds\"") != std::string::npos);
+}
+
 TEST_CASE("bad training scenarios are errors at the right pointer") {
   CHECK(pointer_of_error(with("/strategy/m=3")) == "/strategy/m");
   CHECK(error_of(with("/strategy/m=3")).find("layer 0 (8 x 12)") != std::string::npos);

@@ -303,6 +303,65 @@ TEST_CASE("without faults the stochastic mode takes exactly the numeric mode's t
   }
 }
 
+TEST_CASE("the first layer's backward round costs both modes the same time and one decode more") {
+  const NumericData& d = numeric_data();
+  for (const char* kind : {"replication", "mds", "gpd", "codenet_grid", "abft_codenet"}) {
+    CAPTURE(kind);
+    TrainingSpec spec = training(small(kind), 7, {40, 20, 20, 10});
+    const sim::MetricSet without =
+        run_coded_training(cluster(16), every(3), spec, weights_at(0.0), d.train, d.test, 3, 0);
+    spec.first_layer_backward = true;
+    const sim::MetricSet a =
+        run_coded_training(cluster(16), every(3), spec, weights_at(0.0), d.train, d.test, 3, 0);
+    const sim::MetricSet b =
+        run_stochastic_training(cluster(16), every(3), spec, weights_at(0.0), 3, 0);
+    // 7 iterations: 5 rounds each instead of 6 (the verification pass decodes every layer both
+    // ways either way).
+    CHECK(a.get("decodes") == without.get("decodes") + 7);
+    CHECK(a.get("completion_time_s") > without.get("completion_time_s"));
+    for (const char* name : {"completion_time_s", "time_compute_s", "time_communication_s",
+                             "time_decode_s", "energy_J"}) {
+      CAPTURE(name);
+      CHECK(b.get(name) == doctest::Approx(a.get(name)).epsilon(1e-12));
+    }
+    CHECK(b.get("decodes") == a.get("decodes"));
+  }
+}
+
+TEST_CASE(
+    "with soft errors off before the first checkpoint neither mode strikes until it is written") {
+  // The CodeNet authors' protocol for replication. Every target at 1e-2: a run that ends before
+  // its first checkpoint takes no strike; a run past it does, in both modes.
+  const NumericData& d = numeric_data();
+  FaultConfig faults = weights_at(1e-2);
+  for (FaultTarget t : {FaultTarget::product, FaultTarget::activation, FaultTarget::update})
+    faults[t].rate.probability_per_operation = 1e-2;
+  faults.off_before_first_checkpoint = true;
+  const SchemeSpec scheme = small("replication");
+  const int nodes = summarize_scheme(scheme).nodes;
+  for (const int iterations : {19, 60}) {
+    CAPTURE(iterations);
+    const TrainingSpec spec = training(scheme, iterations, {40, 20, 20, 10});
+    const sim::MetricSet a =
+        run_coded_training(cluster(nodes), every(20), spec, faults, d.train, d.test, 3, 0);
+    const sim::MetricSet b = run_stochastic_training(cluster(nodes), every(20), spec, faults, 3, 0);
+    for (const sim::MetricSet* m : {&a, &b}) {
+      if (iterations == 19) {
+        CHECK(m->get("faults_injected") == 0.0);
+        CHECK(m->get("rollbacks") == 0.0);
+      } else {
+        CHECK(m->get("faults_injected") > 0.0);
+      }
+    }
+  }
+  // Without the setting the first 19 iterations are struck.
+  faults.off_before_first_checkpoint = false;
+  const sim::MetricSet struck =
+      run_coded_training(cluster(nodes), every(20), training(scheme, 19, {40, 20, 20, 10}), faults,
+                         d.train, d.test, 3, 0);
+  CHECK(struck.get("faults_injected") > 0.0);
+}
+
 TEST_CASE("a node's check of a struck partial takes the numeric mode's time") {
   // Every product of node 0 struck in one value: its check corrects it and then checks its block
   // (24 flops per stored entry), which delays its partial and so every round.
