@@ -273,6 +273,7 @@ void simulate_survivors(Advice& advice, std::vector<std::size_t> survivors, cons
   advice.rounds = ranking.rounds;
   advice.budget_used_s = ranking.budget_used_s;
   advice.budget_exhausted = ranking.budget_exhausted;
+  advice.interrupted = ranking.interrupted;
 }
 
 /// Stage 3 trains in numeric mode, and time to accuracy needs accuracy: neither on a scenario
@@ -349,7 +350,16 @@ Advice advise(const Experiment& experiment, const AdviseOptions& options) {
   }
   simulate_survivors(advice, std::move(survivors), base, training.spec.iterations, experiment.file,
                      options);
-  if (options.confirm > 0) confirm_leaders(advice, reference, experiment.file, options);
+  if (options.confirm > 0 && !advice.interrupted) {
+    // On a copy: an interrupted confirmation leaves stage 2's advice as it was.
+    Advice confirmed = advice;
+    try {
+      confirm_leaders(confirmed, reference, experiment.file, options);
+      advice = std::move(confirmed);
+    } catch (const AdviseInterrupted&) {
+      advice.interrupted = true;
+    }
+  }
   return advice;
 }
 
@@ -378,6 +388,7 @@ Json advice_header(std::string_view kind, const Json& scenario, std::uint64_t se
 
 Json to_json(const Advice& advice) {
   Json j = advice_header("advice", advice.scenario, advice.seed, advice.objective, advice.budget_s);
+  j["complete"] = !advice.interrupted;
   j["budget_used_s"] = advice.budget_used_s;
   j["budget_exhausted"] = advice.budget_exhausted;
   j["rounds"] = advice.rounds;

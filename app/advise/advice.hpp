@@ -68,13 +68,17 @@ struct Advice {
   int rounds = 0;
   double budget_used_s = 0.0;
   bool budget_exhausted = false;
+  /// A stop request (a signal) ended stage 2 or 3 early: the advice ranks what finished before
+  /// it, and its file says "complete": false.
+  bool interrupted = false;
   std::optional<ConfirmationRun> confirmation;  ///< stage 3's reference (its list is moved out)
 };
 
 /// Advises on the one point of `experiment` (a training scenario without a sweep, else a
 /// ScenarioError at /sweep or /workload/kind; a setting the stochastic mode does not model is a
 /// ScenarioError at its key; --confirm or time_to_accuracy on a stochastic-mode scenario, one
-/// at /workload/mode).
+/// at /workload/mode). A stop request ends it early: AdviseInterrupted when nothing was ranked
+/// yet, else the advice of what finished (interrupted).
 Advice advise(const Experiment& experiment, const AdviseOptions& options);
 
 /// The recommendation's simulated cost less the baseline's (negative: it saves): paired over

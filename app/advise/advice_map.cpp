@@ -37,13 +37,23 @@ std::vector<double> spaced(double low, double high, int count, bool logarithmic)
   return values;
 }
 
+/// `value` of `axis` as the scenario holds it: an integer axis's values are written as integers.
+Json axis_value(const MapAxis& axis, double value) {
+  return axis.integer ? Json(static_cast<std::int64_t>(value)) : Json(value);
+}
+
+/// The values of a cell (one per axis), or every value of one axis, as JSON.
+Json axis_values(const std::vector<MapAxis>& axes, const std::vector<double>& values) {
+  Json out = Json::array();
+  for (std::size_t a = 0; a < axes.size(); ++a) out.push_back(axis_value(axes[a], values[a]));
+  return out;
+}
+
 /// The scenario document of one cell: `document` with each axis at its value.
 Json cell_document(Json document, const std::vector<MapAxis>& axes,
                    const std::vector<double>& values) {
-  for (std::size_t a = 0; a < axes.size(); ++a) {
-    Json value = axes[a].integer ? Json(static_cast<std::int64_t>(values[a])) : Json(values[a]);
-    document[Json::json_pointer(axes[a].pointer)] = std::move(value);
-  }
+  for (std::size_t a = 0; a < axes.size(); ++a)
+    document[Json::json_pointer(axes[a].pointer)] = axis_value(axes[a], values[a]);
   return document;
 }
 
@@ -64,8 +74,7 @@ std::vector<std::vector<double>> cell_values(const std::vector<MapAxis>& axes) {
 }
 
 /// A cell's row, in map_columns' order.
-Json cell_row(const Advice& advice, const std::vector<double>& values,
-              const sim::CheckpointSpec& own) {
+Json cell_row(const Advice& advice, const Json& values, const sim::CheckpointSpec& own) {
   const AdvisedConfiguration& best = advice.configurations[advice.recommended];
   const AdvisedConfiguration& baseline = advice.configurations.front();
   const ConfigurationBound& bound = *best.bound;
@@ -84,6 +93,35 @@ Json cell_row(const Advice& advice, const std::vector<double>& values,
        finite_or_null(s.ci95), finite_or_null(b.mean), finite_or_null(versus.difference),
        finite_or_null(versus.ci95), advice.configurations.size(), simulated, advice.rounds,
        advice.budget_exhausted});
+}
+
+constexpr int kMaxMapPoints = 1000;  // per axis: each cell runs a whole advice
+
+// The axis's values from LO to HI (N of them, distinct, ascending): an integer axis spaces them
+// over the integers in [ceil LO, floor HI], so that rounding keeps them inside the range.
+void fill_axis_values(MapAxis& axis, double low, double high, int points, const std::string& range,
+                      const std::string& file) {
+  if (axis.integer) {
+    low = std::ceil(low);
+    high = std::floor(high);
+    if (high < low)
+      throw ScenarioError(file, axis.pointer,
+                          "--map range " + in_quotes(range) +
+                              " holds no integer (expected an integer value between LO and HI)");
+  }
+  axis.logarithmic = low > 0.0 && high >= 10.0 * low;
+  axis.values = spaced(low, high, points, axis.logarithmic);
+  if (axis.integer)
+    for (double& v : axis.values) v = std::round(v);
+  for (std::size_t i = 1; i < axis.values.size(); ++i) {
+    if (axis.values[i] > axis.values[i - 1]) continue;
+    throw ScenarioError(file, axis.pointer,
+                        "--map range " + in_quotes(range) + " gives fewer than " +
+                            std::to_string(points) + " distinct " +
+                            (axis.integer ? "integers (expected N no more than the integers in "
+                                            "LO..HI)"
+                                          : "values (expected LO < HI when N > 1)"));
+  }
 }
 
 }  // namespace
@@ -105,9 +143,14 @@ MapAxis parse_map_axis(const std::string& text, const Json& resolved, const std:
   const auto high = finite_number(bounds.substr(bounds.find("..") + 2));
   std::optional<double> count = kDefaultMapPoints;
   if (colon != std::string::npos) count = finite_number(range.substr(colon + 1));
-  if (!low || !high || !count || *count != std::floor(*count) || std::abs(*count) > 1000)
+  if (!low || !high || !count || *count != std::floor(*count))
     throw ScenarioError(file, axis.pointer,
                         "--map range " + in_quotes(range) + " is malformed " + usage);
+  if (*count > kMaxMapPoints)
+    throw ScenarioError(file, axis.pointer,
+                        "--map range " + in_quotes(range) + " asks for " + range.substr(colon + 1) +
+                            " points (expected N in 1.." + std::to_string(kMaxMapPoints) +
+                            " per axis: each cell runs a whole advice)");
   Json::json_pointer at;
   try {
     at = Json::json_pointer(axis.pointer);
@@ -129,18 +172,7 @@ MapAxis parse_map_axis(const std::string& text, const Json& resolved, const std:
                         "--map range " + in_quotes(range) +
                             " is empty (expected LO <= HI and N >= 1 points; N = 1 needs LO = HI)");
   axis.integer = value.is_number_integer();
-  axis.logarithmic = *low > 0.0 && *high >= 10.0 * *low;
-  axis.values = spaced(*low, *high, points, axis.logarithmic);
-  if (axis.integer) {
-    for (double& v : axis.values) v = std::round(v);
-    for (std::size_t i = 1; i < axis.values.size(); ++i)
-      if (axis.values[i] == axis.values[i - 1])
-        throw ScenarioError(file, axis.pointer,
-                            "--map range " + in_quotes(range) + " gives fewer than " +
-                                std::to_string(points) +
-                                " distinct integers (expected N no more than the integers in "
-                                "LO..HI)");
-  }
+  fill_axis_values(axis, *low, *high, points, range, file);
   return axis;
 }
 
@@ -201,8 +233,16 @@ AdviceMap advise_map(const Json& document, const std::string& file,
   const std::vector<std::string> rows = executor.run(
       cells.size(), jobs,
       [&](std::size_t i) {
-        const Advice advice = advise(cells[i], options);
-        return cell_row(advice, values[i], cells[i].points.front().scenario.checkpoint).dump();
+        // A cell a stop request cut short is one that did not run: its row is left out.
+        try {
+          const Advice advice = advise(cells[i], options);
+          if (advice.interrupted) return std::string();
+          return cell_row(advice, axis_values(axes, values[i]),
+                          cells[i].points.front().scenario.checkpoint)
+              .dump();
+        } catch (const AdviseInterrupted&) {
+          return std::string();
+        }
       },
       on_progress);
   AdviceMap map;
@@ -214,18 +254,25 @@ AdviceMap advise_map(const Json& document, const std::string& file,
   map.budget_s = options.ranking.budget_s;
   map.axes = axes;
   for (const std::string& row : rows) {
-    if (row.empty()) throw std::runtime_error("the map was interrupted");
-    map.cells.push_back(Json::parse(row));
+    if (row.empty()) {
+      map.complete = false;
+    } else {
+      map.cells.push_back(Json::parse(row));
+    }
   }
+  if (map.cells.empty()) throw AdviseInterrupted();
   return map;
 }
 
 Json to_json(const AdviceMap& map) {
   Json j = advice_header("advice_map", map.scenario, map.seed, map.objective, map.budget_s);
+  j["complete"] = map.complete;
   Json axes = Json::array();
   for (const MapAxis& axis : map.axes) {
+    Json values = Json::array();
+    for (double v : axis.values) values.push_back(axis_value(axis, v));
     axes.push_back({{"pointer", axis.pointer},
-                    {"values", axis.values},
+                    {"values", values},
                     {"scale", axis.logarithmic ? "log" : "linear"}});
   }
   j["axes"] = axes;

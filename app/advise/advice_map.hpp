@@ -47,8 +47,10 @@ struct AdviceMap {
   AdviseObjective objective = AdviseObjective::time;
   double budget_s = 0.0;  ///< per cell
   std::vector<MapAxis> axes;
-  /// One row per cell (the first axis outermost), in the columns of map_columns().
+  /// One row per cell that finished (the first axis outermost), in the columns of map_columns().
   std::vector<Json> cells;
+  /// False when a stop request (a signal) left cells out: `cells` holds those that finished.
+  bool complete = true;
 };
 
 /// ADVICE_MAP.json's cell columns.
@@ -57,7 +59,9 @@ const std::vector<std::string>& map_columns();
 /// Advises on every cell of the grid `axes` span over `document` (a scenario document: its sweep
 /// is left out), each cell a unit of `executor` on `jobs` threads with the stage 1 probes shared
 /// between them; `on_progress` counts cells. Every cell is checked before any runs (a cell's bad
-/// value is a ScenarioError at its key). On the root returns the map; elsewhere an empty one.
+/// value is a ScenarioError at its key). On the root returns the map; elsewhere an empty one. A
+/// stop request leaves out the cells it cut short (complete false); AdviseInterrupted when no
+/// cell finished.
 AdviceMap advise_map(const Json& document, const std::string& file,
                      const std::vector<MapAxis>& axes, AdviseOptions options,
                      UnitExecutor& executor, int jobs, const UnitProgress& on_progress);

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "analysis/theory.hpp"
+#include "app/exec/unit_executor.hpp"
 #include "models/coding/coding_scheme.hpp"
 #include "models/faults/fault_targets.hpp"
 #include "models/theory/training_theory.hpp"
@@ -437,6 +438,7 @@ BoundedSpace bound_space(const Scenario& scenario, const std::vector<models::Sch
         probe_of(own, training.spec.decentralized), risk);
   }
   for (models::SchemeSpec scheme : schemes) {
+    if (stop_requested()) throw AdviseInterrupted();
     models::set_generator_seed(scheme, scenario.seed);
     const SchemeRisk decentralized_risk = scheme_risk(scenario, training, scheme, true);
     // Centralized decoding differs only where decode strikes occur.

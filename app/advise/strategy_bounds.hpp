@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,12 @@ std::shared_ptr<ProbeCache> make_probe_cache();
 /// The checkpoint policies advise tries: none, young, and daly times each factor of
 /// checkpoint.search_factors (the scenario's, or optimal_simulated's defaults).
 std::vector<CheckpointChoice> checkpoint_choices(const sim::CheckpointSpec& checkpoint);
+
+/// Advice interrupted (a stop request: SIGINT or SIGTERM) before anything it could report
+/// finished (stage 1, or stage 2's first chunk, which holds the baseline): nothing to write.
+struct AdviseInterrupted : std::runtime_error {
+  AdviseInterrupted() : std::runtime_error("interrupted before any configuration was simulated") {}
+};
 
 /// Bounds every configuration of every scheme in `schemes` (each with every choice of
 /// `checkpoints` and both decoding modes) and the scenario's own (`baseline`, first). Young and

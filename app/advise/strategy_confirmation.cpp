@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/summary_statistics.hpp"
+#include "app/advise/strategy_bounds.hpp"
 #include "app/advise/strategy_space.hpp"
 #include "app/exec/runner.hpp"
 #include "app/exec/unit_executor.hpp"
@@ -24,8 +25,7 @@ Json replicas_of(const Json& document, const std::string& file, int jobs) {
   RunOptions options;
   options.jobs = jobs;
   const RunOutput output = run_prepared(experiment, prepared, options);
-  if (!output.results.value("complete", false))
-    throw std::runtime_error("the confirmation run was interrupted");
+  if (!output.results.value("complete", false)) throw AdviseInterrupted();
   return output.results["points"][0]["replicas"];
 }
 

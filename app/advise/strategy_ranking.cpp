@@ -172,10 +172,13 @@ std::vector<Chunk> make_chunks(const std::vector<Json>& documents,
   return chunks;
 }
 
-/// Brings each of `members` to `target` replicas (chunk by chunk); returns the budget it took.
-double run_round(const std::vector<Chunk>& chunks, const std::vector<std::size_t>& members,
-                 const std::vector<Json>& documents, int target, const RankingOptions& options,
-                 std::vector<std::vector<Sample>>& samples) {
+/// Brings each of `members` to `target` replicas (chunk by chunk); returns the budget it took,
+/// or nullopt when a stop request interrupted it (the chunks that finished keep their samples).
+std::optional<double> run_round(const std::vector<Chunk>& chunks,
+                                const std::vector<std::size_t>& members,
+                                const std::vector<Json>& documents, int target,
+                                const RankingOptions& options,
+                                std::vector<std::vector<Sample>>& samples) {
   double used_s = 0.0;
   for (const Chunk& chunk : chunks) {
     std::vector<std::size_t> points;  // within the chunk
@@ -195,8 +198,7 @@ double run_round(const std::vector<Chunk>& chunks, const std::vector<std::size_t
     run.jobs = options.jobs;
     run.on_progress = options.on_progress;
     const RunOutput output = run_prepared(chunk.experiment, round, run);
-    if (!output.results.value("complete", false))
-      throw std::runtime_error("the simulation was interrupted");
+    if (!output.results.value("complete", false)) return std::nullopt;
     used_s += collect(output.results, documents, chunk.first, points, options.objective, samples);
   }
   return used_s;
@@ -272,11 +274,18 @@ Ranking rank_by_simulation(const std::vector<Json>& documents,
     }
     std::vector<std::size_t> members(chunks[c].size);
     std::iota(members.begin(), members.end(), chunks[c].first);
-    ranking.budget_used_s += run_round(chunks, members, documents, first, options, samples);
+    const std::optional<double> used =
+        run_round(chunks, members, documents, first, options, samples);
+    if (!used) {
+      if (c == 0) throw AdviseInterrupted();
+      ranking.interrupted = true;
+      break;
+    }
+    ranking.budget_used_s += *used;
     active.insert(active.end(), members.begin(), members.end());
   }
   ranking.rounds = 1;
-  for (int target = first; active.size() > 1;) {
+  for (int target = first; active.size() > 1 && !ranking.interrupted;) {
     const std::size_t best = best_first(samples, active).front();
     active = unsettled(active, samples, ranking.costs, best);
     if (active.size() <= 1) break;
@@ -295,13 +304,24 @@ Ranking rank_by_simulation(const std::vector<Json>& documents,
       for (std::size_t p : active) ranking.costs[p].stopped = "the budget ran out";
       break;
     }
-    ranking.budget_used_s += run_round(chunks, active, documents, target, options, samples);
+    // An interrupted round may have brought some configurations further than others: each
+    // keeps the replicas it has (its cost is their mean), so the ranking stays paired on the
+    // replicas they share.
+    const std::optional<double> used =
+        run_round(chunks, active, documents, target, options, samples);
+    if (!used) {
+      ranking.interrupted = true;
+      for (std::size_t p : active) ranking.costs[p].stopped = "interrupted";
+      break;
+    }
+    ranking.budget_used_s += *used;
     ++ranking.rounds;
   }
   std::vector<std::size_t> simulated;
   for (std::size_t p = 0; p < n; ++p) {
     if (samples[p].empty()) {
-      ranking.costs[p].stopped = "the budget ran out before it was simulated";
+      ranking.costs[p].stopped = ranking.interrupted ? "interrupted before it was simulated"
+                                                     : "the budget ran out before it was simulated";
     } else {
       simulated.push_back(p);
     }

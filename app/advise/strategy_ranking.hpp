@@ -50,11 +50,15 @@ struct Ranking {
   int rounds = 0;
   double budget_used_s = 0.0;
   bool budget_exhausted = false;
+  /// A stop was requested (a signal): the ranking holds the rounds that finished before it.
+  bool interrupted = false;
 };
 
 /// Runs `documents` (scenario documents in stochastic mode, one per configuration, each with its
 /// own time limit) and ranks them by `options.objective` per useful iteration. `file` labels
-/// errors. Precondition: at least one document.
+/// errors. On a stop request it ranks what the finished rounds measured (interrupted), or throws
+/// AdviseInterrupted when the first chunk's first round did not finish. Precondition: at least
+/// one document.
 Ranking rank_by_simulation(const std::vector<Json>& documents,
                            const std::vector<std::string>& labels, const std::string& file,
                            const RankingOptions& options);

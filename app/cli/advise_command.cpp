@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <optional>
 #include <ostream>
 #include <variant>
 
@@ -14,6 +15,7 @@
 #include "app/advise/advice.hpp"
 #include "app/advise/advice_map.hpp"
 #include "app/cli/command_line.hpp"
+#include "app/cli/interrupt_guard.hpp"
 #include "app/cli/progress_bar.hpp"
 #include "app/config/scenario_error.hpp"
 #include "app/config/scenario_loader.hpp"
@@ -104,6 +106,10 @@ std::variant<AdviseOptions, std::string> read_options(const po::variables_map& v
   return options;
 }
 
+constexpr const char* kAdviseInterruptMessage =
+    "\ninterrupted: finishing the running simulations, then writing what is done (interrupt "
+    "again to abort without results)\n";
+
 /// codesim advise --map: every cell's advice, on the threads and MPI ranks `run` uses, written
 /// by the root to MAP.json. Errors are thrown (every rank meets the same) or reported here.
 int run_map(const Json& document, const std::string& file, const po::variables_map& values,
@@ -140,6 +146,7 @@ int run_map(const Json& document, const std::string& file, const po::variables_m
     const std::atomic<std::uint64_t> no_iterations{0};
     ProgressBar bar(err, !quiet && executor->is_root() && isatty(STDERR_FILENO) != 0, no_iterations,
                     kProgressDelay_s, "cells");
+    const InterruptGuard interrupts(kAdviseInterruptMessage);
     map = advise_map(document, file, axes, options, *executor, options.ranking.jobs,
                      [&bar](std::size_t done, std::size_t total) {
                        bar.update({done, total, 0, 0});
@@ -148,10 +155,20 @@ int run_map(const Json& document, const std::string& file, const po::variables_m
     analysis::write_json_atomically(to_json(map), path);
   } catch (const RankFailure&) {
     return kOk;  // the root reports what went wrong
+  } catch (const AdviseInterrupted&) {
+    if (executor->is_root())
+      err << "interrupted before any cell finished: " << printable(path)
+          << " not written (a file already there is kept)\n";
+    return kInterrupted;
   }
   if (!quiet) {
     print_map(map, out);
     out << "map: " << path << "\n";
+  }
+  if (!map.complete) {
+    err << "interrupted: " << printable(path) << " holds the " << map.cells.size()
+        << " cells that finished (\"complete\": false)\n";
+    return kInterrupted;
   }
   return kOk;
 }
@@ -212,12 +229,27 @@ int run_advise_command(const std::vector<std::string>& args, std::ostream& out, 
             ? values["output"].as<std::string>()
             : "results/" + experiment.points.front().scenario.name + ".advice.json";
     check_output_file(experiment, path, "the advice file");
-    const Advice advice = advise(experiment, std::get<AdviseOptions>(options));
-    analysis::write_json_atomically(to_json(advice), path);
+    std::optional<Advice> advice;
+    {
+      const InterruptGuard interrupts(kAdviseInterruptMessage);
+      try {
+        advice = advise(experiment, std::get<AdviseOptions>(options));
+      } catch (const AdviseInterrupted&) {
+        err << "interrupted before any configuration was simulated: " << printable(path)
+            << " not written (a file already there is kept)\n";
+        return kInterrupted;
+      }
+    }
+    analysis::write_json_atomically(to_json(*advice), path);
     if (!values["quiet"].as<bool>()) {
       if (had_sweep) out << "the scenario's sweep is left out: advise varies the strategy itself\n";
-      print_table(advice, out);
+      print_table(*advice, out);
       out << "advice: " << path << "\n";
+    }
+    if (advice->interrupted) {
+      err << "interrupted: " << printable(path)
+          << " holds the configurations ranked before the interruption (\"complete\": false)\n";
+      return kInterrupted;
     }
   } catch (const ScenarioError& e) {
     if (mpi_rank() == 0) err << "error: " << e.what() << "\n";  // every rank meets it

@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -27,6 +26,7 @@
 #include "app/cli/codes_command.hpp"
 #include "app/cli/command_line.hpp"
 #include "app/cli/export_platform_command.hpp"
+#include "app/cli/interrupt_guard.hpp"
 #include "app/cli/plot_command.hpp"
 #include "app/cli/progress_bar.hpp"
 #include "app/cli/run_checks.hpp"
@@ -129,42 +129,6 @@ bool check_one_scenario(const std::string& command, const CommandLine& line, std
   return false;
 }
 
-constexpr int kInterrupted = 130;
-
-/// SIGINT/SIGTERM while a run is in progress: the first asks the executor to start no more units
-/// (the results of the finished ones are written, marked incomplete); the second ends the process.
-extern "C" void on_interrupt(int signal_number) {
-  if (stop_requested()) {
-    std::signal(signal_number, SIG_DFL);
-    std::raise(signal_number);
-    return;
-  }
-  request_stop();
-  const char message[] =
-      "\ninterrupted: finishing the running replicas, then writing what is done "
-      "(interrupt again to abort without results)\n";
-  [[maybe_unused]] const auto written = write(STDERR_FILENO, message, sizeof message - 1);
-}
-
-/// Installs on_interrupt for the lifetime of a run and restores the previous handlers after.
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    previous_int_ = std::signal(SIGINT, on_interrupt);
-    previous_term_ = std::signal(SIGTERM, on_interrupt);
-  }
-  ~InterruptGuard() {
-    std::signal(SIGINT, previous_int_);
-    std::signal(SIGTERM, previous_term_);
-  }
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-
- private:
-  void (*previous_int_)(int) = SIG_DFL;
-  void (*previous_term_)(int) = SIG_DFL;
-};
-
 void list_points(const Experiment& experiment, std::ostream& out) {
   for (std::size_t p = 0; p < experiment.points.size(); ++p) {
     const ExperimentPoint& point = experiment.points[p];
@@ -236,7 +200,9 @@ std::optional<int> run_with_interrupts(const Experiment& experiment, const Prepa
                                        const RunRequest& request, RunOptions options,
                                        UnitExecutor& executor, RunOutput& run, std::ostream& err) {
   try {
-    const InterruptGuard interrupts;
+    const InterruptGuard interrupts(
+        "\ninterrupted: finishing the running replicas, then writing what is done "
+        "(interrupt again to abort without results)\n");
     options.executor = &executor;
     std::atomic<std::uint64_t> iterations{0};
     options.simulated_iterations = &iterations;

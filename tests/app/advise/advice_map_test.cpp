@@ -66,6 +66,27 @@ TEST_CASE("a map axis that is not a number of the scenario or spans nothing is r
   refused("/cluster/nodes=2..3:5", "gives fewer than 5 distinct integers");
   refused("/cluster/nodes=a..3", "--map range \"a..3\" is malformed");
   refused("cluster/nodes=1..3", "is malformed");
+  // Every axis takes distinct values: a float axis too (three identical cells before).
+  refused(std::string(kEps) + "=1e-3..1e-3:3", "gives fewer than 3 distinct values");
+  refused("/cluster/nodes=2.2..2.8:2", "holds no integer");
+  // The count's real limit, not "malformed".
+  refused("/cluster/nodes=2..6:10000",
+          "--map range \"2..6:10000\" asks for 10000 points (expected N in 1..1000");
+}
+
+TEST_CASE("an integer axis stays inside its range and is written as integers") {
+  // 100.5..200.5 rounded 101, 151, 201 before: 201 beyond HI, and written as floats.
+  const MapAxis iterations =
+      parse_map_axis("/workload/iterations=100.5..200.5:3", resolved_small(), "f");
+  CHECK(iterations.integer);
+  CHECK(iterations.values == std::vector<double>{101, 151, 200});
+  AdviceMap map;
+  map.axes = {iterations};
+  map.scenario = resolved_small();
+  const Json j = to_json(map);
+  const Json& values = j["axes"][0]["values"];
+  CHECK(values.dump() == "[101,151,200]");
+  CHECK(values[0].is_number_integer());
 }
 
 TEST_CASE("a strategy's family comes from its descriptor and its checkpoints") {

@@ -240,3 +240,112 @@ TEST_CASE("a scenario that is a FIFO is refused at once instead of waiting for a
               ": /: is a FIFO, not a regular file (expected a readable scenario JSON file)\n");
   }
 }
+
+namespace {
+
+/// A small advise scenario whose stage 2 runs tens of seconds (`iterations` per replica).
+fs::path write_advise_scenario(const fs::path& directory, int iterations) {
+  const fs::path path = directory / "advise.json";
+  std::ofstream(path) << R"({"name": "small", "seed": 3,
+    "cluster": {"nodes": 8, "speed_flops_per_s": 1e7},
+    "checkpoint": {"policy": "every_iterations", "every_iterations": 20, "write_s": 0.002,
+                   "restart_s": 0.002},
+    "workload": {"kind": "training", "mode": "stochastic", "layers": [64, 64, 16],
+                 "iterations": )"
+                      << iterations << R"(},
+    "strategy": {"scheme": "replication", "m": 1, "n": 1, "copies": 2},
+    "faults": {"targets": {"weights": {"probability_per_operation": 0.003}}}})";
+  return path;
+}
+
+/// Starts `args` and sends SIGINT after `after`; the exit code and the time it took to end after
+/// the signal (killed after 30 s).
+std::pair<int, double> interrupt_after(const std::vector<std::string>& args,
+                                       const fs::path& directory, std::chrono::milliseconds after) {
+  const pid_t pid = start_codesim(args, directory);
+  std::this_thread::sleep_for(after);
+  const auto signalled = std::chrono::steady_clock::now();
+  kill(pid, SIGINT);
+  const std::optional<int> code = end_within(pid, std::chrono::seconds(30));
+  const double took_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+  return {code.value_or(-1), took_s};
+}
+
+}  // namespace
+
+TEST_CASE("an interrupted advise writes what it ranked, marked incomplete, or keeps the old file") {
+  REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
+  TempDirectory dir;
+  const fs::path scenario = write_advise_scenario(dir.path(), 20000);
+  const fs::path output = dir / "advice.json";
+  const std::string earlier = R"({"kind": "advice", "earlier": true})";
+  bool partial = false;
+  // Stage 1 and the first chunk of stage 2 take a few seconds: a signal before they end keeps
+  // the earlier file, one after writes what was ranked. Later signals until one lands after.
+  for (const int after_ms : {300, 3000, 6000, 12000}) {
+    CAPTURE(after_ms);
+    codesim::test::write_text(output, earlier);
+    const auto [code, took_s] = interrupt_after(
+        {"advise", scenario.string(), "-o", output.string(), "--budget-s", "100000"}, dir.path(),
+        std::chrono::milliseconds(after_ms));
+    CAPTURE(took_s);
+    REQUIRE(code == 130);  // the whole advise takes about a minute: every signal interrupts it
+    CHECK(took_s < 5.0);
+    const std::string err = read_file(dir / "stderr.txt");
+    CHECK(err.find("interrupted: finishing the running simulations") != std::string::npos);
+    if (read_file(output) == earlier) {
+      CHECK(err.find("interrupted before any configuration was simulated: " + output.string() +
+                     " not written (a file already there is kept)") != std::string::npos);
+      continue;
+    }
+    const auto advice = nlohmann::ordered_json::parse(read_file(output));
+    CHECK(advice["complete"] == false);
+    CHECK(advice["counts"]["simulation"].get<int>() > 0);
+    CHECK(advice["recommendation"]["label"].is_string());
+    CHECK(err.find("interrupted: " + output.string() +
+                   " holds the configurations ranked before the interruption") !=
+          std::string::npos);
+    partial = true;
+    break;
+  }
+  CHECK(partial);
+}
+
+TEST_CASE("an interrupted map writes the cells that finished, marked incomplete") {
+  REQUIRE_MESSAGE(fs::exists(CODESIM_BINARY), "build the codesim target first");
+  TempDirectory dir;
+  const fs::path scenario = write_advise_scenario(dir.path(), 2000);
+  const fs::path output = dir / "map.json";
+  bool partial = false;
+  for (const int after_ms : {4000, 8000, 16000}) {
+    CAPTURE(after_ms);
+    const auto [code, took_s] = interrupt_after(
+        {"advise", scenario.string(), "-o", output.string(), "--map",
+         "/faults/targets/weights/probability_per_operation=1e-4..1e-2:12", "--budget-s", "20"},
+        dir.path(), std::chrono::milliseconds(after_ms));
+    CAPTURE(took_s);
+    REQUIRE(code == 130);
+    CHECK(took_s < 5.0);
+    if (!fs::exists(output)) {
+      CHECK(read_file(dir / "stderr.txt").find("interrupted before any cell finished") !=
+            std::string::npos);
+      continue;
+    }
+    const auto map = nlohmann::ordered_json::parse(read_file(output));
+    CHECK(map["complete"] == false);
+    const std::size_t cells = map["cells"]["rows"].size();
+    CHECK(cells > 0);
+    CHECK(cells < 12);
+    CHECK(read_file(dir / "stderr.txt")
+              .find("interrupted: " + output.string() + " holds the " + std::to_string(cells) +
+                    " cells that finished (\"complete\": false)") != std::string::npos);
+    // codesim plot draws an incomplete map: the missing cells stay blank.
+    const pid_t plot =
+        start_codesim({"plot", output.string(), "-o", (dir / "map.png").string()}, dir.path());
+    CHECK(wait_for_exit(plot) == 0);
+    partial = true;
+    break;
+  }
+  CHECK(partial);
+}
