@@ -170,9 +170,12 @@ def t5_scheme(label: str, options: list[str], measured: common.Results) -> tuple
 
 def unexplained_rollbacks(replicas: list[dict]) -> float:
     """Rollbacks no failed decode explains, summed over the replicas: each replica's rollbacks
-    beyond its detected decodes (a verification pass still correcting in its second round, or a
-    block with too few sources to rebuild it). Round-off of a rebuilt MDS block once caused
-    them; 0 is expected for every T5 strategy."""
+    beyond its detected decodes. A fault causes them when a verification pass still corrects in
+    its second round (a block rebuilt from a source that holds an error no decode had read yet:
+    CodeNet, 2 of its 26 rollbacks at tau = 10 and 20 on 2026-12-07, the same at a decoding
+    tolerance 64 times wider) or a block has too few sources to be rebuilt. Round-off of a rebuilt
+    MDS block caused them without any fault before MDS blocks were rebuilt from every healthy
+    node."""
     return sum(max(0.0, x["rollbacks"] - x["detected"]) for x in replicas)
 
 
