@@ -9,10 +9,11 @@ to the command line byte for byte (README: Python).
 from ._codesim import Error, ScenarioError
 from ._codesim import version as _version
 from .commands import OptionError, codes, plot, theory
-from .results import Results
+from .results import Results, ResultsError, SeriesError
 from .running import Interrupted, Progress, RunWarning, run
 from .scenario import Scenario
 
 __version__ = _version()
-__all__ = ["Error", "Interrupted", "OptionError", "Progress", "Results", "RunWarning", "Scenario",
-           "ScenarioError", "codes", "plot", "run", "theory"]
+__all__ = ["Error", "Interrupted", "OptionError", "Progress", "Results", "ResultsError",
+           "RunWarning", "Scenario", "ScenarioError", "SeriesError", "codes", "plot", "run",
+           "theory"]

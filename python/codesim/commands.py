@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -13,6 +14,11 @@ from typing import Any
 
 from . import _codesim
 from .results import Results
+from .scenario import surrogate_problem
+
+
+#: A scenario name the loader accepts (letters, digits, '_', '-' or '.', not starting with '.').
+_NAME = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*")
 
 
 class OptionError(_codesim.Error, ValueError):
@@ -37,7 +43,12 @@ def _arguments(command: str, options: dict[str, Any]) -> list[str]:
 
 
 def _command(command: str, options: dict[str, Any]) -> Any:
-    code, out, err = _codesim.run_command(_arguments(command, options) + ["--json"])
+    args = _arguments(command, options) + ["--json"]
+    for arg in args:  # the C++ core takes UTF-8: refused here, not as pybind11's TypeError
+        problem = surrogate_problem(arg, "option")
+        if problem:
+            raise OptionError(problem)
+    code, out, err = _codesim.run_command(args)
     message = err.decode("utf-8", "replace").strip()
     if code == 2:
         raise OptionError(message.removeprefix("error: "))
@@ -69,7 +80,9 @@ def plot(results: Results | str | os.PathLike[str], kind: str | None = None,
     only that figure (accuracy_vs_time, time_breakdown, pareto, map, ...). Returns the paths."""
     with tempfile.TemporaryDirectory() as scratch:
         if isinstance(results, Results):
-            name = results["scenario"].get("name", "results")
+            name = results["scenario"].get("name")
+            if not (isinstance(name, str) and _NAME.fullmatch(name)):
+                name = "results"  # a loaded file's name could be a path out of the scratch dir
             source = Path(scratch) / f"{name}.json"
             source.write_bytes(results.to_json().encode("utf-8"))
         else:

@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 
 from . import _codesim
 from .results import Results
-from .scenario import Scenario, as_scenario
+from .scenario import (DICT_FILE, INTEGER_RANGE, Scenario, as_scenario, checked_arithmetic,
+                       shown_integer)
 
 
 class Progress(NamedTuple):
@@ -41,6 +42,15 @@ def _count(name: str, value: Any) -> int:
     return value
 
 
+def _check_seed(seed: Any, file: str) -> None:
+    """Refuses an int seed wider than 64 bits with its digits: the loader would see a double and
+    print it rounded (1.84467440737e+19 for 2**64), as if it lay inside the range it states."""
+    low, high = INTEGER_RANGE
+    if isinstance(seed, int) and not isinstance(seed, bool) and not low <= seed <= high:
+        _codesim.raise_scenario_error(file, "/seed", f"value {shown_integer(seed)} is out of "
+                                      f"range (expected an integer in [0, {high}])")
+
+
 class RunWarning(UserWarning):
     """A warning of a run (ill-conditioned decoding systems, a trace cut at its cap)."""
 
@@ -60,15 +70,13 @@ def run(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str], *, jobs
     """
     chosen = as_scenario(scenario).copy()
     if seed is not None:
+        _check_seed(seed, chosen.file)
         chosen.set("/seed", seed)
     if replicas is not None:
         chosen.set("/replicas", replicas)
     arguments = _codesim.RunArguments()
     arguments.text, arguments.file = chosen._text, chosen.file
-    if not isinstance(arithmetic, str):
-        raise TypeError(f"arithmetic must be a str (auto, portable, avx2_fma or avx512), not "
-                        f"{type(arithmetic).__name__}")
-    arguments.arithmetic = arithmetic
+    arguments.arithmetic = checked_arithmetic(arithmetic)
     arguments.jobs, arguments.threads = _count("jobs", jobs), _count("threads", threads)
     arguments.force = force
     arguments.memory_limit_gb = 0.0 if memory_limit_gb is None else float(memory_limit_gb)
@@ -77,8 +85,11 @@ def run(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str], *, jobs
                                       "a memory size (expected a positive number of gigabytes)")
     report = None if progress is None else (lambda *state: progress(Progress(*state)))
     outcome, raised = _codesim.run(arguments, report)
+    inputs = list(outcome.inputs)
+    if chosen.file != DICT_FILE:
+        inputs.insert(0, (os.path.abspath(chosen.file), "the scenario file", False))
     results = Results(outcome.results_json, warnings=outcome.warnings,
-                      fault_logs=outcome.fault_logs, traces=outcome.traces)
+                      fault_logs=outcome.fault_logs, traces=outcome.traces, inputs=inputs)
     for warning in outcome.warnings:
         warnings.warn(warning, RunWarning, stacklevel=2)
     if isinstance(raised, KeyboardInterrupt):

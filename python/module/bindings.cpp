@@ -11,6 +11,7 @@
 #include <new>
 #include <string>
 
+#include "app/config/json_input.hpp"
 #include "app/config/scenario_error.hpp"
 #include "app/exec/runner.hpp"
 #include "python/module/python_calls.hpp"
@@ -100,6 +101,9 @@ PYBIND11_MODULE(_codesim, m) {
   py::register_exception_translator(translate);
 
   m.def("version", &codesim::app::codesim_version);
+  // The command line's input limits, so that documents built in Python meet the same ones.
+  m.attr("max_json_depth") = codesim::app::kMaxJsonDepth;
+  m.attr("max_json_file_bytes") = codesim::app::kMaxJsonFileBytes;
   m.def(
       "raise_scenario_error",
       [](const std::string& file, const std::string& pointer, const std::string& message) {
@@ -136,6 +140,12 @@ PYBIND11_MODULE(_codesim, m) {
       .def_readonly("warnings", &RunOutcome::warnings)
       .def_readonly("errors", &RunOutcome::errors)
       .def_readonly("fault_logs", &RunOutcome::fault_logs)
-      .def_readonly("traces", &RunOutcome::traces);
+      .def_readonly("traces", &RunOutcome::traces)
+      .def_property_readonly("inputs", [](const RunOutcome& o) {
+        py::list inputs;
+        for (const RunInput& input : o.inputs)
+          inputs.append(py::make_tuple(input.path, input.name, input.directory));
+        return inputs;
+      });
   m.def("run", &run, py::arg("arguments"), py::arg("progress"));
 }

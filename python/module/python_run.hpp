@@ -31,6 +31,15 @@ app::RunRequest run_request(const RunArguments& arguments);
 /// The experiment of the document on the requested arithmetic and threads per run.
 app::Experiment load_for_run(const RunArguments& arguments, const app::RunRequest& request);
 
+/// A file or directory a run read, which its results must not overwrite: the path made absolute
+/// when the run ended (a later chdir changes nothing), how messages name it, and whether it is a
+/// directory whose files are all inputs (a dataset's).
+struct RunInput {
+  std::string path;
+  std::string name;
+  bool directory = false;
+};
+
 /// What a run returns to Python.
 struct RunOutcome {
   std::string results_json;  ///< the bytes `codesim run -o` writes
@@ -39,6 +48,7 @@ struct RunOutcome {
   std::vector<std::string> errors;  ///< outputs that could not be written (fault logs, traces)
   std::vector<std::string> fault_logs;
   std::vector<std::string> traces;
+  std::vector<RunInput> inputs;  ///< what the run read besides the scenario file
 };
 
 /// Runs the document. `progress` (None or a callable taking replicas done and total, points done
