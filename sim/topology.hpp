@@ -270,6 +270,11 @@ inline constexpr int kMaxFatTreePorts = 160;
 /// The least even k whose k_ary_fat_tree holds `nodes` hosts (k^3 / 4 >= nodes).
 int fat_tree_ports_to_fit(int nodes);
 
+/// leaf_spine: the bandwidth of each leaf-to-spine uplink, hosts_per_leaf x bandwidth_Bps /
+/// (spines x oversubscription), so that the uplinks carry 1 / oversubscription of what the hosts
+/// can send. validate_topology refuses a spec where it is not finite and positive.
+double leaf_spine_uplink_Bps(const TopologySpec& spec);
+
 /// Checks a topology spec; returns an empty string when valid, else what is wrong and what is
 /// expected. fully_connected allows at most 65536 nodes (its link count must fit an int).
 std::string validate_topology(const TopologySpec& spec);

@@ -69,8 +69,7 @@ Graph build_leaf_spine(const TopologySpec& spec) {
   Graph graph(spec.nodes + layout.leaves + layout.spines);
   const Link host{spec.latency_s, spec.bandwidth_Bps};
   for (int i = 0; i < spec.nodes; ++i) boost::add_edge(i, layout.leaf_vertex(i), host, graph);
-  const Link uplink{spec.latency_s, layout.hosts_per_leaf * spec.bandwidth_Bps /
-                                        (layout.spines * spec.oversubscription)};
+  const Link uplink{spec.latency_s, leaf_spine_uplink_Bps(spec)};
   for (int leaf = 0; leaf < layout.leaves; ++leaf)
     for (int spine = 0; spine < layout.spines; ++spine)
       boost::add_edge(spec.nodes + leaf, layout.spine_vertex(spine), uplink, graph);

@@ -63,6 +63,11 @@ std::string validate_leaf_spine(const TopologySpec& spec) {
     return concat("leaves must be >= 0, 0 to fit the nodes (got ", spec.leaves, ")");
   if (!(std::isfinite(spec.oversubscription) && spec.oversubscription > 0.0))
     return concat("oversubscription must be finite and > 0 (got ", spec.oversubscription, ")");
+  if (const double uplink = leaf_spine_uplink_Bps(spec); !(std::isfinite(uplink) && uplink > 0.0))
+    return concat("oversubscription ", spec.oversubscription,
+                  " makes the uplinks' bandwidth hosts_per_leaf x bandwidth_Bps / (spines x "
+                  "oversubscription) = ",
+                  uplink, " B/s (expected a finite, positive bandwidth)");
   const std::int64_t room = std::int64_t{spec.leaves} * spec.hosts_per_leaf;
   if (spec.leaves > 0 && room < spec.nodes)
     return concat("leaf_spine with ", spec.leaves, " leaves of ", spec.hosts_per_leaf,
@@ -222,6 +227,10 @@ std::optional<OverrideProblem> find_override_problem(const TopologySpec& spec) {
                              concat("got ", o.bandwidth_Bps, " (expected a finite number > 0)")};
   }
   return std::nullopt;
+}
+
+double leaf_spine_uplink_Bps(const TopologySpec& spec) {
+  return spec.hosts_per_leaf * spec.bandwidth_Bps / (spec.spines * spec.oversubscription);
 }
 
 }  // namespace codesim::sim

@@ -3,6 +3,7 @@
 #include "app/config/network_topology_section.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -12,6 +13,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "app/config/json_input.hpp"
 
@@ -214,6 +217,13 @@ sim::TopologySpec read_network(ObjectReader& r, int nodes) {
     t.spines = static_cast<int>(r.integer("spines", t.spines, 1, 65536));
     t.leaves = static_cast<int>(r.integer("leaves", 0, 0, nodes));
     t.oversubscription = r.number("oversubscription", t.oversubscription, above(0.0));
+    if (const double uplink = sim::leaf_spine_uplink_Bps(t);
+        !(std::isfinite(uplink) && uplink > 0.0))
+      r.fail("oversubscription",
+             fmt::format("{:g} makes the uplinks' bandwidth hosts_per_leaf x bandwidth_Bps / "
+                         "(spines x oversubscription) = {:g} B/s (expected an oversubscription "
+                         "that leaves it finite and positive)",
+                         t.oversubscription, uplink));
     const std::int64_t room = std::int64_t{t.leaves} * t.hosts_per_leaf;
     if (t.leaves > 0 && room < nodes) {
       r.fail("leaves", std::to_string(t.leaves) + " leaves of " + std::to_string(t.hosts_per_leaf) +

@@ -23,6 +23,14 @@ std::string format_number(double value) {
   return significant(value, 12);
 }
 
+// A whole number out of an integer's range, with every digit up to 1e21 (2^64 is
+// 18446744073709551616, not 1.84467440737e+19, which reads as if it were inside
+// [0, 18446744073709551615]); beyond, in exponent form.
+std::string whole_number_text(double value) {
+  if (std::abs(value) >= 1e21) return format_number(value);
+  return fmt::format("{:.0f}", value);
+}
+
 std::string join(std::span<const std::string> words) {
   return fmt::format("{}", fmt::join(words, ", "));
 }
@@ -229,7 +237,7 @@ std::int64_t ObjectReader::integer(std::string_view key, std::optional<std::int6
       fail_type(key, *value, expected);
     }
     if (d < static_cast<double>(min) || d > static_cast<double>(max)) {
-      fail(key, "value " + format_number(d) + " is out of range " + expected);
+      fail(key, "value " + whole_number_text(d) + " is out of range " + expected);
     }
     integer = static_cast<std::int64_t>(d);
   } else {
@@ -261,7 +269,7 @@ std::uint64_t ObjectReader::unsigned_integer(std::string_view key,
     const double d = value->get<double>();
     if (d != std::floor(d)) fail_type(key, *value, expected);
     if (d < 0.0 || d >= 18446744073709551616.0) {
-      fail(key, "value " + format_number(d) + " is out of range " + expected);
+      fail(key, "value " + whole_number_text(d) + " is out of range " + expected);
     }
     integer = static_cast<std::uint64_t>(d);
   } else {

@@ -128,6 +128,13 @@ TEST_CASE("an out-of-range value is rejected with the allowed range") {
   CHECK(error_of(with("/seed=-1")) ==
         "s.json: /seed: value -1 is out of range (expected an integer in [0, "
         "18446744073709551615])");
+  // 2^64 parses as a float: every digit, so that it visibly lies outside (not 1.84467440737e+19).
+  CHECK(error_of(with("/seed=18446744073709551616")) ==
+        "s.json: /seed: value 18446744073709551616 is out of range (expected an integer in [0, "
+        "18446744073709551615])");
+  CHECK(error_of(with("/replicas=1e19")) ==
+        "s.json: /replicas: value 10000000000000000000 is out of range (expected an integer in "
+        "[1, 1000000])");
 }
 
 TEST_CASE("wait_for cannot exceed the tasks of an iteration") {
@@ -283,6 +290,17 @@ TEST_CASE("a leaf-spine's oversubscription and room for the nodes are checked at
   CHECK(fits.cluster.network.oversubscription == 3.0);
   CHECK(pointer_of_error(with("/cluster/network={\"topology\": \"leaf_spine\", "
                               "\"oversubscription\": 0}")) == "/cluster/network/oversubscription");
+  // An uplink bandwidth that overflows (the platform export wrote "infBps") or vanishes.
+  for (const char* value : {"1e-308", "1e308"}) {
+    CAPTURE(value);
+    const std::string message =
+        error_of(with(std::string("/cluster/network={\"topology\": \"leaf_spine\", "
+                                  "\"oversubscription\": ") +
+                      value + "}"));
+    CHECK(message.find("s.json: /cluster/network/oversubscription: ") == 0);
+    CHECK(message.find("(expected an oversubscription that leaves it finite and positive)") !=
+          std::string::npos);
+  }
   CHECK(error_of(with("/cluster/network={\"topology\": \"leaf_spine\", \"hosts_per_leaf\": 2, "
                       "\"leaves\": 3}")) ==
         "s.json: /cluster/network/leaves: 3 leaves of 2 hosts hold 6 hosts, not the 8 nodes "
