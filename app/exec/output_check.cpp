@@ -38,12 +38,6 @@ struct Target {
 };
 
 /// A file the run reads (or a directory whose files it reads), and how messages name it.
-struct Input {
-  std::string path;
-  std::string name;
-  bool directory = false;  ///< no output may go inside it
-};
-
 std::vector<Target> targets_of(const Experiment& experiment, const PreparedRun& prepared,
                                const std::string& results_path) {
   std::vector<Target> targets;
@@ -69,7 +63,7 @@ std::vector<Target> targets_of(const Experiment& experiment, const PreparedRun& 
 }
 
 /// The files a training run reads: the fault log it replays, its dataset's files or directory.
-void add_training_inputs(const TrainingWorkload& training, std::vector<Input>& inputs) {
+void add_training_inputs(const TrainingWorkload& training, std::vector<RunInput>& inputs) {
   if (!training.replay_file.empty())
     inputs.push_back({training.replay_file, "the fault log replayed (/faults/replay)"});
   const models::DatasetSource& data = training.dataset;
@@ -83,7 +77,7 @@ void add_training_inputs(const TrainingWorkload& training, std::vector<Input>& i
 
 /// The trace CSVs a scenario reads, from its resolved sections: the availability and speed
 /// traces of the cluster, the rate trace of the faults.
-void add_trace_inputs(const Json& resolved, std::vector<Input>& inputs) {
+void add_trace_inputs(const Json& resolved, std::vector<RunInput>& inputs) {
   const auto add = [&](const Json* value, const std::string& pointer) {
     if (value == nullptr) return;
     if (value->is_object() && value->contains("file")) value = &(*value)["file"];
@@ -100,19 +94,6 @@ void add_trace_inputs(const Json& resolved, std::vector<Input>& inputs) {
   add(at("faults", "rate_trace"), "/faults/rate_trace");
 }
 
-std::vector<Input> inputs_of(const Experiment& experiment) {
-  std::vector<Input> inputs = {{experiment.file, "the scenario file"}};
-  for (const ExperimentPoint& point : experiment.points) {
-    add_trace_inputs(point.scenario.resolved, inputs);
-    std::visit(sim::Overloaded{
-                   [](const sim::IterativeJobSpec&) {},  // reads no file
-                   [&](const TrainingWorkload& training) { add_training_inputs(training, inputs); },
-               },
-               point.scenario.workload);
-  }
-  return inputs;
-}
-
 [[noreturn]] void fail(const Experiment& experiment, const Target& target,
                        const std::string& problem, const std::string& expected) {
   throw ScenarioError(experiment.file, target.pointer,
@@ -121,7 +102,7 @@ std::vector<Input> inputs_of(const Experiment& experiment) {
 
 /// Refuses a target that exists as anything but a regular file, or that is an input.
 void check_target(const Experiment& experiment, const Target& target,
-                  const std::vector<Input>& inputs) {
+                  const std::vector<RunInput>& inputs) {
   const fs::path path(target.path);
   if (!path.has_filename()) fail(experiment, target, "names a directory", target.expected);
   // Checked now: a name the file system refuses would lose the results after the run.
@@ -138,7 +119,7 @@ void check_target(const Experiment& experiment, const Target& target,
     fail(experiment, target, "is " + describe_file_type(status.type()) + ", not a regular file",
          target.expected);
   }
-  for (const Input& input : inputs) {
+  for (const RunInput& input : inputs) {
     if (!input.directory && fs::equivalent(path, input.path, error) && !error) {
       fail(experiment, target, "is " + input.name + " " + in_quotes(input.path), target.expected);
     }
@@ -147,11 +128,11 @@ void check_target(const Experiment& experiment, const Target& target,
 
 /// Refuses a target inside a directory the run reads (a dataset's), existing or not.
 void check_outside_inputs(const Experiment& experiment, const Target& target,
-                          const std::vector<Input>& inputs) {
+                          const std::vector<RunInput>& inputs) {
   std::error_code error;
   const fs::path file = fs::weakly_canonical(fs::absolute(target.path), error);
   if (error) return;
-  for (const Input& input : inputs) {
+  for (const RunInput& input : inputs) {
     if (!input.directory) continue;
     const fs::path directory = fs::weakly_canonical(fs::absolute(input.path), error);
     if (error) continue;
@@ -187,7 +168,7 @@ std::string probe(const fs::path& directory) {
 
 /// Checks every target (kind, identity, no repeats) and probes each directory once.
 void check_targets(const Experiment& experiment, const std::vector<Target>& targets,
-                   const std::vector<Input>& inputs) {
+                   const std::vector<RunInput>& inputs) {
   std::set<fs::path> files;
   std::set<fs::path> probed;
   for (const Target& target : targets) {
@@ -212,9 +193,22 @@ void check_targets(const Experiment& experiment, const std::vector<Target>& targ
 
 }  // namespace
 
+std::vector<RunInput> run_inputs(const Experiment& experiment) {
+  std::vector<RunInput> inputs = {{experiment.file, "the scenario file"}};
+  for (const ExperimentPoint& point : experiment.points) {
+    add_trace_inputs(point.scenario.resolved, inputs);
+    std::visit(sim::Overloaded{
+                   [](const sim::IterativeJobSpec&) {},  // reads no file
+                   [&](const TrainingWorkload& training) { add_training_inputs(training, inputs); },
+               },
+               point.scenario.workload);
+  }
+  return inputs;
+}
+
 void check_outputs(const Experiment& experiment, const PreparedRun& prepared,
                    const std::string& results_path) {
-  check_targets(experiment, targets_of(experiment, prepared, results_path), inputs_of(experiment));
+  check_targets(experiment, targets_of(experiment, prepared, results_path), run_inputs(experiment));
 }
 
 void check_output_file(const Experiment& experiment, const std::string& path,
@@ -223,7 +217,7 @@ void check_output_file(const Experiment& experiment, const std::string& path,
   const Target target{path, "", name + " " + in_quotes(path),
                       "-o naming a regular file or a new one, or - for standard output",
                       "-o in a directory where files can be created"};
-  check_targets(experiment, {target}, inputs_of(experiment));
+  check_targets(experiment, {target}, run_inputs(experiment));
 }
 
 }  // namespace codesim::app

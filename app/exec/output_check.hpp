@@ -3,10 +3,23 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "app/exec/runner.hpp"
 
 namespace codesim::app {
+
+/// A file a run reads: no output may replace it (nor go inside it, for a `directory`).
+struct RunInput {
+  std::string path;  ///< as the scenario names it
+  std::string name;  ///< what it is, for messages: "the scenario file", "a trace read by ..."
+  bool directory = false;
+};
+
+/// Every file `experiment` reads: its scenario file (first), the traces its points read, the
+/// fault log a training point replays, and a numeric training point's dataset files or
+/// directory.
+std::vector<RunInput> run_inputs(const Experiment& experiment);
 
 /// Checks the results file `results_path` ("" or "-": none) and the fault logs of `prepared`:
 /// each may exist only as a regular file that is not an input of the run (the scenario file, a

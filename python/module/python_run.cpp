@@ -18,9 +18,8 @@
 #include "app/config/object_reader.hpp"
 #include "app/config/scenario_error.hpp"
 #include "app/exec/decoding_guard.hpp"
+#include "app/exec/output_check.hpp"
 #include "app/exec/unit_executor.hpp"
-#include "models/data/dataset_source.hpp"
-#include "sim/overloaded.hpp"
 
 namespace py = pybind11;
 
@@ -62,44 +61,20 @@ class RunMonitor {
   bool finished_ = false;
 };
 
-/// `path` as a RunInput named `name`, absolute against the working directory of the run.
-void add_input(std::vector<RunInput>& inputs, const std::string& path, const std::string& name,
-               bool directory = false) {
-  if (path.empty()) return;
-  std::error_code error;
-  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
-  inputs.push_back({error ? path : absolute.string(), name, directory});
-}
-
-/// The files the points read besides the scenario file: the inputs `codesim run` keeps its
-/// outputs off (app/exec/output_check.cpp, inputs_of, which app does not export), so that
-/// Results.save refuses what `codesim run -o` refuses.
+/// The files the points read besides the scenario file (app::run_inputs, which `codesim run`
+/// keeps its outputs off), each absolute against the working directory of the run, so that
+/// Results.save refuses what `codesim run -o` refuses. Results.save says "inside" a directory
+/// itself.
 std::vector<RunInput> inputs_of(const app::Experiment& experiment) {
   std::vector<RunInput> inputs;
-  for (const app::ExperimentPoint& point : experiment.points) {
-    const app::Json& resolved = point.scenario.resolved;
-    for (const char* pointer :
-         {"/cluster/availability_trace", "/cluster/speed_trace", "/faults/rate_trace"}) {
-      const app::Json::json_pointer at(pointer);
-      if (!resolved.contains(at)) continue;
-      const app::Json* value = &resolved[at];
-      if (value->is_object() && value->contains("file")) value = &(*value)["file"];
-      if (value->is_string())
-        add_input(inputs, value->get<std::string>(), "a trace read by " + std::string(pointer));
-    }
-    const auto training_inputs = [&](const app::TrainingWorkload& training) {
-      add_input(inputs, training.replay_file, "the fault log replayed (/faults/replay)");
-      if (training.spec.mode == models::TrainingMode::stochastic) return;  // reads no data
-      const models::DatasetSource& data = training.dataset;
-      add_input(inputs, models::dataset_directory(data),
-                "the dataset directory (/workload/dataset)", true);
-      if (data.kind != models::DatasetKind::idx) return;
-      for (const std::string* file :
-           {&data.images, &data.labels, &data.test_images, &data.test_labels})
-        add_input(inputs, *file, "a dataset file (/workload/dataset)");
-    };
-    std::visit(sim::Overloaded{[](const sim::IterativeJobSpec&) {}, training_inputs},
-               point.scenario.workload);
+  const std::vector<app::RunInput> read = app::run_inputs(experiment);
+  for (std::size_t i = 1; i < read.size(); ++i) {  // the first is the scenario file
+    const app::RunInput& input = read[i];
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(input.path, error);
+    std::string name = input.name;
+    if (input.directory && name.starts_with("inside ")) name.erase(0, 7);
+    inputs.push_back({error ? input.path : absolute.string(), name, input.directory});
   }
   return inputs;
 }
