@@ -36,8 +36,8 @@ inline constexpr double kFlopsPerNodeOperation = 200.0;
 /// on disk. Iterative jobs need no notable memory. Flops: forward, backward and update products
 /// of every node and the input encodings, per iteration, times iterations and replicas.
 /// Stochastic mode stores no blocks and reads no data: per iteration its node operations are the
-/// participants of L forward and L - 1 backward rounds and every node's update (P each, an upper
-/// bound), plus a verification pass of 2L rounds per checkpoint.
+/// participants of L forward and L - 1 backward rounds (L with first_layer_backward) and every
+/// node's update (P each, an upper bound), plus a verification pass of 2L rounds per checkpoint.
 /// With ranks > 1 (a run distributed over MPI ranks), the estimate of the busiest rank: its share
 /// of the blocks (ceil(P / R) of the P nodes'), the rest whole.
 PreflightEstimate estimate_run(const Experiment& experiment, int jobs, int ranks = 1);
