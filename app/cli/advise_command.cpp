@@ -173,6 +173,40 @@ int run_map(const Json& document, const std::string& file, const po::variables_m
   return kOk;
 }
 
+/// codesim advise without --map: the advice of `experiment`, written to ADVICE.json (what
+/// finished, marked incomplete, when a signal interrupts it; nothing when nothing had finished).
+int run_advice(const Experiment& experiment, const po::variables_map& values,
+               const AdviseOptions& options, bool had_sweep, std::ostream& out, std::ostream& err) {
+  const std::string path =
+      values.count("output")
+          ? values["output"].as<std::string>()
+          : "results/" + experiment.points.front().scenario.name + ".advice.json";
+  check_output_file(experiment, path, "the advice file");
+  std::optional<Advice> advice;
+  {
+    const InterruptGuard interrupts(kAdviseInterruptMessage);
+    try {
+      advice = advise(experiment, options);
+    } catch (const AdviseInterrupted&) {
+      err << "interrupted before any configuration was simulated: " << printable(path)
+          << " not written (a file already there is kept)\n";
+      return kInterrupted;
+    }
+  }
+  analysis::write_json_atomically(to_json(*advice), path);
+  if (!values["quiet"].as<bool>()) {
+    if (had_sweep) out << "the scenario's sweep is left out: advise varies the strategy itself\n";
+    print_table(*advice, out);
+    out << "advice: " << path << "\n";
+  }
+  if (advice->interrupted) {
+    err << "interrupted: " << printable(path)
+        << " holds the configurations ranked before the interruption (\"complete\": false)\n";
+    return kInterrupted;
+  }
+  return kOk;
+}
+
 }  // namespace
 
 int run_advise_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -224,33 +258,7 @@ int run_advise_command(const std::vector<std::string>& args, std::ostream& out, 
     const Experiment experiment = make_experiment(document, scenarios.front());
     // Without --map the search runs in one process: the root's (MPI spreads a map's cells).
     if (mpi_rank() != 0) return kOk;
-    const std::string path =
-        values.count("output")
-            ? values["output"].as<std::string>()
-            : "results/" + experiment.points.front().scenario.name + ".advice.json";
-    check_output_file(experiment, path, "the advice file");
-    std::optional<Advice> advice;
-    {
-      const InterruptGuard interrupts(kAdviseInterruptMessage);
-      try {
-        advice = advise(experiment, std::get<AdviseOptions>(options));
-      } catch (const AdviseInterrupted&) {
-        err << "interrupted before any configuration was simulated: " << printable(path)
-            << " not written (a file already there is kept)\n";
-        return kInterrupted;
-      }
-    }
-    analysis::write_json_atomically(to_json(*advice), path);
-    if (!values["quiet"].as<bool>()) {
-      if (had_sweep) out << "the scenario's sweep is left out: advise varies the strategy itself\n";
-      print_table(*advice, out);
-      out << "advice: " << path << "\n";
-    }
-    if (advice->interrupted) {
-      err << "interrupted: " << printable(path)
-          << " holds the configurations ranked before the interruption (\"complete\": false)\n";
-      return kInterrupted;
-    }
+    return run_advice(experiment, values, std::get<AdviseOptions>(options), had_sweep, out, err);
   } catch (const ScenarioError& e) {
     if (mpi_rank() == 0) err << "error: " << e.what() << "\n";  // every rank meets it
     return kBadInput;
