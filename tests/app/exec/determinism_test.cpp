@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli.hpp"
+#include "support/short_scenarios.hpp"
 #include "support/temp_directory.hpp"
 
 using codesim::test::read_file;
@@ -43,19 +44,10 @@ std::vector<std::string> shortening(const std::string& text) {
   } else if (synthetic_features(text) > 0) {
     sets.insert(sets.end(), {"--set", "/workload/iterations=12"});
   } else if (text.find("\"training\"") != std::string::npos) {
-    for (const char* set :
-         {"/workload/dataset={\"kind\": \"synthetic\", \"features\": 784, \"classes\": 10, "
-          "\"samples\": 300, \"test_samples\": 50}",
-          "/workload/iterations=12", "/workload/eval_every=4", "/workload/eval_samples=20"}) {
-      sets.push_back("--set");
-      sets.push_back(set);
-    }
-    // A convolutional network keeps its layers (LeNet-5 on 28 x 28 inputs takes 784 features).
-    if (has_network(text)) {
-      sets.insert(sets.end(), {"--set", "/workload/batch=4"});
-    } else {
-      sets.insert(sets.end(), {"--set", "/workload/layers=[784, 40, 40, 10]"});
-    }
+    sets.insert(sets.end(),
+                {"--set", "/workload/iterations=12", "--set", "/workload/eval_every=4"});
+    const std::vector<std::string> data = codesim::test::synthetic_data_sets(has_network(text));
+    sets.insert(sets.end(), data.begin(), data.end());
   }
   return sets;
 }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli.hpp"
+#include "support/short_scenarios.hpp"
 #include "support/temp_directory.hpp"
 
 using codesim::test::read_file;
@@ -62,16 +63,9 @@ std::vector<std::string> shortening(const Json& scenario) {
   const bool synthetic =
       workload.contains("dataset") && workload["dataset"].value("kind", "") == "synthetic";
   if (!synthetic) {
-    sets.insert(sets.end(),
-                {"--set",
-                 "/workload/dataset={\"kind\": \"synthetic\", \"features\": 784, \"classes\": 10, "
-                 "\"samples\": 300, \"test_samples\": 50}",
-                 "--set", "/workload/eval_samples=20"});
-    if (workload.contains("network")) {
-      sets.insert(sets.end(), {"--set", "/workload/batch=4"});
-    } else {
-      sets.insert(sets.end(), {"--set", "/workload/layers=[784, 40, 40, 10]"});
-    }
+    const std::vector<std::string> data =
+        codesim::test::synthetic_data_sets(workload.contains("network"));
+    sets.insert(sets.end(), data.begin(), data.end());
   }
   return sets;
 }
